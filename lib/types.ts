@@ -1,0 +1,188 @@
+/**
+ * Shared data types of the workspace. Every stage (read -> freeze -> load -> align -> summarise ->
+ * export) passes these, so they live in one file.
+ *
+ * Value convention: inside the workspace a logged value is a JS `number`; NaN, Infinity and
+ * -Infinity are kept as such. A key that was not logged in a row is ABSENT from the row object,
+ * never 0, never null. (`null` from the JS SDK is read as NaN: it is how that SDK writes NaN.)
+ */
+
+/** One W&B history row, numeric keys only, plus `_step` (and usually `_runtime`, `_timestamp`). */
+export type HistoryRow = Record<string, number>;
+
+/** Run metadata as read from the W&B `Run` query (no config, no summary, no credentials). */
+export interface RunMeta {
+  entity: string;
+  project: string;
+  /** Short run id as seen in URLs (W&B field `name`). */
+  runId: string;
+  displayName: string | null;
+  state: string;
+  createdAt: string | null;
+  heartbeatAt: string | null;
+  /** Rows the server holds (W&B `historyLineCount`). */
+  historyLineCount: number;
+  /** Highest `_step` (from `historyKeys.lastStep`); -1 when the run has no history. */
+  lastStep: number;
+}
+
+/** One run's frozen history as loaded from the archive. */
+export interface RunHistory {
+  runId: string;
+  /** Round label given by the user in `data/runs.json`, e.g. "R0". */
+  round: string;
+  entity: string;
+  project: string;
+  state: string;
+  rows: HistoryRow[];
+}
+
+/** One run of the source manifest (`data/manifest.json`). */
+export interface ManifestRun {
+  entity: string;
+  project: string;
+  runId: string;
+  round: string;
+  state: string;
+  /** History events = rows frozen (checked equal to the server's historyLineCount). */
+  historyEvents: number;
+  lastStep: number;
+  createdAt: string | null;
+  /** ISO time the run was read. */
+  fetchedAt: string;
+  /** Path of the frozen file relative to the archive folder, e.g. "history/abc123.jsonl". */
+  file: string;
+  sha256: string;
+  bytes: number;
+}
+
+/** The source manifest of a frozen archive. */
+export interface SourceManifest {
+  kind: "wandb-frozen-history";
+  formatVersion: 1;
+  readerVersion: string;
+  pageSize: number;
+  /** Runs in the order the user listed them (round order). */
+  runs: ManifestRun[];
+}
+
+/** A loaded, hash-verified archive. */
+export interface Archive {
+  dir: string;
+  manifest: SourceManifest;
+  runs: RunHistory[];
+}
+
+/** What a history row is, judged from its keys (see lib/axes/classify-row.ts). */
+export type RowKind =
+  | "rollout-manager"
+  | "trainer-rollout"
+  | "optimizer-update"
+  | "critic-update"
+  | "trainer-perf"
+  | "eval"
+  | "other";
+
+/** The axis mapping, inferred once for the whole set of runs (lib/axes). */
+export interface AxisMapping {
+  /** Optimizer updates per rollout batch. */
+  n: number;
+  /** First rollout id of the whole set of runs. */
+  r0: number;
+  formulas: { update: string; rollout: string; updateInRollout: string };
+}
+
+/** One optimizer update (one `train/step`), keys are the W&B `train/*` keys of that row. */
+export interface UpdateRecord {
+  runId: string;
+  round: string;
+  trainStep: number;
+  /** Display number, 1 for the first update: train/step - N*r0 + 1. */
+  update: number;
+  /** floor(train/step / N). */
+  rollout: number;
+  /** train/step mod N, 0-based. */
+  updateInRollout: number;
+  /** `_step` of the source row (for error messages only; never an axis). */
+  historyStep: number;
+  values: Record<string, number>;
+}
+
+/** One rollout batch: the rows sharing a `rollout/step`, merged. Keys are the W&B keys. */
+export interface RolloutRecord {
+  runId: string;
+  round: string;
+  rollout: number;
+  /** `_step`s of the merged source rows. */
+  historySteps: number[];
+  values: Record<string, number>;
+}
+
+/** One eval row (`eval/step`). */
+export interface EvalRecord {
+  runId: string;
+  round: string;
+  evalStep: number;
+  historyStep: number;
+  values: Record<string, number>;
+}
+
+/** A coverage or alignment violation. Reported, never silently repaired. */
+export interface CoverageIssue {
+  runId: string;
+  round: string;
+  kind:
+    | "missing-rollout"
+    | "duplicate-rollout"
+    | "missing-update"
+    | "duplicate-update"
+    | "update-without-rollout"
+    | "gap-between-rounds"
+    | "overlap-between-rounds"
+    | "conflicting-values"
+    | "unclassified-row";
+  /** The step on the relevant axis (rollout id or train/step), or null when not tied to one. */
+  step: number | null;
+  key: string | null;
+  message: string;
+}
+
+/** Per-run coverage summary. */
+export interface RunCoverage {
+  runId: string;
+  round: string;
+  historyEvents: number;
+  rollouts: number;
+  updates: number;
+  firstRollout: number | null;
+  lastRollout: number | null;
+  firstUpdate: number | null;
+  lastUpdate: number | null;
+  ok: boolean;
+}
+
+/** Output of alignment: the only input of summaries, figures and exports. */
+export interface AlignedRuns {
+  mapping: AxisMapping;
+  /** Round labels in run order. */
+  rounds: string[];
+  runs: { runId: string; round: string; state: string; historyEvents: number }[];
+  rollouts: RolloutRecord[];
+  updates: UpdateRecord[];
+  evals: EvalRecord[];
+  coverage: RunCoverage[];
+  issues: CoverageIssue[];
+}
+
+/**
+ * Progress and warnings from lib go through a reporter the caller supplies (CLI, notebook, test);
+ * lib never writes to the console.
+ */
+export interface Reporter {
+  /** A long task made progress: `done` of `total` units (total may be unknown = null). */
+  progress?(task: string, done: number, total: number | null): void;
+  /** Something the user should read, analysis goes on. Tests count these. */
+  warn?(message: string): void;
+  /** Plain information (e.g. "working offline"). */
+  info?(message: string): void;
+}
