@@ -1,0 +1,149 @@
+"""Headless notebook runner for the workspace's TypeScript (tslab) notebooks.
+
+Why our own runner: tslab reports a failing cell only through the execute reply's status
+("error", or "abort" for cells sent right after) and writes the message to stderr; it sends no
+`error` output. nbclient (and nbmake/nbval on top of it) only raises on status == "error" with an
+error output, so a broken tslab notebook would pass. Here every reply whose status is not "ok" fails
+the run, naming the notebook, the cell and the kernel's stderr.
+
+Usage: run-notebooks.py [--out DIR] [--kernel NAME] [--timeout S] NOTEBOOK...
+Exit status 0 when every cell of every notebook replied ok, 1 otherwise.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+KERNEL = "slime-diagnostics-ts"
+
+
+class CellFailed(Exception):
+    def __init__(self, cell_index: int, status: str):
+        super().__init__(f"cell {cell_index} replied {status}")
+        self.cell_index = cell_index
+        self.status = status
+
+
+class StrictClient(NotebookClient):
+    """NotebookClient that fails on any reply status other than ok (tslab sends no error output)."""
+
+    async def _check_raise_for_error(self, cell, cell_index, exec_reply):  # noqa: D401
+        if exec_reply is None:
+            return None
+        status = exec_reply["content"].get("status")
+        if status != "ok":
+            raise CellFailed(cell_index, str(status))
+        return None
+
+
+def clean(nb):
+    """Source notebooks stay free of outputs; executed copies carry only what this run produced."""
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+        cell.metadata.pop("execution", None)
+    return nb
+
+
+def stderr_of(cell) -> str:
+    return "".join(o.get("text", "") for o in cell.get("outputs", []) if o.get("output_type") == "stream" and o.get("name") == "stderr")
+
+
+def excerpt(source: str, lines: int = 6) -> str:
+    src = source.splitlines()
+    more = "\n    ..." if len(src) > lines else ""
+    return "\n".join("    " + s for s in src[:lines]) + more
+
+
+def write_atomic(nb, path: str) -> None:
+    folder = os.path.dirname(path) or "."
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".ipynb", dir=folder)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        nbformat.write(nb, f)
+    os.replace(tmp, path)
+
+
+def run_one(path: str, out_dir: str | None, kernel: str, timeout: int, root: str, tty: bool) -> bool:
+    nb = clean(nbformat.read(path, as_version=4))
+    name = os.path.basename(path)
+    code_cells = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and c.source.strip()]
+    started = time.monotonic()
+
+    def on_start(cell, cell_index):
+        if cell.cell_type == "code" and cell.source.strip():
+            k = code_cells.index(cell_index) + 1
+            msg = f"  {name}: cell {cell_index} ({k}/{len(code_cells)} code cells)"
+            if tty:
+                sys.stdout.write("\r\033[K" + msg)
+                sys.stdout.flush()
+
+    client = StrictClient(
+        nb,
+        kernel_name=kernel,
+        timeout=timeout,
+        record_timing=False,
+        resources={"metadata": {"path": root}},
+        on_cell_start=on_start,
+    )
+    try:
+        client.execute()
+    except CellFailed as e:
+        cell = nb.cells[e.cell_index]
+        if tty:
+            sys.stdout.write("\r\033[K")
+        print(f"FAILED {path}: cell {e.cell_index} (execution reply status: {e.status})", file=sys.stderr)
+        print("  source:\n" + excerpt(cell.source), file=sys.stderr)
+        err = stderr_of(cell).strip()
+        if err:
+            print("  kernel stderr:\n" + "\n".join("    " + l for l in err.splitlines()[:40]), file=sys.stderr)
+        elif e.status == "abort":
+            print("  (aborted: the kernel refused the cell after an earlier error)", file=sys.stderr)
+        return False
+    except (CellExecutionError, TimeoutError, RuntimeError) as e:  # timeouts, dead kernel
+        if tty:
+            sys.stdout.write("\r\033[K")
+        print(f"FAILED {path}: {type(e).__name__}: {e}", file=sys.stderr)
+        return False
+    if tty:
+        sys.stdout.write("\r\033[K")
+    took = time.monotonic() - started
+    if out_dir:
+        nb.metadata["kernelspec"] = {"name": kernel, "display_name": "TypeScript (slime diagnostics workspace)", "language": "typescript"}
+        write_atomic(nb, os.path.join(out_dir, name))
+    print(f"ok {path}: {len(code_cells)} code cells in {took:.1f}s" + (f" -> {os.path.join(out_dir, name)}" if out_dir else ""))
+    return True
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("notebooks", nargs="+")
+    ap.add_argument("--out", help="folder for the executed copies (omitted: nothing written)")
+    ap.add_argument("--kernel", default=KERNEL)
+    ap.add_argument("--timeout", type=int, default=600, help="seconds per cell")
+    ap.add_argument("--keep-going", action="store_true", help="run later notebooks after a failure")
+    args = ap.parse_args()
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    tty = sys.stdout.isatty()
+    failed = []
+    for path in args.notebooks:
+        if not run_one(path, args.out, args.kernel, args.timeout, root, tty):
+            failed.append(path)
+            if not args.keep_going:
+                break
+    if failed:
+        print(f"{len(failed)} notebook(s) failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

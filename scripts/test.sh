@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The README's test command (`npm test`): set-up, type-check with tslab's own TypeScript 5.0 under
+# the options tslab compiles with, then the whole node:test suite (unit, protocol, notebooks, browser).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+bash scripts/setup.sh
+echo "[test] type-check (TypeScript $(node node_modules/@tslab/typescript-for-tslab/bin/tsc --version | cut -d' ' -f2), ES2022, as tslab compiles)"
+node node_modules/@tslab/typescript-for-tslab/bin/tsc -p tsconfig.json
+export TZ=UTC
+# shellcheck disable=SC2046
+node --import tsx --test --test-concurrency=2 $(find test -name '*.test.ts' | sort) "$@"
