@@ -1,0 +1,12 @@
+/** Diagnostics over aligned runs: per-round means of policy, rollout and timing metrics. Re-exports only. */
+export * from "./round-mean";
+export * from "./round-index";
+export * from "./record-label";
+export * from "./table-column";
+export * from "./policy-round-table";
+export * from "./entropy-change";
+export * from "./ppo-kl-by-position";
+export * from "./zero-grad-norm-updates";
+export * from "./logprob-gap";
+export * from "./rollout-round-table";
+export * from "./time-breakdown";

@@ -1,0 +1,173 @@
+/**
+ * The one mean every diagnostic uses: the mean of a key over the records that HAVE it.
+ *
+ * Rules (the same in every table):
+ * - A record without the key is counted in `missing`, never read as 0.
+ * - A NaN or ±Infinity value is excluded from the mean and counted in `nonFinite`; the caller warns
+ *   through its Reporter naming run, step and key (one warning per excluded value).
+ * - No record, or no finite value, gives `mean: null` and a `note` saying why; never 0, never a throw.
+ * - An overall ("all") mean is accumulated from the records themselves, not as a mean of round means.
+ * - Sums are compensated (Neumaier), so a mean over 10^6 values does not drift with record order.
+ */
+import type { AlignedRuns, Reporter } from "../types";
+import { KEY_FAMILIES, metricByKey, type MetricGrain, type MetricSpec } from "../schema/slime-metrics";
+import { describeRollout, describeUpdate } from "./record-label";
+import { roundIndex, rolloutRoundPosition, updateRoundPosition } from "./round-index";
+
+/** A mean over the records of one group (a round, or all rounds) that carry a key. */
+export interface MeanResult {
+  /** Mean of the finite values; null when there is none (see `note`). */
+  mean: number | null;
+  /** Finite values used. */
+  n: number;
+  /** NaN / ±Infinity values excluded. */
+  nonFinite: number;
+  /** Records of the group without the key. */
+  missing: number;
+  /** Why the mean is null, or what was left out; null when every record gave a finite value. */
+  note: string | null;
+}
+
+/** Accumulates one key over one group of records in a single pass (compensated sum). */
+export class MeanAccumulator {
+  private sum = 0;
+  private comp = 0;
+  /** Finite values added. */
+  n = 0;
+  /** NaN / ±Infinity values seen (excluded). */
+  nonFinite = 0;
+  /** Records without the key (a caller that discovers keys late may set this before `result`). */
+  missing = 0;
+
+  /** Adds one record's value (`undefined` = key absent). Returns false when the value is NaN or ±Infinity. */
+  add(v: number | undefined): boolean {
+    if (v === undefined) {
+      this.missing++;
+      return true;
+    }
+    if (v - v !== 0) {
+      // v - v is NaN exactly for NaN and ±Infinity: one comparison instead of Number.isFinite's call.
+      this.nonFinite++;
+      return false;
+    }
+    const t = this.sum + v;
+    if (Math.abs(this.sum) >= Math.abs(v)) this.comp += this.sum - t + v;
+    else this.comp += v - t + this.sum;
+    this.sum = t;
+    this.n++;
+    return true;
+  }
+
+  /**
+   * The mean and its note. `round` is the round label, or null for all rounds together; `noun`
+   * names the records in plural ("optimizer updates").
+   */
+  result(round: string | null, noun: string, key: string): MeanResult {
+    const records = this.n + this.nonFinite + this.missing;
+    const where = round === null ? "all rounds" : `round ${round}`;
+    let note: string | null = null;
+    if (records === 0) {
+      note = round === null ? `no round has ${noun}` : `round ${round} has no ${noun}`;
+    } else if (this.missing === records) {
+      note = `${where}: none of the ${records} ${noun} has ${key}`;
+    } else if (this.n === 0) {
+      note = `${where}: all ${this.nonFinite} values of ${key} are non-finite (NaN or ±Infinity); no mean`;
+      if (this.missing > 0) note += `; ${this.missing} of ${records} ${noun} lack it`;
+    } else if (this.nonFinite > 0 || this.missing > 0) {
+      const parts: string[] = [];
+      if (this.nonFinite > 0)
+        parts.push(`${this.nonFinite} non-finite value${this.nonFinite === 1 ? "" : "s"} of ${key} excluded`);
+      if (this.missing > 0) parts.push(`${this.missing} of ${records} ${noun} lack ${key}`);
+      note = `${where}: ${parts.join("; ")}`;
+    }
+    return {
+      mean: this.n === 0 ? null : (this.sum + this.comp) / this.n,
+      n: this.n,
+      nonFinite: this.nonFinite,
+      missing: this.missing,
+      note,
+    };
+  }
+}
+
+/** The warning for one excluded value, e.g. `run abc train/step 12 (update 11, _step 30): train/grad_norm is NaN; excluded from means`. */
+export function nonFiniteMessage(where: string, key: string, value: number): string {
+  return `${where}: ${key} is ${value}; excluded from means`;
+}
+
+/** Unique notes of a list of results, in order (for a table's `notes`). */
+export function collectNotes(results: Iterable<MeanResult>): string[] {
+  const seen = new Set<string>();
+  for (const r of results) if (r.note !== null) seen.add(r.note);
+  return [...seen];
+}
+
+/** One round's mean of one key. */
+export interface RoundMeanRow {
+  round: string;
+  runId: string | null;
+  /** Records of the round (updates or rollout batches), with or without the key. */
+  records: number;
+  value: MeanResult;
+}
+
+/** Per-round and overall mean of one key. */
+export interface RoundMeans {
+  key: string;
+  /** Schema entry of the key; undefined when the schema does not describe it. */
+  metric: MetricSpec | undefined;
+  grain: MetricGrain;
+  rows: RoundMeanRow[];
+  all: RoundMeanRow;
+  notes: string[];
+}
+
+/** Options of {@link roundMeans}. */
+export interface RoundMeansOptions {
+  /** Records to average over; default: the schema grain of the key, else its key family's grain. */
+  grain?: MetricGrain;
+  /** Receives one warning per excluded non-finite value. */
+  reporter?: Reporter;
+}
+
+/**
+ * Mean of any key per round and over all rounds (updates for `train/*`, rollout batches otherwise).
+ * @example roundMeans(aligned, "train/loss").rows.map((r) => r.value.mean)
+ */
+export function roundMeans(aligned: AlignedRuns, key: string, opts: RoundMeansOptions = {}): RoundMeans {
+  const metric = metricByKey(key);
+  const grain = opts.grain ?? metric?.grain ?? KEY_FAMILIES.find((f) => key.startsWith(f.prefix))?.grain;
+  if (grain !== "update" && grain !== "rollout")
+    throw new Error(`invalid grain: ${grain} (key ${key} has no known family; pass grain "update" or "rollout")`);
+  const index = roundIndex(aligned);
+  const accs = index.rounds.map(() => new MeanAccumulator());
+  const all = new MeanAccumulator();
+  const counts = index.rounds.map(() => 0);
+  const warn = opts.reporter?.warn?.bind(opts.reporter);
+  if (grain === "update") {
+    for (const u of aligned.updates) {
+      const i = updateRoundPosition(index, u);
+      counts[i]++;
+      const v: number | undefined = u.values[key];
+      all.add(v);
+      if (!accs[i].add(v) && warn) warn(nonFiniteMessage(describeUpdate(u), key, v as number));
+    }
+  } else {
+    for (const r of aligned.rollouts) {
+      const i = rolloutRoundPosition(index, r);
+      counts[i]++;
+      const v: number | undefined = r.values[key];
+      all.add(v);
+      if (!accs[i].add(v) && warn) warn(nonFiniteMessage(describeRollout(r), key, v as number));
+    }
+  }
+  const noun = grain === "update" ? "optimizer updates" : "rollout batches";
+  const rows = index.rounds.map((round, i) => ({
+    round,
+    runId: index.runIds[i],
+    records: counts[i],
+    value: accs[i].result(round, noun, key),
+  }));
+  const allRow = { round: "all", runId: null, records: counts.reduce((a, b) => a + b, 0), value: all.result(null, noun, key) };
+  return { key, metric, grain, rows, all: allRow, notes: collectNotes([...rows, allRow].map((r) => r.value)) };
+}
