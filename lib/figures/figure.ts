@@ -1,0 +1,89 @@
+/**
+ * The figure spec shared by every builder: plain plotly JSON (`{ data, layout }`), so a spec can be
+ * displayed (lib/display), drawn to a static image in a browser, and snapshot-tested as JSON.
+ * plotly.js itself needs a DOM, so only its types are imported here.
+ */
+import type { Annotations, Data, Layout, PlotData, Shape } from "plotly.js";
+import { metricByKey } from "../schema/slime-metrics";
+
+/** Facts about a figure kept in `layout.meta` (plotly keeps `meta` and ignores it when drawing). */
+export interface FigureMeta {
+  /** Which builder made the figure, e.g. "update-series". */
+  figure: string;
+  /** Title as shown; set by showFigure, read by the static-image pass for `text/plain`. */
+  title?: string;
+  /** The W&B key plotted, when the figure plots one key. */
+  key?: string;
+  /** Records with no value for the key (left as gaps, never filled). */
+  missing?: number;
+  /** Records whose value is NaN or ±Infinity (drawn as gaps; JSON has no such numbers). */
+  nonFinite?: number;
+  [extra: string]: unknown;
+}
+
+/** Plotly layout plus typed `meta`. */
+export type FigureLayout = Partial<Layout> & { meta?: FigureMeta };
+
+/** A plotly figure spec: data (traces) and layout, JSON-serialisable, no functions, no random ids. */
+export interface Figure {
+  data: Data[];
+  layout: FigureLayout;
+}
+
+/** One trace as the builders write it. */
+export type Trace = Partial<PlotData>;
+
+/** A layout shape (round boundary lines). */
+export type FigureShape = Partial<Shape>;
+
+/** A layout annotation (round labels). */
+export type FigureAnnotation = Partial<Annotations>;
+
+/** Label and unit of a W&B key: from the metric schema, else the key itself with no unit. */
+export function describeKey(key: string): { label: string; unit: string } {
+  const spec = metricByKey(key);
+  return spec ? { label: spec.label, unit: spec.unit } : { label: key, unit: "" };
+}
+
+/** Axis title of a key: "label (unit)", or the label alone when the unit is empty. */
+export function keyAxisTitle(key: string): string {
+  const { label, unit } = describeKey(key);
+  return unit ? `${label} (${unit})` : label;
+}
+
+/** A value as plotly JSON can carry it: finite numbers stay, absent and non-finite become null (a gap). */
+export function plotValue(value: number | undefined): number | null {
+  return value !== undefined && Number.isFinite(value) ? value : null;
+}
+
+/** Plot height shared by the builders; width is left to the frontend (autosize) or the image pass. */
+export const FIGURE_HEIGHT = 420;
+
+/**
+ * x axis settings for integer ids (update numbers, rollout ids): one tick per id when few ids are
+ * shown, so plotly draws no ticks at 1.5, 2.5 ...; many ids get plotly's own (integer) spacing.
+ */
+export function integerAxisTicks(xs: readonly number[]): { tickformat: string; dtick?: number } {
+  let min = Infinity;
+  let max = -Infinity;
+  for (const x of xs) {
+    if (x < min) min = x;
+    if (x > max) max = x;
+  }
+  return max - min <= 20 ? { tickformat: "d", dtick: 1 } : { tickformat: "d" };
+}
+
+/** Base layout every builder starts from (same margins and fonts, so figures line up in a report). */
+export function baseLayout(title: string, xTitle: string, yTitle: string): FigureLayout {
+  return {
+    title: { text: title, x: 0.01, xanchor: "left" },
+    height: FIGURE_HEIGHT,
+    // The legend sits in the bottom margin in container coordinates, so it never covers the x title.
+    margin: { l: 70, r: 20, t: 80, b: 100 },
+    hovermode: "closest",
+    showlegend: true,
+    legend: { orientation: "h", xref: "container", x: 0.01, yref: "container", y: 0.01, yanchor: "bottom" },
+    xaxis: { title: { text: xTitle }, zeroline: false },
+    yaxis: { title: { text: yTitle }, zeroline: false },
+  };
+}

@@ -1,0 +1,9 @@
+/** Figure specs (plotly JSON) built from aligned records; display them with lib/display. */
+export * from "./figure";
+export * from "./palette";
+export * from "./round-marks";
+export * from "./update-series";
+export * from "./updates-by-position";
+export * from "./rollout-series";
+export * from "./time-breakdown";
+export * from "./step-axes";

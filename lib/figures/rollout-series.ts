@@ -1,0 +1,104 @@
+/**
+ * A per-rollout-batch key (x = rollout id, i.e. `rollout/step`) with round boundaries and an
+ * optional min..max band, e.g. mean response length inside the batch's min and max. Used for
+ * response length, truncated fraction, rollout wall time and actor tokens/s.
+ */
+import type { AlignedRuns, RolloutRecord } from "../types";
+import { baseLayout, describeKey, integerAxisTicks, keyAxisTitle, plotValue, type Figure, type Trace } from "./figure";
+import { BAND_FILL, SERIES_COLOR } from "./palette";
+import { roundMarks, roundSpans } from "./round-marks";
+import { MARKER_LIMIT, requireKey } from "./update-series";
+
+/** Options of rolloutSeriesFigure. */
+export interface RolloutSeriesOptions {
+  /** Keys of the band's lower and upper edge (e.g. `rollout/response_len/min` and `/max`). */
+  band?: { min: string; max: string };
+  /** Figure title. Default: "<label> per rollout batch". */
+  title?: string;
+  /** d3 tick format of the y axis, e.g. ".0%" for fractions. Default: plotly's. */
+  yTickFormat?: string;
+}
+
+/** Rollout records in rollout-id order (then run id); the input array is not changed. */
+export function rolloutsInOrder(rollouts: readonly RolloutRecord[]): RolloutRecord[] {
+  return rollouts.slice().sort((a, b) => a.rollout - b.rollout || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+}
+
+function rolloutCustomData(r: RolloutRecord): (string | number)[] {
+  return [r.round, r.runId];
+}
+
+/**
+ * Line of one rollout-grain key over rollout ids with round boundaries, and the band below it.
+ * @example rolloutSeriesFigure(aligned, "rollout/response_len/mean",
+ *   { band: { min: "rollout/response_len/min", max: "rollout/response_len/max" } })
+ */
+export function rolloutSeriesFigure(aligned: AlignedRuns, key: string, options: RolloutSeriesOptions = {}): Figure {
+  if (key.startsWith("train/")) throw new Error(`invalid key: ${key} (a train/* key is per optimizer update: use updateSeriesFigure)`);
+  requireKey(aligned.rollouts, key, "rollout batch");
+  if (options.band) {
+    requireKey(aligned.rollouts, options.band.min, "rollout batch");
+    requireKey(aligned.rollouts, options.band.max, "rollout batch");
+  }
+  const rollouts = rolloutsInOrder(aligned.rollouts);
+  const { label } = describeKey(key);
+  const x = rollouts.map((r) => r.rollout);
+
+  let missing = 0;
+  let nonFinite = 0;
+  for (const r of rollouts) {
+    const v = r.values[key];
+    if (v === undefined) missing++;
+    else if (!Number.isFinite(v)) nonFinite++;
+  }
+
+  const data: Trace[] = [];
+  if (options.band) {
+    const { min, max } = options.band;
+    // Lower edge first (invisible), then the upper edge filled down to it ("tonexty").
+    data.push({
+      type: "scatter",
+      mode: "lines",
+      name: describeKey(min).label,
+      x,
+      y: rollouts.map((r) => plotValue(r.values[min])),
+      line: { width: 0, color: SERIES_COLOR },
+      hoverinfo: "skip",
+      showlegend: false,
+      connectgaps: false,
+    });
+    data.push({
+      type: "scatter",
+      mode: "lines",
+      name: `${describeKey(min).label} .. ${describeKey(max).label}`,
+      x,
+      y: rollouts.map((r) => plotValue(r.values[max])),
+      fill: "tonexty",
+      fillcolor: BAND_FILL,
+      line: { width: 0, color: SERIES_COLOR },
+      hoverinfo: "skip",
+      connectgaps: false,
+    });
+  }
+  data.push({
+    type: "scatter",
+    mode: rollouts.length > MARKER_LIMIT ? "lines" : "lines+markers",
+    name: label,
+    x,
+    y: rollouts.map((r) => plotValue(r.values[key])),
+    customdata: rollouts.map(rolloutCustomData),
+    hovertemplate: `rollout %{x}<br>${label}: %{y}<br>round %{customdata[0]}, run %{customdata[1]}<extra></extra>`,
+    line: { color: SERIES_COLOR, width: 1.5 },
+    marker: { color: SERIES_COLOR, size: 4 },
+    connectgaps: false,
+  });
+
+  const { shapes, annotations } = roundMarks(roundSpans(aligned.rounds, rollouts.map((r) => ({ round: r.round, x: r.rollout }))));
+  const layout = baseLayout(options.title ?? `${label} per rollout batch`, "rollout batch (rollout/step)", keyAxisTitle(key));
+  if (options.yTickFormat !== undefined) layout.yaxis = { ...layout.yaxis, tickformat: options.yTickFormat };
+  layout.xaxis = { ...layout.xaxis, ...integerAxisTicks(x) };
+  layout.shapes = shapes;
+  layout.annotations = annotations;
+  layout.meta = { figure: "rollout-series", key, missing, nonFinite, ...(options.band ? { band: { ...options.band } } : {}) };
+  return { data, layout };
+}

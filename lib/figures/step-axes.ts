@@ -1,0 +1,51 @@
+/**
+ * `_step` against the declared step keys, per run: shows that `_step` counts logging calls (it
+ * restarts in every run and advances on every row), while `rollout/step` and `train/step` continue
+ * across rounds. For the alignment notebook; reads raw history, before alignment.
+ */
+import { STEP_KEYS } from "../schema/slime-metrics";
+import type { RunHistory } from "../types";
+import { baseLayout, type Figure, type Trace } from "./figure";
+import { categoryColor } from "./palette";
+
+/** Options of stepAxesFigure. */
+export interface StepAxesOptions {
+  /** Step keys to plot, each with its own marker symbol. Default: rollout/step and train/step. */
+  stepKeys?: readonly string[];
+  /** Figure title. */
+  title?: string;
+}
+
+const SYMBOLS = ["circle", "diamond-open", "square-open", "triangle-up-open"] as const;
+
+/**
+ * Scatter per run and step key: x = `_step`, y = the step key's value, colour = run (in input
+ * order), symbol = step key. Rows without the key are not drawn.
+ * @example stepAxesFigure(archive.runs)
+ */
+export function stepAxesFigure(runs: readonly RunHistory[], options: StepAxesOptions = {}): Figure {
+  const stepKeys = options.stepKeys ?? [STEP_KEYS.rollout, STEP_KEYS.train];
+  const data: Trace[] = [];
+  runs.forEach((run, i) => {
+    stepKeys.forEach((key, k) => {
+      const rows = run.rows.filter((row) => key in row && Number.isFinite(row[key]) && Number.isFinite(row._step));
+      data.push({
+        type: "scatter",
+        mode: "markers",
+        name: `${run.round} (${run.runId}): ${key}`,
+        legendgroup: run.runId,
+        x: rows.map((row) => row._step),
+        y: rows.map((row) => row[key]),
+        marker: { color: categoryColor(i), symbol: SYMBOLS[k % SYMBOLS.length], size: 5 },
+        hovertemplate: `${run.round} (${run.runId})<br>_step %{x}<br>${key} %{y}<extra></extra>`,
+      });
+    });
+  });
+  const layout = baseLayout(
+    options.title ?? "_step counts logging calls per run; rollout/step and train/step continue across rounds",
+    "_step (W&B logging counter of the run)",
+    "step key value",
+  );
+  layout.meta = { figure: "step-axes", stepKeys: stepKeys.slice(), runs: runs.map((r) => r.runId) };
+  return { data, layout };
+}

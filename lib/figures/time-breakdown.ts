@@ -1,0 +1,69 @@
+/**
+ * Where a rollout batch's time goes, per round: one stacked bar per round, one segment per timing
+ * key (`perf/*_time`), from per-round means computed by the summaries.
+ */
+import { metricByKey, PERF_TIME_PREFIX, PERF_TIME_SUFFIX } from "../schema/slime-metrics";
+import { baseLayout, type Figure, type Trace } from "./figure";
+import { categoryColor } from "./palette";
+
+/** One per-round mean of one timing key, as the summaries give it. */
+export interface TimeBreakdownRow {
+  round: string;
+  key: string;
+  /** Mean seconds per rollout batch; null (or non-finite) = no value, drawn as no segment. */
+  mean: number | null;
+}
+
+/** Options of timeBreakdownFigure. */
+export interface TimeBreakdownOptions {
+  /** Round order on the x axis. Default: order of first appearance in the rows. */
+  rounds?: readonly string[];
+  /** Figure title. Default: "Mean time per rollout batch, by phase". */
+  title?: string;
+}
+
+/** Legend name of a timing key: the schema label, else the key without `perf/` and `_time`. */
+export function timeKeyLabel(key: string): string {
+  const spec = metricByKey(key);
+  if (spec) return spec.label;
+  let name = key;
+  if (name.startsWith(PERF_TIME_PREFIX)) name = name.slice(PERF_TIME_PREFIX.length);
+  if (name.endsWith(PERF_TIME_SUFFIX) && name.length > PERF_TIME_SUFFIX.length) name = name.slice(0, -PERF_TIME_SUFFIX.length);
+  return name;
+}
+
+/**
+ * Stacked bars: x = rounds, one trace per key in order of first appearance, y = mean seconds.
+ * @example timeBreakdownFigure([{ round: "R0", key: "perf/rollout_time", mean: 234 }, ...])
+ */
+export function timeBreakdownFigure(rows: readonly TimeBreakdownRow[], options: TimeBreakdownOptions = {}): Figure {
+  const seen = new Set<string>();
+  const keys: string[] = [];
+  const foundRounds: string[] = [];
+  for (const row of rows) {
+    const id = `${row.round}\u0000${row.key}`;
+    if (seen.has(id)) throw new Error(`duplicate time-breakdown row: round ${row.round}, key ${row.key}`);
+    seen.add(id);
+    if (!keys.includes(row.key)) keys.push(row.key);
+    if (!foundRounds.includes(row.round)) foundRounds.push(row.round);
+  }
+  const rounds = options.rounds ? options.rounds.slice() : foundRounds;
+  for (const r of foundRounds) if (!rounds.includes(r)) throw new Error(`invalid rounds: ${rounds.join(", ")} (rows have round ${r})`);
+
+  const mean = new Map<string, number | null>();
+  for (const row of rows) mean.set(`${row.round}\u0000${row.key}`, row.mean !== null && Number.isFinite(row.mean) ? row.mean : null);
+
+  const data: Trace[] = keys.map((key, i) => ({
+    type: "bar",
+    name: timeKeyLabel(key),
+    x: rounds.slice(),
+    y: rounds.map((round) => mean.get(`${round}\u0000${key}`) ?? null),
+    marker: { color: categoryColor(i) },
+    hovertemplate: `%{x}<br>${key}: %{y:.1f} s<extra></extra>`,
+  }));
+  const layout = baseLayout(options.title ?? "Mean time per rollout batch, by phase", "round", "seconds per rollout batch (mean)");
+  layout.barmode = "stack";
+  layout.xaxis = { ...layout.xaxis, type: "category" };
+  layout.meta = { figure: "time-breakdown", keys: keys.slice() };
+  return { data, layout };
+}

@@ -1,0 +1,129 @@
+/**
+ * Post-pass over executed notebooks: add `image/png` + `text/plain` to every plotly output, drawn by
+ * plotly.js in ONE headless Chromium for the whole run, so the figures show in nbconvert HTML,
+ * nbviewer and GitHub too. Notebooks are rewritten in place (atomically).
+ *
+ * Usage: tsx scripts/add-static-figures.ts [--chromium PATH] [--scale 1] NOTEBOOK.ipynb|DIR ...
+ * Without a usable Chromium it keeps the interactive outputs, prints one line and exits 0.
+ * Chromium: `apt-get install -y chromium` (Debian); or set CHROMIUM_PATH / --chromium.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { parseArgs } from "node:util";
+import {
+  CHROMIUM_CANDIDATES,
+  findChromium,
+  openPlotlyRenderer,
+  parseNotebook,
+  plotlyOutputs,
+  serializeNotebook,
+  withStaticImages,
+  type Notebook,
+  type PlotlyRenderer,
+} from "../lib/display";
+
+const NAME = "add-static-figures";
+
+function notebookFiles(inputs: string[]): string[] {
+  const files: string[] = [];
+  for (const input of inputs) {
+    if (!fs.existsSync(input)) throw new Error(`invalid notebook: ${input} (no such file or folder)`);
+    if (fs.statSync(input).isDirectory()) {
+      for (const f of fs.readdirSync(input).sort()) if (f.endsWith(".ipynb")) files.push(path.join(input, f));
+    } else files.push(input);
+  }
+  return files;
+}
+
+function writeAtomic(file: string, text: string): void {
+  const tmp = `${file}.tmp-${process.pid}`;
+  fs.writeFileSync(tmp, text);
+  fs.renameSync(tmp, file);
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    options: {
+      chromium: { type: "string" },
+      scale: { type: "string", default: "1" },
+      help: { type: "boolean", short: "h" },
+    },
+    allowPositionals: true,
+  });
+  if (values.help || positionals.length === 0) {
+    console.log(`usage: ${NAME}.ts [--chromium PATH] [--scale N] NOTEBOOK.ipynb|DIR ...`);
+    return values.help ? 0 : 2;
+  }
+  const scale = Number(values.scale);
+  if (!Number.isFinite(scale) || scale <= 0) throw new Error(`invalid scale: ${values.scale}`);
+
+  const files = notebookFiles(positionals);
+  const notebooks: { file: string; nb: Notebook; figures: number }[] = files.map((file) => {
+    const nb = parseNotebook(fs.readFileSync(file, "utf8"), file);
+    return { file, nb, figures: plotlyOutputs(nb, file).length };
+  });
+  const total = notebooks.reduce((n, x) => n + x.figures, 0);
+  if (total === 0) {
+    console.log(`${NAME}: no plotly outputs in ${files.length} notebook(s); nothing to do`);
+    return 0;
+  }
+
+  // The one browser of this run. Missing or failing to start: a warning, not a failure.
+  const explicit = values.chromium ?? process.env.CHROMIUM_PATH;
+  const executable = explicit ? findChromium([explicit]) : findChromium();
+  const skip = (why: string) => {
+    console.log(`${NAME}: static images skipped (${why}); the ${total} plotly figure(s) stay interactive-only (install: apt-get install -y chromium)`);
+    return 0;
+  };
+  if (!executable) return skip(`no Chromium at ${explicit ?? CHROMIUM_CANDIDATES.join(", ")}`);
+  let renderer: PlotlyRenderer;
+  try {
+    renderer = await openPlotlyRenderer({ executablePath: executable, scale });
+  } catch (err) {
+    return skip(`${executable} did not start: ${String((err as Error).message).split("\n")[0]}`);
+  }
+  const { launchMs, plotlyMs } = renderer.startup;
+  console.log(`${NAME}: Chromium ${renderer.browserVersion} ready in ${seconds(launchMs + plotlyMs)} (launch ${seconds(launchMs)}, plotly.js ${seconds(plotlyMs)})`);
+
+  const times: number[] = [];
+  let warnings = 0;
+  try {
+    for (const { file, nb, figures } of notebooks) {
+      if (figures === 0) continue;
+      const t0 = Date.now();
+      const { notebook } = await withStaticImages(
+        nb,
+        async (fig, ref) => {
+          const image = await renderer.render(fig);
+          times.push(image.ms);
+          for (const w of image.warnings) {
+            warnings++;
+            console.log(`${NAME}: warning: ${file}: cell ${ref.cell}, output ${ref.output} ("${ref.title}"): ${w}`);
+          }
+          return image;
+        },
+        file,
+      );
+      writeAtomic(file, serializeNotebook(notebook));
+      console.log(`${NAME}: ${file}: ${figures} figure(s) in ${seconds(Date.now() - t0)}`);
+    }
+  } finally {
+    await renderer.close();
+  }
+  const mean = times.reduce((a, b) => a + b, 0) / times.length;
+  console.log(
+    `${NAME}: ${times.length} figure(s) in ${notebooks.filter((n) => n.figures > 0).length} notebook(s), ` +
+      `${Math.round(mean)} ms per figure (max ${Math.max(...times)} ms)${warnings ? `, ${warnings} warning(s)` : ""}`,
+  );
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(`${NAME}: ${(err as Error).message}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,35 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { escapeMarkdown, metricNoteMarkdown, showNote } from "../../lib/display/metric-note";
+import { METRICS } from "../../lib/schema/slime-metrics";
+import { fakeDisplay } from "./fake-display";
+
+test("note from the schema: what it is / what it is not", () => {
+  assert.equal(
+    metricNoteMarkdown(METRICS.clipfrac),
+    [
+      "**clip fraction** (`train/pg_clipfrac`, fraction of tokens; per-round means are taken over optimizer updates)",
+      "",
+      "- **What it is:** fraction of tokens where the clipped PPO surrogate is active.",
+      "- **What it is not:** not a measure of how far the policy moved from the initial model.",
+    ].join("\n"),
+  );
+});
+
+test("markdown-active characters are escaped (| in a label, * and _ in texts)", () => {
+  const md = metricNoteMarkdown(METRICS.logprobAbsDiff);
+  assert.ok(md.startsWith("**\\|train - rollout log-prob\\|** (`train/train_rollout_logprob_abs_diff`"), md);
+  assert.match(metricNoteMarkdown(METRICS.loss), /pg\\_loss - entropy\\_coef \\\* entropy\\_loss/);
+  assert.match(metricNoteMarkdown(METRICS.actorTokPerS), /per-round means are taken over rollout batches/);
+  assert.equal(escapeMarkdown("$5 <b> #1"), "\\$5 \\<b\\> \\#1");
+});
+
+test("showNote takes a spec or a key; an unknown key is an error", () => {
+  const d = fakeDisplay();
+  showNote("train/grad_norm", { display: d });
+  showNote(METRICS.gradNorm, { display: d });
+  assert.equal(d.calls.length, 2);
+  assert.equal(d.calls[0][0], "text/markdown");
+  assert.equal(d.calls[0][1], d.calls[1][1]);
+  assert.throws(() => showNote("train/nope", { display: d }), { message: "unknown metric key: train/nope (not in lib/schema/slime-metrics.ts)" });
+});
