@@ -168,3 +168,22 @@ export const PERF_TIME_SUFFIX = "_time";
 export function isPerfTimeKey(key: string): boolean {
   return key.startsWith(PERF_TIME_PREFIX) && key.endsWith(PERF_TIME_SUFFIX);
 }
+
+/**
+ * slime's trainer timers nest (read from slime's timer use; the sample follows it):
+ * `step_time` = `train_wait_time` + `train_time`, and `train_time` contains `data_preprocess_time`,
+ * `log_probs_time`, `ref_log_probs_time` and `actor_train_time`. Stacking a container with its parts
+ * counts time twice.
+ */
+export const PERF_TIME_CONTAINERS: Readonly<Record<string, readonly string[]>> = {
+  "perf/step_time": ["perf/train_wait_time", "perf/train_time"],
+  "perf/train_time": ["perf/data_preprocess_time", "perf/log_probs_time", "perf/ref_log_probs_time", "perf/actor_train_time"],
+};
+
+/**
+ * True for timers that can be stacked into "where a trainer step's time goes": trainer timers that
+ * are not containers. `perf/rollout_time` is the rollout manager's and overlaps `train_wait_time`.
+ */
+export function isStackableTimer(key: string): boolean {
+  return isPerfTimeKey(key) && !(key in PERF_TIME_CONTAINERS) && key !== METRICS.rolloutTime.key;
+}

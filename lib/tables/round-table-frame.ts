@@ -1,0 +1,50 @@
+/**
+ * Round tables of the diagnostics (policy, rollout) as plain rows and as danfojs DataFrames, with the
+ * columns named after the schema labels and the `all` row last. Cells hold the mean or null (no
+ * value: never 0); what each mean is over comes from the table's columns.
+ */
+import { DataFrame } from "danfojs-node";
+import type { MeanResult } from "../diagnostics/round-mean";
+import type { TableColumn } from "../diagnostics/table-column";
+
+/** A round table as the diagnostics return it (policyRoundTable, rolloutRoundTable). */
+export interface RoundTableLike<F extends string> {
+  columns: readonly TableColumn<F>[];
+  rows: readonly ({ round: string; runId: string | null } & Record<F, MeanResult>)[];
+  all: { round: string; runId: string | null } & Record<F, MeanResult>;
+}
+
+/** One displayed row: round, run, the count columns asked for, then one cell per mean column. */
+export type RoundTableRow = Record<string, string | number | null>;
+
+/**
+ * Plain rows of a round table: `round`, `run`, the `counts` fields (e.g. "updates"), then each
+ * column's label with the mean (null when the round has no value).
+ * @example roundTableRows(policyRoundTable(aligned), ["updates", "rollouts"])
+ */
+export function roundTableRows<F extends string>(table: RoundTableLike<F>, counts: readonly string[] = []): RoundTableRow[] {
+  const out: RoundTableRow[] = [];
+  for (const row of [...table.rows, table.all]) {
+    const r: RoundTableRow = { round: row.round, run: row.runId ?? "" };
+    for (const c of counts) {
+      const v = (row as unknown as Record<string, unknown>)[c];
+      if (typeof v !== "number") throw new Error(`invalid count column: ${c}`);
+      r[c] = v;
+    }
+    for (const col of table.columns) r[col.label] = row[col.field].mean;
+    out.push(r);
+  }
+  return out;
+}
+
+/**
+ * The round table as a danfojs DataFrame (one row per round, then `all`). Missing means are NaN in
+ * the frame (danfojs has no null numbers); the HTML table shows them as a dash.
+ */
+export function roundTableFrame<F extends string>(table: RoundTableLike<F>, counts: readonly string[] = []): DataFrame {
+  const rows = roundTableRows(table, counts);
+  const columns = Object.keys(rows[0] ?? { round: "", run: "" });
+  const data: Record<string, (string | number)[]> = {};
+  for (const c of columns) data[c] = rows.map((r) => (r[c] === null ? NaN : (r[c] as string | number)));
+  return new DataFrame(data, { columns });
+}

@@ -1,0 +1,29 @@
+/**
+ * Open the frozen workspace for analysis: load the archive (every file's sha256 checked against
+ * the manifest), align the runs, and say whether the axis mapping holds for every run. The one
+ * entry point the analysis notebooks share, so they all analyse exactly the same records.
+ */
+import { loadArchive } from "../archive/load-archive";
+import { alignRuns } from "../axes/align-runs";
+import type { AlignedRuns, Archive, Reporter } from "../types";
+import type { WorkspaceParams } from "./workspace-params";
+
+/** A loaded, verified and aligned workspace. */
+export interface OpenWorkspace {
+  params: WorkspaceParams;
+  archive: Archive;
+  aligned: AlignedRuns;
+  /** True when alignment reported no coverage issue for any run. */
+  mappingHolds: boolean;
+}
+
+/**
+ * Load, verify and align the archive in `params.archiveDir`.
+ * @example const ws = await openWorkspace(workspaceParams());
+ */
+export async function openWorkspace(params: WorkspaceParams, reporter: Reporter = {}): Promise<OpenWorkspace> {
+  const archive = await loadArchive(params.archiveDir, reporter);
+  if (archive.runs.length === 0) throw new Error(`empty archive: ${params.archiveDir} lists no runs`);
+  const aligned = alignRuns(archive.runs, { reporter });
+  return { params, archive, aligned, mappingHolds: aligned.issues.length === 0 };
+}

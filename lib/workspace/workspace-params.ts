@@ -1,0 +1,49 @@
+/**
+ * Where a notebook or CLI reads and writes: resolved once from the environment, so the notebooks
+ * take their parameters the same way headless (runner, tests) and in JupyterLab.
+ *
+ * | variable            | default                 | meaning                                        |
+ * |---------------------|-------------------------|------------------------------------------------|
+ * | WORKSPACE_DATA      | data                    | data folder: runs.json, wandb/ archive, local/ |
+ * | WORKSPACE_EXPORTS   | exports                 | where notebook 05 writes the CSVs + manifest   |
+ * | WORKSPACE_FETCH     | (unset)                 | "1": notebook 01 fetches live (needs a key)    |
+ */
+import { isAbsolute, join, resolve } from "path";
+
+/** Resolved folders of the workspace. */
+export interface WorkspaceParams {
+  root: string;
+  dataDir: string;
+  /** The frozen archive: manifest.json + history/. Replaced whole by a fetch. */
+  archiveDir: string;
+  /** slime's local training logs, `<runId>.log`, for the cross-check. */
+  localLogDir: string;
+  /** Which runs to fetch, with their round labels. */
+  runsConfig: string;
+  exportsDir: string;
+  /** True when the user asked notebook 01 to fetch live (WORKSPACE_FETCH=1). */
+  fetchLive: boolean;
+}
+
+/** Folder of the frozen archive inside the data folder. */
+export const ARCHIVE_SUBDIR = "wandb";
+
+/**
+ * Resolve the workspace folders from the environment; relative paths are taken from `root`
+ * (the kernel and the CLIs run in the workspace root).
+ */
+export function workspaceParams(env: NodeJS.ProcessEnv = process.env, root: string = process.cwd()): WorkspaceParams {
+  const abs = (p: string) => (isAbsolute(p) ? p : resolve(root, p));
+  const fetch = env.WORKSPACE_FETCH ?? "";
+  if (fetch !== "" && fetch !== "0" && fetch !== "1") throw new Error(`invalid WORKSPACE_FETCH: ${fetch} (use 1 to fetch live)`);
+  const dataDir = abs(env.WORKSPACE_DATA || "data");
+  return {
+    root,
+    dataDir,
+    archiveDir: join(dataDir, ARCHIVE_SUBDIR),
+    localLogDir: join(dataDir, "local"),
+    runsConfig: join(dataDir, "runs.json"),
+    exportsDir: abs(env.WORKSPACE_EXPORTS || "exports"),
+    fetchLive: fetch === "1",
+  };
+}
