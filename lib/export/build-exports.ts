@@ -1,0 +1,88 @@
+/**
+ * The export set of an aligned archive, as text: rollouts.csv, updates.csv, summary.csv and the
+ * export manifest. Pure apart from reading the workspace version (package.json) when not given.
+ */
+import { createHash } from "node:crypto";
+
+import type { AlignedRuns, Archive, Reporter } from "../types";
+import { csvText, type ExportTable } from "./csv-text";
+import {
+  CELL_CONVENTIONS,
+  EXPORT_MANIFEST_FILE,
+  EXPORT_MANIFEST_KIND,
+  FILE_DESCRIPTIONS,
+  exportSourceRuns,
+  serializeExportManifest,
+  summaryColumnEntry,
+  type ExportFileEntry,
+  type ExportManifest,
+} from "./export-manifest";
+import { rolloutsTable, updatesTable } from "./record-tables";
+import { SUMMARY_COLUMNS, summaryTable } from "./summary-table";
+import { workspaceVersion as readWorkspaceVersion } from "./workspace-version";
+
+/** One file of the export set. */
+export interface ExportFile {
+  name: string;
+  text: string;
+}
+
+/** The export set: files in writing order (CSVs, then manifest.json) and the manifest object. */
+export interface ExportBuild {
+  files: ExportFile[];
+  manifest: ExportManifest;
+}
+
+/** Options of {@link buildExports}. */
+export interface BuildExportsOptions {
+  /** Receives the diagnostics' warnings (excluded NaN / ±Infinity values). */
+  reporter?: Reporter;
+  /** Version written to the manifest. Default: the workspace package.json version. */
+  workspaceVersion?: string;
+}
+
+/** sha256 hex of a text's UTF-8 bytes. */
+export function sha256Text(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+/**
+ * Builds the export files from an archive and its alignment (`alignRuns(archive.runs)`). Throws
+ * `invalid aligned: ...` when the aligned runs are not the archive's runs in its order.
+ * @example const { files } = buildExports(archive, alignRuns(archive.runs));
+ */
+export function buildExports(archive: Archive, aligned: AlignedRuns, opts: BuildExportsOptions = {}): ExportBuild {
+  const sourceIds = archive.manifest.runs.map((r) => r.runId);
+  const alignedIds = aligned.runs.map((r) => r.runId);
+  if (sourceIds.join("\n") !== alignedIds.join("\n")) {
+    throw new Error(
+      `invalid aligned: runs ${alignedIds.join(", ") || "(none)"} are not the archive's runs ${sourceIds.join(", ") || "(none)"} (align archive.runs)`,
+    );
+  }
+  const summary = summaryTable(aligned, { reporter: opts.reporter });
+  const tables: ExportTable[] = [rolloutsTable(aligned), updatesTable(aligned), summary.table];
+  const files: ExportFile[] = tables.map((t) => ({ name: t.name, text: csvText(t) }));
+  const entries: ExportFileEntry[] = tables.map((t, i) => ({
+    name: t.name,
+    description: FILE_DESCRIPTIONS[t.name],
+    sha256: sha256Text(files[i].text),
+    bytes: Buffer.byteLength(files[i].text, "utf8"),
+    rows: t.rows.length,
+    columns: [...t.columns],
+  }));
+  const source = archive.manifest;
+  const manifest: ExportManifest = {
+    kind: EXPORT_MANIFEST_KIND,
+    formatVersion: 1,
+    workspaceVersion: opts.workspaceVersion ?? readWorkspaceVersion(),
+    source: { kind: source.kind, formatVersion: source.formatVersion, readerVersion: source.readerVersion, runs: exportSourceRuns(source) },
+    axes: aligned.mapping,
+    files: entries,
+    cells: { ...CELL_CONVENTIONS },
+    summaryColumns: SUMMARY_COLUMNS.map(summaryColumnEntry),
+    summaryNotes: summary.notes,
+    alignmentIssues: aligned.issues.map((x) => `${x.kind}: ${x.message}`),
+  };
+  files.push({ name: EXPORT_MANIFEST_FILE, text: serializeExportManifest(manifest) });
+  return { files, manifest };
+}

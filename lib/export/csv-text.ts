@@ -1,0 +1,34 @@
+/**
+ * CSV bytes of an export table: header line, one line per row, `\n` line endings and a trailing
+ * newline; quoting (only where needed) is left to papaparse's `unparse`.
+ */
+// Namespace import: tslab compiles without esModuleInterop, and papaparse is a plain CommonJS object.
+import * as Papa from "papaparse";
+
+import { formatCell, type ExportCell } from "./export-cell";
+
+/** A table to export: file name, header, rows of cells (each row as long as the header). */
+export interface ExportTable {
+  name: string;
+  columns: string[];
+  rows: ExportCell[][];
+}
+
+/**
+ * CSV text of a table. Throws naming the table and row when a row's length differs from the header.
+ * @example csvText({ name: "t.csv", columns: ["a", "b"], rows: [[1, NaN]] }) // "a,b\n1,NaN\n"
+ */
+export function csvText(table: ExportTable): string {
+  const { name, columns, rows } = table;
+  if (new Set(columns).size !== columns.length) throw new Error(`invalid columns of ${name}: a column name repeats`);
+  const data = rows.map((row, i) => {
+    if (row.length !== columns.length) {
+      throw new Error(`invalid rows of ${name}: data row ${i + 1} has ${row.length} cells, the header ${columns.length}`);
+    }
+    return row.map(formatCell);
+  });
+  // escapeFormulae stays off: it would rewrite cells such as "-Inf" and negative numbers.
+  const body = Papa.unparse({ fields: columns, data }, { newline: "\n", quotes: false, escapeFormulae: false, header: true });
+  // unparse ends a header-only table with a newline, and other tables without one.
+  return body.endsWith("\n") ? body : body + "\n";
+}

@@ -1,0 +1,188 @@
+/**
+ * The export manifest (`exports/manifest.json`): the source runs (copied from the archive manifest),
+ * every export file with its sha256, rows and columns, the axis mapping, the cell conventions and
+ * the meaning of each summary column (from the metric schema). Deterministic bytes: no wall-clock
+ * time (the only times are the source fetch times), fixed key order, 2-space indent, trailing newline.
+ */
+import type { AxisMapping, SourceManifest } from "../types";
+import { NON_FINITE_CELLS } from "./export-cell";
+import { ROLLOUTS_FILE, UPDATES_FILE } from "./record-tables";
+import { ALL_ROUNDS, SUMMARY_FILE, type SummaryColumn } from "./summary-table";
+
+/** File name of the export manifest. */
+export const EXPORT_MANIFEST_FILE = "manifest.json";
+
+/** Kind tag of an export manifest. */
+export const EXPORT_MANIFEST_KIND = "rl-run-diagnostics-exports";
+
+/** One source run, as listed in the archive manifest. */
+export interface ExportSourceRun {
+  entity: string;
+  project: string;
+  runId: string;
+  round: string;
+  state: string;
+  historyEvents: number;
+  lastStep: number;
+  /** ISO time the run was read from W&B. */
+  fetchedAt: string;
+  /** Archive-relative path of the frozen history file. */
+  file: string;
+  /** sha256 of the frozen history file. */
+  sha256: string;
+}
+
+/** One exported CSV file. */
+export interface ExportFileEntry {
+  name: string;
+  /** What one row is and how rows are ordered. */
+  description: string;
+  sha256: string;
+  bytes: number;
+  /** Data rows (the header line not counted). */
+  rows: number;
+  /** The header, in order. */
+  columns: string[];
+}
+
+/** Meaning of one summary column. */
+export interface SummaryColumnEntry {
+  name: string;
+  kind: SummaryColumn["kind"];
+  description: string;
+  /** W&B key the column is about (schema entry), absent for labels and counts. */
+  key?: string;
+  label?: string;
+  unit?: string;
+  /** Schema grain of the key. */
+  grain?: string;
+  /** Records the round mean is taken over. */
+  over?: string;
+  /** What the metric is (schema). */
+  is?: string;
+  /** What it is not (schema reading rule). */
+  isNot?: string;
+}
+
+/** The export manifest. */
+export interface ExportManifest {
+  kind: typeof EXPORT_MANIFEST_KIND;
+  formatVersion: 1;
+  /** package.json version of the workspace that wrote the exports. */
+  workspaceVersion: string;
+  source: { kind: SourceManifest["kind"]; formatVersion: SourceManifest["formatVersion"]; readerVersion: string; runs: ExportSourceRun[] };
+  axes: AxisMapping;
+  files: ExportFileEntry[];
+  cells: Record<string, string>;
+  summaryColumns: SummaryColumnEntry[];
+  /** Notes of the summary means: empty rounds, keys not logged, NaN / ±Infinity values excluded. */
+  summaryNotes: string[];
+  /** Coverage and alignment issues found in the source (empty when coverage is complete). */
+  alignmentIssues: string[];
+}
+
+/** What one row of each CSV is. */
+export const FILE_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  [ROLLOUTS_FILE]:
+    "one row per rollout batch (the history rows sharing a rollout/step, merged), sorted by rollout; round, run_id, rollout, then every rollout/* and perf/* W&B key found in any batch, as logged, keys in code-unit order",
+  [UPDATES_FILE]:
+    "one row per optimizer update (one train/step), sorted by display update number; round, run_id, update, train_step, rollout, update_in_rollout (see axes), then every train/* W&B key found in any update, as logged, keys in code-unit order",
+  [SUMMARY_FILE]: `one row per round in run order, then a row "${ALL_ROUNDS}" computed from every record of every round (not a mean of round means); see summaryColumns`,
+};
+
+/** How cells are written in every CSV. */
+export const CELL_CONVENTIONS: Readonly<Record<string, string>> = {
+  empty: "no record, or the key was not logged in that record (never 0); in a mean column: no finite value to average",
+  [NON_FINITE_CELLS.nan]: "the logged value was NaN",
+  [NON_FINITE_CELLS.posInf]: "the logged value was +Infinity",
+  [NON_FINITE_CELLS.negInf]: "the logged value was -Infinity",
+  numbers: "shortest decimal text that reads back to the same IEEE-754 double (JavaScript String(x), e.g. 1e-7); never rounded",
+  text: "RFC 4180 CSV, comma-separated, fields quoted only when needed, UTF-8, \\n line endings, header line first, trailing newline",
+};
+
+/** Meaning of a summary column, from the metric schema for means, from the column's text otherwise. */
+export function summaryColumnEntry(col: SummaryColumn): SummaryColumnEntry {
+  if (col.kind === "mean") {
+    const { metric, over, label } = col.column;
+    return {
+      name: col.name,
+      kind: col.kind,
+      description: `mean of ${metric.key} over the round's ${over} that logged it; NaN and ±Infinity values are excluded (see summaryNotes); the "${ALL_ROUNDS}" row averages every such record of all rounds`,
+      key: metric.key,
+      label,
+      unit: metric.unit,
+      grain: metric.grain,
+      over,
+      is: metric.is,
+      isNot: metric.isNot,
+    };
+  }
+  const entry: SummaryColumnEntry = { name: col.name, kind: col.kind, description: col.description };
+  if (col.metric) {
+    entry.key = col.metric.key;
+    entry.label = col.metric.label;
+    entry.unit = col.metric.unit;
+    entry.grain = col.metric.grain;
+    entry.is = col.metric.is;
+    entry.isNot = col.metric.isNot;
+  }
+  return entry;
+}
+
+/** Source runs of the archive manifest, with the fields the export manifest keeps, in run order. */
+export function exportSourceRuns(source: SourceManifest): ExportSourceRun[] {
+  return source.runs.map((r) => ({
+    entity: r.entity,
+    project: r.project,
+    runId: r.runId,
+    round: r.round,
+    state: r.state,
+    historyEvents: r.historyEvents,
+    lastStep: r.lastStep,
+    fetchedAt: r.fetchedAt,
+    file: r.file,
+    sha256: r.sha256,
+  }));
+}
+
+/** Manifest bytes: fixed key order, 2-space indent, trailing newline. */
+export function serializeExportManifest(m: ExportManifest): string {
+  // Rebuilt field by field so that key order never depends on how the object was assembled.
+  const ordered: ExportManifest = {
+    kind: m.kind,
+    formatVersion: m.formatVersion,
+    workspaceVersion: m.workspaceVersion,
+    source: {
+      kind: m.source.kind,
+      formatVersion: m.source.formatVersion,
+      readerVersion: m.source.readerVersion,
+      runs: m.source.runs.map((r) => ({
+        entity: r.entity,
+        project: r.project,
+        runId: r.runId,
+        round: r.round,
+        state: r.state,
+        historyEvents: r.historyEvents,
+        lastStep: r.lastStep,
+        fetchedAt: r.fetchedAt,
+        file: r.file,
+        sha256: r.sha256,
+      })),
+    },
+    axes: {
+      n: m.axes.n,
+      r0: m.axes.r0,
+      formulas: { update: m.axes.formulas.update, rollout: m.axes.formulas.rollout, updateInRollout: m.axes.formulas.updateInRollout },
+    },
+    files: m.files.map((f) => ({ name: f.name, description: f.description, sha256: f.sha256, bytes: f.bytes, rows: f.rows, columns: [...f.columns] })),
+    cells: { ...m.cells },
+    summaryColumns: m.summaryColumns.map((c) => {
+      const out: SummaryColumnEntry = { name: c.name, kind: c.kind, description: c.description };
+      for (const k of ["key", "label", "unit", "grain", "over", "is", "isNot"] as const) if (c[k] !== undefined) out[k] = c[k];
+      return out;
+    }),
+    summaryNotes: [...m.summaryNotes],
+    alignmentIssues: [...m.alignmentIssues],
+  };
+  return JSON.stringify(ordered, null, 2) + "\n";
+}

@@ -1,0 +1,70 @@
+/**
+ * The record-level export tables: one row per rollout batch (`rollouts.csv`) and one row per
+ * optimizer update (`updates.csv`). Axis columns first, then every W&B key of the families the file
+ * holds, found in any record, in plain code-unit order. A key a record did not log is an empty cell.
+ */
+import type { AlignedRuns } from "../types";
+import type { ExportCell } from "./export-cell";
+import type { ExportTable } from "./csv-text";
+
+/** File name of the rollout-batch table. */
+export const ROLLOUTS_FILE = "rollouts.csv";
+/** File name of the optimizer-update table. */
+export const UPDATES_FILE = "updates.csv";
+
+/** Leading columns of rollouts.csv. */
+export const ROLLOUT_AXIS_COLUMNS: readonly string[] = ["round", "run_id", "rollout"];
+/** Leading columns of updates.csv. */
+export const UPDATE_AXIS_COLUMNS: readonly string[] = ["round", "run_id", "update", "train_step", "rollout", "update_in_rollout"];
+
+/** W&B key prefixes written to rollouts.csv (other keys of a rollout record are not exported). */
+export const ROLLOUT_KEY_PREFIXES: readonly string[] = ["rollout/", "perf/"];
+/** W&B key prefixes written to updates.csv. */
+export const UPDATE_KEY_PREFIXES: readonly string[] = ["train/"];
+
+/** Keys of `records` under any of `prefixes`, sorted by UTF-16 code unit (Array#sort's default). */
+function keysOf(records: readonly { values: Record<string, number> }[], prefixes: readonly string[]): string[] {
+  const keys = new Set<string>();
+  for (const r of records) for (const k in r.values) if (prefixes.some((p) => k.startsWith(p))) keys.add(k);
+  return [...keys].sort();
+}
+
+/** Indices of `items` sorted by `by`, ties in their original (run) order. */
+function stableOrder<T>(items: readonly T[], by: (x: T) => number): number[] {
+  const idx = items.map((_, i) => i);
+  idx.sort((a, b) => by(items[a]) - by(items[b]) || a - b);
+  return idx;
+}
+
+/**
+ * rollouts.csv: `round,run_id,rollout`, then every rollout/* and perf/* key; rows sorted by rollout.
+ * @example rolloutsTable(aligned).columns.slice(0, 3) // ["round", "run_id", "rollout"]
+ */
+export function rolloutsTable(aligned: AlignedRuns): ExportTable {
+  const keys = keysOf(aligned.rollouts, ROLLOUT_KEY_PREFIXES);
+  const rows = stableOrder(aligned.rollouts, (r) => r.rollout).map((i): ExportCell[] => {
+    const r = aligned.rollouts[i];
+    return [r.round, r.runId, r.rollout, ...keys.map((k) => cellOf(r.values, k))];
+  });
+  return { name: ROLLOUTS_FILE, columns: [...ROLLOUT_AXIS_COLUMNS, ...keys], rows };
+}
+
+/**
+ * updates.csv: `round,run_id,update,train_step,rollout,update_in_rollout`, then every train/* key;
+ * rows sorted by display update number.
+ * @example updatesTable(aligned).rows[0][2] // 1 (the first update)
+ */
+export function updatesTable(aligned: AlignedRuns): ExportTable {
+  const keys = keysOf(aligned.updates, UPDATE_KEY_PREFIXES);
+  const rows = stableOrder(aligned.updates, (u) => u.update).map((i): ExportCell[] => {
+    const u = aligned.updates[i];
+    return [u.round, u.runId, u.update, u.trainStep, u.rollout, u.updateInRollout, ...keys.map((k) => cellOf(u.values, k))];
+  });
+  return { name: UPDATES_FILE, columns: [...UPDATE_AXIS_COLUMNS, ...keys], rows };
+}
+
+/** A record's value of a key, null when the key was not logged (never 0). */
+function cellOf(values: Record<string, number>, key: string): ExportCell {
+  const v: number | undefined = values[key];
+  return v === undefined ? null : v;
+}

@@ -1,0 +1,80 @@
+/**
+ * The export pipeline from frozen data only: verify the archive's hashes -> load -> align ->
+ * build -> write all files atomically. Refuses, naming the file, when a frozen file changed.
+ */
+import * as path from "node:path";
+
+import { loadArchive, verifyArchive } from "../archive/load-archive";
+import { MANIFEST_FILE } from "../archive/manifest";
+import { alignRuns } from "../axes/align-runs";
+import type { Reporter } from "../types";
+import { buildExports, sha256Text } from "./build-exports";
+import { EXPORT_MANIFEST_FILE, type ExportFileEntry } from "./export-manifest";
+import { writeFilesAtomically } from "./write-files-atomically";
+
+/** Options of {@link writeExports}. */
+export interface WriteExportsOptions {
+  /** Frozen archive folder (manifest.json + history/). */
+  dataDir: string;
+  /** Folder the exports are written into (created if missing; other files in it are kept). */
+  outDir: string;
+  /** Progress of loading and aligning, warnings (alignment issues, excluded values). */
+  reporter?: Reporter;
+}
+
+/** What {@link writeExports} wrote. */
+export interface ExportResult {
+  outDir: string;
+  /** The CSV files: name, sha256, bytes, data rows and header columns. */
+  files: ExportFileEntry[];
+  /** The export manifest file. */
+  manifest: { name: string; sha256: string; bytes: number };
+}
+
+/** True when `child` is `parent` or inside it. */
+function isInside(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
+/**
+ * Verifies, loads and aligns the archive in `dataDir`, then writes rollouts.csv, updates.csv,
+ * summary.csv and manifest.json into `outDir` all or nothing.
+ * @example const result = await writeExports({ dataDir: "data", outDir: "exports" });
+ */
+export async function writeExports(opts: WriteExportsOptions): Promise<ExportResult> {
+  const { dataDir, outDir } = opts;
+  const reporter = opts.reporter ?? {};
+  if (typeof dataDir !== "string" || dataDir === "") throw new Error(`invalid dataDir: ${JSON.stringify(dataDir)}`);
+  if (typeof outDir !== "string" || outDir === "") throw new Error(`invalid outDir: ${JSON.stringify(outDir)}`);
+  if (isInside(path.resolve(outDir), path.resolve(dataDir))) {
+    throw new Error(`invalid outDir: ${outDir} is inside the archive folder ${dataDir} (exports would change the frozen archive)`);
+  }
+
+  const report = await verifyArchive(dataDir);
+  if (!report.ok) {
+    const problems = report.files
+      .filter((f) => !f.ok)
+      .map((f) => {
+        if (f.file === MANIFEST_FILE && f.runId === "" && f.expected === "") return f.problem ?? "invalid manifest";
+        const hashes = f.problem === "sha256 mismatch" ? ` (expected sha256 ${f.expected}, actual ${f.actual})` : "";
+        return `${path.join(dataDir, f.file)}: ${f.problem}${hashes}`;
+      });
+    throw new Error(`refusing to export from ${dataDir}: ${problems.join("; ")}`);
+  }
+  const archive = await loadArchive(dataDir, reporter);
+  const aligned = alignRuns(archive.runs, { reporter });
+  if (aligned.issues.length > 0) {
+    reporter.warn?.(
+      `alignment found ${aligned.issues.length} issue(s), listed in ${EXPORT_MANIFEST_FILE} (alignmentIssues); first: ${aligned.issues[0].message}`,
+    );
+  }
+  const build = buildExports(archive, aligned, { reporter });
+  await writeFilesAtomically(outDir, build.files);
+  const manifestFile = build.files.find((f) => f.name === EXPORT_MANIFEST_FILE)!;
+  return {
+    outDir,
+    files: build.manifest.files,
+    manifest: { name: manifestFile.name, sha256: sha256Text(manifestFile.text), bytes: Buffer.byteLength(manifestFile.text, "utf8") },
+  };
+}

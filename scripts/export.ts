@@ -1,0 +1,107 @@
+/**
+ * Write the CSV exports from the frozen archive (offline: no network, no credentials).
+ *
+ *   npm run export -- [--data DIR (data)] [--out DIR (exports)] [--help]
+ *
+ * Verifies every frozen file against its manifest sha256 (refusing, naming the file, on a
+ * mismatch), aligns the runs, and writes rollouts.csv, updates.csv, summary.csv and manifest.json
+ * into the out folder all or nothing. Same archive, same code: byte-identical files.
+ */
+import { parseArgs } from "node:util";
+
+import cliProgress from "cli-progress";
+
+import { writeExports } from "../lib/export/write-exports";
+import type { Reporter } from "../lib/types";
+
+const USAGE = "usage: npm run export -- [--data DIR] [--out DIR]   (defaults: --data data --out exports)";
+
+/** An option error: printed with the usage, exit code 2. */
+class UsageError extends Error {}
+
+function parseCli(argv: string[]): { dataDir: string; outDir: string } | null {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        data: { type: "string", default: "data" },
+        out: { type: "string", default: "exports" },
+        help: { type: "boolean", short: "h", default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (e) {
+    // parseArgs explains at length; keep the one line that names the option.
+    const err = e as NodeJS.ErrnoException;
+    const what = /'([^']+)'/.exec(err.message)?.[1];
+    if (err.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && what) throw new UsageError(`invalid option: ${what}`);
+    if (err.code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL" && what) throw new UsageError(`invalid argument: ${what}`);
+    throw new UsageError(err.message.split("\n")[0]);
+  }
+  const v = parsed.values;
+  if (v.help) return null;
+  if (!v.data) throw new UsageError(`invalid --data: ${JSON.stringify(v.data)}`);
+  if (!v.out) throw new UsageError(`invalid --out: ${JSON.stringify(v.out)}`);
+  return { dataDir: v.data, outDir: v.out };
+}
+
+/** Warnings always; a progress bar per task only on a terminal (CI logs stay short). */
+function makeReporter(tty: boolean): { reporter: Reporter; stop: () => void } {
+  const line = (s: string) => process.stderr.write(`${s}\n`);
+  if (!tty) return { reporter: { warn: (m) => line(`warning: ${m}`), info: line }, stop: () => undefined };
+  const multibar = new cliProgress.MultiBar(
+    { format: " {bar} {percentage}% | {value}/{total} | {task}", hideCursor: true, clearOnComplete: true, stream: process.stderr },
+    cliProgress.Presets.shades_classic,
+  );
+  const bars = new Map<string, cliProgress.SingleBar>();
+  return {
+    reporter: {
+      progress(task, done, total) {
+        let bar = bars.get(task);
+        if (!bar) {
+          bar = multibar.create(total ?? 0, 0, { task });
+          bars.set(task, bar);
+        }
+        if (total !== null) bar.setTotal(total);
+        bar.update(done, { task });
+      },
+      warn: (m) => multibar.log(`warning: ${m}\n`),
+      info: (m) => multibar.log(`${m}\n`),
+    },
+    stop: () => multibar.stop(),
+  };
+}
+
+async function main(): Promise<number> {
+  let opts: { dataDir: string; outDir: string } | null;
+  try {
+    opts = parseCli(process.argv.slice(2));
+  } catch (e) {
+    process.stderr.write(`export: ${(e as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (opts === null) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const { reporter, stop } = makeReporter(Boolean(process.stderr.isTTY));
+  try {
+    const result = await writeExports({ ...opts, reporter });
+    stop();
+    process.stdout.write(`wrote ${result.files.length + 1} files into ${result.outDir} from ${opts.dataDir}\n`);
+    for (const f of result.files) {
+      process.stdout.write(`  ${f.name}  ${f.rows} rows x ${f.columns.length} columns  sha256 ${f.sha256}\n`);
+    }
+    process.stdout.write(`  ${result.manifest.name}  sha256 ${result.manifest.sha256}\n`);
+    return 0;
+  } catch (e) {
+    stop();
+    // One clear message, no stack: errors from lib name the file, run, step or key.
+    process.stderr.write(`export failed: ${(e as Error).message}\n`);
+    return 1;
+  }
+}
+
+main().then((code) => process.exit(code));

@@ -1,0 +1,69 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+import { loadArchive } from "../../lib/archive/load-archive";
+import { alignRuns } from "../../lib/axes/align-runs";
+import { buildExports } from "../../lib/export/build-exports";
+import type { ExportManifest } from "../../lib/export/export-manifest";
+import { METRICS } from "../../lib/schema/slime-metrics";
+
+const ROOT = path.resolve(__dirname, "../..");
+
+async function sample() {
+  const archive = await loadArchive(path.join(ROOT, "data"));
+  return { archive, aligned: alignRuns(archive.runs) };
+}
+
+test("buildExports: the three CSVs, then manifest.json, in that order", async () => {
+  const { archive, aligned } = await sample();
+  const { files } = buildExports(archive, aligned);
+  assert.deepEqual(files.map((f) => f.name), ["rollouts.csv", "updates.csv", "summary.csv", "manifest.json"]);
+  for (const f of files) assert.ok(f.text.endsWith("\n") && !f.text.includes("\r"), `${f.name}: \\n endings, trailing newline`);
+});
+
+test("the export manifest lists sources, files (sha256, rows, columns), axes, column meanings; no wall-clock time", async () => {
+  const { archive, aligned } = await sample();
+  const { files } = buildExports(archive, aligned);
+  const text = files[3].text;
+  const m = JSON.parse(text) as ExportManifest;
+  assert.equal(text, JSON.stringify(m, null, 2) + "\n", "2-space indent, trailing newline");
+  assert.deepEqual(Object.keys(m), ["kind", "formatVersion", "workspaceVersion", "source", "axes", "files", "cells", "summaryColumns", "summaryNotes", "alignmentIssues"]);
+  assert.equal(m.workspaceVersion, JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).version);
+  assert.deepEqual(
+    m.source.runs.map((r) => [r.round, r.runId, r.state, r.historyEvents, r.lastStep, r.fetchedAt, r.sha256]),
+    archive.manifest.runs.map((r) => [r.round, r.runId, r.state, r.historyEvents, r.lastStep, r.fetchedAt, r.sha256]),
+  );
+  assert.deepEqual(Object.keys(m.source.runs[0]), ["entity", "project", "runId", "round", "state", "historyEvents", "lastStep", "fetchedAt", "file", "sha256"]);
+  assert.deepEqual(m.axes, { n: 2, r0: 1, formulas: aligned.mapping.formulas });
+  files.slice(0, 3).forEach((f, i) => {
+    const entry = m.files[i];
+    assert.equal(entry.name, f.name);
+    assert.equal(entry.sha256, createHash("sha256").update(f.text).digest("hex"), `${f.name} sha256`);
+    assert.equal(entry.bytes, Buffer.byteLength(f.text));
+    assert.equal(entry.rows, f.text.split("\n").length - 2, `${f.name} rows exclude the header`);
+    assert.equal(entry.columns.join(","), f.text.slice(0, f.text.indexOf("\n")), `${f.name} columns = header`);
+  });
+  assert.deepEqual(m.files.map((f) => f.rows), [80, 160, 5]);
+  assert.deepEqual(m.summaryColumns.map((c) => c.name), m.files[2].columns);
+  const entropy = m.summaryColumns.find((c) => c.name === "entropy_mean")!;
+  assert.deepEqual([entropy.key, entropy.grain, entropy.is, entropy.isNot], [METRICS.entropy.key, "update", METRICS.entropy.is, METRICS.entropy.isNot]);
+  assert.equal(m.summaryColumns.find((c) => c.name === "actor_tok_per_s_mean")!.over, "rollout batches");
+  assert.equal(m.summaryColumns.find((c) => c.name === "ppo_kl_later_updates_mean")!.over, "later updates of a rollout batch (position >= 1)");
+  assert.equal(m.summaryColumns.find((c) => c.name === "updates")!.kind, "count");
+  assert.deepEqual(m.alignmentIssues, []);
+  // The only times are the source fetch times.
+  const times = text.match(/\d{4}-\d\d-\d\dT\d\d:\d\d[:\d.]*Z?/g) ?? [];
+  assert.deepEqual([...new Set(times)], [...new Set(archive.manifest.runs.map((r) => r.fetchedAt))]);
+});
+
+test("buildExports is deterministic and refuses an alignment of other runs", async () => {
+  const { archive, aligned } = await sample();
+  assert.deepEqual(buildExports(archive, aligned), buildExports(archive, aligned));
+  const other = alignRuns(archive.runs.slice(1));
+  assert.throws(() => buildExports(archive, other), {
+    message: "invalid aligned: runs sim-r1-kf63, sim-r2-85gs, sim-r3-1v8k are not the archive's runs sim-r0-ghfk, sim-r1-kf63, sim-r2-85gs, sim-r3-1v8k (align archive.runs)",
+  });
+});

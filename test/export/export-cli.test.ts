@@ -1,0 +1,47 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+
+const ROOT = path.resolve(__dirname, "../..");
+
+function runCli(args: string[]) {
+  const r = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "scripts/export.ts"), ...args], { cwd: ROOT, encoding: "utf8" });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+test("npm run export -- --data DIR --out DIR writes the four files and lists them", (t) => {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), "export-cli-"));
+  t.after(() => fs.rmSync(out, { recursive: true, force: true }));
+  const r = runCli(["--data", "data", "--out", out]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stderr, "");
+  assert.match(r.stdout, /^wrote 4 files into .* from data\n  rollouts\.csv  80 rows x 44 columns  sha256 [0-9a-f]{64}\n  updates\.csv  160 rows x 16 columns/);
+  assert.deepEqual(fs.readdirSync(out).sort(), ["manifest.json", "rollouts.csv", "summary.csv", "updates.csv"]);
+});
+
+test("a failure exits non-zero with one message and no stack trace", (t) => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "export-cli-bad-"));
+  t.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  fs.cpSync(path.join(ROOT, "data"), path.join(tmp, "data"), { recursive: true });
+  fs.appendFileSync(path.join(tmp, "data/history/sim-r0-ghfk.jsonl"), " ");
+  const r = runCli(["--data", path.join(tmp, "data"), "--out", path.join(tmp, "out")]);
+  assert.equal(r.code, 1);
+  assert.equal(r.stdout, "");
+  assert.match(r.stderr, /^export failed: refusing to export from .*: .*sim-r0-ghfk\.jsonl: sha256 mismatch \(expected sha256 [0-9a-f]{64}, actual [0-9a-f]{64}\)\n$/);
+  assert.ok(!/\n\s+at /.test(r.stderr), "no stack trace");
+});
+
+test("option errors read `invalid <option>: <value>` with the usage, exit code 2", () => {
+  const r = runCli(["--bogus"]);
+  assert.equal(r.code, 2);
+  assert.equal(r.stderr.split("\n")[0], "export: invalid option: --bogus");
+  const p = runCli(["extra"]);
+  assert.equal(p.code, 2);
+  assert.equal(p.stderr.split("\n")[0], "export: invalid argument: extra");
+  const h = runCli(["--help"]);
+  assert.equal(h.code, 0);
+  assert.match(h.stdout, /^usage: npm run export/);
+});
