@@ -16,7 +16,7 @@ import {
   type RolloutMeanField,
   type RolloutRoundRow,
   type TableColumn,
-} from "../diagnostics";
+} from "../diagnostics/index";
 import type { ExportCell } from "./export-cell";
 import type { ExportTable } from "./csv-text";
 
