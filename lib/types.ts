@@ -54,6 +54,10 @@ export interface ManifestRun {
   file: string;
   sha256: string;
   bytes: number;
+  /** Run label shown in the W&B UI (W&B `displayName`). Added by the archive writer. */
+  displayName?: string | null;
+  /** Non-numeric keys left out of the frozen file (media, strings, ...): key -> rows, keys sorted. */
+  droppedKeys?: Record<string, number>;
 }
 
 /** The source manifest of a frozen archive. */
@@ -159,6 +163,8 @@ export interface RunCoverage {
   firstUpdate: number | null;
   lastUpdate: number | null;
   ok: boolean;
+  /** History rows of the run by kind (lib/axes/classify-row.ts), e.g. critic-update rows kept out of updates. Added by alignRuns. */
+  rowKinds?: Record<RowKind, number>;
 }
 
 /** Output of alignment: the only input of summaries, figures and exports. */

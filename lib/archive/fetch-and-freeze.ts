@@ -1,0 +1,157 @@
+/**
+ * Fetch complete W&B histories and freeze them into an archive folder: one numeric JSONL file per
+ * run plus `manifest.json` with sha256 digests. The folder is replaced atomically; credentials,
+ * configs, summaries, console logs and media are never written.
+ */
+import { promises as fsp } from "node:fs";
+import * as path from "node:path";
+
+import type { ManifestRun, Reporter, RunMeta, SourceManifest } from "../types";
+import { connectWandb } from "../wandb/connection";
+import { DEFAULT_CONCURRENCY } from "../wandb/fetch-runs";
+import { checkConcurrency, mapConcurrent } from "../wandb/map-concurrent";
+import { readRunMeta, runPath } from "../wandb/read-run-meta";
+import type { RetryPolicy } from "../wandb/retry-policy";
+import { checkPageSize, DEFAULT_PAGE_SIZE, scanHistory } from "../wandb/scan-history";
+import { READER_VERSION } from "../wandb/version";
+import { resolveClock } from "./clock";
+import { FrozenFileWriter } from "./frozen-file-writer";
+import { checkRunId, HISTORY_DIR, historyFile, MANIFEST_FILE, serializeManifest } from "./manifest";
+import { checkArchiveDir, replaceDirAtomically } from "./replace-dir";
+
+/** One run to fetch and the round label the user gives it. */
+export interface RunSelection {
+  runId: string;
+  round: string;
+}
+
+/** Options of `fetchAndFreeze`. */
+export interface FetchAndFreezeOptions {
+  entity: string;
+  project: string;
+  /** Runs in round order; the manifest keeps this order. */
+  runs: RunSelection[];
+  /** Archive folder, replaced as a whole (it must hold nothing but an archive). */
+  outDir: string;
+  /** Default `WANDB_BASE_URL` or https://api.wandb.ai. */
+  baseUrl?: string;
+  /** Default `WANDB_API_KEY`, then the netrc entry of the base URL's host. */
+  apiKey?: string;
+  /** `HistoryPage` window in steps, default 1000. */
+  pageSize?: number;
+  /** Runs fetched at once, default 4. */
+  concurrency?: number;
+  reporter?: Reporter;
+  /** Clock of `fetchedAt`; default SOURCE_DATE_EPOCH if set, else the wall clock. */
+  now?: () => Date;
+  /** Default false: a run whose state is `running` is refused unless allowed. */
+  allowRunning?: boolean;
+  /** Retry policy overrides (tests). */
+  retry?: Partial<RetryPolicy>;
+  /** Netrc file, default `NETRC` or ~/.netrc. */
+  netrcPath?: string;
+  /** Environment for WANDB_*, NETRC, SOURCE_DATE_EPOCH (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  signal?: AbortSignal;
+}
+
+/** Throws `invalid <option>: <value>` for bad entity, project, runs or rounds. */
+function checkSelection(opts: FetchAndFreezeOptions): void {
+  if (typeof opts.entity !== "string" || !opts.entity.trim()) throw new Error(`invalid entity: ${JSON.stringify(opts.entity)}`);
+  if (typeof opts.project !== "string" || !opts.project.trim()) throw new Error(`invalid project: ${JSON.stringify(opts.project)}`);
+  if (!Array.isArray(opts.runs) || opts.runs.length === 0) throw new Error("invalid runs: no run selected");
+  const seen = new Set<string>();
+  for (const run of opts.runs) {
+    checkRunId(run.runId);
+    if (typeof run.round !== "string" || !run.round.trim()) throw new Error(`invalid round: ${JSON.stringify(run.round)} (run ${run.runId})`);
+    if (seen.has(run.runId)) throw new Error(`invalid runs: run ${run.runId} is listed twice`);
+    seen.add(run.runId);
+  }
+  if (typeof opts.outDir !== "string" || !opts.outDir) throw new Error(`invalid outDir: ${JSON.stringify(opts.outDir)}`);
+}
+
+async function writeSynced(file: string, text: string): Promise<void> {
+  const handle = await fsp.open(file, "wx");
+  try {
+    await handle.writeFile(text, "utf8");
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Fetches every selected run's complete history and freezes it into `outDir`; returns the manifest
+ * written. On any failure the previous archive stays byte-identical.
+ * @example await fetchAndFreeze({ entity: "e", project: "p", runs: [{ runId: "8ov14yyc", round: "R0" }], outDir: "data/archive" });
+ */
+export async function fetchAndFreeze(opts: FetchAndFreezeOptions): Promise<SourceManifest> {
+  checkSelection(opts);
+  const pageSize = checkPageSize(opts.pageSize ?? DEFAULT_PAGE_SIZE);
+  const concurrency = checkConcurrency(opts.concurrency ?? DEFAULT_CONCURRENCY);
+  const env = opts.env ?? process.env;
+  const clock = resolveClock(opts.now, env);
+  const reporter = opts.reporter ?? {};
+  const conn = connectWandb({ baseUrl: opts.baseUrl, apiKey: opts.apiKey, netrcPath: opts.netrcPath, retry: opts.retry, reporter, env });
+  await checkArchiveDir(opts.outDir); // fail before any request; checked again under the lock
+
+  return replaceDirAtomically(
+    opts.outDir,
+    async (tmp) => {
+      const metas: RunMeta[] = await mapConcurrent(
+        opts.runs,
+        concurrency,
+        (run, _i, signal) => readRunMeta(conn, { entity: opts.entity, project: opts.project, runId: run.runId }, signal),
+        opts.signal,
+      );
+      const running = metas.filter((m) => m.state === "running");
+      if (running.length > 0 && !opts.allowRunning) {
+        throw new Error(
+          `run ${running.map(runPath).join(", ")} is still running: its history may still grow; wait until it ends, or allow it (allowRunning, CLI --allow-running)`,
+        );
+      }
+      await fsp.mkdir(path.join(tmp, HISTORY_DIR));
+      const runs: ManifestRun[] = await mapConcurrent(
+        opts.runs,
+        concurrency,
+        async (sel, i, signal) => {
+          const meta = metas[i];
+          const file = historyFile(sel.runId);
+          const writer = await FrozenFileWriter.create(path.join(tmp, file));
+          let info;
+          let droppedKeys: Record<string, number>;
+          try {
+            const scan = await scanHistory(conn, meta, { pageSize, signal, onRows: (rows) => writer.writeRows(rows) });
+            droppedKeys = scan.droppedKeys;
+            info = await writer.close();
+          } catch (e) {
+            await writer.abandon();
+            throw e;
+          }
+          return {
+            entity: meta.entity,
+            project: meta.project,
+            runId: meta.runId,
+            round: sel.round,
+            displayName: meta.displayName,
+            state: meta.state,
+            historyEvents: info.rows,
+            lastStep: meta.lastStep,
+            createdAt: meta.createdAt,
+            fetchedAt: clock().toISOString(),
+            file,
+            sha256: info.sha256,
+            bytes: info.bytes,
+            droppedKeys,
+          };
+        },
+        opts.signal,
+      );
+      const manifest: SourceManifest = { kind: "wandb-frozen-history", formatVersion: 1, readerVersion: READER_VERSION, pageSize, runs };
+      const text = serializeManifest(manifest);
+      await writeSynced(path.join(tmp, MANIFEST_FILE), text);
+      return JSON.parse(text) as SourceManifest;
+    },
+    reporter,
+  );
+}

@@ -1,0 +1,68 @@
+/**
+ * Streams frozen rows to a history file while hashing it: memory stays one chunk however long the
+ * run, and the sha256 and byte count come out of the same pass.
+ */
+import { createHash, type Hash } from "node:crypto";
+import { promises as fsp } from "node:fs";
+
+import type { HistoryRow } from "../types";
+import { serializeFrozenRow } from "./frozen-row";
+
+const CHUNK_CHARS = 1 << 20;
+
+/** Totals of a closed frozen file. */
+export interface FrozenFileInfo {
+  sha256: string;
+  bytes: number;
+  rows: number;
+}
+
+/** Writer of one frozen history file; `close()` fsyncs and returns hash, size and row count. */
+export class FrozenFileWriter {
+  private pending = "";
+  private readonly hash: Hash = createHash("sha256");
+  private bytes = 0;
+  private rows = 0;
+
+  private constructor(private readonly handle: fsp.FileHandle) {}
+
+  /** Creates the file (it must not exist yet). */
+  static async create(path: string): Promise<FrozenFileWriter> {
+    return new FrozenFileWriter(await fsp.open(path, "wx"));
+  }
+
+  /** Appends rows, one line each. */
+  async writeRows(rows: readonly HistoryRow[]): Promise<void> {
+    for (const row of rows) {
+      this.pending += serializeFrozenRow(row) + "\n";
+      this.rows++;
+      if (this.pending.length >= CHUNK_CHARS) await this.flush();
+    }
+  }
+
+  private async flush(): Promise<void> {
+    if (!this.pending) return;
+    const buf = Buffer.from(this.pending, "utf8");
+    this.pending = "";
+    this.hash.update(buf);
+    this.bytes += buf.length;
+    let offset = 0;
+    while (offset < buf.length) offset += (await this.handle.write(buf, offset)).bytesWritten;
+  }
+
+  /** Flushes, fsyncs and closes; the totals describe exactly the bytes on disk. */
+  async close(): Promise<FrozenFileInfo> {
+    try {
+      await this.flush();
+      await this.handle.sync();
+    } finally {
+      await this.handle.close();
+    }
+    return { sha256: this.hash.digest("hex"), bytes: this.bytes, rows: this.rows };
+  }
+
+  /** Closes without caring about the content (error paths). */
+  async abandon(): Promise<void> {
+    await this.handle.close().catch(() => undefined);
+  }
+}

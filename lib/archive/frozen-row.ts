@@ -1,0 +1,57 @@
+/**
+ * The frozen history line format: one JSON object per line, keys sorted (UTF-16 code unit order,
+ * as Array#sort), numbers as JSON.stringify prints them, NaN/Infinity/-Infinity as the strings
+ * "NaN"/"Infinity"/"-Infinity" so that any JSON tool reads the file. A key not logged is absent.
+ */
+import type { HistoryRow } from "../types";
+
+/** JSON text of one value in a frozen row. */
+export function frozenValue(v: number): string {
+  if (Number.isFinite(v)) return JSON.stringify(v);
+  if (Number.isNaN(v)) return '"NaN"';
+  return v > 0 ? '"Infinity"' : '"-Infinity"';
+}
+
+/** One frozen line (without the newline) for a numeric row. */
+export function serializeFrozenRow(row: HistoryRow): string {
+  const keys = Object.keys(row).sort();
+  let out = "{";
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    if (i > 0) out += ",";
+    out += JSON.stringify(k) + ":" + frozenValue(row[k]);
+  }
+  return out + "}";
+}
+
+/** Why a frozen line was refused (the loader adds file and line). */
+export class FrozenRowError extends Error {
+  /** Offending key, or null when the whole line is bad. */
+  readonly key: string | null;
+  constructor(message: string, key: string | null) {
+    super(message);
+    this.name = "FrozenRowError";
+    this.key = key;
+  }
+}
+
+/** Parses one frozen line back into a numeric row ("NaN" etc. become NaN/±Infinity); throws `FrozenRowError`. */
+export function parseFrozenRow(line: string): HistoryRow {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch (e) {
+    throw new FrozenRowError(`not valid JSON (${(e as Error).message})`, null);
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new FrozenRowError("not a JSON object", null);
+  const row = parsed as Record<string, unknown>;
+  for (const key in row) {
+    const v = row[key];
+    if (typeof v === "number") continue;
+    if (v === "NaN") row[key] = NaN;
+    else if (v === "Infinity") row[key] = Infinity;
+    else if (v === "-Infinity") row[key] = -Infinity;
+    else throw new FrozenRowError(`key ${JSON.stringify(key)} is not numeric: ${JSON.stringify(v)}`, key);
+  }
+  return row as HistoryRow;
+}

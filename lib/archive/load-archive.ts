@@ -1,0 +1,186 @@
+/**
+ * Loading a frozen archive: every history file is checked against the manifest's sha256 before a
+ * row is read, and every line must be a JSON object of numbers (or "NaN"/"Infinity"/"-Infinity")
+ * with a strictly increasing integer `_step`. Any violation refuses the whole archive with an
+ * error naming the file (and line, key, hashes).
+ */
+import { createHash } from "node:crypto";
+import { createReadStream, promises as fsp } from "node:fs";
+import * as path from "node:path";
+import { StringDecoder } from "node:string_decoder";
+
+import type { Archive, HistoryRow, ManifestRun, Reporter, RunHistory, SourceManifest } from "../types";
+import { FrozenRowError, parseFrozenRow } from "./frozen-row";
+import { HISTORY_DIR, MANIFEST_FILE, parseManifest } from "./manifest";
+
+const READ_CHUNK_BYTES = 16 << 20;
+/** A line longer than this is corruption, not a history row. */
+const MAX_LINE_CHARS = 64 << 20;
+
+/** Result of checking one file of an archive. */
+export interface VerifiedFile {
+  /** Archive-relative path. */
+  file: string;
+  /** Run the file belongs to ("" for a file the manifest does not list, or the manifest itself). */
+  runId: string;
+  /** sha256 from the manifest ("" when the manifest does not list the file). */
+  expected: string;
+  /** sha256 of the bytes on disk, null when the file is missing. */
+  actual: string | null;
+  ok: boolean;
+  /** Why not ok, in words. */
+  problem?: string;
+}
+
+/** Per-file verification report. */
+export interface VerifyReport {
+  ok: boolean;
+  files: VerifiedFile[];
+}
+
+async function readManifest(dir: string): Promise<SourceManifest> {
+  const file = path.join(dir, MANIFEST_FILE);
+  let text: string;
+  try {
+    text = await fsp.readFile(file, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new Error(`archive ${dir} has no ${MANIFEST_FILE} (not a frozen archive, or never fetched)`);
+    throw e;
+  }
+  return parseManifest(text, file);
+}
+
+/** History files on disk that the manifest does not list. */
+async function unlistedFiles(dir: string, manifest: SourceManifest): Promise<string[]> {
+  const listed = new Set(manifest.runs.map((r) => r.file));
+  let names: string[];
+  try {
+    names = await fsp.readdir(path.join(dir, HISTORY_DIR));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw e;
+  }
+  return names.map((n) => `${HISTORY_DIR}/${n}`).filter((f) => !listed.has(f)).sort();
+}
+
+/** sha256 of a file, streamed (files can exceed the 2 GB readFile limit); null when missing. */
+async function hashFile(file: string): Promise<string | null> {
+  const hash = createHash("sha256");
+  try {
+    for await (const chunk of createReadStream(file, { highWaterMark: READ_CHUNK_BYTES })) hash.update(chunk as Buffer);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw e;
+  }
+  return hash.digest("hex");
+}
+
+/**
+ * Checks every file of the archive in `dir` against its manifest without throwing (a missing or
+ * invalid manifest is reported as a failed `manifest.json` entry).
+ */
+export async function verifyArchive(dir: string): Promise<VerifyReport> {
+  let manifest: SourceManifest;
+  try {
+    manifest = await readManifest(dir);
+  } catch (e) {
+    return { ok: false, files: [{ file: MANIFEST_FILE, runId: "", expected: "", actual: null, ok: false, problem: (e as Error).message }] };
+  }
+  const files: VerifiedFile[] = [];
+  for (const run of manifest.runs) {
+    const actual = await hashFile(path.join(dir, run.file));
+    const ok = actual === run.sha256;
+    const entry: VerifiedFile = { file: run.file, runId: run.runId, expected: run.sha256, actual, ok };
+    if (!ok) entry.problem = actual === null ? "missing" : "sha256 mismatch";
+    files.push(entry);
+  }
+  for (const file of await unlistedFiles(dir, manifest)) {
+    files.push({ file, runId: "", expected: "", actual: await hashFile(path.join(dir, file)), ok: false, problem: `not listed in ${MANIFEST_FILE}` });
+  }
+  return { ok: files.every((f) => f.ok), files };
+}
+
+/**
+ * Reads a history file in one streamed pass: hashes every byte and parses lines as they come.
+ * A parse problem is remembered, not thrown, so that a hash mismatch (the more basic fault) is
+ * the one reported; rows are only returned when the hash matched and every line parsed.
+ */
+async function readHistoryFile(filePath: string, run: ManifestRun, reporter: Reporter): Promise<HistoryRow[]> {
+  const task = `load ${run.runId}`;
+  const hash = createHash("sha256");
+  const decoder = new StringDecoder("utf8");
+  const rows: HistoryRow[] = [];
+  let problem: string | null = null;
+  let carry = "";
+  let lineNo = 0;
+  let bytes = 0;
+  let prevStep = -Infinity;
+  const parseLine = (line: string) => {
+    lineNo++;
+    let row: HistoryRow;
+    try {
+      row = parseFrozenRow(line);
+    } catch (e) {
+      const key = e instanceof FrozenRowError && e.key !== null ? ` key ${JSON.stringify(e.key)}` : "";
+      return `line ${lineNo}${key}: ${(e as Error).message}`;
+    }
+    const step = row._step;
+    if (typeof step !== "number" || !Number.isInteger(step)) return `line ${lineNo} key "_step": missing or not an integer`;
+    if (step <= prevStep) return `line ${lineNo}: _step ${step} does not increase (previous ${prevStep})`;
+    prevStep = step;
+    rows.push(row);
+    return null;
+  };
+  reporter.progress?.(task, 0, run.historyEvents);
+  try {
+    for await (const chunk of createReadStream(filePath, { highWaterMark: READ_CHUNK_BYTES })) {
+      const buf = chunk as Buffer;
+      hash.update(buf);
+      bytes += buf.length;
+      if (problem !== null) continue; // keep hashing: a hash mismatch outranks a parse problem
+      const lines = (carry + decoder.write(buf)).split("\n");
+      carry = lines.pop()!;
+      for (const line of lines) {
+        problem = parseLine(line);
+        if (problem !== null) break;
+      }
+      if (problem === null && carry.length > MAX_LINE_CHARS) problem = `line ${lineNo + 1}: longer than ${MAX_LINE_CHARS} characters`;
+      reporter.progress?.(task, rows.length, run.historyEvents);
+    }
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new Error(`archive file ${filePath} is missing (listed in ${MANIFEST_FILE} for run ${run.runId})`);
+    throw e;
+  }
+  const actual = hash.digest("hex");
+  if (actual !== run.sha256) {
+    throw new Error(`archive file ${filePath}: sha256 mismatch (expected ${run.sha256}, actual ${actual}); the file changed after it was frozen`);
+  }
+  if (bytes !== run.bytes) throw new Error(`archive file ${filePath}: ${bytes} bytes, ${MANIFEST_FILE} says ${run.bytes}`);
+  carry += decoder.end();
+  if (problem === null && carry.length > 0) problem = `line ${lineNo + 1}: truncated (the file does not end with a newline)`;
+  if (problem !== null) throw new Error(`archive file ${filePath} ${problem}`);
+  if (rows.length !== run.historyEvents) {
+    throw new Error(`archive file ${filePath}: holds ${rows.length} rows, ${MANIFEST_FILE} says historyEvents ${run.historyEvents}`);
+  }
+  return rows;
+}
+
+/**
+ * Loads and verifies the archive in `dir`: refuses on a missing or unlisted file, a sha256 or size
+ * mismatch, corrupt or truncated JSON, or a non-numeric value. Values "NaN"/"Infinity"/"-Infinity"
+ * come back as NaN/±Infinity.
+ * @example const archive = await loadArchive("data/archive");
+ */
+export async function loadArchive(dir: string, reporter: Reporter = {}): Promise<Archive> {
+  const manifest = await readManifest(dir);
+  const unlisted = await unlistedFiles(dir, manifest);
+  if (unlisted.length > 0) {
+    throw new Error(`archive ${dir}: ${unlisted.map((f) => path.join(dir, f)).join(", ")} not listed in ${MANIFEST_FILE} (mixed or tampered archive)`);
+  }
+  const runs: RunHistory[] = [];
+  for (const run of manifest.runs) {
+    const rows = await readHistoryFile(path.join(dir, run.file), run, reporter);
+    runs.push({ runId: run.runId, round: run.round, entity: run.entity, project: run.project, state: run.state, rows });
+  }
+  return { dir, manifest, runs };
+}

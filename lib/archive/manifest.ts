@@ -1,0 +1,95 @@
+/**
+ * The archive manifest (`manifest.json`): its file layout, deterministic bytes (fixed key order,
+ * 2-space indent, trailing newline) and validation when read back.
+ */
+import type { ManifestRun, SourceManifest } from "../types";
+
+/** Manifest file name inside an archive folder. */
+export const MANIFEST_FILE = "manifest.json";
+
+/** Folder of the per-run history files inside an archive folder. */
+export const HISTORY_DIR = "history";
+
+/** Run ids that are safe file names (W&B ids are [a-z0-9]; users may add - and _). */
+const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+
+/** Throws `invalid runId: <v>` unless the id is a safe file name. */
+export function checkRunId(runId: string): string {
+  if (typeof runId !== "string" || !RUN_ID.test(runId)) throw new Error(`invalid runId: ${JSON.stringify(runId)}`);
+  return runId;
+}
+
+/** Archive-relative path of a run's frozen history, e.g. "history/abc123.jsonl". */
+export function historyFile(runId: string): string {
+  return `${HISTORY_DIR}/${checkRunId(runId)}.jsonl`;
+}
+
+/** One manifest run with keys in their fixed order. */
+function orderedRun(r: ManifestRun): ManifestRun {
+  const dropped: Record<string, number> = {};
+  for (const key of Object.keys(r.droppedKeys ?? {}).sort()) dropped[key] = r.droppedKeys![key];
+  return {
+    entity: r.entity,
+    project: r.project,
+    runId: r.runId,
+    round: r.round,
+    displayName: r.displayName ?? null,
+    state: r.state,
+    historyEvents: r.historyEvents,
+    lastStep: r.lastStep,
+    createdAt: r.createdAt,
+    fetchedAt: r.fetchedAt,
+    file: r.file,
+    sha256: r.sha256,
+    bytes: r.bytes,
+    droppedKeys: dropped,
+  };
+}
+
+/** Manifest bytes: fixed key order, 2-space indent, trailing newline. */
+export function serializeManifest(m: SourceManifest): string {
+  const ordered: SourceManifest = {
+    kind: m.kind,
+    formatVersion: m.formatVersion,
+    readerVersion: m.readerVersion,
+    pageSize: m.pageSize,
+    runs: m.runs.map(orderedRun),
+  };
+  return JSON.stringify(ordered, null, 2) + "\n";
+}
+
+/** Validates parsed manifest JSON; throws `invalid manifest <file>: <what>`. */
+export function parseManifest(text: string, file: string): SourceManifest {
+  const bad = (what: string) => new Error(`invalid manifest ${file}: ${what}`);
+  let m: unknown;
+  try {
+    m = JSON.parse(text);
+  } catch (e) {
+    throw bad(`not valid JSON (${(e as Error).message})`);
+  }
+  if (m === null || typeof m !== "object" || Array.isArray(m)) throw bad("not a JSON object");
+  const man = m as Record<string, unknown>;
+  if (man.kind !== "wandb-frozen-history") throw bad(`kind is ${JSON.stringify(man.kind)}, expected "wandb-frozen-history"`);
+  if (man.formatVersion !== 1) throw bad(`formatVersion ${JSON.stringify(man.formatVersion)} is not supported (expected 1)`);
+  if (typeof man.readerVersion !== "string") throw bad("readerVersion is not a string");
+  if (typeof man.pageSize !== "number") throw bad("pageSize is not a number");
+  if (!Array.isArray(man.runs)) throw bad("runs is not a list");
+  const seen = new Set<string>();
+  man.runs.forEach((r: unknown, i: number) => {
+    if (r === null || typeof r !== "object") throw bad(`runs[${i}] is not an object`);
+    const run = r as Record<string, unknown>;
+    for (const key of ["entity", "project", "runId", "round", "state", "fetchedAt", "file", "sha256"]) {
+      if (typeof run[key] !== "string") throw bad(`runs[${i}].${key} is not a string`);
+    }
+    for (const key of ["historyEvents", "lastStep", "bytes"]) {
+      if (typeof run[key] !== "number" || !Number.isInteger(run[key])) throw bad(`runs[${i}].${key} is not an integer`);
+    }
+    const runId = run.runId as string;
+    if (!RUN_ID.test(runId)) throw bad(`runs[${i}].runId ${JSON.stringify(runId)} is not a safe run id`);
+    if (run.file !== `${HISTORY_DIR}/${runId}.jsonl`) throw bad(`runs[${i}].file is ${JSON.stringify(run.file)}, expected "${HISTORY_DIR}/${runId}.jsonl"`);
+    if (!/^[0-9a-f]{64}$/.test(run.sha256 as string)) throw bad(`runs[${i}].sha256 is not a sha256 hex digest`);
+    if (seen.has(runId)) throw bad(`run ${runId} is listed twice`);
+    seen.add(runId);
+  });
+  return man as unknown as SourceManifest;
+}

@@ -1,0 +1,55 @@
+/** The run selection file `data/runs.json`: which runs to fetch and their round labels. */
+import * as fs from "node:fs";
+
+import type { RunSelection } from "./fetch-and-freeze";
+import { checkRunId } from "./manifest";
+
+/** Contents of `data/runs.json`. */
+export interface RunsConfig {
+  entity: string;
+  project: string;
+  /** Runs in round order. */
+  runs: RunSelection[];
+}
+
+/**
+ * Reads and validates a runs config; errors read `invalid runs config: <file>: <what>`.
+ * @example readRunsConfig("data/runs.json") // { entity, project, runs: [{ runId, round }] }
+ */
+export function readRunsConfig(path: string): RunsConfig {
+  const bad = (what: string) => new Error(`invalid runs config: ${path}: ${what}`);
+  let text: string;
+  try {
+    text = fs.readFileSync(path, "utf8");
+  } catch (e) {
+    throw bad(`cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    throw bad(`not valid JSON (${(e as Error).message})`);
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw bad("not a JSON object");
+  const cfg = parsed as Record<string, unknown>;
+  for (const key of ["entity", "project"]) {
+    if (typeof cfg[key] !== "string" || !(cfg[key] as string).trim()) throw bad(`"${key}" must be a non-empty string`);
+  }
+  if (!Array.isArray(cfg.runs) || cfg.runs.length === 0) throw bad(`"runs" must be a non-empty list of {"runId", "round"}`);
+  const seen = new Set<string>();
+  const runs: RunSelection[] = cfg.runs.map((r: unknown, i: number) => {
+    if (r === null || typeof r !== "object" || Array.isArray(r)) throw bad(`runs[${i}] is not an object`);
+    const { runId, round } = r as Record<string, unknown>;
+    if (typeof runId !== "string") throw bad(`runs[${i}].runId must be a string`);
+    try {
+      checkRunId(runId);
+    } catch (e) {
+      throw bad(`runs[${i}]: ${(e as Error).message}`);
+    }
+    if (typeof round !== "string" || !round.trim()) throw bad(`runs[${i}].round must be a non-empty string`);
+    if (seen.has(runId)) throw bad(`run ${runId} is listed twice`);
+    seen.add(runId);
+    return { runId, round };
+  });
+  return { entity: cfg.entity as string, project: cfg.project as string, runs };
+}

@@ -1,0 +1,13 @@
+/** W&B history reader: complete, unsampled history over the public GraphQL API. Re-exports only. */
+export * from "./connection";
+export * from "./credentials";
+export * from "./fetch-runs";
+export * from "./graphql-request";
+export * from "./map-concurrent";
+export * from "./parse-history-row";
+export * from "./queries";
+export * from "./read-run-meta";
+export * from "./retry-policy";
+export * from "./scan-history";
+export * from "./version";
+export * from "./wandb-error";

@@ -1,0 +1,27 @@
+/**
+ * GraphQL documents of the reader, as the official public client sends them
+ * (see shared/docs/wandb-protocol.md). Only complete, unsampled history: no `history(samples:)`
+ * without a step window, no keyed `sampledHistory`.
+ */
+
+/**
+ * Run metadata. `config` and `summaryMetrics` are left out on purpose: the workspace never stores
+ * them and a config can be megabytes.
+ */
+export const RUN_QUERY = `query Run($project: String!, $entity: String!, $name: String!) {
+  project(name: $project, entityName: $entity) {
+    run(name: $name) {
+      id name displayName state createdAt heartbeatAt historyLineCount historyKeys
+      tags group jobType sweepName
+    }
+  }
+}`;
+
+/** One step window `[minStep, maxStep)` of the complete history (what `scan_history()` sends). */
+export const HISTORY_PAGE_QUERY = `query HistoryPage($entity: String!, $project: String!, $run: String!, $minStep: Int64!, $maxStep: Int64!, $pageSize: Int!) {
+  project(name: $project, entityName: $entity) {
+    run(name: $run) {
+      history(minStep: $minStep, maxStep: $maxStep, samples: $pageSize)
+    }
+  }
+}`;

@@ -1,0 +1,194 @@
+/**
+ * Fetch complete W&B histories and freeze them into an archive folder.
+ *
+ *   npm run fetch -- --entity E --project P --run ID=LABEL [--run ID=LABEL ...] --out DIR
+ *   npm run fetch -- --config data/runs.json --out DIR
+ *   options: --page-size N (1000)  --concurrency N (4)  --base-url URL  --allow-running  --help
+ *
+ * Credentials: WANDB_API_KEY, else the ~/.netrc (or $NETRC) entry of the server host; never a flag,
+ * so the key stays out of shell history. Server: --base-url, else WANDB_BASE_URL, else api.wandb.ai.
+ */
+import { parseArgs } from "node:util";
+
+import cliProgress from "cli-progress";
+
+import { fetchAndFreeze, type RunSelection } from "../lib/archive/fetch-and-freeze";
+import { readRunsConfig } from "../lib/archive/runs-config";
+import type { Reporter } from "../lib/types";
+
+const USAGE = `usage: npm run fetch -- (--entity E --project P --run ID=LABEL [--run ...] | --config data/runs.json) --out DIR
+         [--page-size N] [--concurrency N] [--base-url URL] [--allow-running]`;
+
+/** An option error: printed as is with the usage, exit code 2. */
+class UsageError extends Error {}
+
+interface CliOptions {
+  entity: string;
+  project: string;
+  runs: RunSelection[];
+  outDir: string;
+  pageSize?: number;
+  concurrency?: number;
+  baseUrl?: string;
+  allowRunning: boolean;
+}
+
+function positiveInt(name: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v) || Number(v) < 1) throw new UsageError(`invalid --${name}: ${v}`);
+  return Number(v);
+}
+
+function parseCli(argv: string[]): CliOptions | null {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        entity: { type: "string" },
+        project: { type: "string" },
+        run: { type: "string", multiple: true },
+        config: { type: "string" },
+        out: { type: "string" },
+        "page-size": { type: "string" },
+        concurrency: { type: "string" },
+        "base-url": { type: "string" },
+        "allow-running": { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const v = parsed.values;
+  if (v.help) return null;
+  if (!v.out) throw new UsageError("invalid --out: missing (the archive folder, e.g. data/archive)");
+  let entity: string | undefined;
+  let project: string | undefined;
+  let runs: RunSelection[];
+  if (v.config !== undefined) {
+    if (v.run || v.entity || v.project) throw new UsageError(`invalid --config: ${v.config} cannot be combined with --entity, --project or --run`);
+    try {
+      ({ entity, project, runs } = readRunsConfig(v.config));
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+  } else {
+    if (!v.entity) throw new UsageError("invalid --entity: missing");
+    if (!v.project) throw new UsageError("invalid --project: missing");
+    if (!v.run || v.run.length === 0) throw new UsageError("invalid --run: missing (give --run RUN_ID=ROUND_LABEL, once per run)");
+    ({ entity, project } = v);
+    runs = v.run.map((spec) => {
+      const m = /^([^=]+)=(.+)$/.exec(spec);
+      if (!m) throw new UsageError(`invalid --run: ${spec} (expected RUN_ID=ROUND_LABEL, e.g. 8ov14yyc=R0)`);
+      return { runId: m[1], round: m[2] };
+    });
+  }
+  return {
+    entity: entity!,
+    project: project!,
+    runs,
+    outDir: v.out,
+    pageSize: positiveInt("page-size", v["page-size"]),
+    concurrency: positiveInt("concurrency", v.concurrency),
+    baseUrl: v["base-url"],
+    allowRunning: v["allow-running"] ?? false,
+  };
+}
+
+/** Reporter for a terminal: one bar per run; plain lines (every 10 %) when not a TTY. */
+function makeReporter(tty: boolean): { reporter: Reporter; stop: () => void } {
+  // reporter.info doubles as the CLI's own note channel (it keeps bars and lines intact).
+  const line = (s: string) => process.stderr.write(`${s}\n`);
+  if (!tty) {
+    const lastDecile = new Map<string, number>();
+    return {
+      reporter: {
+        progress(task, done, total) {
+          const decile = total ? Math.floor((10 * done) / total) : done > 0 ? 10 : 0;
+          if (lastDecile.get(task) === decile && done !== total) return;
+          lastDecile.set(task, decile);
+          line(`${task}: ${done}${total === null ? "" : `/${total}`} rows`);
+        },
+        warn: (m) => line(`warning: ${m}`),
+        info: (m) => line(m),
+      },
+      stop: () => undefined,
+    };
+  }
+  const multibar = new cliProgress.MultiBar(
+    { format: " {bar} {percentage}% | {value}/{total} rows | {task}", hideCursor: true, clearOnComplete: false, stream: process.stderr },
+    cliProgress.Presets.shades_classic,
+  );
+  const bars = new Map<string, cliProgress.SingleBar>();
+  return {
+    reporter: {
+      progress(task, done, total) {
+        let bar = bars.get(task);
+        if (!bar) {
+          bar = multibar.create(total ?? 0, 0, { task });
+          bars.set(task, bar);
+        }
+        if (total !== null) bar.setTotal(total);
+        bar.update(done, { task });
+      },
+      warn: (m) => multibar.log(`warning: ${m}\n`),
+      info: (m) => multibar.log(`${m}\n`),
+    },
+    stop: () => multibar.stop(),
+  };
+}
+
+async function main(): Promise<number> {
+  let opts: CliOptions | null;
+  try {
+    opts = parseCli(process.argv.slice(2));
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (opts === null) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const { reporter, stop } = makeReporter(Boolean(process.stderr.isTTY));
+  const controller = new AbortController();
+  let interruptedAt = 0;
+  const onSigint = () => {
+    // Ctrl-C reaches this process twice under npm/tsx (terminal group + relay): a repeat within 2 s
+    // is the same keypress and must not skip the clean-up that removes the lock and temp folder.
+    if (interruptedAt === 0) {
+      interruptedAt = Date.now();
+      reporter.info?.("interrupted: stopping (the previous archive stays as it was)");
+      controller.abort(new Error("interrupted"));
+    } else if (Date.now() - interruptedAt > 2000) {
+      process.exit(130);
+    }
+  };
+  process.on("SIGINT", onSigint);
+  try {
+    const manifest = await fetchAndFreeze({ ...opts, reporter, signal: controller.signal });
+    stop();
+    const rows = manifest.runs.reduce((s, r) => s + r.historyEvents, 0);
+    process.stdout.write(`froze ${manifest.runs.length} run(s), ${rows} rows, into ${opts.outDir}\n`);
+    for (const r of manifest.runs) {
+      const dropped = Object.keys(r.droppedKeys ?? {}).length;
+      process.stdout.write(`  ${r.round}  ${r.entity}/${r.project}/${r.runId}  ${r.state}  ${r.historyEvents} rows  ${r.file}${dropped ? `  (${dropped} non-numeric keys left out)` : ""}\n`);
+    }
+    return 0;
+  } catch (e) {
+    stop();
+    if (controller.signal.aborted) {
+      process.stderr.write("fetch interrupted: nothing was changed\n");
+      return 130;
+    }
+    process.stderr.write(`fetch failed: ${(e as Error).message}\n`);
+    return 1;
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
+}
+
+main().then((code) => process.exit(code));

@@ -1,0 +1,111 @@
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, test } from "node:test";
+
+import { loadArchive, verifyArchive } from "../../lib/archive/load-archive";
+import { makeArchive, rewriteWithHash } from "./make-archive";
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), "load-archive-"));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+let n = 0;
+function fresh(): string {
+  const dir = path.join(root, `a${n++}`);
+  makeArchive(dir, [
+    { runId: "r0", round: "R0", rows: [{ _step: 0, a: 1 }, { _step: 2, a: NaN, b: -Infinity }] },
+    { runId: "r1", round: "R1", rows: [{ _step: 0, c: 0.5 }] },
+  ]);
+  return dir;
+}
+const sha = (s: string) => createHash("sha256").update(s).digest("hex");
+
+test("loads rows, rounds and non-finite values", async () => {
+  const dir = fresh();
+  const progress: string[] = [];
+  const archive = await loadArchive(dir, { progress: (task, done, total) => progress.push(`${task} ${done}/${total}`) });
+  assert.deepEqual(archive.runs.map((r) => [r.runId, r.round, r.entity, r.project, r.state, r.rows.length]), [
+    ["r0", "R0", "e", "p", "finished", 2],
+    ["r1", "R1", "e", "p", "finished", 1],
+  ]);
+  const [, second] = archive.runs[0].rows;
+  assert.ok(Number.isNaN(second.a));
+  assert.equal(second.b, -Infinity);
+  assert.equal("b" in archive.runs[0].rows[0], false, "absent stays absent");
+  assert.deepEqual(progress, ["load r0 0/2", "load r0 2/2", "load r1 0/1", "load r1 1/1"]);
+  assert.equal((await verifyArchive(dir)).ok, true);
+});
+
+test("a changed byte is refused naming file, expected and actual hash", async () => {
+  const dir = fresh();
+  const file = path.join(dir, "history/r1.jsonl");
+  const before = fs.readFileSync(file, "utf8");
+  const changed = before.replace("0.5", "0.6");
+  fs.writeFileSync(file, changed);
+  await assert.rejects(loadArchive(dir), {
+    message: `archive file ${file}: sha256 mismatch (expected ${sha(before)}, actual ${sha(changed)}); the file changed after it was frozen`,
+  });
+  const report = await verifyArchive(dir);
+  assert.equal(report.ok, false);
+  assert.deepEqual(report.files, [
+    { file: "history/r0.jsonl", runId: "r0", expected: report.files[0].expected, actual: report.files[0].expected, ok: true },
+    { file: "history/r1.jsonl", runId: "r1", expected: sha(before), actual: sha(changed), ok: false, problem: "sha256 mismatch" },
+  ]);
+});
+
+test("a missing file is refused and reported", async () => {
+  const dir = fresh();
+  fs.rmSync(path.join(dir, "history/r0.jsonl"));
+  await assert.rejects(loadArchive(dir), { message: `archive file ${path.join(dir, "history/r0.jsonl")} is missing (listed in manifest.json for run r0)` });
+  const report = await verifyArchive(dir);
+  assert.deepEqual(report.files[0].actual, null);
+  assert.equal(report.files[0].problem, "missing");
+});
+
+test("a history file the manifest does not list is refused", async () => {
+  const dir = fresh();
+  fs.writeFileSync(path.join(dir, "history/stray.jsonl"), '{"_step":0}\n');
+  await assert.rejects(loadArchive(dir), { message: `archive ${dir}: ${path.join(dir, "history/stray.jsonl")} not listed in manifest.json (mixed or tampered archive)` });
+  const report = await verifyArchive(dir);
+  assert.deepEqual(report.files[2], { file: "history/stray.jsonl", runId: "", expected: "", actual: sha('{"_step":0}\n'), ok: false, problem: "not listed in manifest.json" });
+});
+
+test("missing or invalid manifest", async () => {
+  const dir = path.join(root, "empty");
+  fs.mkdirSync(dir);
+  await assert.rejects(loadArchive(dir), { message: `archive ${dir} has no manifest.json (not a frozen archive, or never fetched)` });
+  assert.deepEqual(await verifyArchive(dir), {
+    ok: false,
+    files: [{ file: "manifest.json", runId: "", expected: "", actual: null, ok: false, problem: `archive ${dir} has no manifest.json (not a frozen archive, or never fetched)` }],
+  });
+  const bad = fresh();
+  fs.writeFileSync(path.join(bad, "manifest.json"), '{"kind": "other"}');
+  await assert.rejects(loadArchive(bad), { message: `invalid manifest ${path.join(bad, "manifest.json")}: kind is "other", expected "wandb-frozen-history"` });
+  fs.writeFileSync(path.join(bad, "manifest.json"), '{"kind": "wandb-');
+  await assert.rejects(loadArchive(bad), /^Error: invalid manifest .*manifest\.json: not valid JSON/);
+});
+
+test("corrupt JSON, truncation, non-numeric values and bad _step name file and line (hashes rewritten to match)", async () => {
+  const cases: [string, (file: string) => string][] = [
+    ['{"_step":0,"c":0.5}\n{"_step":1,"c":\n', (f) => `archive file ${f} line 2: not valid JSON (`],
+    ['{"_step":0,"c":0.5}\n{"_step":1,"c":1}', (f) => `archive file ${f} line 2: truncated (the file does not end with a newline)`],
+    ['{"_step":0,"c":"abc"}\n', (f) => `archive file ${f} line 1 key "c": key "c" is not numeric: "abc"`],
+    ['{"c":1}\n', (f) => `archive file ${f} line 1 key "_step": missing or not an integer`],
+    ['{"_step":3}\n{"_step":3}\n', (f) => `archive file ${f} line 2: _step 3 does not increase (previous 3)`],
+    ['{"_step":0}\n{"_step":1}\n', (f) => `archive file ${f}: holds 2 rows, manifest.json says historyEvents 1`],
+  ];
+  for (const [text, message] of cases) {
+    const dir = fresh();
+    rewriteWithHash(dir, "r1", text);
+    const file = path.join(dir, "history/r1.jsonl");
+    await assert.rejects(loadArchive(dir), (e: unknown) => (e as Error).message.startsWith(message(file)), message(file));
+  }
+});
+
+test("an empty run (no history) loads as zero rows", async () => {
+  const dir = path.join(root, "empty-run");
+  makeArchive(dir, [{ runId: "r0", round: "R0", rows: [] }]);
+  const archive = await loadArchive(dir);
+  assert.deepEqual(archive.runs[0].rows, []);
+});

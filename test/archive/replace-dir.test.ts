@@ -1,0 +1,115 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, test } from "node:test";
+
+import { archiveSiblings, checkArchiveDir, lockArchiveDir, replaceDirAtomically } from "../../lib/archive/replace-dir";
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), "replace-dir-"));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+let n = 0;
+const fresh = () => path.join(root, `c${n++}`, "archive");
+
+async function fillWith(dir: string, text: string): Promise<void> {
+  fs.mkdirSync(path.join(dir, "history"));
+  fs.writeFileSync(path.join(dir, "manifest.json"), text);
+}
+
+test("sibling names sit beside the target", () => {
+  assert.deepEqual(archiveSiblings("/data/archive"), {
+    parent: "/data",
+    lock: "/data/.archive.lock",
+    tmpPrefix: "/data/.archive.tmp-",
+    oldPrefix: "/data/.archive.old-",
+  });
+});
+
+test("creates, then replaces; the fill sees an empty temp folder beside the target", async () => {
+  const dir = fresh();
+  await replaceDirAtomically(dir, async (tmp) => {
+    assert.equal(path.dirname(tmp), path.dirname(dir));
+    assert.deepEqual(fs.readdirSync(tmp), []);
+    await fillWith(tmp, "one");
+  });
+  await replaceDirAtomically(dir, (tmp) => fillWith(tmp, "two"));
+  assert.equal(fs.readFileSync(path.join(dir, "manifest.json"), "utf8"), "two");
+  assert.deepEqual(fs.readdirSync(path.dirname(dir)), ["archive"]);
+});
+
+test("a failing fill leaves the target untouched and cleans up", async () => {
+  const dir = fresh();
+  await replaceDirAtomically(dir, (tmp) => fillWith(tmp, "keep"));
+  await assert.rejects(
+    replaceDirAtomically(dir, async (tmp) => {
+      await fillWith(tmp, "lost");
+      throw new Error("fetch failed");
+    }),
+    /^Error: fetch failed$/,
+  );
+  assert.equal(fs.readFileSync(path.join(dir, "manifest.json"), "utf8"), "keep");
+  assert.deepEqual(fs.readdirSync(path.dirname(dir)), ["archive"]);
+});
+
+test("a held lock refuses a second writer and names the lock file", async () => {
+  const dir = fresh();
+  const lock = await lockArchiveDir(dir);
+  await assert.rejects(replaceDirAtomically(dir, (tmp) => fillWith(tmp, "x")), (e: unknown) =>
+    (e as Error).message.startsWith(`archive ${path.resolve(dir)} is locked by another fetch (lock file ${lock.path}: {"pid":${process.pid},`),
+  );
+  await lock.release();
+  await replaceDirAtomically(dir, (tmp) => fillWith(tmp, "after"));
+  assert.equal(fs.readFileSync(path.join(dir, "manifest.json"), "utf8"), "after");
+});
+
+test("an interrupted swap (target gone, old copy left) is repaired before the next write", async () => {
+  const dir = fresh();
+  await replaceDirAtomically(dir, (tmp) => fillWith(tmp, "old"));
+  const { oldPrefix, tmpPrefix } = archiveSiblings(dir);
+  fs.renameSync(dir, `${oldPrefix}abc`);
+  fs.mkdirSync(`${tmpPrefix}zzz`);
+  const warnings: string[] = [];
+  await assert.rejects(
+    replaceDirAtomically(dir, async () => {
+      assert.equal(fs.readFileSync(path.join(dir, "manifest.json"), "utf8"), "old", "restored before the fill runs");
+      throw new Error("stop");
+    }, { warn: (m) => warnings.push(m) }),
+    /stop/,
+  );
+  assert.deepEqual(warnings, [`restored archive ${path.resolve(dir)} from ${oldPrefix}abc, left by an interrupted fetch`]);
+  assert.deepEqual(fs.readdirSync(path.dirname(dir)), ["archive"]);
+});
+
+test("checkArchiveDir accepts missing, empty and archive folders only", async () => {
+  const dir = fresh();
+  await checkArchiveDir(dir);
+  fs.mkdirSync(dir, { recursive: true });
+  await checkArchiveDir(dir);
+  await fillWith(dir, "m");
+  await checkArchiveDir(dir);
+  fs.writeFileSync(path.join(dir, "notes.txt"), "");
+  await assert.rejects(checkArchiveDir(dir), (e: unknown) => (e as Error).message.startsWith(`invalid outDir: ${dir} holds notes.txt,`));
+  const file = path.join(root, "plain-file");
+  fs.writeFileSync(file, "");
+  await assert.rejects(checkArchiveDir(file), { message: `invalid outDir: ${file} is not a folder` });
+});
+
+test("a lock left by a killed fetch on this machine is taken over with a warning; others are respected", async () => {
+  const dir = fresh();
+  const { lock } = archiveSiblings(dir);
+  fs.mkdirSync(path.dirname(dir), { recursive: true });
+  const child = spawnSync(process.execPath, ["-e", ""]);
+  const deadPid = child.pid!;
+  fs.writeFileSync(lock, JSON.stringify({ pid: deadPid, host: os.hostname(), startedAt: "2024-01-01T00:00:00.000Z" }) + "\n");
+  const warnings: string[] = [];
+  await replaceDirAtomically(dir, (tmp) => fillWith(tmp, "taken"), { warn: (m) => warnings.push(m) });
+  assert.deepEqual(warnings, [`removed stale lock ${lock} of fetch pid ${deadPid}, which no longer runs`]);
+  assert.equal(fs.existsSync(lock), false);
+  fs.writeFileSync(lock, JSON.stringify({ pid: deadPid, host: "another-machine", startedAt: "x" }) + "\n");
+  await assert.rejects(replaceDirAtomically(dir, (tmp) => fillWith(tmp, "no")), /is locked by another fetch/);
+  fs.writeFileSync(lock, JSON.stringify({ pid: process.pid, host: os.hostname(), startedAt: "x" }) + "\n");
+  await assert.rejects(replaceDirAtomically(dir, (tmp) => fillWith(tmp, "no")), /is locked by another fetch/);
+  fs.rmSync(lock);
+  assert.equal(fs.readFileSync(path.join(dir, "manifest.json"), "utf8"), "taken");
+});
