@@ -1,7 +1,7 @@
 /**
  * Write the CSV exports from the frozen archive (offline: no network, no credentials).
  *
- *   npm run export -- [--data DIR (data)] [--out DIR (exports)] [--help]
+ *   npm run export -- [--data DIR (data/wandb)] [--out DIR (exports)] [--help]
  *
  * Verifies every frozen file against its manifest sha256 (refusing, naming the file, on a
  * mismatch), aligns the runs, and writes rollouts.csv, updates.csv, summary.csv and manifest.json
@@ -14,7 +14,7 @@ import cliProgress from "cli-progress";
 import { writeExports } from "../lib/export/write-exports";
 import type { Reporter } from "../lib/types";
 
-const USAGE = "usage: npm run export -- [--data DIR] [--out DIR]   (defaults: --data data --out exports)";
+const USAGE = "usage: npm run export -- [--data DIR] [--out DIR]   (defaults: --data data/wandb --out exports)";
 
 /** An option error: printed with the usage, exit code 2. */
 class UsageError extends Error {}
@@ -25,7 +25,7 @@ function parseCli(argv: string[]): { dataDir: string; outDir: string } | null {
     parsed = parseArgs({
       args: argv,
       options: {
-        data: { type: "string", default: "data" },
+        data: { type: "string", default: "data/wandb" },
         out: { type: "string", default: "exports" },
         help: { type: "boolean", short: "h", default: false },
       },

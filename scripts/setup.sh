@@ -13,14 +13,18 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
 fi
 
 PY="${PYTHON:-python3}"
-STAMP=".venv/.requirements.sha256"
-WANT="$(cat requirements.txt ${EXTRA_REQUIREMENTS:-} | sha256sum | cut -d' ' -f1)"
-if [ ! -x .venv/bin/python ] || [ "$(cat "$STAMP" 2>/dev/null)" != "$WANT" ]; then
-  echo "[setup] Python venv .venv (requirements.txt ${EXTRA_REQUIREMENTS:-})"
-  [ -x .venv/bin/python ] || "$PY" -m venv .venv
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt ${EXTRA_REQUIREMENTS:+-r $EXTRA_REQUIREMENTS}
-  echo "$WANT" > "$STAMP"
-fi
+[ -x .venv/bin/python ] || { echo "[setup] Python venv .venv"; "$PY" -m venv .venv; }
+# One stamp per requirements file, so the test-only extras (EXTRA_REQUIREMENTS) don't make the main
+# command reinstall and vice versa.
+for REQ in requirements.txt ${EXTRA_REQUIREMENTS:-}; do
+  STAMP=".venv/.stamp-$(basename "$REQ").sha256"
+  WANT="$(sha256sum "$REQ" | cut -d' ' -f1)"
+  if [ "$(cat "$STAMP" 2>/dev/null)" != "$WANT" ]; then
+    echo "[setup] pip install -r $REQ into .venv"
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check -r "$REQ"
+    echo "$WANT" > "$STAMP"
+  fi
+done
 
 # The kernel starts in the workspace root so that cells can `import ... from "./lib/..."`:
 # tslab compiles with rootDir = its working folder and cannot import ../lib from notebooks/.

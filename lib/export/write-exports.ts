@@ -40,7 +40,7 @@ function isInside(child: string, parent: string): boolean {
 /**
  * Verifies, loads and aligns the archive in `dataDir`, then writes rollouts.csv, updates.csv,
  * summary.csv and manifest.json into `outDir` all or nothing.
- * @example const result = await writeExports({ dataDir: "data", outDir: "exports" });
+ * @example const result = await writeExports({ dataDir: "data/wandb", outDir: "exports" });
  */
 export async function writeExports(opts: WriteExportsOptions): Promise<ExportResult> {
   const { dataDir, outDir } = opts;

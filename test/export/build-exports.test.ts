@@ -13,7 +13,7 @@ import { METRICS } from "../../lib/schema/slime-metrics";
 const ROOT = path.resolve(__dirname, "../..");
 
 async function sample() {
-  const archive = await loadArchive(path.join(ROOT, "data"));
+  const archive = await loadArchive(path.join(ROOT, "data", "wandb"));
   return { archive, aligned: alignRuns(archive.runs) };
 }
 

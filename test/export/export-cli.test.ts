@@ -15,17 +15,17 @@ function runCli(args: string[]) {
 test("npm run export -- --data DIR --out DIR writes the four files and lists them", (t) => {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), "export-cli-"));
   t.after(() => fs.rmSync(out, { recursive: true, force: true }));
-  const r = runCli(["--data", "data", "--out", out]);
+  const r = runCli(["--data", "data/wandb", "--out", out]);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stderr, "");
-  assert.match(r.stdout, /^wrote 4 files into .* from data\n  rollouts\.csv  80 rows x 44 columns  sha256 [0-9a-f]{64}\n  updates\.csv  160 rows x 16 columns/);
+  assert.match(r.stdout, /^wrote 4 files into .* from data\/wandb\n  rollouts\.csv  80 rows x 44 columns  sha256 [0-9a-f]{64}\n  updates\.csv  160 rows x 16 columns/);
   assert.deepEqual(fs.readdirSync(out).sort(), ["manifest.json", "rollouts.csv", "summary.csv", "updates.csv"]);
 });
 
 test("a failure exits non-zero with one message and no stack trace", (t) => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "export-cli-bad-"));
   t.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
-  fs.cpSync(path.join(ROOT, "data"), path.join(tmp, "data"), { recursive: true });
+  fs.cpSync(path.join(ROOT, "data", "wandb"), path.join(tmp, "data"), { recursive: true });
   fs.appendFileSync(path.join(tmp, "data/history/sim-r0-ghfk.jsonl"), " ");
   const r = runCli(["--data", path.join(tmp, "data"), "--out", path.join(tmp, "out")]);
   assert.equal(r.code, 1);

@@ -69,7 +69,7 @@ test("summary.csv rows: round means from the diagnostics, an `all` row over ever
 });
 
 test("summary.csv of the bundled sample reproduces the reference tables at their printed precision", async () => {
-  const archive = await loadArchive(path.resolve(__dirname, "../../data"));
+  const archive = await loadArchive(path.resolve(__dirname, "../../data/wandb"));
   const { table } = summaryTable(alignRuns(archive.runs));
   const { rows } = readExportCsv(csvText(table), { file: "summary.csv" });
   const num = (v: unknown) => {

@@ -7,7 +7,7 @@ import * as path from "node:path";
 import { writeExports } from "../../lib/export/write-exports";
 
 const ROOT = path.resolve(__dirname, "../..");
-const DATA = path.join(ROOT, "data");
+const DATA = path.join(ROOT, "data", "wandb");
 const COMMITTED = path.join(ROOT, "exports");
 const EXPORT_FILES = ["rollouts.csv", "updates.csv", "summary.csv", "manifest.json"];
 

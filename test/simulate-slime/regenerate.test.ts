@@ -13,7 +13,7 @@ import { promisify } from "node:util";
 
 const ROOT = path.resolve(__dirname, "../..");
 const DATA = path.join(ROOT, "data");
-const OWNED = ["manifest.json", "runs.json", "history", "local"];
+const OWNED = ["wandb", "runs.json", "local"];
 
 /** Relative path -> bytes of every file under `dir` (recursively), for the given top-level entries. */
 async function snapshot(dir: string, entries: string[]): Promise<Map<string, Buffer>> {

@@ -25,7 +25,7 @@ const REAL_RUN_IDS = ["8ov14yyc", "chjizc8u", "7vhbv5j0", "y4xk6byf"];
 
 let archive: Archive;
 before(async () => {
-  archive = await loadArchive(DATA);
+  archive = await loadArchive(path.join(DATA, "wandb"));
 });
 
 const isUpdate = (r: HistoryRow) => r["train/step"] !== undefined;

@@ -9,6 +9,7 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 
 import { loadArchive } from "../../lib/archive/load-archive";
+import { ARCHIVE_SUBDIR } from "../../lib/workspace/workspace-params";
 import { regenerateSample } from "./regenerate";
 import { formatRoundMeans, roundMeans } from "./round-means";
 import { DEFAULT_SEED } from "./simulate";
@@ -29,8 +30,8 @@ async function main(): Promise<void> {
     if (!values.quiet) process.stderr.write(`${text}\n`);
   };
   await regenerateSample({ outDir, seed, reporter: { info: say, warn: (m) => process.stderr.write(`warning: ${m}\n`) } });
-  const archive = await loadArchive(outDir);
-  say(`wrote ${outDir}: manifest.json, history/ (${archive.runs.map((r) => `${r.runId} ${r.rows.length} rows`).join(", ")}), runs.json, local/`);
+  const archive = await loadArchive(path.join(outDir, ARCHIVE_SUBDIR));
+  say(`wrote ${outDir}: wandb/ (manifest.json, history/: ${archive.runs.map((r) => `${r.runId} ${r.rows.length} rows`).join(", ")}), runs.json, local/`);
   for (const run of archive.runs) say(formatRoundMeans(roundMeans(run)));
 }
 

@@ -1,7 +1,7 @@
 /**
  * Regenerates the bundled sample end to end: simulate -> start the local W&B test server -> log the
  * four runs through @wandb/sdk -> read them back with the workspace's own fetch path
- * (`fetchAndFreeze`) -> write `manifest.json`, `history/`, `runs.json` and `local/<runId>.log`
+ * (`fetchAndFreeze`) -> write `wandb/` (manifest.json + history/), `runs.json` and `local/<runId>.log`
  * into the output folder -> stop the server. Deterministic: same seed, same bytes.
  */
 import { promises as fsp } from "node:fs";
@@ -10,7 +10,8 @@ import * as path from "node:path";
 
 import { fetchAndFreeze } from "../../lib/archive/fetch-and-freeze";
 import { parseFrozenRow } from "../../lib/archive/frozen-row";
-import { HISTORY_DIR, MANIFEST_FILE } from "../../lib/archive/manifest";
+import { HISTORY_DIR } from "../../lib/archive/manifest";
+import { ARCHIVE_SUBDIR } from "../../lib/workspace/workspace-params";
 import type { Reporter, SourceManifest } from "../../lib/types";
 import { startWandbTestServer } from "../wandb-test-server/server";
 import { renderLocalLog } from "./local-log";
@@ -24,7 +25,7 @@ export const LOCAL_DIR = "local";
 
 /** Options of `regenerateSample`. */
 export interface RegenerateOptions {
-  /** Output folder (the repo's `data/`); only manifest.json, history/, runs.json and local/ are replaced. */
+  /** Output folder (the repo's `data/`); only wandb/ (the frozen archive), runs.json and local/ are replaced. */
   outDir: string;
   seed?: number;
   reporter?: Reporter;
@@ -114,8 +115,8 @@ export async function regenerateSample(opts: RegenerateOptions): Promise<Regener
     await fsp.writeFile(path.join(work, RUNS_FILE), runsFileText(simulation), "utf8");
 
     await fsp.mkdir(opts.outDir, { recursive: true });
-    await replaceEntry(opts.outDir, HISTORY_DIR, path.join(archiveDir, HISTORY_DIR));
-    await replaceEntry(opts.outDir, MANIFEST_FILE, path.join(archiveDir, MANIFEST_FILE));
+    // The frozen archive is its own folder (data/wandb): a live fetch swaps it whole.
+    await replaceEntry(opts.outDir, ARCHIVE_SUBDIR, archiveDir);
     await replaceEntry(opts.outDir, RUNS_FILE, path.join(work, RUNS_FILE));
     await replaceEntry(opts.outDir, LOCAL_DIR, localDir);
     return { simulation, manifest };
