@@ -15,7 +15,7 @@ export function tableCaptionMarkdown(caption: string, columns: readonly string[]
  * Display rows or a danfojs DataFrame as an HTML table, and `caption` (markdown) below it.
  * @example showTable(roundMeans, "Round means over optimizer updates.", { precision: { entropy: 5 } })
  */
-export function showTable(table: readonly TableRow[] | DataFrameLike, caption: string, options: ShowTableOptions = {}): void {
+export function showTable(table: readonly object[] | DataFrameLike, caption: string, options: ShowTableOptions = {}): void {
   if (typeof caption !== "string") throw new Error(`invalid caption: ${String(caption)}`);
   const display = resolveDisplay(options);
   const html = tableHtml(table, options);

@@ -43,7 +43,7 @@ export function isDataFrameLike(table: unknown): table is DataFrameLike {
 }
 
 /** Rows and columns of a table given as rows or as a DataFrame. */
-export function tableRows(table: readonly TableRow[] | DataFrameLike, columns?: string[]): { columns: string[]; rows: TableRow[] } {
+export function tableRows(table: readonly object[] | DataFrameLike, columns?: string[]): { columns: string[]; rows: TableRow[] } {
   if (isDataFrameLike(table)) {
     const cols = table.columns.slice();
     // A one-column frame may give a flat array of values.
@@ -58,7 +58,8 @@ export function tableRows(table: readonly TableRow[] | DataFrameLike, columns?: 
   if (!Array.isArray(table)) throw new Error("invalid table: expected an array of rows or a danfojs DataFrame");
   const seen: string[] = [];
   for (const row of table) for (const c of Object.keys(row)) if (!seen.includes(c)) seen.push(c);
-  return { columns: columns ?? seen, rows: table.slice() };
+  // Rows may be typed interfaces (no index signature); their cells are read by column name.
+  return { columns: columns ?? seen, rows: table.slice() as TableRow[] };
 }
 
 /** Decimals stated for a column, or undefined. */
@@ -93,7 +94,7 @@ export function precisionNote(columns: readonly string[], precision: TableOption
  * The table as HTML (`<table>` with a header row), every text escaped.
  * @example tableHtml([{ round: "R0", entropy: 0.180251 }], { precision: { entropy: 5 } })
  */
-export function tableHtml(table: readonly TableRow[] | DataFrameLike, options: TableOptions = {}): string {
+export function tableHtml(table: readonly object[] | DataFrameLike, options: TableOptions = {}): string {
   const { defaultSignificant = 6 } = options;
   if (!Number.isInteger(defaultSignificant) || defaultSignificant < 1 || defaultSignificant > 21) {
     throw new Error(`invalid defaultSignificant: ${defaultSignificant}`);

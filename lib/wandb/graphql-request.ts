@@ -139,7 +139,7 @@ export async function graphqlRequest<T>(conn: WandbConnection, op: GraphqlOperat
     }
     const decision = decideRetry(conn.policy, failure, attempt);
     const what = describeFailure(failure, detail);
-    if (!decision.retry) throw fail(attempt, failure.kind === "status" ? status : null, `${what} (${decision.reason})`, cause);
+    if (decision.retry === false) throw fail(attempt, failure.kind === "status" ? status : null, `${what} (${decision.reason})`, cause);
     const where = op.runPath ? ` of ${op.runPath}` : "";
     const statusText = failure.kind === "status" ? `HTTP ${failure.status}, ` : "";
     conn.reporter.info?.(

@@ -1,0 +1,71 @@
+/**
+ * What each frozen run holds, before any alignment: history events, the ranges of W&B's `_step`
+ * and of slime's step keys, and how many distinct rollout ids and optimizer steps it carries.
+ */
+import { STEP_KEYS } from "../schema/slime-metrics";
+import type { Archive } from "../types";
+
+/** One run of the overview table. */
+export interface RunOverview {
+  round: string;
+  runId: string;
+  state: string;
+  historyEvents: number;
+  /** Distinct `rollout/step` values. */
+  rollouts: number;
+  /** Distinct `train/step` values. */
+  updates: number;
+  firstStep: number | null;
+  lastStep: number | null;
+  firstRolloutStep: number | null;
+  lastRolloutStep: number | null;
+  firstTrainStep: number | null;
+  lastTrainStep: number | null;
+}
+
+/** Per run overview of a loaded archive, in run (round) order. */
+export function runOverview(archive: Archive): RunOverview[] {
+  return archive.runs.map((run) => {
+    const rollouts = new Set<number>();
+    const trains = new Set<number>();
+    let firstStep: number | null = null;
+    let lastStep: number | null = null;
+    for (const row of run.rows) {
+      const s = row._step;
+      if (s !== undefined) {
+        if (firstStep === null || s < firstStep) firstStep = s;
+        if (lastStep === null || s > lastStep) lastStep = s;
+      }
+      const r = row[STEP_KEYS.rollout];
+      if (r !== undefined) rollouts.add(r);
+      const t = row[STEP_KEYS.train];
+      if (t !== undefined) trains.add(t);
+    }
+    // A loop, not Math.min(...set): spreading 10^6 values overflows the call stack.
+    const range = (s: Set<number>): [number | null, number | null] => {
+      let lo: number | null = null;
+      let hi: number | null = null;
+      for (const v of s) {
+        if (lo === null || v < lo) lo = v;
+        if (hi === null || v > hi) hi = v;
+      }
+      return [lo, hi];
+    };
+    const [firstRolloutStep, lastRolloutStep] = range(rollouts);
+    const [firstTrainStep, lastTrainStep] = range(trains);
+    return {
+      round: run.round,
+      runId: run.runId,
+      state: run.state,
+      historyEvents: run.rows.length,
+      rollouts: rollouts.size,
+      updates: trains.size,
+      firstStep,
+      lastStep,
+      firstRolloutStep,
+      lastRolloutStep,
+      firstTrainStep,
+      lastTrainStep,
+    };
+  });
+}

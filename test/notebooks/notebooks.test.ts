@@ -1,0 +1,130 @@
+// Every notebook in notebooks/ runs headless through the strict runner on a copy of the bundled
+// data (exports into a temp folder, so the committed exports are never touched), and the source
+// notebooks stay clean of outputs.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const ROOT = join(__dirname, "..", "..");
+const PY = join(ROOT, ".venv", "bin", "python");
+const RUNNER = join(ROOT, "scripts", "run-notebooks.py");
+const NOTEBOOKS = readdirSync(join(ROOT, "notebooks")).filter((f) => /^\d\d-.*\.ipynb$/.test(f)).sort();
+
+/** A throwaway copy of data/ (archive, local logs, runs.json) and an empty exports folder. */
+export function workspaceCopy(): { dir: string; data: string; exports: string; out: string } {
+  const dir = mkdtempSync(join(tmpdir(), "nb-ws-"));
+  const data = join(dir, "data");
+  cpSync(join(ROOT, "data"), data, { recursive: true });
+  return { dir, data, exports: join(dir, "exports"), out: join(dir, "executed") };
+}
+
+export function runNotebook(nb: string, env: Record<string, string>, out: string) {
+  const r = spawnSync(PY, [RUNNER, "--out", out, join(ROOT, "notebooks", nb)], {
+    cwd: ROOT,
+    encoding: "utf8",
+    env: { ...process.env, WANDB_API_KEY: "", WORKSPACE_FETCH: "", ...env },
+  });
+  return r;
+}
+
+/** Text of every output of an executed notebook, joined (streams, markdown, html, plain). */
+export function outputText(file: string): string {
+  const nb = JSON.parse(readFileSync(file, "utf8"));
+  const parts: string[] = [];
+  for (const cell of nb.cells) {
+    for (const o of cell.outputs ?? []) {
+      if (o.text) parts.push([].concat(o.text).join(""));
+      for (const mime of ["text/markdown", "text/html", "text/plain"]) if (o.data?.[mime]) parts.push([].concat(o.data[mime]).join(""));
+    }
+  }
+  return parts.join("\n");
+}
+
+test("source notebooks carry no outputs, execution counts or run metadata", () => {
+  assert.ok(NOTEBOOKS.length >= 5, `expected the five notebooks, found ${NOTEBOOKS.join(", ")}`);
+  for (const f of NOTEBOOKS) {
+    const nb = JSON.parse(readFileSync(join(ROOT, "notebooks", f), "utf8"));
+    assert.equal(nb.metadata.kernelspec?.name, "slime-diagnostics-ts", `${f}: kernel`);
+    nb.cells.forEach((c: { cell_type: string; outputs?: unknown[]; execution_count?: unknown; metadata?: Record<string, unknown> }, i: number) => {
+      if (c.cell_type !== "code") return;
+      assert.deepEqual(c.outputs, [], `${f} cell ${i} has outputs: clear them before committing`);
+      assert.equal(c.execution_count, null, `${f} cell ${i} has an execution count`);
+      assert.equal(c.metadata?.execution, undefined, `${f} cell ${i} has execution timing metadata`);
+    });
+    assert.match(nb.cells[0].source.join ? nb.cells[0].source.join("") : nb.cells[0].source, /^# \d\d · /, `${f}: first cell is the numbered title`);
+  }
+});
+
+for (const nb of NOTEBOOKS) {
+  test(`notebook ${nb} runs headless on the bundled data`, () => {
+    const ws = workspaceCopy();
+    try {
+      const r = runNotebook(nb, { WORKSPACE_DATA: ws.data, WORKSPACE_EXPORTS: ws.exports }, ws.out);
+      assert.equal(r.status, 0, `${nb} failed:\n${r.stdout}\n${r.stderr}`);
+      const executed = join(ws.out, nb);
+      assert.ok(existsSync(executed));
+      const text = outputText(executed);
+      // Each notebook states its key result on the sample; the reference analysis fixes these.
+      if (nb.startsWith("02")) {
+        assert.match(text, /axis mapping holds for every run: yes/);
+        assert.match(text, /80 rollouts, 160 updates/);
+        assert.match(text, /agree exactly/);
+      }
+      if (nb.startsWith("03")) {
+        assert.match(text, /66, 70, 82, 116, 140, 142, 156, 160/);
+        assert.match(text, /<td[^>]*>0\.18025<\/td>/);
+        assert.match(text, /-26\.4%/);
+      }
+      if (nb.startsWith("04")) assert.match(text, /R1: truncated 20\.4%/);
+      if (nb.startsWith("05")) {
+        for (const f of ["rollouts.csv", "updates.csv", "summary.csv", "manifest.json"]) {
+          assert.ok(readFileSync(join(ws.exports, f)).equals(readFileSync(join(ROOT, "exports", f))), `${f} differs from the committed exports/${f}`);
+        }
+      }
+    } finally {
+      rmSync(ws.dir, { recursive: true, force: true });
+    }
+  });
+}
+
+test("notebook 01 fetches live from a W&B-compatible server when WORKSPACE_FETCH=1", async () => {
+  const { spawn } = await import("node:child_process");
+  const { startWandbTestServer } = await import("../../tools/wandb-test-server/server");
+  const key = "sentinel-key-notebook-01-live-fetch-000000";
+  const ws = workspaceCopy();
+  const server = await startWandbTestServer({ apiKey: key });
+  try {
+    const config = JSON.parse(readFileSync(join(ws.data, "runs.json"), "utf8"));
+    for (const { runId } of config.runs) {
+      const rows = readFileSync(join(ROOT, "data", "wandb", "history", `${runId}.jsonl`), "utf8").trim().split("\n");
+      server.addRun({ entity: config.entity, project: config.project, runId, rows });
+    }
+    rmSync(join(ws.data, "wandb"), { recursive: true, force: true }); // a first fetch: no archive yet
+    // The server lives in this process, so the runner must not block the event loop.
+    const code = await new Promise<{ status: number | null; out: string }>((resolve) => {
+      let out = "";
+      const child = spawn(PY, [RUNNER, "--out", ws.out, join(ROOT, "notebooks", "01-fetch.ipynb")], {
+        cwd: ROOT,
+        env: { ...process.env, WORKSPACE_DATA: ws.data, WORKSPACE_FETCH: "1", WANDB_BASE_URL: server.url, WANDB_API_KEY: key },
+      });
+      child.stdout.on("data", (b) => (out += b));
+      child.stderr.on("data", (b) => (out += b));
+      child.on("close", (status) => resolve({ status, out }));
+    });
+    assert.equal(code.status, 0, code.out);
+    const text = outputText(join(ws.out, "01-fetch.ipynb"));
+    assert.match(text, /fetched 4 runs \(400 history rows\) of sample-entity\/slime-grpo-sample from 127\.0\.0\.1/);
+    const executed = readFileSync(join(ws.out, "01-fetch.ipynb"), "utf8");
+    assert.ok(!executed.includes(key), "the API key never appears in the executed notebook");
+    for (const { runId } of config.runs) {
+      const f = join("history", `${runId}.jsonl`);
+      assert.ok(readFileSync(join(ws.data, "wandb", f)).equals(readFileSync(join(ROOT, "data", "wandb", f))), `${f} differs from the bundled archive`);
+    }
+  } finally {
+    await server.close();
+    rmSync(ws.dir, { recursive: true, force: true });
+  }
+});
