@@ -1,0 +1,35 @@
+/**
+ * Reads slime's local training logs of the frozen runs (`<localLogDir>/<runId>.log`) into records
+ * keyed like W&B's, for the cross-check. A run without a log is listed, not an error: the
+ * cross-check then says which runs it could not check.
+ */
+import { existsSync, readFileSync } from "fs";
+import { join } from "path";
+import { parseSlimeLogWithStats, type LocalLogRecord, type SlimeLogStats } from "../local-logs/parse-slime-log";
+import type { Reporter } from "../types";
+
+/** Local log records of the runs that have a log file. */
+export interface LocalLogFiles {
+  records: Map<string, LocalLogRecord[]>;
+  stats: { runId: string; file: string; stats: SlimeLogStats }[];
+  /** Runs without a `<runId>.log` in the folder. */
+  missing: string[];
+}
+
+/** Parse `<dir>/<runId>.log` for each run id that has one. */
+export function readLocalLogFiles(dir: string, runIds: readonly string[], reporter: Reporter = {}): LocalLogFiles {
+  const records = new Map<string, LocalLogRecord[]>();
+  const stats: LocalLogFiles["stats"] = [];
+  const missing: string[] = [];
+  for (const runId of runIds) {
+    const file = join(dir, `${runId}.log`);
+    if (!existsSync(file)) {
+      missing.push(runId);
+      continue;
+    }
+    const parsed = parseSlimeLogWithStats(readFileSync(file, "utf8"), { runId, file, reporter });
+    records.set(runId, parsed.records);
+    stats.push({ runId, file, stats: parsed.stats });
+  }
+  return { records, stats, missing };
+}
