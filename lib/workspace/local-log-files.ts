@@ -4,7 +4,7 @@
  * cross-check then says which runs it could not check.
  */
 import { existsSync, readFileSync } from "fs";
-import { join } from "path";
+import { join, relative } from "path";
 import { parseSlimeLogWithStats, type LocalLogRecord, type SlimeLogStats } from "../local-logs/parse-slime-log";
 import type { Reporter } from "../types";
 
@@ -27,7 +27,9 @@ export function readLocalLogFiles(dir: string, runIds: readonly string[], report
       missing.push(runId);
       continue;
     }
-    const parsed = parseSlimeLogWithStats(readFileSync(file, "utf8"), { runId, file, reporter });
+    // Messages name the file relative to the workspace, so shared notebooks carry no home paths.
+    const shown = relative(process.cwd(), file).startsWith("..") ? file : relative(process.cwd(), file);
+    const parsed = parseSlimeLogWithStats(readFileSync(file, "utf8"), { runId, file: shown, reporter });
     records.set(runId, parsed.records);
     stats.push({ runId, file, stats: parsed.stats });
   }
