@@ -1,0 +1,38 @@
+/**
+ * slime's step arithmetic (../../../shared/docs/slime-metrics.md, "Step arithmetic"):
+ * `train/step = rollout_id * N + step_id`, no offset; displayed update = train/step - N*r0 + 1.
+ */
+import type { AxisMapping } from "../types";
+
+/**
+ * The axis mapping for N updates per rollout batch and first rollout id r0.
+ * @example makeAxisMapping(2, 1).formulas.update // "update = train/step - 2*1 + 1"
+ */
+export function makeAxisMapping(n: number, r0: number): AxisMapping {
+  if (!Number.isInteger(n) || n < 1) throw new Error(`invalid n: ${n}`);
+  if (!Number.isInteger(r0) || r0 < 0) throw new Error(`invalid r0: ${r0}`);
+  return {
+    n,
+    r0,
+    formulas: {
+      update: `update = train/step - ${n}*${r0} + 1`,
+      rollout: `rollout = floor(train/step / ${n})`,
+      updateInRollout: `update_in_rollout = train/step mod ${n}`,
+    },
+  };
+}
+
+/** Display number of an update (1 for the first update of the whole set of runs). */
+export function updateNumber(mapping: AxisMapping, trainStep: number): number {
+  return trainStep - mapping.n * mapping.r0 + 1;
+}
+
+/** Rollout id an update belongs to: floor(train/step / N). */
+export function rolloutOfTrainStep(mapping: AxisMapping, trainStep: number): number {
+  return Math.floor(trainStep / mapping.n);
+}
+
+/** 0-based position of an update inside its rollout batch: train/step mod N. */
+export function updateInRollout(mapping: AxisMapping, trainStep: number): number {
+  return trainStep % mapping.n;
+}

@@ -1,0 +1,104 @@
+/**
+ * Builds the `values` objects of aligned records. Adding dozens of properties one by one with
+ * computed keys turns a V8 object into a slow, ~3x larger dictionary; cloning a template that already
+ * has the keys (in the same order) keeps it a compact fast object. Templates are cached in a trie
+ * over the key sequence: records of one kind share a few key sequences. Internal to lib/axes.
+ */
+
+interface ShapeNode {
+  next: Map<string, ShapeNode>;
+  template: Record<string, number> | null;
+}
+
+const MAX_NODES = 100_000;
+
+/** Collects key/value pairs of one record, then builds the object; reused across records. */
+export class ValuesBuilder {
+  /** Keys of the current record, in insertion order (entries beyond `n` are stale). */
+  readonly keys: string[] = [];
+  /** Values parallel to `keys`. */
+  readonly vals: number[] = [];
+  /** Number of pairs of the current record. */
+  n = 0;
+  private readonly root: ShapeNode = { next: new Map(), template: null };
+  /** Trie nodes so far; past MAX_NODES (keys in ever new orders) objects are built directly. */
+  private nodes = 0;
+  /** The last template and its keys: consecutive records usually repeat them (no trie walk then). */
+  private lastKeys: string[] = [];
+  private lastTemplate: Record<string, number> | null = null;
+
+  /** Starts a new record. */
+  reset(): void {
+    this.n = 0;
+  }
+
+  /** Adds a pair (the caller makes sure the key is new for this record). */
+  push(key: string, value: number): void {
+    this.keys[this.n] = key;
+    this.vals[this.n] = value;
+    this.n++;
+  }
+
+  /** Removes the given keys from the current record, keeping the order of the others. */
+  remove(drop: ReadonlySet<string>): void {
+    let w = 0;
+    for (let r = 0; r < this.n; r++) {
+      if (drop.has(this.keys[r])) continue;
+      this.keys[w] = this.keys[r];
+      this.vals[w] = this.vals[r];
+      w++;
+    }
+    this.n = w;
+  }
+
+  /** A new plain object with the current pairs. */
+  build(): Record<string, number> {
+    const { keys, vals, n } = this;
+    const t = this.sameAsLast() ? this.lastTemplate : this.lookup();
+    if (t === null) return this.direct();
+    const out: Record<string, number> = { ...t };
+    for (let j = 0; j < n; j++) out[keys[j]] = vals[j];
+    return out;
+  }
+
+  private sameAsLast(): boolean {
+    const last = this.lastKeys;
+    if (this.lastTemplate === null || last.length !== this.n) return false;
+    for (let j = 0; j < this.n; j++) if (last[j] !== this.keys[j]) return false;
+    return true;
+  }
+
+  /** The template of the current key sequence from the trie (made on first use); null past MAX_NODES. */
+  private lookup(): Record<string, number> | null {
+    const { keys, n } = this;
+    let node = this.root;
+    for (let j = 0; j < n; j++) {
+      let next = node.next.get(keys[j]);
+      if (next === undefined) {
+        if (this.nodes >= MAX_NODES) return null;
+        this.nodes++;
+        next = { next: new Map(), template: null };
+        node.next.set(keys[j], next);
+      }
+      node = next;
+    }
+    let t = node.template;
+    if (t === null) {
+      const entries: [string, number][] = [];
+      // 0.5, not 0: fields start as doubles, so storing the real (mostly fractional) values later
+      // does not change the shared shape.
+      for (let j = 0; j < n; j++) entries.push([keys[j], 0.5]);
+      t = node.template = Object.fromEntries(entries);
+    }
+    this.lastKeys = keys.slice(0, n);
+    this.lastTemplate = t;
+    return t;
+  }
+
+  /** Builds without a template (still a fast object, but slower to make). */
+  private direct(): Record<string, number> {
+    const entries: [string, number][] = [];
+    for (let j = 0; j < this.n; j++) entries.push([this.keys[j], this.vals[j]]);
+    return Object.fromEntries(entries);
+  }
+}
