@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
+import { findChromium } from "../../lib/display/plotly-renderer";
 
 const ROOT = join(__dirname, "..", "..");
 const PY = join(ROOT, ".venv", "bin", "python");
@@ -43,6 +44,25 @@ export function outputText(file: string): string {
   return parts.join("\n");
 }
 
+/**
+ * What the main command does to an executed notebook (static PNG per plotly output), then the
+ * static renderer (nbconvert HTML, as nbviewer/GitHub-like viewers show it): one image per figure.
+ */
+function staticRendererShowsEveryFigure(executed: string, dir: string): void {
+  if (!findChromium()) return; // the add-static-figures tests report the skip
+  const add = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "scripts", "add-static-figures.ts"), executed], { cwd: ROOT, encoding: "utf8" });
+  assert.equal(add.status, 0, add.stdout + add.stderr);
+  const nbJson = JSON.parse(readFileSync(executed, "utf8"));
+  const figures = nbJson.cells.flatMap((c: { outputs?: { data?: Record<string, unknown> }[] }) => c.outputs ?? []).filter((o: { data?: Record<string, unknown> }) => o.data?.["application/vnd.plotly.v1+json"]);
+  assert.ok(figures.length >= 5, `expected the policy figures, found ${figures.length}`);
+  for (const f of figures) assert.ok(typeof f.data["image/png"] === "string" && f.data["image/png"].length > 1000, "each plotly output carries a PNG");
+  const conv = spawnSync(join(ROOT, ".venv", "bin", "jupyter"), ["nbconvert", "--to", "html", "--output-dir", dir, executed], { encoding: "utf8" });
+  assert.equal(conv.status, 0, conv.stderr);
+  const html = readFileSync(join(dir, basename(executed).replace(/\.ipynb$/, ".html")), "utf8");
+  const imgs = html.match(/<img [^>]*src="data:image\/png;base64,/g) ?? [];
+  assert.equal(imgs.length, figures.length, "nbconvert's HTML shows one image per figure");
+}
+
 test("source notebooks carry no outputs, execution counts or run metadata", () => {
   assert.ok(NOTEBOOKS.length >= 5, `expected the five notebooks, found ${NOTEBOOKS.join(", ")}`);
   for (const f of NOTEBOOKS) {
@@ -77,6 +97,7 @@ for (const nb of NOTEBOOKS) {
         assert.match(text, /66, 70, 82, 116, 140, 142, 156, 160/);
         assert.match(text, /<td[^>]*>0\.18025<\/td>/);
         assert.match(text, /-26\.4%/);
+        staticRendererShowsEveryFigure(executed, ws.dir);
       }
       if (nb.startsWith("04")) assert.match(text, /R1: truncated 20\.4%/);
       if (nb.startsWith("05")) {
