@@ -7,7 +7,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 bash scripts/setup.sh
 export TZ=UTC
-.venv/bin/python scripts/run-notebooks.py --out exports/notebooks notebooks/[0-9]*.ipynb
+# Notebooks are independent (each loads the frozen archive), so two run at once on 2 cores.
+.venv/bin/python scripts/run-notebooks.py --jobs "${NOTEBOOK_JOBS:-2}" --out exports/notebooks notebooks/[0-9]*.ipynb
 if [ -f scripts/add-static-figures.ts ]; then npx tsx scripts/add-static-figures.ts exports/notebooks/*.ipynb; fi
 if [ -f scripts/html-report.ts ]; then npx tsx scripts/html-report.ts exports/notebooks exports/report; fi
 echo "[main] done: executed notebooks in exports/notebooks/, report in exports/report/index.html"

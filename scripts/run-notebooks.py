@@ -123,6 +123,31 @@ def run_one(path: str, out_dir: str | None, kernel: str, timeout: int, root: str
     return True
 
 
+def run_parallel(args) -> int:
+    """One runner process per notebook, `args.jobs` at a time; each notebook's report is printed whole."""
+    import subprocess
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(path):
+        cmd = [sys.executable, os.path.abspath(__file__), "--no-summary", "--kernel", args.kernel, "--timeout", str(args.timeout)]
+        if args.out:
+            cmd += ["--out", args.out]
+        return path, subprocess.run(cmd + [path], capture_output=True, text=True)
+
+    failed = []
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        for path, r in pool.map(one, args.notebooks):
+            sys.stdout.write(r.stdout)
+            sys.stderr.write(r.stderr)
+            sys.stdout.flush()
+            if r.returncode != 0:
+                failed.append(path)
+    if failed:
+        print(f"{len(failed)} notebook(s) failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("notebooks", nargs="+")
@@ -130,9 +155,13 @@ def main() -> int:
     ap.add_argument("--kernel", default=KERNEL)
     ap.add_argument("--timeout", type=int, default=600, help="seconds per cell")
     ap.add_argument("--keep-going", action="store_true", help="run later notebooks after a failure")
+    ap.add_argument("--jobs", type=int, default=1, help="notebooks run at once, each in its own runner process (they must be independent)")
+    ap.add_argument("--no-summary", action="store_true", help=argparse.SUPPRESS)  # set for the children of --jobs
     args = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     tty = sys.stdout.isatty()
+    if args.jobs > 1 and len(args.notebooks) > 1:
+        return run_parallel(args)
     failed = []
     for path in args.notebooks:
         if not run_one(path, args.out, args.kernel, args.timeout, root, tty):
@@ -140,7 +169,8 @@ def main() -> int:
             if not args.keep_going:
                 break
     if failed:
-        print(f"{len(failed)} notebook(s) failed: {', '.join(failed)}", file=sys.stderr)
+        if not args.no_summary:
+            print(f"{len(failed)} notebook(s) failed: {', '.join(failed)}", file=sys.stderr)
         return 1
     return 0
 

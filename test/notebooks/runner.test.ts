@@ -64,3 +64,19 @@ test("an aborted reply counts as a failure, not a pass", () => {
     "ok passed",
   ]);
 });
+
+test("--jobs 2 runs notebooks side by side, writes the good one and fails naming the broken one", () => {
+  const out = mkdtempSync(join(tmpdir(), "runner-jobs-"));
+  try {
+    const r = spawnSync(PY, [RUNNER, "--jobs", "2", "--out", out, join(FIX, "ok-small.ipynb"), join(FIX, "broken-throw.ipynb")], { cwd: ROOT, encoding: "utf8" });
+    assert.equal(r.status, 1, r.stdout + r.stderr);
+    assert.match(r.stdout, /^ok .*ok-small\.ipynb: 1 code cells in/m);
+    assert.match(r.stderr, /FAILED .*broken-throw\.ipynb: cell 1/);
+    assert.equal((r.stderr.match(/notebook\(s\) failed/g) ?? []).length, 1, "one summary line");
+    assert.match(r.stderr, /1 notebook\(s\) failed: .*broken-throw\.ipynb/);
+    assert.ok(existsSync(join(out, "ok-small.ipynb")));
+    assert.ok(!existsSync(join(out, "broken-throw.ipynb")));
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
