@@ -11,6 +11,7 @@ import { connectWandb } from "../wandb/connection";
 import { DEFAULT_CONCURRENCY } from "../wandb/fetch-runs";
 import { checkConcurrency, mapConcurrent } from "../wandb/map-concurrent";
 import { readRunMeta, runPath } from "../wandb/read-run-meta";
+import type { ReaderLimits } from "../wandb/reader-limits";
 import type { RetryPolicy } from "../wandb/retry-policy";
 import { checkPageSize, DEFAULT_PAGE_SIZE, scanHistory } from "../wandb/scan-history";
 import { READER_VERSION } from "../wandb/version";
@@ -48,6 +49,8 @@ export interface FetchAndFreezeOptions {
   allowRunning?: boolean;
   /** Retry policy overrides (tests). */
   retry?: Partial<RetryPolicy>;
+  /** Input limit overrides (response bytes, row size, distinct keys per run); defaults in reader-limits.ts. */
+  limits?: Partial<ReaderLimits>;
   /** Netrc file, default `NETRC` or ~/.netrc. */
   netrcPath?: string;
   /** Environment for WANDB_*, NETRC, SOURCE_DATE_EPOCH (default process.env). */
@@ -92,7 +95,15 @@ export async function fetchAndFreeze(opts: FetchAndFreezeOptions): Promise<Sourc
   const env = opts.env ?? process.env;
   const clock = resolveClock(opts.now, env);
   const reporter = opts.reporter ?? {};
-  const conn = connectWandb({ baseUrl: opts.baseUrl, apiKey: opts.apiKey, netrcPath: opts.netrcPath, retry: opts.retry, reporter, env });
+  const conn = connectWandb({
+    baseUrl: opts.baseUrl,
+    apiKey: opts.apiKey,
+    netrcPath: opts.netrcPath,
+    retry: opts.retry,
+    limits: opts.limits,
+    reporter,
+    env,
+  });
   await checkArchiveDir(opts.outDir); // fail before any request; checked again under the lock
 
   return replaceDirAtomically(

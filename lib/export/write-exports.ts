@@ -63,6 +63,8 @@ export async function writeExports(opts: WriteExportsOptions): Promise<ExportRes
     throw new Error(`refusing to export from ${dataDir}: ${problems.join("; ")}`);
   }
   const archive = await loadArchive(dataDir, reporter);
+  // As openWorkspace: say so, rather than let axis inference fail for want of rows.
+  if (archive.runs.length === 0) throw new Error(`refusing to export from ${dataDir}: ${MANIFEST_FILE} lists no runs (empty archive)`);
   const aligned = alignRuns(archive.runs, { reporter });
   if (aligned.issues.length > 0) {
     reporter.warn?.(

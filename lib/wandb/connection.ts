@@ -4,6 +4,7 @@
  */
 import type { Reporter } from "../types";
 import { resolveApiKey, resolveBaseUrl } from "./credentials";
+import { resolveReaderLimits, type ReaderLimits } from "./reader-limits";
 import { resolveRetryPolicy, type RetryPolicy } from "./retry-policy";
 
 /** Options every reader entry point accepts. */
@@ -16,6 +17,8 @@ export interface WandbReaderOptions {
   netrcPath?: string;
   /** Overrides of the official retry policy (tests: tiny waits, recording sleep). */
   retry?: Partial<RetryPolicy>;
+  /** Overrides of the input limits (response bytes, row size, distinct keys per run). */
+  limits?: Partial<ReaderLimits>;
   /** Receives retry notes (info) and progress. */
   reporter?: Reporter;
   /** Environment to read WANDB_* and NETRC from (default process.env). */
@@ -29,11 +32,12 @@ export interface WandbConnection {
   baseUrl: string;
   apiKey: string;
   policy: RetryPolicy;
+  limits: ReaderLimits;
   reporter: Reporter;
   fetch: typeof fetch;
 }
 
-/** Resolves base URL, API key and retry policy; throws before any request when one is missing. */
+/** Resolves base URL, API key, retry policy and limits; throws before any request when one is missing. */
 export function connectWandb(opts: WandbReaderOptions = {}): WandbConnection {
   const env = opts.env ?? process.env;
   const baseUrl = resolveBaseUrl(opts.baseUrl, env);
@@ -42,6 +46,7 @@ export function connectWandb(opts: WandbReaderOptions = {}): WandbConnection {
     baseUrl,
     apiKey,
     policy: resolveRetryPolicy(opts.retry),
+    limits: resolveReaderLimits(opts.limits),
     reporter: opts.reporter ?? {},
     fetch: opts.fetch ?? fetch,
   };

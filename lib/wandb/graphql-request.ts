@@ -1,6 +1,8 @@
 /**
  * One GraphQL request to `POST {base}/graphql` with the retry policy applied. The only place that
  * touches the network. Server text is redacted of the API key before it reaches an error message.
+ * Redirects are not followed (the key goes to the configured host only, and data comes only from
+ * it), and a response body is read up to `maxResponseBytes`, never further.
  */
 import type { WandbConnection } from "./connection";
 import { decideRetry, parseRetryAfter, type AttemptFailure } from "./retry-policy";
@@ -14,6 +16,8 @@ export interface GraphqlOperation {
   variables: Record<string, unknown>;
   /** `entity/project/runId` for error messages, or null. */
   runPath: string | null;
+  /** What of the run is asked for, e.g. "steps [0, 1000)", for error messages. */
+  where?: string;
 }
 
 /** Replaces the API key (and its Basic-auth encoding) in text that came from outside. */
@@ -46,6 +50,33 @@ function describeFailure(f: AttemptFailure, detail: string): string {
 /** Internal marker: a 200 whose body is not complete JSON. */
 class TruncatedBody extends Error {}
 
+/** Internal marker: a body over the size limit (bytes declared by Content-Length, or read so far). */
+class BodyTooLarge extends Error {}
+
+/** Body text of a response, refused (and the rest left unread) once it passes `maxBytes`. */
+async function readBodyCapped(res: Response, maxBytes: number): Promise<string> {
+  const declared = Number(res.headers.get("content-length") ?? NaN);
+  if (declared > maxBytes) {
+    await res.body?.cancel().catch(() => undefined);
+    throw new BodyTooLarge(`Content-Length ${declared}`);
+  }
+  if (res.body === null) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw new BodyTooLarge(`more than ${maxBytes} bytes read`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
 function graphqlMessages(errors: unknown[]): string {
   return errors
     .map((x) => (x && typeof (x as { message?: unknown }).message === "string" ? (x as { message: string }).message : JSON.stringify(x)))
@@ -77,6 +108,7 @@ export async function graphqlRequest<T>(conn: WandbConnection, op: GraphqlOperat
     Authorization: `Basic ${Buffer.from(`api:${conn.apiKey}`).toString("base64")}`,
     "User-Agent": USER_AGENT,
   };
+  const where = op.where ? `${op.where}: ` : "";
   const fail = (attempt: number, status: number | null, detail: string, cause?: unknown) =>
     new WandbError({
       operation: op.operationName,
@@ -85,7 +117,7 @@ export async function graphqlRequest<T>(conn: WandbConnection, op: GraphqlOperat
       attempt,
       maxAttempts,
       endpoint,
-      detail: redactKey(detail, conn.apiKey),
+      detail: redactKey(where + detail, conn.apiKey),
       cause,
     });
 
@@ -98,9 +130,30 @@ export async function graphqlRequest<T>(conn: WandbConnection, op: GraphqlOperat
     let status: number | null = null;
     let cause: unknown;
     try {
-      const res = await conn.fetch(url, { method: "POST", headers, body, signal: combined });
+      // "manual": a redirect is refused, not followed. Following re-sends the request (with the key
+      // when same-origin) to a server nobody configured, and its answer would pass for the base URL's.
+      const res = await conn.fetch(url, { method: "POST", headers, body, signal: combined, redirect: "manual" });
       status = res.status;
-      const text = await res.text();
+      if (status >= 300 && status < 400) {
+        await res.body?.cancel().catch(() => undefined);
+        const location = res.headers.get("location");
+        throw fail(
+          attempt,
+          status,
+          `server answered with a redirect to ${location === null ? "(no Location header)" : snippet(location, conn.apiKey)}; redirects are not followed, so the API key is sent only to ${new URL(url).host}: set WANDB_BASE_URL (baseUrl) to the server itself if it is the one you mean`,
+        );
+      }
+      let text: string;
+      try {
+        text = await readBodyCapped(res, conn.limits.maxResponseBytes);
+      } catch (e) {
+        if (!(e instanceof BodyTooLarge)) throw e;
+        throw fail(
+          attempt,
+          status,
+          `response body is over the limit of ${conn.limits.maxResponseBytes} bytes (maxResponseBytes; ${e.message}); not retried: a smaller pageSize gives smaller history pages`,
+        );
+      }
       if (res.ok) {
         let parsed: { data?: T | null; errors?: unknown[] };
         try {
@@ -140,10 +193,10 @@ export async function graphqlRequest<T>(conn: WandbConnection, op: GraphqlOperat
     const decision = decideRetry(conn.policy, failure, attempt);
     const what = describeFailure(failure, detail);
     if (decision.retry === false) throw fail(attempt, failure.kind === "status" ? status : null, `${what} (${decision.reason})`, cause);
-    const where = op.runPath ? ` of ${op.runPath}` : "";
+    const of = op.runPath ? ` of ${op.runPath}` : "";
     const statusText = failure.kind === "status" ? `HTTP ${failure.status}, ` : "";
     conn.reporter.info?.(
-      `W&B ${op.operationName}${where}: ${statusText}${redactKey(what, conn.apiKey)}; retry ${attempt} of ${conn.policy.retries} in ${(decision.waitMs / 1000).toFixed(1)} s`,
+      `W&B ${op.operationName}${of}: ${where}${statusText}${redactKey(what, conn.apiKey)}; retry ${attempt} of ${conn.policy.retries} in ${(decision.waitMs / 1000).toFixed(1)} s`,
     );
     try {
       await conn.policy.sleep(decision.waitMs, signal);

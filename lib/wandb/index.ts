@@ -7,6 +7,7 @@ export * from "./map-concurrent";
 export * from "./parse-history-row";
 export * from "./queries";
 export * from "./read-run-meta";
+export * from "./reader-limits";
 export * from "./retry-policy";
 export * from "./scan-history";
 export * from "./version";

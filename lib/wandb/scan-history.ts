@@ -3,7 +3,7 @@
  * windows `[offset, min(offset + pageSize, lastStep + 1))`, `offset += pageSize` until
  * `offset >= lastStep + 1`. An empty window does not end the scan (step gaps, W&B issue #5014).
  * The result is checked: rows == historyLineCount, `_step` integer, inside its window, strictly
- * increasing.
+ * increasing; a row over `maxRowChars` or a run past `maxKeys` distinct keys is refused.
  */
 import type { HistoryRow, RunMeta } from "../types";
 import type { WandbConnection } from "./connection";
@@ -55,6 +55,12 @@ export function historyWindows(lastStep: number, pageSize: number): { minStep: n
   return windows;
 }
 
+/** `_step` of an unparsed row text, for messages about rows too large to parse ("?" if not found). */
+function stepOfText(text: string): string {
+  const m = /"_step"\s*:\s*(-?[0-9][0-9.eE+-]*)/.exec(text);
+  return m ? m[1] : "?";
+}
+
 /** Sorted plain object from a count map (deterministic manifest bytes). */
 export function sortedCounts(counts: Map<string, number>): Record<string, number> {
   const out: Record<string, number> = {};
@@ -73,6 +79,8 @@ export async function scanHistory(conn: WandbConnection, meta: RunMeta, opts: Sc
   const dropped: DroppedKeyCounts = new Map();
   const collected: HistoryRow[] = [];
   const dataError = (detail: string, cause?: unknown) => new WandbError({ operation: "HistoryPage", runPath: path, detail, cause });
+  const { maxRowChars, maxKeys } = conn.limits;
+  const keys = new Set<string>(); // distinct numeric keys (dropped ones are counted in `dropped`)
   let rowCount = 0;
   let pages = 0;
   let prevStep = -Infinity;
@@ -85,6 +93,7 @@ export async function scanHistory(conn: WandbConnection, meta: RunMeta, opts: Sc
         query: HISTORY_PAGE_QUERY,
         variables: { entity: meta.entity, project: meta.project, run: meta.runId, minStep, maxStep, pageSize },
         runPath: path,
+        where: `steps [${minStep}, ${maxStep})`,
       },
       opts.signal,
     );
@@ -92,11 +101,20 @@ export async function scanHistory(conn: WandbConnection, meta: RunMeta, opts: Sc
     if (!data.project || !data.project.run) throw dataError(`run not found while reading steps [${minStep}, ${maxStep})`);
     const history = data.project.run.history ?? [];
     if (!Array.isArray(history)) throw dataError(`history of steps [${minStep}, ${maxStep}) is not a list`);
+    for (let i = 0; i < history.length; i++) {
+      const item = history[i];
+      if (typeof item === "string" && item.length > maxRowChars) {
+        throw dataError(`row ${i} of steps [${minStep}, ${maxStep}) (_step ${stepOfText(item)}) is ${item.length} characters long, over the limit of ${maxRowChars} (maxRowChars)`);
+      }
+    }
     let rows: HistoryRow[];
     try {
       rows = parseHistoryPage(history, dropped);
     } catch (e) {
       throw dataError(`steps [${minStep}, ${maxStep}): ${(e as Error).message}`, e);
+    }
+    if (keys.size + dropped.size > maxKeys) {
+      throw dataError(`more than ${maxKeys} distinct history keys (maxKeys) in steps [0, ${maxStep}), ${dropped.size} of them non-numeric: refused rather than held in memory`);
     }
     for (let i = 0; i < rows.length; i++) {
       const step = rows[i]._step;
@@ -106,6 +124,13 @@ export async function scanHistory(conn: WandbConnection, meta: RunMeta, opts: Sc
       if (step < minStep || step >= maxStep) throw dataError(`step ${step} lies outside the requested window [${minStep}, ${maxStep})`);
       if (step <= prevStep) throw dataError(`step ${step} follows step ${prevStep}: _step is not strictly increasing`);
       prevStep = step;
+      for (const key in rows[i]) {
+        if (keys.has(key)) continue;
+        keys.add(key);
+        if (keys.size + dropped.size > maxKeys) {
+          throw dataError(`more than ${maxKeys} distinct history keys (maxKeys) by _step ${step} (new key ${preview(key, 60)}): refused rather than held in memory`);
+        }
+      }
     }
     rowCount += rows.length;
     if (rowCount > meta.historyLineCount) {
