@@ -9,10 +9,9 @@
  */
 import { parseArgs } from "node:util";
 
-import cliProgress from "cli-progress";
 
 import { writeExports } from "../lib/export/write-exports";
-import type { Reporter } from "../lib/types";
+import { cliReporter } from "./cli-reporter";
 
 const USAGE = "usage: npm run export -- [--data DIR] [--out DIR]   (defaults: --data data/wandb --out exports)";
 
@@ -47,33 +46,6 @@ function parseCli(argv: string[]): { dataDir: string; outDir: string } | null {
   return { dataDir: v.data, outDir: v.out };
 }
 
-/** Warnings always; a progress bar per task only on a terminal (CI logs stay short). */
-function makeReporter(tty: boolean): { reporter: Reporter; stop: () => void } {
-  const line = (s: string) => process.stderr.write(`${s}\n`);
-  if (!tty) return { reporter: { warn: (m) => line(`warning: ${m}`), info: line }, stop: () => undefined };
-  const multibar = new cliProgress.MultiBar(
-    { format: " {bar} {percentage}% | {value}/{total} | {task}", hideCursor: true, clearOnComplete: true, stream: process.stderr },
-    cliProgress.Presets.shades_classic,
-  );
-  const bars = new Map<string, cliProgress.SingleBar>();
-  return {
-    reporter: {
-      progress(task, done, total) {
-        let bar = bars.get(task);
-        if (!bar) {
-          bar = multibar.create(total ?? 0, 0, { task });
-          bars.set(task, bar);
-        }
-        if (total !== null) bar.setTotal(total);
-        bar.update(done, { task });
-      },
-      warn: (m) => multibar.log(`warning: ${m}\n`),
-      info: (m) => multibar.log(`${m}\n`),
-    },
-    stop: () => multibar.stop(),
-  };
-}
-
 async function main(): Promise<number> {
   let opts: { dataDir: string; outDir: string } | null;
   try {
@@ -86,7 +58,7 @@ async function main(): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const { reporter, stop } = makeReporter(Boolean(process.stderr.isTTY));
+  const { reporter, stop } = cliReporter({ tty: Boolean(process.stderr.isTTY), clearOnComplete: true });
   try {
     const result = await writeExports({ ...opts, reporter });
     stop();

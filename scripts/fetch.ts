@@ -10,11 +10,10 @@
  */
 import { parseArgs } from "node:util";
 
-import cliProgress from "cli-progress";
 
 import { fetchAndFreeze, type RunSelection } from "../lib/archive/fetch-and-freeze";
 import { readRunsConfig } from "../lib/archive/runs-config";
-import type { Reporter } from "../lib/types";
+import { cliReporter } from "./cli-reporter";
 
 const USAGE = `usage: npm run fetch -- (--entity E --project P --run ID=LABEL [--run ...] | --config data/runs.json) --out DIR
          [--page-size N] [--concurrency N] [--base-url URL] [--allow-running]`;
@@ -98,49 +97,6 @@ function parseCli(argv: string[]): CliOptions | null {
   };
 }
 
-/** Reporter for a terminal: one bar per run; plain lines (every 10 %) when not a TTY. */
-function makeReporter(tty: boolean): { reporter: Reporter; stop: () => void } {
-  // reporter.info doubles as the CLI's own note channel (it keeps bars and lines intact).
-  const line = (s: string) => process.stderr.write(`${s}\n`);
-  if (!tty) {
-    const lastDecile = new Map<string, number>();
-    return {
-      reporter: {
-        progress(task, done, total) {
-          const decile = total ? Math.floor((10 * done) / total) : done > 0 ? 10 : 0;
-          if (lastDecile.get(task) === decile && done !== total) return;
-          lastDecile.set(task, decile);
-          line(`${task}: ${done}${total === null ? "" : `/${total}`} rows`);
-        },
-        warn: (m) => line(`warning: ${m}`),
-        info: (m) => line(m),
-      },
-      stop: () => undefined,
-    };
-  }
-  const multibar = new cliProgress.MultiBar(
-    { format: " {bar} {percentage}% | {value}/{total} rows | {task}", hideCursor: true, clearOnComplete: false, stream: process.stderr },
-    cliProgress.Presets.shades_classic,
-  );
-  const bars = new Map<string, cliProgress.SingleBar>();
-  return {
-    reporter: {
-      progress(task, done, total) {
-        let bar = bars.get(task);
-        if (!bar) {
-          bar = multibar.create(total ?? 0, 0, { task });
-          bars.set(task, bar);
-        }
-        if (total !== null) bar.setTotal(total);
-        bar.update(done, { task });
-      },
-      warn: (m) => multibar.log(`warning: ${m}\n`),
-      info: (m) => multibar.log(`${m}\n`),
-    },
-    stop: () => multibar.stop(),
-  };
-}
-
 async function main(): Promise<number> {
   let opts: CliOptions | null;
   try {
@@ -153,7 +109,7 @@ async function main(): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const { reporter, stop } = makeReporter(Boolean(process.stderr.isTTY));
+  const { reporter, stop } = cliReporter({ tty: Boolean(process.stderr.isTTY), unit: "rows", plainProgress: true });
   const controller = new AbortController();
   let interruptedAt = 0;
   const onSigint = () => {

@@ -131,7 +131,12 @@ export function summaryColumnEntry(col: SummaryColumn): SummaryColumnEntry {
 
 /** Source runs of the archive manifest, with the fields the export manifest keeps, in run order. */
 export function exportSourceRuns(source: SourceManifest): ExportSourceRun[] {
-  return source.runs.map((r) => ({
+  return source.runs.map(exportSourceRun);
+}
+
+/** One source run with exactly the kept fields, in a fixed key order (the manifest's bytes rely on it). */
+export function exportSourceRun(r: ExportSourceRun): ExportSourceRun {
+  return {
     entity: r.entity,
     project: r.project,
     runId: r.runId,
@@ -142,7 +147,7 @@ export function exportSourceRuns(source: SourceManifest): ExportSourceRun[] {
     fetchedAt: r.fetchedAt,
     file: r.file,
     sha256: r.sha256,
-  }));
+  };
 }
 
 /** Manifest bytes: fixed key order, 2-space indent, trailing newline. */
@@ -156,18 +161,7 @@ export function serializeExportManifest(m: ExportManifest): string {
       kind: m.source.kind,
       formatVersion: m.source.formatVersion,
       readerVersion: m.source.readerVersion,
-      runs: m.source.runs.map((r) => ({
-        entity: r.entity,
-        project: r.project,
-        runId: r.runId,
-        round: r.round,
-        state: r.state,
-        historyEvents: r.historyEvents,
-        lastStep: r.lastStep,
-        fetchedAt: r.fetchedAt,
-        file: r.file,
-        sha256: r.sha256,
-      })),
+      runs: m.source.runs.map(exportSourceRun),
     },
     axes: {
       n: m.axes.n,
