@@ -6,7 +6,7 @@ import { createHash, type Hash } from "node:crypto";
 import { promises as fsp } from "node:fs";
 
 import type { HistoryRow } from "../types";
-import { serializeFrozenRow } from "./frozen-row";
+import { frozenRowSerializer } from "./frozen-row";
 
 const CHUNK_CHARS = 1 << 20;
 
@@ -23,6 +23,7 @@ export class FrozenFileWriter {
   private readonly hash: Hash = createHash("sha256");
   private bytes = 0;
   private rows = 0;
+  private readonly serialize = frozenRowSerializer();
 
   private constructor(private readonly handle: fsp.FileHandle) {}
 
@@ -34,7 +35,7 @@ export class FrozenFileWriter {
   /** Appends rows, one line each. */
   async writeRows(rows: readonly HistoryRow[]): Promise<void> {
     for (const row of rows) {
-      this.pending += serializeFrozenRow(row) + "\n";
+      this.pending += this.serialize(row) + "\n";
       this.rows++;
       if (this.pending.length >= CHUNK_CHARS) await this.flush();
     }

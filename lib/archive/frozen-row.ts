@@ -24,6 +24,40 @@ export function serializeFrozenRow(row: HistoryRow): string {
   return out + "}";
 }
 
+/**
+ * A serializer for many rows (the freeze of a whole run): same bytes as serializeFrozenRow, about 2x
+ * faster, because slime rows repeat a handful of key sets: each key set is sorted once and each key's
+ * JSON text made once. The caches are per serializer and bounded.
+ */
+export function frozenRowSerializer(maxCached = 10_000): (row: HistoryRow) => string {
+  const keyText = new Map<string, string>();
+  const sortedBySignature = new Map<string, string[]>();
+  return (row) => {
+    const raw = Object.keys(row);
+    const signature = raw.join("\u0000");
+    let keys = sortedBySignature.get(signature);
+    if (keys === undefined) {
+      keys = raw.slice().sort();
+      if (sortedBySignature.size >= maxCached) sortedBySignature.clear();
+      sortedBySignature.set(signature, keys);
+    }
+    let out = "{";
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i];
+      let text = keyText.get(k);
+      if (text === undefined) {
+        text = JSON.stringify(k) + ":";
+        if (keyText.size >= maxCached) keyText.clear();
+        keyText.set(k, text);
+      }
+      const v = row[k];
+      // String(v) prints finite numbers exactly as JSON.stringify does (shortest round trip, -0 as 0).
+      out += (i > 0 ? "," : "") + text + (Number.isFinite(v) ? String(v) : frozenValue(v));
+    }
+    return out + "}";
+  };
+}
+
 /** Why a frozen line was refused (the loader adds file and line). */
 export class FrozenRowError extends Error {
   /** Offending key, or null when the whole line is bad. */

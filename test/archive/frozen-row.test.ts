@@ -33,3 +33,18 @@ test("non-numeric values and broken lines are refused with the key", () => {
   assert.throws(() => parseFrozenRow('{"_step":1,"x":NaN}'), /^FrozenRowError: not valid JSON/, "bare NaN is not frozen format");
   assert.throws(() => parseFrozenRow("[1]"), /not a JSON object/);
 });
+
+test("the cached serializer writes the same bytes as serializeFrozenRow, for repeated and new key sets", async () => {
+  const { frozenRowSerializer, serializeFrozenRow } = await import("../../lib/archive/frozen-row");
+  const serialize = frozenRowSerializer(2); // tiny cache: exercises eviction too
+  const rows: Record<string, number>[] = [
+    { b: 1, a: 0.1, _step: 0 },
+    { a: NaN, b: -Infinity, _step: 1 },
+    { "train/x": 1e-7, "train/y": -0, _step: 2, c: Infinity },
+    { b: 1e21, a: 123456789.123, _step: 3 },
+    { z: 5, "\u00e9": 2, A: 3, _step: 4 },
+  ];
+  for (const row of rows.concat(rows)) assert.equal(serialize(row), serializeFrozenRow(row));
+  assert.equal(serialize(rows[1]), '{"_step":1,"a":"NaN","b":"-Infinity"}');
+  assert.equal(serialize(rows[2]), '{"_step":2,"c":"Infinity","train/x":1e-7,"train/y":0}');
+});
