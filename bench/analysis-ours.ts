@@ -1,0 +1,72 @@
+/**
+ * Benchmark side A of the analysis benchmark (own process, so its peak memory is its own):
+ *   tsx bench/analysis-ours.ts ARCHIVE_DIR OUT_DIR
+ * The workspace pipeline on a frozen archive: load (hash-verified) -> align -> the notebook summaries
+ * (policy, ppo_kl by position, zero-grad updates, rollout/throughput, time breakdown) -> export CSVs.
+ * Writes OUT_DIR/summary.json (the comparable numbers, see summary-json.ts) and the export files
+ * into OUT_DIR/exports, prints one JSON line with the seconds of each phase and VmHWM.
+ */
+import * as path from "node:path";
+import { promises as fsp } from "node:fs";
+
+import { loadArchive } from "../lib/archive/load-archive";
+import { alignRuns } from "../lib/axes/align-runs";
+import { policyRoundTable } from "../lib/diagnostics/policy-round-table";
+import { ppoKlByPosition } from "../lib/diagnostics/ppo-kl-by-position";
+import { rolloutRoundTable } from "../lib/diagnostics/rollout-round-table";
+import { timeBreakdown } from "../lib/diagnostics/time-breakdown";
+import { zeroGradNormUpdates } from "../lib/diagnostics/zero-grad-norm-updates";
+import { buildExports } from "../lib/export/build-exports";
+import { writeFilesAtomically } from "../lib/export/write-files-atomically";
+import type { Reporter } from "../lib/types";
+import { vmHwmKb } from "./process-memory";
+import { summaryJson } from "./summary-json";
+
+async function main(): Promise<void> {
+  const [archiveDir, outDir] = process.argv.slice(2);
+  let warnings = 0;
+  const reporter: Reporter = { warn: () => void warnings++ };
+  const phases: Record<string, number> = {};
+  let t = performance.now();
+  const lap = (name: string) => {
+    const now = performance.now();
+    phases[name] = (now - t) / 1000;
+    t = now;
+  };
+  const t0 = t;
+
+  const archive = await loadArchive(archiveDir);
+  lap("load");
+  const aligned = alignRuns(archive.runs);
+  lap("align");
+  const policy = policyRoundTable(aligned, { reporter });
+  const kl = ppoKlByPosition(aligned, { reporter });
+  const zero = zeroGradNormUpdates(aligned);
+  const rollout = rolloutRoundTable(aligned, { reporter });
+  const time = timeBreakdown(aligned, { reporter });
+  lap("summaries");
+  const build = buildExports(archive, aligned, { reporter, workspaceVersion: "bench" });
+  await writeFilesAtomically(path.join(outDir, "exports"), build.files);
+  lap("export");
+  const seconds = (performance.now() - t0) / 1000;
+
+  const summary = summaryJson({ aligned, policy, kl, zero, rollout, time });
+  await fsp.writeFile(path.join(outDir, "summary.json"), JSON.stringify(summary, null, 1) + "\n");
+  process.stdout.write(
+    JSON.stringify({
+      side: "ours",
+      rows: archive.runs.reduce((a, r) => a + r.rows.length, 0),
+      updates: aligned.updates.length,
+      warnings,
+      phases,
+      seconds,
+      processSeconds: process.uptime(),
+      peakRssKb: vmHwmKb(),
+    }) + "\n",
+  );
+}
+
+main().catch((e) => {
+  process.stderr.write(`${(e as Error).stack ?? e}\n`);
+  process.exit(1);
+});

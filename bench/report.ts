@@ -1,0 +1,293 @@
+/** RESULTS.md of the benchmarks: machine, targets met or not, and the measured tables. */
+import type { AnalysisBenchResult } from "./analysis-bench";
+import { PHASES } from "./analysis-bench";
+import type { FetchBenchResult, FetchSide } from "./fetch-bench";
+import type { MachineInfo } from "./machine";
+import { fmt, int, mdTable, mib, sci, spread } from "./stats";
+import type { WorkspaceBenchResult } from "./workspace-bench";
+
+/** Everything one `npm run bench` measured. */
+export interface BenchResults {
+  startedAt: string;
+  command: string;
+  machine: MachineInfo;
+  /** Load average after the run (the machine description has the one before). */
+  loadAverageEnd: number;
+  totalSeconds: number;
+  /** Seconds each part took (set-up, fetch, analysis, workspace), in run order. */
+  partSeconds: Record<string, number>;
+  /** Rows per run of the fetch target (10^5 by default). */
+  targetRows: number;
+  /** Updates of the analysis target (10^6 by default). */
+  targetUpdates: number;
+  fetch: FetchBenchResult[];
+  analysis: AnalysisBenchResult[];
+  workspace: WorkspaceBenchResult | null;
+  /** Parts not run, with why. */
+  skipped: string[];
+}
+
+/** A target line: what, measured, met. */
+export interface TargetRow {
+  target: string;
+  measured: string;
+  met: "met" | "not met" | "not measured";
+  why: string;
+}
+
+const SIDE_LABEL: Record<FetchSide, string> = {
+  "ours-freeze": "ours: fetchAndFreeze (default settings)",
+  "ours-scan": "ours: scanHistory only (no freeze)",
+  official: "official: wandb.Api().run().scan_history()",
+  "server-raw": "server ceiling: raw HistoryPage download",
+};
+
+/** The four targets judged against the results. */
+export function judgeTargets(r: BenchResults): TargetRow[] {
+  const rows: TargetRow[] = [];
+  const f = r.fetch.find((x) => x.rowsPerRun === r.targetRows && x.latencyMs === 0);
+  const remote = r.fetch.find((x) => x.rowsPerRun === r.targetRows && x.latencyMs > 0);
+  if (f && f.ratioFreeze !== null) {
+    const ok = f.ratioFreeze >= 3;
+    const scan = f.ratioScan !== null ? `; scan alone ${fmt(f.ratioScan)}x` : "";
+    rows.push({
+      target: `fetch >= 3x faster than the official client at ${sci(r.targetRows)} rows per run`,
+      measured: `${fmt(f.ratioFreeze)}x (median of ${f.reps} paired runs, ${f.runs} runs x ${int(f.rowsPerRun)} rows)${scan}`,
+      met: ok ? "met" : "not met",
+      why: ok ? "" : fetchWhy(f),
+    });
+  } else {
+    rows.push({ target: `fetch >= 3x faster than the official client at ${sci(r.targetRows)} rows per run`, measured: "-", met: "not measured", why: "fetch benchmark at that size not run" });
+  }
+  if (remote && remote.ratioFreeze !== null) {
+    rows.push({
+      target: `(same, with ${remote.latencyMs} ms per page like a remote server)`,
+      measured: `${fmt(remote.ratioFreeze)}x (median of ${remote.reps} paired runs)${remote.ratioScan !== null ? `; scan alone ${fmt(remote.ratioScan)}x` : ""}`,
+      met: remote.ratioFreeze >= 3 ? "met" : "not met",
+      why: remote.ratioFreeze >= 3 ? "" : fetchWhy(remote),
+    });
+  }
+  if (f && f.frozenBytes) {
+    const peak = f.sides.find((s) => s.side === "ours-freeze")?.maxPeakRssKb ?? null;
+    if (peak !== null) {
+      const x = (peak * 1024) / f.frozenBytes;
+      rows.push({
+        target: "reader memory < 3x the frozen data size",
+        measured: `peak ${mib(peak)} MiB for ${fmt(f.frozenBytes / 2 ** 20, 0)} MiB frozen = ${fmt(x)}x (${sci(r.targetRows)} rows x ${f.runs} runs)`,
+        met: x < 3 ? "met" : "not met",
+        why: x < 3 ? "" : "see the fetch table: peak RSS includes Node's baseline (~50 MiB) and four runs' pages in flight",
+      });
+    }
+  } else {
+    rows.push({ target: "reader memory < 3x the frozen data size", measured: "-", met: "not measured", why: "fetch benchmark at the target size not run" });
+  }
+  const a = r.analysis.find((x) => x.updates === r.targetUpdates);
+  if (a && a.ratio !== null) {
+    const fast = a.ratio >= 1;
+    const heap = heapVerdict(a, r.machine.nodeDefaultHeapMiB);
+    const ok = fast && heap === null;
+    rows.push({
+      target: `analysis no slower than pandas at ${sci(r.targetUpdates)} updates`,
+      measured:
+        `pandas/ours = ${fmt(a.ratio)} (${fmt(a.medianSeconds.ours, 1)} s vs ${fmt(a.medianSeconds.pandas, 1)} s, median of ${a.reps})` +
+        (a.oursNodeOptions.length ? `, ours with ${a.oursNodeOptions.join(" ")}` : ""),
+      met: ok ? "met" : "not met",
+      why: [fast ? "" : analysisWhy(a), heap ?? ""].filter(Boolean).join("; "),
+    });
+  } else {
+    rows.push({
+      target: `analysis no slower than pandas at ${sci(r.targetUpdates)} updates`,
+      measured: a && a.differences.length ? "outputs differ" : "-",
+      met: "not measured",
+      why: a && a.differences.length ? a.differences.slice(0, 3).join("; ") : "analysis benchmark at that size not run",
+    });
+  }
+  const w = r.workspace;
+  if (w && w.medianWallSeconds !== null) {
+    const ok = w.medianWallSeconds < 30;
+    const slowest = [...w.notebooks].sort((x, y) => y.seconds - x.seconds)[0];
+    rows.push({
+      target: "main command (npm start) < 30 s on 2 cores",
+      measured: `${fmt(w.medianWallSeconds, 1)} s (median of ${w.reps}; ${r.machine.cores} cores)`,
+      met: ok ? "met" : "not met",
+      why: ok
+        ? ""
+        : slowest
+          ? `${w.notebooks.length} notebook${w.notebooks.length === 1 ? "" : "s"}; their times add up to ${fmt(w.notebooks.reduce((s, n) => s + n.seconds, 0), 1)} s (each starts its own tslab kernel, which compiles the lib it imports), slowest ${slowest.path} ${fmt(slowest.seconds, 1)} s`
+          : "",
+    });
+  } else {
+    rows.push({ target: "main command (npm start) < 30 s on 2 cores", measured: "-", met: "not measured", why: w?.skipped ?? "workspace benchmark not run" });
+  }
+  return rows;
+}
+
+function fetchWhy(f: FetchBenchResult): string {
+  const by = (s: FetchSide) => f.sides.find((x) => x.side === s);
+  const freeze = by("ours-freeze");
+  const scan = by("ours-scan");
+  const raw = by("server-raw");
+  const official = by("official");
+  const parts: string[] = [];
+  if (freeze && scan) parts.push(`freezing costs ${fmt(freeze.medianSeconds - scan.medianSeconds, 1)} s over the bare scan (${fmt(scan.medianSeconds, 1)} s)`);
+  if (raw && official) parts.push(`the local server alone needs ${fmt(raw.medianSeconds, 1)} s to hand out the pages, so no client can be more than ${fmt(official.medianSeconds / raw.medianSeconds, 1)}x faster than the official one here`);
+  return parts.join("; ");
+}
+
+/** Why our side does not run as a notebook kernel would (Node's default heap), or null when it does. */
+function heapVerdict(a: AnalysisBenchResult, defaultHeapMiB: number): string | null {
+  if (a.oursNodeOptions.length === 0) return null;
+  const peak = a.maxPeakRssKb.ours === null ? "" : `peak RSS ${fmt(a.maxPeakRssKb.ours / 2 ** 20, 1)} GiB, `;
+  if (a.defaultHeapFailed) return `with Node's default heap (${fmt(defaultHeapMiB / 1024, 1)} GiB, what a tslab kernel gets) it runs out of memory; ${peak}measured with a raised heap`;
+  return `measured with a raised heap only (${peak}Node's default heap ${fmt(defaultHeapMiB / 1024, 1)} GiB not tried: --try-default-heap)`;
+}
+
+function analysisWhy(a: AnalysisBenchResult): string {
+  const o = a.medianPhases.ours;
+  const p = a.medianPhases.pandas;
+  const worst = PHASES.map((ph) => ({ ph, d: (o[ph] ?? 0) - (p[ph] ?? 0) })).sort((x, y) => y.d - x.d)[0];
+  return `largest gap in phase "${worst.ph}": ours ${fmt(o[worst.ph], 1)} s vs pandas ${fmt(p[worst.ph], 1)} s`;
+}
+
+/** RESULTS.md text. */
+export function renderResults(r: BenchResults): string {
+  const m = r.machine;
+  const out: string[] = [];
+  out.push("# Benchmark results", "");
+  out.push(
+    `Written by \`npm run bench\` (\`${r.command}\`), started ${r.startedAt}, took ${fmt(r.totalSeconds / 60, 1)} min. ` +
+      "Rerun it to refresh this file; knobs: `npm run bench -- --help`. Time per part: " +
+      Object.entries(r.partSeconds).map(([k, v]) => `${k} ${fmt(v / 60, 1)} min`).join(", ") +
+      ".",
+    "",
+  );
+  out.push("## Machine", "");
+  out.push(
+    mdTable(
+      ["", ""],
+      [
+        ["CPU", m.cpuModel],
+        ["cores (usable)", m.cores],
+        ["memory", `${m.memoryGiB} GiB`],
+        ["OS", m.os],
+        ["node", `${m.node} (default heap limit ${m.nodeDefaultHeapMiB} MiB)`],
+        ["python", m.python ?? "n/a"],
+        ["wandb (official client)", m.wandb ?? "not installed"],
+        ["pandas / numpy", `${m.pandas ?? "not installed"} / ${m.numpy ?? "n/a"}`],
+        ["load average (1 min) before / after", `${m.loadAverage} / ${r.loadAverageEnd}`],
+      ],
+    ),
+    "",
+  );
+  if (m.loadAverage > m.cores || r.loadAverageEnd > m.cores) {
+    out.push(
+      `> The load average exceeded the core count: other processes shared the CPUs, so absolute times are inflated. ` +
+        "Ratios are paired per repetition (the two sides ran back to back), which cancels much of that drift.",
+      "",
+    );
+  }
+  out.push("## Targets", "");
+  out.push(mdTable(["target", "measured", "verdict", "why not"], judgeTargets(r).map((t) => [t.target, t.measured, t.met, t.why || "-"])), "");
+  if (r.skipped.length) out.push("Skipped: " + r.skipped.join("; "), "");
+
+  if (r.fetch.length) {
+    out.push("## Fetch: complete history from the local W&B-compatible server", "");
+    out.push(
+      "Slime-shaped runs (per rollout batch: rollout-manager row, trainer rollout row, 2 optimizer-update rows, trainer perf row; " +
+        "an eval row every 10 batches; bare `NaN` tokens in ~1% of rows) served by `tools/wandb-test-server` from the benchmark's own " +
+        "process. Each side is a separate process; sides alternate within every repetition. `seconds` is the fetch itself " +
+        "(measured inside the process: interpreter start-up and `import wandb` excluded); `process` is the whole process as the " +
+        "parent saw it. Peak = VmHWM of the process. Ratio = official / ours per repetition, median. " +
+        "`+N ms/page`: every HistoryPage answer waits N ms more, like a round trip to a remote server " +
+        "(the official client reads runs one after another; ours reads up to 4 at once).",
+      "",
+    );
+    const rows: (string | number)[][] = [];
+    const label = (f: FetchBenchResult) => `${f.runs} x ${int(f.rowsPerRun)}${f.latencyMs ? ` (+${f.latencyMs} ms/page)` : ""}`;
+    for (const f of r.fetch) {
+      for (const s of f.sides) {
+        const xs = f.samples.filter((x) => x.side === s.side);
+        rows.push([
+          label(f),
+          SIDE_LABEL[s.side],
+          fmt(s.medianSeconds),
+          spread(xs.map((x) => x.seconds)),
+          int(s.rowsPerSecond),
+          fmt(s.medianWallSeconds),
+          mib(s.maxPeakRssKb),
+          f.frozenBytes && s.maxPeakRssKb !== null ? fmt((s.maxPeakRssKb * 1024) / f.frozenBytes) : "-",
+        ]);
+      }
+    }
+    out.push(mdTable(["runs x rows", "side", "median s", "min-max s", "rows/s", "process s", "peak MiB", "peak / frozen"], rows), "");
+    out.push(
+      mdTable(
+        ["runs x rows", "reps", "frozen MiB", "official/ours (freeze)", "official/ours (scan)", "same, whole process (freeze)", "all rows read"],
+        r.fetch.map((f) => [
+          label(f),
+          f.reps,
+          f.frozenBytes ? fmt(f.frozenBytes / 2 ** 20, 0) : "-",
+          f.ratioFreeze === null ? "-" : `${fmt(f.ratioFreeze)}x`,
+          f.ratioScan === null ? "-" : `${fmt(f.ratioScan)}x`,
+          f.ratioFreezeWall === null ? "-" : `${fmt(f.ratioFreezeWall)}x`,
+          f.rowsAgree ? "yes" : "NO",
+        ]),
+      ),
+      "",
+    );
+  }
+
+  if (r.analysis.length) {
+    out.push("## Analysis: frozen archive -> aligned records -> summaries -> CSV exports, vs pandas", "");
+    out.push(
+      "Both sides read the same frozen archive (4 runs, N = 2, written with the library's frozen-file writer) and compute the same " +
+        "outputs: N/r0 inference, update and rollout records with coverage checks, per-round policy means, ppo_kl by position " +
+        "(first vs later updates), zero-grad-norm update list, rollout/throughput means, time breakdown, and rollouts.csv, " +
+        "updates.csv, summary.csv. Before a time is reported the outputs are compared: every summary number (relative 1e-9, " +
+        "every repetition) and the CSVs cell by cell (first repetition). Ratio = pandas / ours per repetition, median (> 1: ours faster).",
+      "",
+    );
+    out.push(
+      mdTable(
+        ["updates", "history rows", "archive MiB", "reps", "outputs equal", "ours s", "pandas s", "pandas/ours", "ours peak MiB", "pandas peak MiB"],
+        r.analysis.map((a) => [
+          sci(a.updates),
+          int(a.rows),
+          fmt(a.archiveBytes / 2 ** 20, 0),
+          a.reps,
+          a.differences.length ? `NO (${a.differences.length})` : "yes",
+          fmt(a.medianSeconds.ours),
+          fmt(a.medianSeconds.pandas),
+          a.ratio === null ? "-" : fmt(a.ratio),
+          mib(a.maxPeakRssKb.ours),
+          mib(a.maxPeakRssKb.pandas),
+        ]),
+      ),
+      "",
+    );
+    out.push("Median seconds per phase (ours / pandas):", "");
+    out.push(
+      mdTable(
+        ["updates", ...PHASES],
+        r.analysis.map((a) => [sci(a.updates), ...PHASES.map((p) => `${fmt(a.medianPhases.ours[p] ?? 0)} / ${fmt(a.medianPhases.pandas[p] ?? 0)}`)]),
+      ),
+      "",
+    );
+    for (const a of r.analysis) if (a.oursNote) out.push(`- ${sci(a.updates)}: ${a.oursNote}`);
+    for (const a of r.analysis) if (a.differences.length) out.push(`- ${sci(a.updates)}: outputs differ: ${a.differences.slice(0, 5).join("; ")}`);
+    out.push("");
+  }
+
+  if (r.workspace) {
+    const w = r.workspace;
+    out.push("## Whole workspace: `npm start` on the sample data", "");
+    if (w.skipped) {
+      out.push(`Skipped: ${w.skipped}`, "");
+      if (w.failure) out.push("```", w.failure, "```", "");
+    } else {
+      out.push(`Wall time of the main command (set-up check, notebooks, static figures, HTML report): median ${fmt(w.medianWallSeconds ?? 0, 1)} s over ${w.reps} run(s) (${w.wallSeconds.map((s) => fmt(s, 1)).join(", ")} s).`, "");
+      out.push(mdTable(["notebook", "code cells", "seconds (median)"], w.notebooks.map((n) => [n.path, n.codeCells, fmt(n.seconds, 1)])), "");
+    }
+  }
+  return out.join("\n").replace(/\n{3,}/g, "\n\n");
+}

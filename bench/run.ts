@@ -1,0 +1,212 @@
+/**
+ * `npm run bench`: fetch, analysis and whole-workspace benchmarks; prints progress and results and
+ * writes bench/RESULTS.md. `npm run bench -- --help` lists the knobs.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { parseArgs } from "node:util";
+
+import { runAnalysisBench, type AnalysisBenchResult } from "./analysis-bench";
+import { ROOT } from "./child";
+import { runFetchBench, type FetchBenchResult, type FetchSide } from "./fetch-bench";
+import { machineInfo } from "./machine";
+import { judgeTargets, renderResults, type BenchResults } from "./report";
+import { runWorkspaceBench, type WorkspaceBenchResult } from "./workspace-bench";
+
+const HELP = `npm run bench -- [options]
+
+  --rows N            history rows per run of the fetch target size (default 100000)
+  --runs N            runs served at sizes up to --rows (default 4)
+  --reps N            repetitions per side at sizes up to --rows (default 5)
+  --fetch-sizes L     rows per run, comma-separated (default 10000,100000,1000000)
+  --big-runs N        runs at fetch sizes above --rows (default 1)
+  --big-reps N        repetitions at fetch sizes above --rows and at the largest analysis size (default 1)
+  --updates L         analysis sizes in optimizer updates (default 10000,100000,1000000; target = largest)
+  --analysis-reps N   repetitions per side below the largest analysis size (default 3)
+  --workspace-reps N  runs of npm start (default 1)
+  --only L            parts to run: fetch,analysis,workspace (default all)
+  --sides L           fetch sides (default ours-freeze,official,ours-scan,server-raw)
+  --latency-ms N      also fetch the --rows size with N ms added to every HistoryPage answer, like
+                      a remote server's round trip (default 50; 0 = skip); sides ours-freeze, official
+  --latency-reps N    repetitions of that configuration (default 2)
+  --heap-mb N         heap of our analysis side from 10^6 updates on, and the retry heap when a
+                      smaller size runs out of Node's default heap (default 16384)
+  --try-default-heap  run 10^6+ updates with Node's default heap first (as a tslab
+                      kernel does); when that runs out of memory (minutes), retry with --heap-mb
+  --csv-compare-max N compare the CSVs cell by cell up to N updates (default 100000; the summary
+                      numbers are always compared)
+  --no-setup          skip the Python set-up (wandb + pandas into .venv)
+  --out FILE          results file (default bench/RESULTS.md)
+  --work-dir DIR      cached benchmark archives (default bench/work, git-ignored)
+  --quick             tiny sizes for a smoke run (overrides sizes and repetitions)
+`;
+
+function list(text: string): number[] {
+  return text.split(",").map((x) => {
+    const v = Number(x.trim());
+    if (!Number.isInteger(v) || v < 1) throw new Error(`invalid size: ${x}`);
+    return v;
+  });
+}
+
+function count(name: string, text: string): number {
+  const v = Number(text);
+  if (!Number.isInteger(v) || v < 1) throw new Error(`invalid ${name}: ${text}`);
+  return v;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      rows: { type: "string", default: "100000" },
+      runs: { type: "string", default: "4" },
+      reps: { type: "string", default: "5" },
+      "fetch-sizes": { type: "string" },
+      "big-runs": { type: "string", default: "1" },
+      "big-reps": { type: "string", default: "1" },
+      updates: { type: "string", default: "10000,100000,1000000" },
+      "analysis-reps": { type: "string", default: "3" },
+      "workspace-reps": { type: "string", default: "1" },
+      only: { type: "string", default: "fetch,analysis,workspace" },
+      sides: { type: "string", default: "ours-freeze,official,ours-scan,server-raw" },
+      "latency-ms": { type: "string", default: "50" },
+      "latency-reps": { type: "string", default: "2" },
+      "heap-mb": { type: "string", default: "16384" },
+      "try-default-heap": { type: "boolean", default: false },
+      "csv-compare-max": { type: "string", default: "100000" },
+      "no-setup": { type: "boolean", default: false },
+      out: { type: "string", default: path.join("bench", "RESULTS.md") },
+      "work-dir": { type: "string", default: path.join("bench", "work") },
+      quick: { type: "boolean", default: false },
+      help: { type: "boolean", default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const quick = values.quick;
+  const rows = quick ? 2000 : count("rows", values.rows!);
+  const runs = count("runs", values.runs!);
+  const reps = quick ? 2 : count("reps", values.reps!);
+  const fetchSizes = quick ? [200, 2000] : values["fetch-sizes"] ? list(values["fetch-sizes"]) : [rows / 10, rows, rows * 10].filter(Number.isInteger);
+  const bigRuns = count("big-runs", values["big-runs"]!);
+  const bigReps = quick ? 1 : count("big-reps", values["big-reps"]!);
+  const updates = quick ? [200, 2000] : list(values.updates!);
+  const analysisReps = quick ? 2 : count("analysis-reps", values["analysis-reps"]!);
+  const workspaceReps = count("workspace-reps", values["workspace-reps"]!);
+  const only = new Set(values.only!.split(",").map((s) => s.trim()));
+  for (const part of only) if (!["fetch", "analysis", "workspace"].includes(part)) throw new Error(`invalid only: ${part}`);
+  const sides = values.sides!.split(",").map((s) => s.trim()) as FetchSide[];
+  for (const s of sides) if (!["ours-freeze", "official", "ours-scan", "server-raw"].includes(s)) throw new Error(`invalid sides: ${s}`);
+  const latencyMs = Number(values["latency-ms"]);
+  if (!Number.isInteger(latencyMs) || latencyMs < 0) throw new Error(`invalid latency-ms: ${values["latency-ms"]}`);
+  const latencyReps = quick ? 1 : count("latency-reps", values["latency-reps"]!);
+  const heapMb = count("heap-mb", values["heap-mb"]!);
+  const csvCompareMax = count("csv-compare-max", values["csv-compare-max"]!);
+  const workDir = path.resolve(ROOT, values["work-dir"]!);
+  const outFile = path.resolve(ROOT, values.out!);
+  const log = (line: string) => process.stdout.write(line + "\n");
+
+  const t0 = performance.now();
+  const startedAt = new Date().toISOString();
+  const partSeconds: Record<string, number> = {};
+  let tPart = t0;
+  const endPart = (name: string) => {
+    const now = performance.now();
+    partSeconds[name] = (now - tPart) / 1000;
+    tPart = now;
+  };
+  if (!values["no-setup"]) {
+    log("[bench] set-up: workspace venv with the official W&B client (requirements-wandb.txt) and pandas (requirements-bench.txt)");
+    execFileSync("bash", ["scripts/setup.sh"], {
+      cwd: ROOT,
+      stdio: "inherit",
+      env: { ...process.env, EXTRA_REQUIREMENTS: "requirements-wandb.txt requirements-bench.txt" },
+    });
+  }
+  const machine = machineInfo();
+  endPart("set-up");
+  log(`[bench] ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, node ${machine.node}, python ${machine.python}, wandb ${machine.wandb}, pandas ${machine.pandas}; load ${machine.loadAverage}`);
+  mkdirSync(workDir, { recursive: true });
+  const skipped: string[] = [];
+
+  const fetch: FetchBenchResult[] = [];
+  if (only.has("fetch")) {
+    let fetchSides = sides;
+    if (!machine.wandb && sides.includes("official")) {
+      skipped.push("official client side of the fetch benchmark (wandb not installed in .venv)");
+      fetchSides = sides.filter((s) => s !== "official");
+    }
+    for (const size of fetchSizes) {
+      const big = size > rows;
+      log(`[bench] fetch: ${big ? bigRuns : runs} run(s) x ${size} rows, ${big ? bigReps : reps} rep(s)`);
+      fetch.push(await runFetchBench({ rowsPerRun: size, runs: big ? bigRuns : runs, reps: big ? bigReps : reps, sides: fetchSides, log }));
+    }
+    if (latencyMs > 0) {
+      log(`[bench] fetch with ${latencyMs} ms per page: ${runs} run(s) x ${rows} rows, ${latencyReps} rep(s)`);
+      const remoteSides = fetchSides.filter((s) => s === "ours-freeze" || s === "official");
+      fetch.push(await runFetchBench({ rowsPerRun: rows, runs, reps: latencyReps, sides: remoteSides, latencyMs, log }));
+    }
+    endPart("fetch");
+  }
+
+  const analysis: AnalysisBenchResult[] = [];
+  if (only.has("analysis")) {
+    if (!machine.pandas) skipped.push("analysis benchmark (pandas not installed in .venv: pip install -r requirements-bench.txt)");
+    else {
+      const largest = Math.max(...updates);
+      for (const u of updates) {
+        const isLargest = u === largest && updates.length > 1 && u >= 1_000_000;
+        const r = u === largest && updates.length > 1 ? bigReps : analysisReps;
+        const heap = [`--max-old-space-size=${heapMb}`];
+        // The largest size gets the big heap up front: finding out that the default heap is too small
+        // takes minutes of garbage collection (see --try-default-heap).
+        const nodeOptions = isLargest && !values["try-default-heap"] ? heap : [];
+        log(`[bench] analysis: ${u} updates, ${r} rep(s)${nodeOptions.length ? `, our side with ${nodeOptions.join(" ")}` : ""}`);
+        analysis.push(
+          await runAnalysisBench({ updates: u, reps: r, workDir, log, nodeOptions, retryNodeOptions: heap, compareCsv: u <= csvCompareMax }),
+        );
+      }
+    }
+    endPart("analysis");
+  }
+
+  let workspace: WorkspaceBenchResult | null = null;
+  if (only.has("workspace")) {
+    log(`[bench] workspace: npm start x ${workspaceReps}`);
+    workspace = await runWorkspaceBench({ reps: workspaceReps, log });
+    if (workspace.skipped) log(`  skipped: ${workspace.skipped}`);
+    endPart("workspace");
+  }
+
+  const results: BenchResults = {
+    startedAt,
+    command: `npm run bench${process.argv.length > 2 ? " -- " + process.argv.slice(2).join(" ") : ""}`,
+    machine,
+    loadAverageEnd: Math.round(os.loadavg()[0] * 100) / 100,
+    totalSeconds: (performance.now() - t0) / 1000,
+    partSeconds,
+    targetRows: rows,
+    targetUpdates: Math.max(...updates),
+    fetch,
+    analysis,
+    workspace,
+    skipped,
+  };
+  const text = renderResults(results);
+  mkdirSync(path.dirname(outFile), { recursive: true });
+  writeFileSync(outFile, text);
+  writeFileSync(path.join(workDir, "results.json"), JSON.stringify(results, null, 1) + "\n");
+  log("");
+  for (const t of judgeTargets(results)) log(`[bench] ${t.met.padEnd(12)} ${t.target}: ${t.measured}${t.why ? ` (${t.why})` : ""}`);
+  log(`[bench] wrote ${path.relative(ROOT, outFile)} in ${(results.totalSeconds / 60).toFixed(1)} min`);
+}
+
+main().catch((e) => {
+  process.stderr.write(`[bench] ${(e as Error).stack ?? e}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,125 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+
+import type { AnalysisBenchResult } from "../../bench/analysis-bench";
+import type { FetchBenchResult } from "../../bench/fetch-bench";
+import { judgeTargets, renderResults, type BenchResults } from "../../bench/report";
+
+function fetchResult(freeze: number, official: number, scan: number, raw: number, peakKb: number): FetchBenchResult {
+  const side = (s: "ours-freeze" | "official" | "ours-scan" | "server-raw", sec: number) => ({
+    side: s,
+    medianSeconds: sec,
+    medianWallSeconds: sec + 1,
+    rowsPerSecond: 400_000 / sec,
+    maxPeakRssKb: s === "ours-freeze" ? peakKb : 100_000,
+  });
+  return {
+    rowsPerRun: 100_000,
+    latencyMs: 0,
+    runs: 4,
+    totalRows: 400_000,
+    reps: 1,
+    frozenBytes: 200 * 2 ** 20,
+    setupSeconds: 10,
+    samples: (["ours-freeze", "official", "ours-scan", "server-raw"] as const).map((s, i) => ({
+      side: s,
+      rep: 0,
+      rows: [100_000, 100_000, 100_000, 100_000],
+      seconds: [freeze, official, scan, raw][i],
+      wallSeconds: 1,
+      peakRssKb: 1,
+      bytes: null,
+    })),
+    sides: [side("ours-freeze", freeze), side("official", official), side("ours-scan", scan), side("server-raw", raw)],
+    ratioFreeze: official / freeze,
+    ratioScan: official / scan,
+    ratioFreezeWall: 1,
+    rowsAgree: true,
+    wandbVersion: "0.21.0",
+  };
+}
+
+function analysisResult(ours: number, pandas: number, differences: string[] = []): AnalysisBenchResult {
+  return {
+    updates: 1_000_000,
+    rows: 2_550_000,
+    archiveBytes: 2 ** 30,
+    archiveWriteSeconds: 0,
+    reps: 1,
+    samples: [],
+    differences,
+    ratio: differences.length ? null : pandas / ours,
+    medianPhases: { ours: { load: 1, align: 2, summaries: 1, export: ours - 4 }, pandas: { load: 1, align: 1, summaries: 1, export: pandas - 3 } },
+    medianSeconds: { ours, pandas },
+    maxPeakRssKb: { ours: 1024, pandas: 2048 },
+    oursNote: null,
+    oursNodeOptions: [],
+    defaultHeapFailed: false,
+  };
+}
+
+function results(over: Partial<BenchResults>): BenchResults {
+  return {
+    startedAt: "2026-06-01T00:00:00.000Z",
+    command: "npm run bench",
+    machine: { cpuModel: "Test CPU", cores: 2, memoryGiB: 8, os: "Linux", node: "v20", nodeDefaultHeapMiB: 4144, python: "3.11.7", wandb: "0.21.0", pandas: "3.1.1", numpy: "2.4.6", loadAverage: 0.5 },
+    loadAverageEnd: 0.7,
+    totalSeconds: 600,
+    partSeconds: { "set-up": 6, fetch: 300, analysis: 294 },
+    targetRows: 100_000,
+    targetUpdates: 1_000_000,
+    fetch: [],
+    analysis: [],
+    workspace: null,
+    skipped: [],
+    ...over,
+  };
+}
+
+test("targets: met and not met are judged from the measured figures, with the reason", () => {
+  const r = results({
+    fetch: [fetchResult(10, 20, 5, 4, 300 * 1024)],
+    analysis: [analysisResult(20, 30)],
+    workspace: { skipped: null, reps: 1, wallSeconds: [42], medianWallSeconds: 42, notebooks: [{ path: "notebooks/01.ipynb", codeCells: 3, seconds: 20 }], failure: null },
+  });
+  const t = judgeTargets(r);
+  assert.deepEqual(t.map((x) => x.met), ["not met", "met", "met", "not met"]);
+  assert.match(t[0].measured, /^2\.00x/);
+  assert.match(t[0].why, /freezing costs 5\.0 s over the bare scan/);
+  assert.match(t[0].why, /no client can be more than 5\.0x faster/);
+  assert.match(t[1].measured, /peak 300 MiB for 200 MiB frozen = 1\.50x/);
+  assert.match(t[2].measured, /pandas\/ours = 1\.50/);
+  assert.match(t[3].why, /1 notebook; their times add up to 20\.0 s .*slowest notebooks\/01\.ipynb 20\.0 s/);
+});
+
+test("targets: an analysis that only runs with a raised heap does not meet the target", () => {
+  const a = { ...analysisResult(20, 30), oursNodeOptions: ["--max-old-space-size=16384"], defaultHeapFailed: true, maxPeakRssKb: { ours: 8 * 2 ** 20, pandas: 1 } };
+  const t = judgeTargets(results({ analysis: [a] }))[2];
+  assert.equal(t.met, "not met");
+  assert.match(t.measured, /ours with --max-old-space-size=16384/);
+  assert.match(t.why, /default heap \(4\.0 GiB, what a tslab kernel gets\) it runs out of memory; peak RSS 8\.0 GiB/);
+  const untried = judgeTargets(results({ analysis: [{ ...a, defaultHeapFailed: null }] }))[2];
+  assert.match(untried.why, /not tried: --try-default-heap/);
+});
+
+test("targets: not measured when a part was skipped or outputs differ", () => {
+  const t = judgeTargets(results({ analysis: [analysisResult(20, 30, ["rep 1 summary $.n: 2 vs 3"])], workspace: null }));
+  assert.deepEqual(t.map((x) => x.met), ["not measured", "not measured", "not measured", "not measured"]);
+  assert.match(t[2].why, /\$\.n: 2 vs 3/);
+});
+
+test("renderResults: machine table, targets and the measured tables", () => {
+  const remote = { ...fetchResult(10, 50, 9, 8, 100 * 1024), latencyMs: 100 };
+  const text = renderResults(results({ fetch: [fetchResult(5, 20, 4, 2, 100 * 1024), remote], analysis: [analysisResult(40, 30)] }));
+  assert.match(text, /\| \(same, with 100 ms per page like a remote server\) \| 5\.00x \(median of 1 paired runs\); scan alone 5\.56x \| met \|/);
+  assert.match(text, /^# Benchmark results/);
+  assert.match(text, /Time per part: set-up 0\.1 min, fetch 5\.0 min, analysis 4\.9 min\./);
+  assert.match(text, /\| CPU \| Test CPU \|/);
+  assert.match(text, /\| pandas \/ numpy \| 3\.1\.1 \/ 2\.4\.6 \|/);
+  assert.match(text, /\| fetch >= 3x faster than the official client at 10\^5 rows per run \| 4\.00x/);
+  assert.match(text, /\| 4 x 100,000 \| ours: fetchAndFreeze \(default settings\) \| 5\.00 \|/);
+  assert.match(text, /\| 4 x 100,000 \(\+100 ms\/page\) \| ours: fetchAndFreeze/);
+  assert.match(text, /\| 10\^6 \| 2,550,000 \| 1024 \| 1 \| yes \| 40\.00 \| 30\.00 \| 0\.75 \|/);
+  assert.match(text, /largest gap in phase "export": ours 36\.0 s vs pandas 27\.0 s/);
+  assert.doesNotMatch(text, /\n\n\n/);
+});
