@@ -9,23 +9,12 @@
  * Values are not calibrated to anything: only shape, size and value types matter here.
  */
 import type { HistoryRow } from "../lib/types";
+import { mulberry32 } from "../tools/simulate-slime/prng";
 
 /** Optimizer updates per rollout batch (slime's N) of the generated runs. */
 export const BENCH_N = 2;
 /** An eval row after every this many rollout batches. */
 export const EVAL_EVERY = 10;
-
-/** mulberry32: tiny seeded generator, identical on every platform. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** What to generate for one run. */
 export interface BenchRunSpec {

@@ -24,8 +24,8 @@ export interface Prng {
   fork(label: string): Prng;
 }
 
-/** mulberry32 step function over a 32-bit state. */
-function mulberry32(seed: number): () => number {
+/** mulberry32 step function over a 32-bit state: tiny, seeded, identical on every platform. */
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
