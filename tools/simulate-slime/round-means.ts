@@ -5,18 +5,11 @@
  * rollout time). Used by the CLI to print what it generated.
  */
 import type { HistoryRow, RunHistory } from "../../lib/types";
+import type { RoundTarget } from "./calibration";
 
-/** Round means of one run. */
-export interface RoundMeans {
-  round: string;
+/** Round means of one run: the calibrated quantities, plus the run and its zero-grad-norm updates. */
+export interface RoundMeans extends RoundTarget {
   runId: string;
-  entropy: number;
-  clipfrac: number;
-  gradNorm: number;
-  actorTokPerS: number;
-  responseLen: number;
-  truncatedFraction: number;
-  rolloutTime: number;
   /** Display update numbers (train/step - 1) with grad norm exactly 0. */
   zeroGradNormUpdates: number[];
 }
