@@ -3,7 +3,7 @@
  * writes bench/RESULTS.md. `npm run bench -- --help` lists the knobs.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
@@ -41,6 +41,10 @@ const HELP = `npm run bench -- [options]
   --out FILE          results file (default bench/RESULTS.md)
   --work-dir DIR      cached benchmark archives (default bench/work, git-ignored)
   --quick             tiny sizes for a smoke run (overrides sizes and repetitions)
+  --render-only       rewrite --out from the last run's bench/work/results.json, measuring nothing
+
+A default run takes about 15-20 minutes on 2 cores; --latency-ms 0, --reps 3 and --updates
+10000,100000 make it shorter.
 `;
 
 function list(text: string): number[] {
@@ -80,6 +84,7 @@ async function main(): Promise<void> {
       out: { type: "string", default: path.join("bench", "RESULTS.md") },
       "work-dir": { type: "string", default: path.join("bench", "work") },
       quick: { type: "boolean", default: false },
+      "render-only": { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
     strict: true,
@@ -110,6 +115,12 @@ async function main(): Promise<void> {
   const workDir = path.resolve(ROOT, values["work-dir"]!);
   const outFile = path.resolve(ROOT, values.out!);
   const log = (line: string) => process.stdout.write(line + "\n");
+  if (values["render-only"]) {
+    const saved = JSON.parse(readFileSync(path.join(workDir, "results.json"), "utf8")) as BenchResults;
+    writeFileSync(outFile, renderResults(saved));
+    log(`[bench] rewrote ${path.relative(ROOT, outFile)} from ${path.relative(ROOT, path.join(workDir, "results.json"))}`);
+    return;
+  }
 
   const t0 = performance.now();
   const startedAt = new Date().toISOString();

@@ -60,16 +60,23 @@ export function buildExports(archive: Archive, aligned: AlignedRuns, opts: Build
     );
   }
   const summary = summaryTable(aligned, { reporter: opts.reporter });
-  const tables: ExportTable[] = [rolloutsTable(aligned), updatesTable(aligned), summary.table];
-  const files: ExportFile[] = tables.map((t) => ({ name: t.name, text: csvText(t) }));
-  const entries: ExportFileEntry[] = tables.map((t, i) => ({
-    name: t.name,
-    description: FILE_DESCRIPTIONS[t.name],
-    sha256: sha256Text(files[i].text),
-    bytes: Buffer.byteLength(files[i].text, "utf8"),
-    rows: t.rows.length,
-    columns: [...t.columns],
-  }));
+  // One table at a time: a table's cells can be collected once its text exists.
+  const makers: (() => ExportTable)[] = [() => rolloutsTable(aligned), () => updatesTable(aligned), () => summary.table];
+  const files: ExportFile[] = [];
+  const entries: ExportFileEntry[] = [];
+  for (const make of makers) {
+    const t = make();
+    const text = csvText(t);
+    files.push({ name: t.name, text });
+    entries.push({
+      name: t.name,
+      description: FILE_DESCRIPTIONS[t.name],
+      sha256: sha256Text(text),
+      bytes: Buffer.byteLength(text, "utf8"),
+      rows: t.rows.length,
+      columns: [...t.columns],
+    });
+  }
   const source = archive.manifest;
   const manifest: ExportManifest = {
     kind: EXPORT_MANIFEST_KIND,

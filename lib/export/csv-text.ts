@@ -7,6 +7,8 @@ import * as Papa from "papaparse";
 
 import { formatCell, type ExportCell } from "./export-cell";
 
+const CHUNK_ROWS = 10_000;
+
 /** A table to export: file name, header, rows of cells (each row as long as the header). */
 export interface ExportTable {
   name: string;
@@ -21,14 +23,19 @@ export interface ExportTable {
 export function csvText(table: ExportTable): string {
   const { name, columns, rows } = table;
   if (new Set(columns).size !== columns.length) throw new Error(`invalid columns of ${name}: a column name repeats`);
-  const data = rows.map((row, i) => {
-    if (row.length !== columns.length) {
-      throw new Error(`invalid rows of ${name}: data row ${i + 1} has ${row.length} cells, the header ${columns.length}`);
-    }
-    return row.map(formatCell);
-  });
   // escapeFormulae stays off: it would rewrite cells such as "-Inf" and negative numbers.
-  const body = Papa.unparse({ fields: columns, data }, { newline: "\n", quotes: false, escapeFormulae: false, header: true });
-  // unparse ends a header-only table with a newline, and other tables without one.
-  return body.endsWith("\n") ? body : body + "\n";
+  const opts = { newline: "\n", quotes: false, escapeFormulae: false };
+  const header = Papa.unparse({ fields: columns, data: [] }, { ...opts, header: true });
+  const parts: string[] = [header.endsWith("\n") ? header : header + "\n"];
+  // Formatted in chunks: all cells of a 10^6-row table as strings at once would be gigabytes.
+  for (let start = 0; start < rows.length; start += CHUNK_ROWS) {
+    const data = rows.slice(start, start + CHUNK_ROWS).map((row, j) => {
+      if (row.length !== columns.length) {
+        throw new Error(`invalid rows of ${name}: data row ${start + j + 1} has ${row.length} cells, the header ${columns.length}`);
+      }
+      return row.map(formatCell);
+    });
+    parts.push(Papa.unparse(data, { ...opts, header: false }) + "\n");
+  }
+  return parts.join("");
 }
