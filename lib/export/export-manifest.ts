@@ -4,7 +4,7 @@
  * the meaning of each summary column (from the metric schema). Deterministic bytes: no wall-clock
  * time (the only times are the source fetch times), fixed key order, 2-space indent, trailing newline.
  */
-import type { AxisMapping, SourceManifest } from "../types";
+import type { AxisMapping, ManifestRun, SourceManifest } from "../types";
 import { NON_FINITE_CELLS } from "./export-cell";
 import { ROLLOUTS_FILE, UPDATES_FILE } from "./record-tables";
 import { ALL_ROUNDS, SUMMARY_FILE, type SummaryColumn } from "./summary-table";
@@ -15,22 +15,11 @@ export const EXPORT_MANIFEST_FILE = "manifest.json";
 /** Kind tag of an export manifest. */
 export const EXPORT_MANIFEST_KIND = "rl-run-diagnostics-exports";
 
-/** One source run, as listed in the archive manifest. */
-export interface ExportSourceRun {
-  entity: string;
-  project: string;
-  runId: string;
-  round: string;
-  state: string;
-  historyEvents: number;
-  lastStep: number;
-  /** ISO time the run was read from W&B. */
-  fetchedAt: string;
-  /** Archive-relative path of the frozen history file. */
-  file: string;
-  /** sha256 of the frozen history file. */
-  sha256: string;
-}
+/** One source run: the fields of the archive manifest's run (lib/types.ts) that the export manifest keeps. */
+export type ExportSourceRun = Pick<
+  ManifestRun,
+  "entity" | "project" | "runId" | "round" | "state" | "historyEvents" | "lastStep" | "fetchedAt" | "file" | "sha256"
+>;
 
 /** One exported CSV file. */
 export interface ExportFileEntry {
