@@ -8,14 +8,7 @@ import { verifyArchive, type VerifyReport } from "../archive/load-archive";
 import { readRunsConfig } from "../archive/runs-config";
 import { resolveApiKey, resolveBaseUrl } from "../wandb/credentials";
 import type { Reporter, SourceManifest } from "../types";
-import type { WorkspaceParams } from "./workspace-params";
-import { relative } from "path";
-
-/** A folder as shown to readers of a shared notebook: relative to the workspace, no home paths. */
-function shown(params: WorkspaceParams, dir: string): string {
-  const rel = relative(params.root, dir);
-  return rel === "" ? "." : rel.startsWith("..") ? dir : rel;
-}
+import { shownPath, type WorkspaceParams } from "./workspace-params";
 
 /** What the fetch step did. */
 export interface FetchStepResult {
@@ -71,13 +64,13 @@ export async function fetchOrVerify(params: WorkspaceParams, opts: FetchStepOpti
       mode: "live",
       manifest,
       verify: null,
-      message: `fetched ${manifest.runs.length} runs (${rows} history rows) of ${config.entity}/${config.project} from ${new URL(baseUrl).host} and froze them into ${shown(params, params.archiveDir)}`,
+      message: `fetched ${manifest.runs.length} runs (${rows} history rows) of ${config.entity}/${config.project} from ${new URL(baseUrl).host} and froze them into ${shownPath(params.root, params.archiveDir)}`,
     };
   }
   const verify = await verifyArchive(params.archiveDir);
   if (!verify.ok) {
     const bad = verify.files.filter((f) => !f.ok).map((f) => `${f.file}: ${f.problem ?? "sha256 mismatch"}`);
-    throw new Error(`frozen archive ${shown(params, params.archiveDir)} does not verify against its manifest: ${bad.join("; ")}`);
+    throw new Error(`frozen archive ${shownPath(params.root, params.archiveDir)} does not verify against its manifest: ${bad.join("; ")}`);
   }
   const why = hasCredentials(env)
     ? "credentials are available; set WORKSPACE_FETCH=1 to fetch live and replace the frozen archive"
@@ -86,6 +79,6 @@ export async function fetchOrVerify(params: WorkspaceParams, opts: FetchStepOpti
     mode: "offline",
     manifest: null,
     verify,
-    message: `working offline (${why}): ${verify.files.length} files of ${shown(params, params.archiveDir)} verified against their manifest sha256`,
+    message: `working offline (${why}): ${verify.files.length} files of ${shownPath(params.root, params.archiveDir)} verified against their manifest sha256`,
   };
 }

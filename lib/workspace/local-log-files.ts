@@ -4,9 +4,10 @@
  * cross-check then says which runs it could not check.
  */
 import { existsSync, readFileSync } from "fs";
-import { join, relative } from "path";
+import { join } from "path";
 import { parseSlimeLogWithStats, type LocalLogRecord, type SlimeLogStats } from "../local-logs/parse-slime-log";
 import type { Reporter } from "../types";
+import { shownPath } from "./workspace-params";
 
 /** Local log records of the runs that have a log file. */
 export interface LocalLogFiles {
@@ -27,9 +28,8 @@ export function readLocalLogFiles(dir: string, runIds: readonly string[], report
       missing.push(runId);
       continue;
     }
-    // Messages name the file relative to the workspace, so shared notebooks carry no home paths.
-    const shown = relative(process.cwd(), file).startsWith("..") ? file : relative(process.cwd(), file);
-    const parsed = parseSlimeLogWithStats(readFileSync(file, "utf8"), { runId, file: shown, reporter });
+    // Messages name the file relative to the workspace (the kernel's folder): no home paths in shared notebooks.
+    const parsed = parseSlimeLogWithStats(readFileSync(file, "utf8"), { runId, file: shownPath(process.cwd(), file), reporter });
     records.set(runId, parsed.records);
     stats.push({ runId, file, stats: parsed.stats });
   }

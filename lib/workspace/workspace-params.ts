@@ -8,7 +8,7 @@
  * | WORKSPACE_EXPORTS   | exports                 | where notebook 05 writes the CSVs + manifest   |
  * | WORKSPACE_FETCH     | (unset)                 | "1": notebook 01 fetches live (needs a key)    |
  */
-import { isAbsolute, join, resolve } from "path";
+import { isAbsolute, join, relative, resolve } from "path";
 
 /** Resolved folders of the workspace. */
 export interface WorkspaceParams {
@@ -46,4 +46,13 @@ export function workspaceParams(env: NodeJS.ProcessEnv = process.env, root: stri
     exportsDir: abs(env.WORKSPACE_EXPORTS || "exports"),
     fetchLive: fetch === "1",
   };
+}
+
+/**
+ * A path as shown to readers of a shared notebook or log: relative to the workspace root when it is
+ * inside it (no home paths in shared files), else as given.
+ */
+export function shownPath(root: string, p: string): string {
+  const rel = relative(root, p);
+  return rel === "" ? "." : rel.startsWith("..") || isAbsolute(rel) ? p : rel;
 }

@@ -22,3 +22,10 @@ test("environment overrides; absolute paths kept", () => {
 test("a bad WORKSPACE_FETCH is refused by name", () => {
   assert.throws(() => workspaceParams({ WORKSPACE_FETCH: "yes" }, "/ws"), /invalid WORKSPACE_FETCH: yes/);
 });
+
+test("shownPath: relative inside the workspace, as given outside it", async () => {
+  const { shownPath } = await import("../../lib/workspace/workspace-params");
+  assert.equal(shownPath("/ws", "/ws/data/wandb"), "data/wandb");
+  assert.equal(shownPath("/ws", "/ws"), ".");
+  assert.equal(shownPath("/ws", "/tmp/d/wandb"), "/tmp/d/wandb");
+});
