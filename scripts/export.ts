@@ -1,11 +1,13 @@
 /**
  * Write the CSV exports from the frozen archive (offline: no network, no credentials).
  *
- *   npm run export -- [--data DIR (data/wandb)] [--out DIR (exports)] [--help]
+ *   npm run export -- [--data DIR (data/wandb)] [--out DIR (exports)] [--allow-issues]
+ *                     [--n RUN=N ...] [--always-use-train-step RUN=true|false ...] [--help]
  *
  * Verifies every frozen file against its manifest sha256 (refusing, naming the file, on a
- * mismatch), aligns the runs, and writes rollouts.csv, updates.csv, summary.csv and manifest.json
- * into the out folder all or nothing. Same archive, same code: byte-identical files.
+ * mismatch), aligns the runs, and writes rollouts.csv, updates.csv, summary.csv, superseded.csv and
+ * manifest.json into the out folder all or nothing. Same archive, same code: byte-identical files.
+ * Refuses (exit 1) when the axis mapping does not hold for a run, unless --allow-issues.
  */
 import { parseArgs } from "node:util";
 
@@ -13,12 +15,34 @@ import { parseArgs } from "node:util";
 import { writeExports } from "../lib/export/write-exports";
 import { cliReporter } from "./cli-reporter";
 
-const USAGE = "usage: npm run export -- [--data DIR] [--out DIR]   (defaults: --data data/wandb --out exports)";
+const USAGE =
+  "usage: npm run export -- [--data DIR] [--out DIR] [--allow-issues] [--n RUN=N ...] [--always-use-train-step RUN=true|false ...]\n" +
+  "       (defaults: --data data/wandb --out exports; --allow-issues exports although the axis mapping does not hold for a run)";
+
+interface ExportCli {
+  dataDir: string;
+  outDir: string;
+  allowIssues: boolean;
+  align: { n?: Record<string, number>; alwaysUseTrainStep?: Record<string, boolean> };
+}
+
+/** RUN=VALUE pairs of a repeatable option, each value checked by `parse`. */
+function pairs<T>(option: string, list: string[] | undefined, parse: (v: string) => T | undefined): Record<string, T> | undefined {
+  if (!list || list.length === 0) return undefined;
+  const out: Record<string, T> = {};
+  for (const item of list) {
+    const eq = item.indexOf("=");
+    const value = eq > 0 ? parse(item.slice(eq + 1)) : undefined;
+    if (value === undefined) throw new UsageError(`invalid --${option}: ${item}`);
+    out[item.slice(0, eq)] = value;
+  }
+  return out;
+}
 
 /** An option error: printed with the usage, exit code 2. */
 class UsageError extends Error {}
 
-function parseCli(argv: string[]): { dataDir: string; outDir: string } | null {
+function parseCli(argv: string[]): ExportCli | null {
   let parsed;
   try {
     parsed = parseArgs({
@@ -26,6 +50,9 @@ function parseCli(argv: string[]): { dataDir: string; outDir: string } | null {
       options: {
         data: { type: "string", default: "data/wandb" },
         out: { type: "string", default: "exports" },
+        "allow-issues": { type: "boolean", default: false },
+        n: { type: "string", multiple: true },
+        "always-use-train-step": { type: "string", multiple: true },
         help: { type: "boolean", short: "h", default: false },
       },
       strict: true,
@@ -43,11 +70,16 @@ function parseCli(argv: string[]): { dataDir: string; outDir: string } | null {
   if (v.help) return null;
   if (!v.data) throw new UsageError(`invalid --data: ${JSON.stringify(v.data)}`);
   if (!v.out) throw new UsageError(`invalid --out: ${JSON.stringify(v.out)}`);
-  return { dataDir: v.data, outDir: v.out };
+  const n = pairs("n", v.n, (x) => (/^[1-9][0-9]*$/.test(x) ? Number(x) : undefined));
+  const flag = pairs("always-use-train-step", v["always-use-train-step"], (x) => (x === "true" ? true : x === "false" ? false : undefined));
+  const align: ExportCli["align"] = {};
+  if (n) align.n = n;
+  if (flag) align.alwaysUseTrainStep = flag;
+  return { dataDir: v.data, outDir: v.out, allowIssues: v["allow-issues"] === true, align };
 }
 
 async function main(): Promise<number> {
-  let opts: { dataDir: string; outDir: string } | null;
+  let opts: ExportCli | null;
   try {
     opts = parseCli(process.argv.slice(2));
   } catch (e) {

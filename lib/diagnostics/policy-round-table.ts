@@ -4,6 +4,7 @@
  * actor training throughput as a mean over rollout batches. One pass over updates, one over rollouts.
  */
 import type { AlignedRuns, Reporter } from "../types";
+import { assertMappingHolds } from "../axes/coverage";
 import { METRICS } from "../schema/slime-metrics";
 import { describeRollout, describeUpdate } from "./record-label";
 import { collectNotes, MeanAccumulator, nonFiniteMessage, type MeanResult } from "./round-mean";
@@ -45,6 +46,8 @@ export interface PolicyRoundTable {
 
 /** Options of {@link policyRoundTable}. */
 export interface PolicyRoundTableOptions {
+  /** Build the table although the axis mapping does not hold for some run (lib/axes/coverage.ts). Default false: refuse. */
+  allowIssues?: boolean;
   /** Receives one warning per excluded NaN / ±Infinity value, naming run, step and key. */
   reporter?: Reporter;
 }
@@ -73,6 +76,7 @@ const UPDATE_FIELDS = ["entropy", "clipfrac", "gradNorm", "logprobAbsDiff"] as c
  * @example const t = policyRoundTable(aligned, { reporter }); t.rows.map((r) => r.entropy.mean)
  */
 export function policyRoundTable(aligned: AlignedRuns, opts: PolicyRoundTableOptions = {}): PolicyRoundTable {
+  assertMappingHolds(aligned, { allowIssues: opts.allowIssues, what: "the policy round table" });
   const warn = opts.reporter?.warn?.bind(opts.reporter);
   const index = roundIndex(aligned);
   const R = index.rounds.length;

@@ -5,7 +5,7 @@ import { stackableTimeCells, timeBreakdownCells, timeBreakdownWide } from "../..
 
 const rec = (rollout: number, round: string, values: Record<string, number>) => ({ runId: round === "R0" ? "a" : "b", round, rollout, historySteps: [rollout], values });
 const aligned = {
-  mapping: { n: 1, r0: 1, formulas: { update: "", rollout: "", updateInRollout: "" } },
+  mapping: { n: 1, r0: 1, formulas: { update: "", rollout: "", updateInRollout: "" }, runs: [] },
   rounds: ["R0", "R1"],
   runs: [],
   rollouts: [
@@ -13,7 +13,7 @@ const aligned = {
     rec(2, "R0", { "perf/rollout_time": 20, "perf/step_time": 22, "perf/train_wait_time": 19, "perf/train_time": 3, "perf/actor_train_time": 2 }),
     rec(3, "R1", { "perf/rollout_time": 30 }),
   ],
-  updates: [], evals: [], coverage: [], issues: [],
+  updates: [], evals: [], superseded: [], coverage: [], issues: [], notes: [],
 };
 
 test("wide rows: one per round then all, mean per timer, no total column", () => {
