@@ -21,7 +21,7 @@ import type {
 } from "../types";
 import { runUpdateNumber } from "./axis-formulas";
 import { checkCoverage } from "./coverage";
-import { decideRunAxes, firstRolloutOf, mappingFromRunAxes, type InferAxisMappingOptions } from "./infer-axis-mapping";
+import { buildRunAxes, decideRunAxes, firstRolloutOf, mappingFromRunAxes, type InferAxisMappingOptions } from "./infer-axis-mapping";
 import {
   CODE_CRITIC_UPDATE,
   CODE_EVAL,
@@ -38,7 +38,7 @@ import {
   keyInfo,
 } from "./key-flags";
 import { scanRun, type RunScan } from "./scan-runs";
-import { LIVE, rowRollouts, supersedeAcrossRuns, supersedeWithinRun, updateBases, type Restart } from "./supersede";
+import { LIVE, rowRollouts, supersedeAcrossRuns, supersedeWithinRun, type Restart } from "./supersede";
 import { ValuesBuilder } from "./values-builder";
 
 // Module-local copies for the per-row loops: imported bindings are getter calls under tsx (see key-flags.ts).
@@ -263,20 +263,8 @@ function runRowsOf(scans: RunScan[], opts: AlignRunsOptions): RunRows[] {
   const restarts = scans.map((s, i) => supersedeWithinRun(s, ids[i], decisions[i].n, by[i], i));
   const firsts = scans.map((s, i) => firstRolloutOf(s, decisions[i]));
   supersedeAcrossRuns(ids, firsts, by);
-  let r0 = Infinity;
-  for (const f of firsts) if (f !== null) r0 = Math.min(r0, f);
-  const bases = updateBases(firsts, decisions.map((d) => d.n), r0 === Infinity ? 0 : r0);
-  return scans.map((scan, i) => {
-    const d = decisions[i];
-    const first = firsts[i];
-    const axis: RunAxis = {
-      ...d,
-      firstRollout: first,
-      updateBase: bases[i],
-      formula: first === null ? "no updates" : `update = train/step - ${d.n}*${first} + ${bases[i]} + 1`,
-    };
-    return { scan, axis, rollouts: ids[i], by: by[i], restarts: restarts[i] };
-  });
+  const axes = buildRunAxes(decisions, firsts);
+  return scans.map((scan, i) => ({ scan, axis: axes[i], rollouts: ids[i], by: by[i], restarts: restarts[i] }));
 }
 
 /** The keys of a critic row that go into the update record (train/critic-*; train/step is the actor's). */

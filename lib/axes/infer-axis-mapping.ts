@@ -26,6 +26,7 @@ import type { AxisMapping, RunAxis, RunHistory } from "../types";
 import { makeAxisMapping } from "./axis-formulas";
 import { CODE_OPTIMIZER_UPDATE, CODE_TRAINER_PERF, CODE_TRAINER_ROLLOUT } from "./key-flags";
 import { rolloutIdsOf, scanRun, trainStepsOf, type RunScan } from "./scan-runs";
+import { updateBases } from "./supersede";
 
 /** Options of {@link inferAxisMapping}. */
 export interface InferAxisMappingOptions {
@@ -76,11 +77,23 @@ export interface RunAxisDecision {
 export function inferAxisMapping(runs: RunHistory[], opts: InferAxisMappingOptions = {}): AxisMapping {
   const scans = runs.map(scanRun);
   const decisions = decideRunAxes(scans, opts);
-  const runAxes: RunAxis[] = decisions.map((d, i) => {
-    const first = firstRolloutOf(scans[i], d);
-    return { ...d, firstRollout: first, updateBase: 0, formula: "" };
+  return mappingFromRunAxes(buildRunAxes(decisions, scans.map((s, i) => firstRolloutOf(s, decisions[i]))));
+}
+
+/** Per-run axes with display numbering in the surviving lineage (lib/axes/supersede.ts updateBases). */
+export function buildRunAxes(decisions: RunAxisDecision[], firsts: (number | null)[]): RunAxis[] {
+  let r0 = Infinity;
+  for (const f of firsts) if (f !== null) r0 = Math.min(r0, f);
+  const bases = updateBases(firsts, decisions.map((d) => d.n), r0 === Infinity ? 0 : r0);
+  return decisions.map((d, i) => {
+    const first = firsts[i];
+    return {
+      ...d,
+      firstRollout: first,
+      updateBase: bases[i],
+      formula: first === null ? "no updates" : `update = train/step - ${d.n}*${first} + ${bases[i]} + 1`,
+    };
   });
-  return mappingFromRunAxes(runAxes);
 }
 
 /** Decides N and the flag of every run (used by alignRuns on runs already classified). */
