@@ -18,8 +18,8 @@ test("npm run export -- --data DIR --out DIR writes the four files and lists the
   const r = runCli(["--data", "data/wandb", "--out", out]);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stderr, "");
-  assert.match(r.stdout, /^wrote 4 files into .* from data\/wandb\n  rollouts\.csv  80 rows x 44 columns  sha256 [0-9a-f]{64}\n  updates\.csv  160 rows x 16 columns/);
-  assert.deepEqual(fs.readdirSync(out).sort(), ["manifest.json", "rollouts.csv", "summary.csv", "updates.csv"]);
+  assert.match(r.stdout, /^wrote 5 files into .* from data\/wandb\n  rollouts\.csv  80 rows x 44 columns  sha256 [0-9a-f]{64}\n  updates\.csv  160 rows x 16 columns/);
+  assert.deepEqual(fs.readdirSync(out).sort(), ["manifest.json", "rollouts.csv", "summary.csv", "superseded.csv", "updates.csv"]);
 });
 
 test("a failure exits non-zero with one message and no stack trace", (t) => {
