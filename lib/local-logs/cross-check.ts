@@ -262,8 +262,15 @@ function checkRun(runId: string, round: string | null, records: LocalLogRecord[]
       }
     }
   }
-  for (const t of pairedOrder) {
-    // Keys of the W&B record that none of its local lines printed (a value printed as non-numeric, e.g. None, counts as printed).
+  listOnlyInWandb(pairedOrder, sum, result);
+  sum.wandbRecordsWithoutLocal = targets ? targets.length - pairedOrder.length : 0;
+  return sum;
+}
+
+/** Keys of each paired W&B record that none of its local lines printed (a value printed as non-numeric, e.g. None, counts as printed). */
+function listOnlyInWandb(paired: Target[], sum: CrossCheckRunSummary, result: CrossCheckResult): void {
+  const { runId, round } = sum;
+  for (const t of paired) {
     const printed = new Set<string>();
     for (const rec of t.paired) {
       for (const k in rec.values) printed.add(k);
@@ -278,8 +285,6 @@ function checkRun(runId: string, round: string | null, records: LocalLogRecord[]
       result.onlyInWandb.push({ runId, round, kind, step: t.id, key, line });
     }
   }
-  sum.wandbRecordsWithoutLocal = targets ? targets.length - pairedOrder.length : 0;
-  return sum;
 }
 
 /** The local kind that prints a W&B key, judged from the key alone (for listing fields only in W&B). */

@@ -110,7 +110,7 @@ function startsMessage(pre: string): boolean {
 /** Text shown for a glued message: the last characters before it. */
 function tail(pre: string): string {
   const t = pre.replace(/\r/g, "\\r");
-  return JSON.stringify(t.length > 40 ? "..." + t.slice(-40) : t);
+  return JSON.stringify(t.length > 60 ? "..." + t.slice(-60) : t);
 }
 
 /** The metric messages of one line: records, or the reason the line is malformed (with the message). */
