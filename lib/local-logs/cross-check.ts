@@ -66,6 +66,8 @@ export interface CrossCheckRunSummary {
   wandbRecordsWithoutLocal: number;
   /** Metric lines of the run's log that did not parse (not compared). */
   malformedLines: number;
+  /** Local records of superseded W&B records (a later logging replaced them), not compared: an earlier logging of an id that survives is superseded too. */
+  supersededRecords: number;
 }
 
 /** A metric line that did not parse, with its run. */
@@ -74,7 +76,7 @@ export interface CrossCheckMalformed extends MalformedLine {
 }
 
 /** The aligned records the check pairs with (an AlignedRuns, or the parts of it the check reads). */
-export type CrossCheckAligned = Pick<AlignedRuns, "runs" | "rollouts" | "updates" | "evals">;
+export type CrossCheckAligned = Pick<AlignedRuns, "runs" | "rollouts" | "updates" | "evals"> & Partial<Pick<AlignedRuns, "superseded">>;
 
 /** The parsed local logs: records by run id, and per log file its counts and malformed lines (as readLocalLogFiles returns them). */
 export interface CrossCheckLocal {
@@ -156,7 +158,7 @@ function targetsByRun(aligned: CrossCheckAligned): Map<string, Target[]> {
   };
   for (const r of aligned.rollouts) add(r.runId, { axis: "rollout", id: r.rollout, values: r.values, paired: [] });
   for (const u of aligned.updates) add(u.runId, { axis: "update", id: u.trainStep, values: u.values, paired: [] });
-  for (const e of aligned.evals) add(e.runId, { axis: "eval", id: e.evalStep, values: e.values, paired: [] });
+  for (const e of aligned.evals) add(e.runId, { axis: "eval", id: e.rollout, values: e.values, paired: [] });
   return out;
 }
 
@@ -193,7 +195,10 @@ export function crossCheck(aligned: CrossCheckAligned, local: CrossCheckLocal): 
 
   for (const runId of runIds) {
     const run = known.get(runId);
-    const sum = checkRun(runId, run ? run.round : null, local.records.get(runId) ?? [], run ? (targets.get(runId) ?? []) : null, result);
+    const ids = supersededIds(aligned, runId);
+    const records = dropSuperseded(local.records.get(runId) ?? [], ids);
+    const sum = checkRun(runId, run ? run.round : null, records.kept, run ? (targets.get(runId) ?? []) : null, result, ids);
+    sum.supersededRecords += records.dropped;
     sum.malformedLines = malformedCount.get(runId) ?? 0;
     result.runs.push(sum);
     result.records += sum.records;
@@ -208,8 +213,48 @@ export function crossCheck(aligned: CrossCheckAligned, local: CrossCheckLocal): 
   return result;
 }
 
+/** `axis:id` keys of a run's superseded records (rollout ids of rollout rows, train/steps of updates). */
+function supersededIds(aligned: CrossCheckAligned, runId: string): Set<string> {
+  const out = new Set<string>();
+  for (const s of aligned.superseded ?? []) {
+    if (s.runId !== runId) continue;
+    for (const r of s.rollouts) out.add(`rollout:${r}`);
+    for (const t of s.trainSteps) out.add(`update:${t}`);
+  }
+  return out;
+}
+
+/**
+ * Leaves out the local records of superseded W&B records: of each superseded id only the last local
+ * record per kind is kept (it belongs to the surviving logging when the run was resumed in place;
+ * when a later round took the id over, it finds no W&B record of this run and is dropped too).
+ */
+function dropSuperseded(records: LocalLogRecord[], ids: Set<string>): { kept: LocalLogRecord[]; dropped: number } {
+  if (ids.size === 0) return { kept: records, dropped: 0 };
+  const last = new Map<string, number>();
+  records.forEach((rec, i) => {
+    const key = `${AXIS_OF[rec.kind]}:${rec.id}`;
+    if (ids.has(key)) last.set(`${rec.kind}|${key}`, i);
+  });
+  const kept: LocalLogRecord[] = [];
+  let dropped = 0;
+  records.forEach((rec, i) => {
+    const key = `${AXIS_OF[rec.kind]}:${rec.id}`;
+    if (ids.has(key) && last.get(`${rec.kind}|${key}`) !== i) dropped++;
+    else kept.push(rec);
+  });
+  return { kept, dropped };
+}
+
 /** Pairs and compares one run's local records; pushes the findings into `result`. `targets` is null for a run W&B does not know. */
-function checkRun(runId: string, round: string | null, records: LocalLogRecord[], targets: Target[] | null, result: CrossCheckResult): CrossCheckRunSummary {
+function checkRun(
+  runId: string,
+  round: string | null,
+  records: LocalLogRecord[],
+  targets: Target[] | null,
+  result: CrossCheckResult,
+  supersededHere: Set<string> | null = null,
+): CrossCheckRunSummary {
   const sum: CrossCheckRunSummary = {
     runId,
     round,
@@ -223,6 +268,7 @@ function checkRun(runId: string, round: string | null, records: LocalLogRecord[]
     unmatchedRecords: 0,
     wandbRecordsWithoutLocal: 0,
     malformedLines: 0,
+    supersededRecords: 0,
   };
   const index = new Map<string, Target[]>();
   for (const t of targets ?? []) {
@@ -235,6 +281,10 @@ function checkRun(runId: string, round: string | null, records: LocalLogRecord[]
   for (const rec of records) {
     const axis = AXIS_OF[rec.kind];
     const cands = index.get(`${axis}:${rec.id}`);
+    if (cands === undefined && supersededHere !== null && supersededHere.has(`${axis}:${rec.id}`)) {
+      sum.supersededRecords++;
+      continue;
+    }
     if (cands === undefined) {
       sum.unmatchedRecords++;
       result.unmatched.push({ runId, round, kind: rec.kind, step: rec.id, line: rec.line });

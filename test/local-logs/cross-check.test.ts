@@ -45,6 +45,7 @@ test("a log with one deliberate mismatch and two malformed lines: exact counts, 
       unmatchedRecords: 0,
       wandbRecordsWithoutLocal: 0,
       malformedLines: 2,
+      supersededRecords: 0,
     },
   ]);
   assert.deepEqual(res.runsWithoutLocal, []);
@@ -153,7 +154,7 @@ const updateRec = (trainStep: number, values: Record<string, number>) => ({
   historyStep: 0,
   values,
 });
-const evalRec = (evalStep: number, values: Record<string, number>) => ({ runId: "a", round: "R0", evalStep, historyStep: 0, values });
+const evalRec = (rollout: number, values: Record<string, number>) => ({ runId: "a", round: "R0", evalStep: values["eval/step"], rollout, historyStep: 0, values });
 
 test("--wandb-always-use-train-step (N = 2): local perf/rollout/eval N pair by rollout id, never by the raw rollout/step value", () => {
   // Alignment has converted the ids: rollout 1 was logged with rollout/step 2, rollout 2 with 4, the eval after rollout 1 with eval/step 2.
@@ -247,4 +248,29 @@ test("a log whose only metric line is malformed: the run is listed with its malf
   assert.deepEqual(res.runs.map((r) => [r.runId, r.records, r.malformedLines]), [["run-a", 0, 1]]);
   assert.equal(res.agree, false);
   assert.match(res.verdict, /^nothing compared: 0 local record\(s\), none sharing a field with a W&B record; 1 metric line\(s\) were malformed and not compared: r\.log:1 \(step 2: unexpected end of text/);
+});
+
+test("superseded records: local lines of rollouts a later round took over are not compared; of a run resumed in place only the last line per id counts", () => {
+  const base = aligned({
+    rollouts: [rolloutRec(1, { "perf/rollout_time": 11, "rollout/step": 1 })],
+    updates: [updateRec(2, { "train/loss": 0.25, "train/step": 2 })],
+  });
+  const w = {
+    ...base,
+    superseded: [
+      { runId: "a", round: "R0", byRunId: "b", byRound: "R1", rollouts: [2], updates: [3], trainSteps: [4], evals: 0, rows: 2, message: "" },
+      { runId: "a", round: "R0", byRunId: "a", byRound: "R0", rollouts: [], updates: [1], trainSteps: [2], evals: 0, rows: 1, message: "" },
+    ],
+  };
+  const text = [
+    "perf 1: {'perf/rollout_time': 11}",
+    "step 2: {'train/loss': 0.5, 'train/step': 2}", // the logging a restart replaced
+    "perf 2: {'perf/rollout_time': 99}", // rollout 2 belongs to round R1 now
+    "step 4: {'train/loss': 0.9, 'train/step': 4}",
+    "step 2: {'train/loss': 0.25, 'train/step': 2}",
+  ].join("\n");
+  const res = crossCheck(w, localOf({ runId: "a", text }));
+  assert.deepEqual([res.compared, res.exact, res.mismatches.length, res.unmatched.length, res.runs[0].supersededRecords, res.agree], [3, 3, 0, 0, 3, true]);
+  // Without the superseded list the same lines disagree: the check is not vacuous.
+  assert.equal(crossCheck(base, localOf({ runId: "a", text })).agree, false);
 });
