@@ -5,9 +5,9 @@
  */
 import type { AlignedRuns, Reporter } from "../types";
 import { assertMappingHolds } from "../axes/coverage";
-import { METRICS } from "../schema/slime-metrics";
+import { keysFor, METRICS } from "../schema/slime-metrics";
 import { describeRollout, describeUpdate } from "./record-label";
-import { collectNotes, MeanAccumulator, nonFiniteMessage, type MeanResult } from "./round-mean";
+import { AliasUse, collectNotes, MeanAccumulator, nonFiniteMessage, type MeanResult } from "./round-mean";
 import { roundIndex, rolloutRoundPosition, updateRoundPosition } from "./round-index";
 import type { TableColumn } from "./table-column";
 
@@ -83,6 +83,8 @@ export function policyRoundTable(aligned: AlignedRuns, opts: PolicyRoundTableOpt
   // Slot R holds the `all` accumulators, so every record feeds its round's slot and slot R.
   const make = () => Array.from({ length: R + 1 }, () => new MeanAccumulator());
   const fieldKeys = UPDATE_FIELDS.map((f) => METRICS[f].key);
+  // Older slime versions logged some of these under another key (schema aliases): read them, with a note.
+  const fieldAliases = fieldKeys.map((k) => new AliasUse(k, keysFor(k), R + 1));
   const fieldAccs = UPDATE_FIELDS.map(make);
   const klFirst = make();
   const klLater = make();
@@ -97,7 +99,7 @@ export function policyRoundTable(aligned: AlignedRuns, opts: PolicyRoundTableOpt
     updates[i]++;
     const values = u.values;
     for (let f = 0; f < fieldKeys.length; f++) {
-      const v: number | undefined = values[fieldKeys[f]];
+      const v = fieldAliases[f].read(values, i);
       const accs = fieldAccs[f];
       accs[R].add(v);
       if (!accs[i].add(v) && warn) warn(nonFiniteMessage(describeUpdate(u), fieldKeys[f], v as number));
@@ -140,5 +142,6 @@ export function policyRoundTable(aligned: AlignedRuns, opts: PolicyRoundTableOpt
   const rows = index.rounds.map((_, i) => row(i));
   const all = row(R);
   const notes = collectNotes([...rows, all].flatMap((r) => POLICY_COLUMNS.map((c) => r[c.field])));
+  for (const a of fieldAliases) notes.push(...a.notes(index.rounds, "optimizer update(s)"));
   return { columns: [...POLICY_COLUMNS], rows, all, notes };
 }

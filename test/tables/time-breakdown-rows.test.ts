@@ -26,10 +26,12 @@ test("wide rows: one per round then all, mean per timer, no total column", () =>
   assert.ok(!("total" in wide[0]));
 });
 
-test("the stack leaves out containers and the rollout manager's timer", () => {
+test("the stack: train_wait, the timers inside train and train's untimed rest, adding up to step_time; no containers, no rollout manager timer", () => {
   const cells = stackableTimeCells(timeBreakdown(aligned));
-  assert.deepEqual(Array.from(new Set(cells.map((c) => c.key))).sort(), ["perf/actor_train_time", "perf/train_wait_time"]);
+  assert.deepEqual(Array.from(new Set(cells.map((c) => c.key))).sort(), ["perf/actor_train_time", "perf/train_time (untimed rest)", "perf/train_wait_time"]);
   const r0 = cells.filter((c) => c.round === "R0");
-  assert.deepEqual(r0.map((c) => [c.key, c.mean, c.n]).sort(), [["perf/actor_train_time", 2, 2], ["perf/train_wait_time", 14, 2]]);
+  // R0: step 17 = train_wait 14 + train 3; train 3 = actor_train 2 + rest 1.
+  assert.deepEqual(r0.map((c) => [c.key, c.mean, c.n]).sort(), [["perf/actor_train_time", 2, 2], ["perf/train_time (untimed rest)", 1, 2], ["perf/train_wait_time", 14, 2]]);
+  assert.equal(r0.reduce((a, c) => a + (c.mean as number), 0), 17);
   assert.ok(timeBreakdownCells(timeBreakdown(aligned)).some((c) => c.key === "perf/step_time"));
 });
