@@ -162,6 +162,11 @@ test("evalInterval: pre-training eval at the first rollout id, periodic after r 
   assert.equal(one.runs[0].rows[0].kind, "eval");
   const two = simulateScenario({ n: 2, evalInterval: 2, firstRolloutId: 3, rounds: [{ rollouts: 6 }] }).runs[0];
   assert.deepEqual(col(hist(two, "eval"), "eval/step"), [3, 3, 5, 7]);
+  const zeroOnly = simulateScenario({ n: 2, evalInterval: 2, preTrainEvalOnlyAtZero: true, rounds: [{ rollouts: 2 }, { rollouts: 2 }] });
+  assert.deepEqual(
+    zeroOnly.truth.evals.map((e) => `${e.round} ${e.kind}:${e.evalStep}`),
+    ["R0 pre-train:0", "R0 periodic:1", "R1 periodic:3"],
+  );
   const skip = simulateScenario({ n: 2, evalInterval: 2, skipEvalBeforeTrain: true, rounds: [{ rollouts: 6 }] }).runs[0];
   assert.deepEqual(col(hist(skip, "eval"), "eval/step"), [1, 3, 5]);
   // An eval row: eval/<d>, eval/<d>/..., eval/<d>-truncated_ratio, eval/step; nothing of a rollout record.

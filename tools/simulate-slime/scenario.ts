@@ -69,6 +69,11 @@ export interface ScenarioOptions {
   evalInterval?: number | null;
   /** `--skip-eval-before-train`. */
   skipEvalBeforeTrain?: boolean;
+  /**
+   * The pre-training eval runs only when a process starts at rollout id 0 (the reading of train.py:50-51
+   * in slime-real-logging.md) instead of at every process's first rollout id (default false).
+   */
+  preTrainEvalOnlyAtZero?: boolean;
   evalDatasets?: string[];
   /** `--save-interval`: a save after rollout r when (r+1) % interval == 0 (its time lands on rollout r+1's perf row); default 4. */
   saveInterval?: number;
@@ -133,6 +138,7 @@ export interface ScenarioFlags {
   async: boolean;
   evalInterval: number | null;
   skipEvalBeforeTrain: boolean;
+  preTrainEvalOnlyAtZero: boolean;
   klCoef: number;
   colocate: boolean;
   interleaveWriters: boolean;
@@ -260,6 +266,7 @@ function resolveOptions(opts: ScenarioOptions): Resolved {
     async: opts.async ?? false,
     evalInterval,
     skipEvalBeforeTrain: opts.skipEvalBeforeTrain ?? false,
+    preTrainEvalOnlyAtZero: opts.preTrainEvalOnlyAtZero ?? false,
     klCoef: opts.klCoef ?? 0,
     colocate: opts.colocate ?? true,
     interleaveWriters: opts.interleaveWriters ?? false,
@@ -325,7 +332,8 @@ function simulateSegment(
   };
   const order: ScenarioRow[] = [];
   // train.py evaluates before the first rollout of the process; train_async.py never does.
-  if (flags.evalInterval !== null && !flags.skipEvalBeforeTrain && !flags.async) order.push(makeEval(rids[0], "pre-train"));
+  const preTrain = flags.evalInterval !== null && !flags.skipEvalBeforeTrain && !flags.async && (!flags.preTrainEvalOnlyAtZero || rids[0] === 0);
+  if (preTrain) order.push(makeEval(rids[0], "pre-train"));
   const blocks: { manager: ScenarioRow; trainer: ScenarioRow[]; after: ScenarioRow[] }[] = [];
   let lastSaved = false;
   rids.forEach((rid, j) => {
