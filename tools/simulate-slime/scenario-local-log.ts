@@ -23,6 +23,8 @@ export interface ScenarioLogOptions {
    * "closed" = a closed `leave=False` bar (`\r<spaces>\r`).
    */
   tqdm?: "glued" | "closed" | null;
+  /** Node address Ray adds to the trainer actors' prefix (`(MegatronTrainRayActor pid=N, ip=…)`), for actors on another node. */
+  trainerIp?: string | null;
 }
 
 /** Which stream the era's metric lines went to. */
@@ -33,10 +35,10 @@ export function scenarioLogStream(run: ScenarioRun): "stdout" | "stderr" {
 const ANSI_COLOUR: Record<ScenarioRow["writer"], number> = { manager: 36, actor: 33, critic: 32 };
 
 /** Ray prefix of a writer, with or without colour codes. */
-function rayPrefix(run: ScenarioRun, writer: ScenarioRow["writer"], ansi: boolean): string {
+function rayPrefix(run: ScenarioRun, writer: ScenarioRow["writer"], ansi: boolean, ip: string | null): string {
   const pid = writer === "manager" ? run.pids.rolloutManager : writer === "actor" ? run.pids.actor : run.pids.critic;
   const name = writer === "manager" ? "RolloutManager" : "MegatronTrainRayActor";
-  const text = `(${name} pid=${pid})`;
+  const text = `(${name} pid=${pid}${writer !== "manager" && ip ? `, ip=${ip}` : ""})`;
   return ansi ? `\x1b[${ANSI_COLOUR[writer]}m${text}\x1b[0m ` : `${text} `;
 }
 
@@ -77,11 +79,12 @@ function tqdmText(kind: "glued" | "closed", done: number, total: number): string
 export function scenarioLocalLog(run: ScenarioRun, opts: ScenarioLogOptions = {}): string {
   const logger = profileSpec(run.flags.profile).logger;
   const ansi = opts.ansi ?? false;
+  const ip = opts.trainerIp ?? null;
   const lines: string[] = [];
   const stepsDone = new Map<string, number>();
   let segment = -1;
   const plain = (writer: ScenarioRow["writer"] | null, timeMs: number, source: string, text: string, glue = "") => {
-    const ray = writer === null ? "" : rayPrefix(run, writer, ansi);
+    const ray = writer === null ? "" : rayPrefix(run, writer, ansi, ip);
     lines.push(logger ? `${ray}${glue}[${pyLogTime(timeMs)}] ${source} - ${text}` : `${ray}${glue}${text}`);
   };
   for (const x of run.printedRows) {
@@ -91,7 +94,7 @@ export function scenarioLocalLog(run: ScenarioRun, opts: ScenarioLogOptions = {}
       lines.push(`wandb: ${segment === 0 ? "Syncing" : "Resuming"} run ${run.runId}`);
       if (opts.repeated) {
         lines.push(
-          `${rayPrefix(run, "actor", ansi)}[${pyLogTime(at)}] memory_utils.py:42 - [Rank 1] Memory-Usage before offload: allocated 30.52 GB, reserved 31.20 GB [repeated 7x across cluster]`,
+          `${rayPrefix(run, "actor", ansi, ip)}[${pyLogTime(at)}] memory_utils.py:42 - [Rank 1] Memory-Usage before offload: allocated 30.52 GB, reserved 31.20 GB [repeated 7x across cluster]`,
         );
       }
     }

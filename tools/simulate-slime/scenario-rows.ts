@@ -48,9 +48,10 @@ function sampleMetrics(d: Dict, prefix: string, ctx: BatchContext, prng: Prng): 
     min: [prng.int(8, 40), "int"],
   };
   for (const s of ctx.profile.responseLenStats) d.add(`${prefix}response_len/${s}`, stat[s][0], stat[s][1]);
-  if (ctx.specDecoding && ctx.profile.specPrefix !== null) {
-    // The double prefix of 2025-11-13..2026-01-04 comes from prefixing an already prefixed dict.
-    const spec = prefix === "rollout/" ? ctx.profile.specPrefix : prefix;
+  // The double prefix of 2025-11-13..2026-01-04 is documented for the rollout row only; eval rows of
+  // that era are left without spec keys rather than guessed.
+  const spec = prefix === "rollout/" ? ctx.profile.specPrefix : ctx.profile.specPrefix === "rollout/" ? prefix : null;
+  if (ctx.specDecoding && spec !== null) {
     d.add(`${spec}spec_accept_rate`, prng.uniform(0.55, 0.8));
     d.add(`${spec}spec_accept_length`, prng.uniform(2.2, 3.4));
   }
@@ -174,9 +175,7 @@ export function actorStepDict(ctx: BatchContext, prng: Prng, stepId: number): Lo
 /** One critic step row: the same site with role tag `critic-` (no `train/critic-step`: the critic logs `train/step`). */
 export function criticStepDict(ctx: BatchContext, prng: Prng): LoggedValue[] {
   const d = new Dict();
-  const vl = prng.uniform(0.01, 0.2);
-  d.add("train/critic-loss", vl);
-  d.add("train/critic-value_loss", vl);
+  d.add("train/critic-value_loss", prng.uniform(0.01, 0.2));
   d.add("train/critic-value_clipfrac", prng.uniform(0, 0.05));
   d.add("train/critic-grad_norm", prng.uniform(0.2, 2));
   d.add("train/critic-lr-pg_0", 5e-6);
