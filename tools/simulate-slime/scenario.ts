@@ -305,6 +305,56 @@ function row(kind: ScenarioRowKind, writer: Writer, rid: number, segment: number
   return { kind, writer, rolloutId: rid, trainStep, segment, timeMs: 0, values: [...values, { key: stepKey, value: stepValue, kind: "int" }], historyStep: -1 };
 }
 
+/** What the rows of one segment (one process lifetime) are made from. */
+interface SegmentContext {
+  r: Resolved;
+  ctx: BatchContext;
+  roundIndex: number;
+  segment: number;
+  /** compute_rollout_step of slime. */
+  rolloutStep: (rid: number) => number;
+  /** An independent random stream per label, so adding draws in one place shifts nothing else. */
+  fork: (label: string) => Prng;
+}
+
+/** The rows of one rollout: manager row, then (unless crashed) trainer rows, steps (critic rows before or after the actor's) and perf. */
+function simulateRollout(sc: SegmentContext, rid: number, first: boolean, crashed: boolean, savedBefore: boolean): { gen: GenRollout; trainer: ScenarioRow[] } {
+  const { r, ctx, segment, rolloutStep } = sc;
+  const { flags } = r;
+  const prng = sc.fork(`rollout-${rid}`);
+  const criticOnly = flags.critic && rid < flags.numCriticOnlySteps;
+  const manager = row("rollout-manager", "manager", rid, segment, managerDict(ctx, prng.fork("manager")), "rollout/step", rolloutStep(rid));
+  const gen: GenRollout = { roundIndex: sc.roundIndex, segment, rolloutId: rid, crashed, criticOnly, manager, trainer: [], actorSteps: [], criticSteps: [] };
+  const trainer: ScenarioRow[] = [];
+  if (crashed) return { gen, trainer };
+  const rolloutRow = (kind: ScenarioRowKind, values: LoggedValue[]) => row(kind, "actor", rid, segment, values, "rollout/step", rolloutStep(rid));
+  if (!criticOnly) {
+    gen.trainer.push(rolloutRow("trainer-rollout", trainerRolloutDict(ctx, prng.fork("trainer-rollout"))));
+    if (r.logMultiTurn) gen.trainer.push(rolloutRow("multi-turn", multiTurnDict(prng.fork("multi-turn"))));
+    if (r.logPassrate) gen.trainer.push(rolloutRow("passrate", passrateDict(ctx, prng.fork("passrate"))));
+    trainer.push(...gen.trainer);
+  }
+  const coin = prng.fork("critic-order");
+  for (let stepId = 0; stepId < ctx.n; stepId++) {
+    const trainStep = rid * ctx.n + stepId;
+    const actor = criticOnly ? null : row("optimizer-update", "actor", rid, segment, actorStepDict(ctx, prng.fork(`step-${stepId}`), stepId), "train/step", trainStep, trainStep);
+    const critic = flags.critic ? row("critic-update", "critic", rid, segment, criticStepDict(ctx, prng.fork(`critic-${stepId}`)), "train/step", trainStep, trainStep) : null;
+    if (actor) gen.actorSteps.push(actor);
+    if (critic) gen.criticSteps.push(critic);
+    // The critic is another process: its row of a train/step lands before or after the actor's.
+    const pair = critic && actor && coin.chance(0.5) ? [critic, actor] : [actor, critic];
+    for (const x of pair) if (x) trainer.push(x);
+  }
+  if (!criticOnly) {
+    // Save and weight-sync times of the previous iteration land on this perf row; the first includes the initial sync.
+    const times = { saveModel: savedBefore ? prng.uniform(20, 40) : null, updateWeights: first ? prng.uniform(9, 13) : prng.uniform(2.6, 4.2) };
+    const perf = rolloutRow("trainer-perf", trainerPerfDict(ctx, prng.fork("perf"), times));
+    gen.trainer.push(perf);
+    trainer.push(perf);
+  }
+  return { gen, trainer };
+}
+
 /** Rows of one segment (one process lifetime) in the order slime prints them, with the generation records. */
 function simulateSegment(
   r: Resolved,
@@ -315,16 +365,21 @@ function simulateSegment(
   crashLast: boolean,
 ): { order: ScenarioRow[]; rollouts: GenRollout[]; evals: GenEval[] } {
   const { flags } = r;
-  const n = ctx.n;
-  // compute_rollout_step: rollout_id * rbs * nspp // gbs, which is rollout_id * N only when gbs divides the batch.
-  const rolloutStep = (rid: number) => (flags.alwaysUseTrainStep ? Math.floor((rid * ctx.samples) / ctx.globalBatchSize) : rid);
-  const fork = (label: string): Prng => createPrng(deriveSeed(r.seed, `r${roundIndex}/s${segment}/${label}`));
+  const sc: SegmentContext = {
+    r,
+    ctx,
+    roundIndex,
+    segment,
+    // rollout_id * rbs * nspp // gbs: rollout_id * N only when gbs divides the batch.
+    rolloutStep: (rid) => (flags.alwaysUseTrainStep ? Math.floor((rid * ctx.samples) / ctx.globalBatchSize) : rid),
+    fork: (label) => createPrng(deriveSeed(r.seed, `r${roundIndex}/s${segment}/${label}`)),
+  };
   const rollouts: GenRollout[] = [];
   const evals: GenEval[] = [];
   const makeEval = (rid: number, kind: GenEval["kind"]): ScenarioRow => {
-    const ev = row("eval", "manager", rid, segment, evalDict(ctx, fork(`eval-${kind}-${rid}`)), "eval/step", rolloutStep(rid));
+    const ev = row("eval", "manager", rid, segment, evalDict(ctx, sc.fork(`eval-${kind}-${rid}`)), "eval/step", sc.rolloutStep(rid));
     if (r.logPassrate) {
-      const pass = r.evalDatasets.flatMap((d) => passrateDict(ctx, fork(`eval-pass-${kind}-${rid}-${d}`), `eval/${d}-pass@`));
+      const pass = r.evalDatasets.flatMap((d) => passrateDict(ctx, sc.fork(`eval-pass-${kind}-${rid}-${d}`), `eval/${d}-pass@`));
       ev.values.splice(ev.values.length - 1, 0, ...pass);
     }
     evals.push({ roundIndex, segment, rolloutId: rid, kind, row: ev });
@@ -335,47 +390,17 @@ function simulateSegment(
   const preTrain = flags.evalInterval !== null && !flags.skipEvalBeforeTrain && !flags.async && (!flags.preTrainEvalOnlyAtZero || rids[0] === 0);
   if (preTrain) order.push(makeEval(rids[0], "pre-train"));
   const blocks: { manager: ScenarioRow; trainer: ScenarioRow[]; after: ScenarioRow[] }[] = [];
-  let lastSaved = false;
+  let savedBefore = false;
   rids.forEach((rid, j) => {
-    const prng = fork(`rollout-${rid}`);
     const crashed = crashLast && j === rids.length - 1;
-    const criticOnly = flags.critic && rid < flags.numCriticOnlySteps;
-    const manager = row("rollout-manager", "manager", rid, segment, managerDict(ctx, prng.fork("manager")), "rollout/step", rolloutStep(rid));
-    const gen: GenRollout = { roundIndex, segment, rolloutId: rid, crashed, criticOnly, manager, trainer: [], actorSteps: [], criticSteps: [] };
-    const trainer: ScenarioRow[] = [];
-    if (!crashed) {
-      if (!criticOnly) {
-        gen.trainer.push(row("trainer-rollout", "actor", rid, segment, trainerRolloutDict(ctx, prng.fork("trainer-rollout")), "rollout/step", rolloutStep(rid)));
-        if (r.logMultiTurn) gen.trainer.push(row("multi-turn", "actor", rid, segment, multiTurnDict(prng.fork("multi-turn")), "rollout/step", rolloutStep(rid)));
-        if (r.logPassrate) gen.trainer.push(row("passrate", "actor", rid, segment, passrateDict(ctx, prng.fork("passrate")), "rollout/step", rolloutStep(rid)));
-        trainer.push(...gen.trainer);
-      }
-      const order = prng.fork("critic-order");
-      for (let stepId = 0; stepId < n; stepId++) {
-        const trainStep = rid * n + stepId;
-        const actor = criticOnly ? null : row("optimizer-update", "actor", rid, segment, actorStepDict(ctx, prng.fork(`step-${stepId}`), stepId), "train/step", trainStep, trainStep);
-        const critic = flags.critic ? row("critic-update", "critic", rid, segment, criticStepDict(ctx, prng.fork(`critic-${stepId}`)), "train/step", trainStep, trainStep) : null;
-        if (actor) gen.actorSteps.push(actor);
-        if (critic) gen.criticSteps.push(critic);
-        // The critic is another process: its row of a train/step lands before or after the actor's.
-        const pair = critic && actor && order.chance(0.5) ? [critic, actor] : [actor, critic];
-        for (const x of pair) if (x) trainer.push(x);
-      }
-      if (!criticOnly) {
-        const times = { saveModel: lastSaved && j > 0 ? prng.uniform(20, 40) : null, updateWeights: j === 0 ? prng.uniform(9, 13) : prng.uniform(2.6, 4.2) };
-        const perf = row("trainer-perf", "actor", rid, segment, trainerPerfDict(ctx, prng.fork("perf"), times), "rollout/step", rolloutStep(rid));
-        gen.trainer.push(perf);
-        trainer.push(perf);
-      }
-    }
-    lastSaved = !crashed && (rid + 1) % r.saveInterval === 0;
-    const after: ScenarioRow[] = [];
-    if (!crashed && flags.evalInterval !== null && (rid + 1) % flags.evalInterval === 0) after.push(makeEval(rid, "periodic"));
+    const { gen, trainer } = simulateRollout(sc, rid, j === 0, crashed, savedBefore);
+    savedBefore = !crashed && (rid + 1) % r.saveInterval === 0;
+    const after = !crashed && flags.evalInterval !== null && (rid + 1) % flags.evalInterval === 0 ? [makeEval(rid, "periodic")] : [];
     rollouts.push(gen);
-    blocks.push({ manager, trainer, after });
+    blocks.push({ manager: gen.manager, trainer, after });
   });
-
   if (flags.async) {
+    // train_async.py: generation of r+1 finishes while the trainer works on r.
     order.push(blocks[0].manager);
     blocks.forEach((b, j) => {
       if (j + 1 < blocks.length) order.push(blocks[j + 1].manager);
@@ -424,6 +449,60 @@ function frozenHistoryRow(x: ScenarioRow, runtimeS: number): HistoryRow {
   return parseFrozenRow(serializeFrozenRow(obj));
 }
 
+type ResolvedRound = Resolved["roundsResolved"][number];
+
+/** The job facts the row builders need, for one round. */
+function batchContext(r: Resolved, spec: ResolvedRound): BatchContext {
+  const samples = r.rolloutBatchSize * r.nSamplesPerPrompt;
+  return {
+    profile: r.profile,
+    samples,
+    n: spec.n,
+    globalBatchSize: Math.floor(samples / spec.n),
+    klCoef: r.flags.klCoef,
+    useKlLoss: r.useKlLoss,
+    critic: r.flags.critic,
+    colocate: r.flags.colocate,
+    specDecoding: r.specDecoding,
+    evalDatasets: r.evalDatasets,
+    nSamplesPerPrompt: r.nSamplesPerPrompt,
+  };
+}
+
+/** The run config (what wandb.init gets) of a round, with slime's argument names. */
+function runConfig(r: Resolved, spec: ResolvedRound, ctx: BatchContext): Record<string, unknown> {
+  return {
+    rollout_batch_size: r.rolloutBatchSize,
+    n_samples_per_prompt: r.nSamplesPerPrompt,
+    global_batch_size: ctx.globalBatchSize,
+    start_rollout_id: spec.start,
+    num_rollout: spec.start + spec.rollouts,
+    wandb_always_use_train_step: r.flags.alwaysUseTrainStep,
+    use_critic: r.flags.critic,
+    num_critic_only_steps: r.flags.numCriticOnlySteps,
+    advantage_estimator: r.flags.critic ? "ppo" : "grpo",
+    eval_interval: r.flags.evalInterval,
+    skip_eval_before_train: r.flags.skipEvalBeforeTrain,
+    save_interval: r.saveInterval,
+    kl_coef: r.flags.klCoef,
+    use_kl_loss: r.useKlLoss,
+    colocate: r.flags.colocate,
+    simulated: true,
+    simulated_profile: r.profile.name,
+  };
+}
+
+/** The processes of a round: one, or with a resume in place the crashed one and the resumed one. */
+function roundSegments(spec: ResolvedRound): { rids: number[]; crashLast: boolean }[] {
+  const ids = Array.from({ length: spec.rollouts }, (_, i) => spec.start + i);
+  const rip = spec.resumeInPlace;
+  if (!rip) return [{ rids: ids, crashLast: spec.crash }];
+  return [
+    { rids: ids.slice(0, rip.crashAfter + 1), crashLast: true },
+    { rids: ids.slice(rip.crashAfter - rip.relog), crashLast: spec.crash },
+  ];
+}
+
 /** Simulates a scenario. Pure and deterministic in its options. */
 export function simulateScenario(opts: ScenarioOptions = {}): Scenario {
   const r = resolveOptions(opts);
@@ -433,33 +512,13 @@ export function simulateScenario(opts: ScenarioOptions = {}): Scenario {
   let launchMs = r.startMs;
   r.roundsResolved.forEach((spec, k) => {
     const prng = createPrng(deriveSeed(r.seed, `round-${k}`));
-    const samples = r.rolloutBatchSize * r.nSamplesPerPrompt;
-    const ctx: BatchContext = {
-      profile: r.profile,
-      samples,
-      n: spec.n,
-      globalBatchSize: Math.floor(samples / spec.n),
-      klCoef: r.flags.klCoef,
-      useKlLoss: r.useKlLoss,
-      critic: r.flags.critic,
-      colocate: r.flags.colocate,
-      specDecoding: r.specDecoding,
-      evalDatasets: r.evalDatasets,
-      nSamplesPerPrompt: r.nSamplesPerPrompt,
-    };
-    const ids = Array.from({ length: spec.rollouts }, (_, i) => spec.start + i);
-    const segments: { rids: number[]; crashLast: boolean }[] = spec.resumeInPlace
-      ? [
-          { rids: ids.slice(0, spec.resumeInPlace.crashAfter + 1), crashLast: true },
-          { rids: ids.slice(spec.resumeInPlace.crashAfter - spec.resumeInPlace.relog), crashLast: spec.crash },
-        ]
-      : [{ rids: ids, crashLast: spec.crash }];
+    const ctx = batchContext(r, spec);
     const rows: ScenarioRow[] = [];
     const printedRows: ScenarioRow[] = [];
     const history: HistoryRow[] = [];
     const segmentStartMs: number[] = [];
     let runtimeOffsetS = 0;
-    segments.forEach((seg, s) => {
+    roundSegments(spec).forEach((seg, s) => {
       const out = simulateSegment(r, ctx, k, s, seg.rids, seg.crashLast);
       segmentStartMs.push(launchMs);
       const initMs = launchMs + prng.int(15_000, 30_000);
@@ -468,9 +527,8 @@ export function simulateScenario(opts: ScenarioOptions = {}): Scenario {
         t += gapMs(prng, x.kind);
         x.timeMs = t;
       }
-      const ordered = stepOrder(out.order, r.flags.interleaveWriters, prng.fork(`interleave-${s}`));
       let lastRuntime = runtimeOffsetS;
-      for (const x of ordered) {
+      for (const x of stepOrder(out.order, r.flags.interleaveWriters, prng.fork(`interleave-${s}`))) {
         x.historyStep = rows.length;
         rows.push(x);
         lastRuntime = runtimeOffsetS + (x.timeMs - initMs) / 1000;
@@ -483,33 +541,13 @@ export function simulateScenario(opts: ScenarioOptions = {}): Scenario {
       runtimeOffsetS = lastRuntime;
       launchMs = t + prng.int(5 * 60_000, 20 * 60_000);
     });
-    const runId = scenarioRunId(r.seed, k);
-    const last = ids[ids.length - 1];
     runs.push({
-      runId,
+      runId: scenarioRunId(r.seed, k),
       round: `R${k}`,
       state: spec.crash ? "crashed" : "finished",
       n: spec.n,
       flags: { ...r.flags },
-      config: {
-        rollout_batch_size: r.rolloutBatchSize,
-        n_samples_per_prompt: r.nSamplesPerPrompt,
-        global_batch_size: ctx.globalBatchSize,
-        start_rollout_id: spec.start,
-        num_rollout: last + 1,
-        wandb_always_use_train_step: r.flags.alwaysUseTrainStep,
-        use_critic: r.flags.critic,
-        num_critic_only_steps: r.flags.numCriticOnlySteps,
-        advantage_estimator: r.flags.critic ? "ppo" : "grpo",
-        eval_interval: r.flags.evalInterval,
-        skip_eval_before_train: r.flags.skipEvalBeforeTrain,
-        save_interval: r.saveInterval,
-        kl_coef: r.flags.klCoef,
-        use_kl_loss: r.useKlLoss,
-        colocate: r.flags.colocate,
-        simulated: true,
-        simulated_profile: r.profile.name,
-      },
+      config: runConfig(r, spec, ctx),
       pids: { rolloutManager: 100_000 + prng.int(0, 899_999), actor: 1_000_000 + prng.int(0, 899_999), critic: 2_000_000 + prng.int(0, 899_999) },
       rows,
       printedRows,
