@@ -89,14 +89,18 @@ export interface TruthEval {
   values: Record<string, number>;
 }
 
-/** Per-run facts. */
-export interface TruthRun {
+/** Run facts the truth needs. */
+export interface TruthRunInput {
   round: string;
   runId: string;
   state: string;
   n: number;
   flags: ScenarioFlags;
   historyEvents: number;
+}
+
+/** Per-run facts. */
+export interface TruthRun extends TruthRunInput {
   /** Rollout ids whose surviving record this run owns, ascending. */
   ownedRollouts: number[];
   ownedUpdates: number;
@@ -119,16 +123,6 @@ export interface ScenarioTruth {
   criticOnlySteps: TruthCriticOnlyStep[];
   superseded: TruthSuperseded[];
   evals: TruthEval[];
-}
-
-/** Run facts the truth needs. */
-export interface TruthRunInput {
-  round: string;
-  runId: string;
-  state: string;
-  n: number;
-  flags: ScenarioFlags;
-  historyEvents: number;
 }
 
 /** Computes the truth from the generated rollouts and evals (in the order their processes ran). */
