@@ -354,6 +354,66 @@ test("plain floats for truncated_ratio and repetition_frac, np.float64 only on p
   }
 });
 
+/** The truth's records point at rows holding exactly their values; every row is owned, superseded, an eval or critic-only. */
+function checkTruthAgainstRows(s: Scenario): void {
+  const byId = new Map(s.runs.map((r) => [r.runId, r]));
+  const accounted = new Set<string>();
+  const mark = (runId: string, step: number) => {
+    assert.ok(!accounted.has(`${runId}/${step}`), `${runId} _step ${step} accounted twice`);
+    accounted.add(`${runId}/${step}`);
+  };
+  for (const u of s.truth.updates) {
+    const row = byId.get(u.runId)!.history[u.historyStep];
+    assert.equal(row["train/step"], u.trainStep);
+    for (const [k, v] of Object.entries(u.values)) assert.ok(Object.is(row[k], v), `${u.runId} ${u.trainStep} ${k}`);
+    mark(u.runId, u.historyStep);
+    if (u.criticHistoryStep !== null) {
+      const crow = byId.get(u.runId)!.history[u.criticHistoryStep];
+      assert.equal(crow["train/step"], u.trainStep);
+      for (const [k, v] of Object.entries(u.criticValues!)) assert.ok(Object.is(crow[k], v), `${u.runId} critic ${u.trainStep} ${k}`);
+      mark(u.runId, u.criticHistoryStep);
+    }
+  }
+  for (const r of s.truth.rollouts) {
+    const run = byId.get(r.runId)!;
+    const merged: Record<string, number> = {};
+    for (const st of r.historySteps) for (const [k, v] of Object.entries(run.history[st])) if (!k.startsWith("_") && k !== "rollout/step") merged[k] = v;
+    assert.deepEqual(merged, r.values, `${r.runId} rollout ${r.rolloutId}`);
+    for (const st of r.historySteps) assert.equal(run.history[st]["rollout/step"], r.loggedRolloutStep);
+    for (const st of r.historySteps) mark(r.runId, st);
+  }
+  for (const c of s.truth.criticOnlySteps) mark(c.runId, c.historyStep);
+  for (const e of s.truth.evals) {
+    assert.equal(byId.get(e.runId)!.history[e.historyStep]["eval/step"], e.evalStep);
+    mark(e.runId, e.historyStep);
+  }
+  for (const x of s.truth.superseded) for (const st of x.historySteps) mark(x.runId, st);
+  assert.equal(accounted.size, s.runs.reduce((a, r) => a + r.history.length, 0), "every row accounted for");
+  // Every rollout id from the first to the last appears once among the surviving records.
+  const rids = s.truth.rollouts.map((r) => r.rolloutId);
+  assert.deepEqual(rids, range(rids[0], rids[0] + rids.length - 1));
+}
+
+test("truth accounts for every row, for each profile with async, critic and interleaved writers", () => {
+  for (const profile of ["2025-10", "2025-12", "2026-05", "2026-08"] as const) {
+    const s = simulateScenario({
+      profile,
+      seed: 3,
+      n: 2,
+      async: true,
+      critic: true,
+      numCriticOnlySteps: 2,
+      evalInterval: 1,
+      interleaveWriters: true,
+      logMultiTurn: true,
+      logPassrate: true,
+      restartOverlap: 1,
+      rounds: [{ rollouts: 4, resumeInPlace: { crashAfter: 2, relog: 2 } }, { rollouts: 3, crash: true }, { rollouts: 3, n: 4 }],
+    });
+    checkTruthAgainstRows(s);
+  }
+});
+
 test("truth agrees with the rows it describes, across every flag at once", () => {
   const s = simulateScenario({
     n: 3,
@@ -364,24 +424,7 @@ test("truth agrees with the rows it describes, across every flag at once", () =>
     restartOverlap: 2,
     rounds: [{ rollouts: 5, crash: true }, { rollouts: 5, n: 2, resumeInPlace: { crashAfter: 2, relog: 1 } }, { rollouts: 3, n: 2 }],
   });
-  const byId = new Map(s.runs.map((r) => [r.runId, r]));
-  for (const u of s.truth.updates) {
-    const row = byId.get(u.runId)!.history[u.historyStep];
-    assert.equal(row["train/step"], u.trainStep);
-    for (const [k, v] of Object.entries(u.values)) assert.ok(Object.is(row[k], v), `${u.runId} ${u.trainStep} ${k}`);
-    const crow = byId.get(u.runId)!.history[u.criticHistoryStep!];
-    assert.equal(crow["train/step"], u.trainStep);
-  }
-  for (const r of s.truth.rollouts) {
-    const run = byId.get(r.runId)!;
-    const merged: Record<string, number> = {};
-    for (const st of r.historySteps) for (const [k, v] of Object.entries(run.history[st])) if (!k.startsWith("_") && k !== "rollout/step") merged[k] = v;
-    assert.deepEqual(merged, r.values, `${r.runId} rollout ${r.rolloutId}`);
-    for (const st of r.historySteps) assert.equal(run.history[st]["rollout/step"], r.loggedRolloutStep);
-  }
-  // Every rollout id and every surviving train/step appears once.
-  const rids = s.truth.rollouts.map((r) => r.rolloutId);
-  assert.deepEqual(rids, range(0, rids.length - 1));
+  checkTruthAgainstRows(s);
   // With N changed between rounds train/step repeats across runs (R0's rollout 2 ends at 8, R1's rollout 3
   // starts at 3 * 2 = 6), so only (run, train/step) is unique and the lineage is ordered by rollout id.
   assert.deepEqual(
