@@ -199,6 +199,8 @@ export interface SupersededRecords {
   trainSteps: number[];
   /** Superseded eval rows. */
   evals: number;
+  /** Rollout ids of those eval rows, distinct, sorted. */
+  evalRollouts: number[];
   /** History rows superseded. */
   rows: number;
   message: string;
@@ -242,6 +244,11 @@ export interface AlignedRuns {
   evals: EvalRecord[];
   /** What later loggings replaced, per run and replacing run (excluded from every record list above). */
   superseded: SupersededRecords[];
+  /**
+   * Critic updates without an actor update (slime's --num-critic-only-steps): the critic's keys and
+   * train/step, numbered like updates. Never actor updates: not in `updates`, means or updates.csv.
+   */
+  criticOnly: UpdateRecord[];
   coverage: RunCoverage[];
   /** Coverage and alignment problems (see lib/axes/coverage.ts for which ones block numbers). */
   issues: CoverageIssue[];

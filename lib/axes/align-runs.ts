@@ -124,6 +124,7 @@ export function alignRuns(runs: RunHistory[], opts: AlignRunsOptions = {}): Alig
   const issues: CoverageIssue[] = [];
   const notes: AlignmentNote[] = [];
   const noUpdatesExpected: Set<number>[] = [];
+  const criticOnly: UpdateRecord[] = [];
 
   // One builder per record kind: consecutive records of a kind mostly share their key sequence.
   const updateValues = new ValuesBuilder();
@@ -146,7 +147,7 @@ export function alignRuns(runs: RunHistory[], opts: AlignRunsOptions = {}): Alig
     const tail: number[] = [];
     const rowNext = new Int32Array(rows.length);
     const unclassified = new Map<string, { count: number; firstStep: number }>();
-    const critic = new Map<number, Record<string, number>>();
+    const critic = new Map<number, { values: Record<string, number>; historyStep: number }>();
     const trainerRollouts = new Set<number>();
 
     for (let i = 0; i < rows.length; i++) {
@@ -182,7 +183,7 @@ export function alignRuns(runs: RunHistory[], opts: AlignRunsOptions = {}): Alig
         rowNext[i] = -1;
         recs[idx].historySteps.push(row._step);
       } else if (code === CRITIC) {
-        critic.set(steps[i], criticValues(row));
+        critic.set(steps[i], { values: criticValues(row), historyStep: row._step });
       } else if (code === EVAL) {
         evals.push({ runId, round, evalStep: steps[i], rollout: ids[i], historyStep: row._step, values: pickKeys(evalValues, row) });
       } else if (code === OTHER) {
@@ -214,7 +215,7 @@ export function alignRuns(runs: RunHistory[], opts: AlignRunsOptions = {}): Alig
     sortRange(evals, firstEval, (a, b) => a.evalStep - b.evalStep || a.historyStep - b.historyStep);
 
     const skip = new Set<number>();
-    mergeCritic(updates, firstUpdate, critic, axis, notes, skip);
+    mergeCritic(updates, firstUpdate, critic, axis, notes, skip, criticOnly);
     const last = recs.length > 0 ? recs[recs.length - 1].rollout : null;
     if (last !== null && !trainerRollouts.has(last) && !critic.has(last * n)) {
       skip.add(last);
@@ -249,6 +250,7 @@ export function alignRuns(runs: RunHistory[], opts: AlignRunsOptions = {}): Alig
     updates,
     evals,
     superseded,
+    criticOnly,
     coverage: cov.coverage,
     issues: sorted,
     notes,
@@ -276,16 +278,17 @@ function criticValues(row: HistoryRow): Record<string, number> {
 
 /**
  * Merges critic rows into the update records of their train/step (from `from` on); critic rows
- * without an actor update (`--num-critic-only-steps`) are noted per run of consecutive rollouts, and
- * those rollouts added to `skip` (no actor updates expected).
+ * without an actor update (`--num-critic-only-steps`) become critic-only records, are noted per run of
+ * consecutive rollouts, and those rollouts added to `skip` (no actor updates expected).
  */
 function mergeCritic(
   updates: UpdateRecord[],
   from: number,
-  critic: Map<number, Record<string, number>>,
+  critic: Map<number, { values: Record<string, number>; historyStep: number }>,
   axis: RunAxis,
   notes: AlignmentNote[],
   skip: Set<number>,
+  criticOnly: UpdateRecord[],
 ): void {
   if (critic.size === 0) return;
   const { runId, round, n } = axis;
@@ -296,14 +299,27 @@ function mergeCritic(
     actorSteps.add(u.trainStep);
     const c = critic.get(u.trainStep);
     if (c === undefined) continue;
-    u.values = { ...u.values, ...c };
+    u.values = { ...u.values, ...c.values };
     merged++;
   }
   const only = [...critic.keys()].filter((t) => !actorSteps.has(t)).sort((a, b) => a - b);
+  for (const t of only) {
+    const c = critic.get(t)!;
+    criticOnly.push({
+      runId,
+      round,
+      trainStep: t,
+      update: runUpdateNumber(axis, t),
+      rollout: Math.floor(t / n),
+      updateInRollout: t % n,
+      historyStep: c.historyStep,
+      values: { ...c.values, "train/step": t },
+    });
+  }
   const onlyRollouts = [...new Set(only.map((t) => Math.floor(t / n)))];
   const actorRollouts = new Set([...actorSteps].map((t) => Math.floor(t / n)));
-  const criticOnly = onlyRollouts.filter((r) => !actorRollouts.has(r));
-  for (const r of criticOnly) skip.add(r);
+  const onlyCritic = onlyRollouts.filter((r) => !actorRollouts.has(r));
+  for (const r of onlyCritic) skip.add(r);
   notes.push({
     runId,
     round,
@@ -311,13 +327,13 @@ function mergeCritic(
     step: null,
     message: `run ${runId} (round ${round}): ${critic.size} critic row(s) (train/critic-*): ${merged} merged into the actor's update of the same train/step; never counted as updates or in the actor's means`,
   });
-  if (criticOnly.length > 0) {
+  if (onlyCritic.length > 0) {
     notes.push({
       runId,
       round,
       kind: "critic-only",
-      step: criticOnly[0],
-      message: `run ${runId} (round ${round}): ${ranges(criticOnly, "rollout")} trained the critic only (critic rows, no actor rows: slime's --num-critic-only-steps); no actor updates are expected there`,
+      step: onlyCritic[0],
+      message: `run ${runId} (round ${round}): ${ranges(onlyCritic, "rollout")} trained the critic only (critic rows, no actor rows: slime's --num-critic-only-steps); no actor updates are expected there`,
     });
   }
 }
@@ -327,17 +343,20 @@ function supersededRecords(per: RunRows[]): SupersededRecords[] {
   const out: SupersededRecords[] = [];
   for (let j = 0; j < per.length; j++) {
     const { scan, axis, by, rollouts: ids } = per[j];
-    const groups = new Map<number, { rollouts: Set<number>; steps: Set<number>; evals: number; rows: number }>();
+    const groups = new Map<number, { rollouts: Set<number>; steps: Set<number>; evals: Set<number>; evalRows: number; rows: number }>();
     for (let i = 0; i < by.length; i++) {
       const k = by[i];
       if (k === LIVE) continue;
       let g = groups.get(k);
-      if (g === undefined) groups.set(k, (g = { rollouts: new Set(), steps: new Set(), evals: 0, rows: 0 }));
+      if (g === undefined) groups.set(k, (g = { rollouts: new Set(), steps: new Set(), evals: new Set(), evalRows: 0, rows: 0 }));
       g.rows++;
       const c = scan.codes[i];
       if (c === UPDATE) g.steps.add(scan.steps[i]);
       else if (c === MANAGER || c === TRAINER_ROLLOUT || c === TRAINER_PERF) g.rollouts.add(ids[i]);
-      else if (c === EVAL) g.evals++;
+      else if (c === EVAL) {
+        g.evals.add(ids[i]);
+        g.evalRows++;
+      }
     }
     for (const k of [...groups.keys()].sort((a, b) => a - b)) {
       const g = groups.get(k)!;
@@ -357,12 +376,13 @@ function supersededRecords(per: RunRows[]): SupersededRecords[] {
         rollouts: rolloutIds,
         updates,
         trainSteps,
-        evals: g.evals,
+        evals: g.evalRows,
+        evalRollouts: [...g.evals].sort((a, b) => a - b),
         rows: g.rows,
         message:
           `run ${axis.runId} (round ${axis.round}): ${g.rows} row(s) superseded, ${how}: ` +
           `${rolloutIds.length > 0 ? ranges(rolloutIds, "rollout") : "no rollout rows"}, ` +
-          `${updates.length > 0 ? ranges(updates, "update") : "no updates"}${g.evals > 0 ? `, ${g.evals} eval row(s)` : ""}; excluded from every record, mean and export`,
+          `${updates.length > 0 ? ranges(updates, "update") : "no updates"}${g.evalRows > 0 ? `, ${g.evalRows} eval row(s)` : ""}; excluded from every record, mean and export`,
       });
     }
   }

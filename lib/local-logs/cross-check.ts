@@ -76,7 +76,7 @@ export interface CrossCheckMalformed extends MalformedLine {
 }
 
 /** The aligned records the check pairs with (an AlignedRuns, or the parts of it the check reads). */
-export type CrossCheckAligned = Pick<AlignedRuns, "runs" | "rollouts" | "updates" | "evals"> & Partial<Pick<AlignedRuns, "superseded">>;
+export type CrossCheckAligned = Pick<AlignedRuns, "runs" | "rollouts" | "updates" | "evals"> & Partial<Pick<AlignedRuns, "superseded" | "criticOnly">>;
 
 /** The parsed local logs: records by run id, and per log file its counts and malformed lines (as readLocalLogFiles returns them). */
 export interface CrossCheckLocal {
@@ -158,6 +158,8 @@ function targetsByRun(aligned: CrossCheckAligned): Map<string, Target[]> {
   };
   for (const r of aligned.rollouts) add(r.runId, { axis: "rollout", id: r.rollout, values: r.values, paired: [] });
   for (const u of aligned.updates) add(u.runId, { axis: "update", id: u.trainStep, values: u.values, paired: [] });
+  // Critic-only steps (--num-critic-only-steps) are not actor updates, but their critic-step lines pair with them.
+  for (const u of aligned.criticOnly ?? []) add(u.runId, { axis: "update", id: u.trainStep, values: u.values, paired: [] });
   for (const e of aligned.evals) add(e.runId, { axis: "eval", id: e.rollout, values: e.values, paired: [] });
   return out;
 }
@@ -220,6 +222,7 @@ function supersededIds(aligned: CrossCheckAligned, runId: string): Set<string> {
     if (s.runId !== runId) continue;
     for (const r of s.rollouts) out.add(`rollout:${r}`);
     for (const t of s.trainSteps) out.add(`update:${t}`);
+    for (const r of s.evalRollouts ?? []) out.add(`eval:${r}`);
   }
   return out;
 }

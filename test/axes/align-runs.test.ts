@@ -161,6 +161,7 @@ test("a relaunch that repeats rollout 3: the later round supersedes rollout 3 an
       updates: [5, 6],
       trainSteps: [6, 7],
       evals: 0,
+      evalRollouts: [],
       rows: 5,
       message:
         "run a (round R0): 5 row(s) superseded, replaced by round R1 (run b), which starts at rollout 3: rollout 3, updates 5..6; excluded from every record, mean and export",

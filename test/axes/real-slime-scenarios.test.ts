@@ -13,7 +13,10 @@ import { alignRuns } from "../../lib/axes/align-runs";
 import { buildExports } from "../../lib/export/build-exports";
 import { readExportCsv } from "../../lib/export/read-export-csv";
 import type { AlignedRuns, Archive } from "../../lib/types";
+import { crossCheck } from "../../lib/local-logs/cross-check";
 import { scenarioManifest } from "../../tools/simulate-slime/scenario-data";
+import { scenarioLocalLog } from "../../tools/simulate-slime/scenario-local-log";
+import { localOf } from "../local-logs/slime-log-fixture";
 import { scenarioRunHistories, simulateScenario, type Scenario, type ScenarioOptions } from "../../tools/simulate-slime/scenario";
 import type { ScenarioTruth } from "../../tools/simulate-slime/scenario-truth";
 
@@ -210,5 +213,17 @@ test("each trait alone aligns without issues and matches the truth", () => {
       (e as Error).message = `${name}: ${(e as Error).message}`;
       throw e;
     }
+  }
+});
+
+test("local logs of every trait at once (Ray prefixes, ANSI, tqdm, repeated lines) cross-check exactly with the right pairing", () => {
+  for (const opts of [EVERYTHING_ONE_N, N_PER_ROUND]) {
+    const s = simulateScenario(opts);
+    const aligned = alignRuns(scenarioRunHistories(s));
+    const local = localOf(...s.runs.map((run) => ({ runId: run.runId, text: scenarioLocalLog(run, { ansi: true, repeated: true, tqdm: "glued" }) })));
+    const check = crossCheck(aligned, local);
+    assert.deepEqual([check.mismatches.length, check.onlyInLocal.length, check.unmatched, check.malformed.length], [0, 0, [], 0]);
+    assert.equal(check.agree, true, check.verdict);
+    assert.ok(check.runs.some((r) => r.supersededRecords > 0), "lines of superseded records were left out, not compared");
   }
 });

@@ -55,6 +55,7 @@ export function buildAligned(rounds: RoundSpec[], opts: { n?: number; r0?: numbe
     updates,
     evals: [],
     superseded: [],
+    criticOnly: [],
     coverage: [],
     issues: [],
     notes: [],

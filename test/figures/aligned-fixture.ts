@@ -60,6 +60,7 @@ export function alignedFixture(shuffle = false): AlignedRuns {
     updates,
     evals: [],
     superseded: [],
+    criticOnly: [],
     coverage: [],
     issues: [],
     notes: [],

@@ -258,8 +258,8 @@ test("superseded records: local lines of rollouts a later round took over are no
   const w = {
     ...base,
     superseded: [
-      { runId: "a", round: "R0", byRunId: "b", byRound: "R1", rollouts: [2], updates: [3], trainSteps: [4], evals: 0, rows: 2, message: "" },
-      { runId: "a", round: "R0", byRunId: "a", byRound: "R0", rollouts: [], updates: [1], trainSteps: [2], evals: 0, rows: 1, message: "" },
+      { runId: "a", round: "R0", byRunId: "b", byRound: "R1", rollouts: [2], updates: [3], trainSteps: [4], evals: 0, evalRollouts: [], rows: 2, message: "" },
+      { runId: "a", round: "R0", byRunId: "a", byRound: "R0", rollouts: [], updates: [1], trainSteps: [2], evals: 0, evalRollouts: [], rows: 1, message: "" },
     ],
   };
   const text = [

@@ -44,7 +44,7 @@ test("takes the policy table of the diagnostics as it is returned", async () => 
     updates: [
       { runId: "a", round: "R0", trainStep: 1, update: 1, rollout: 1, updateInRollout: 0, historyStep: 1, values: { "train/entropy_loss": 0.5 } },
     ],
-    evals: [], superseded: [], coverage: [], issues: [], notes: [],
+    evals: [], superseded: [], criticOnly: [], coverage: [], issues: [], notes: [],
   };
   const rows = roundTableRows(policyRoundTable(aligned), ["updates", "rollouts"]);
   assert.equal(rows.length, 2);

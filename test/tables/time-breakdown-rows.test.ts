@@ -13,7 +13,7 @@ const aligned = {
     rec(2, "R0", { "perf/rollout_time": 20, "perf/step_time": 22, "perf/train_wait_time": 19, "perf/train_time": 3, "perf/actor_train_time": 2 }),
     rec(3, "R1", { "perf/rollout_time": 30 }),
   ],
-  updates: [], evals: [], superseded: [], coverage: [], issues: [], notes: [],
+  updates: [], evals: [], superseded: [], criticOnly: [], coverage: [], issues: [], notes: [],
 };
 
 test("wide rows: one per round then all, mean per timer, no total column", () => {
