@@ -166,7 +166,7 @@ export function generateRun(spec: BenchRunSpec, emit: (row: HistoryRow) => void)
 
 /** Python `repr(float)` as json.dumps writes it (shortest round trip; `1.0`, `1e-06`, `NaN`). */
 export function pyFloat(x: number): string {
-  if (x !== x) return "NaN";
+  if (Number.isNaN(x)) return "NaN";
   if (x === Infinity) return "Infinity";
   if (x === -Infinity) return "-Infinity";
   const s = String(x);

@@ -26,13 +26,3 @@ export function makeAxisMapping(n: number, r0: number): AxisMapping {
 export function updateNumber(mapping: AxisMapping, trainStep: number): number {
   return trainStep - mapping.n * mapping.r0 + 1;
 }
-
-/** Rollout id an update belongs to: floor(train/step / N). */
-export function rolloutOfTrainStep(mapping: AxisMapping, trainStep: number): number {
-  return Math.floor(trainStep / mapping.n);
-}
-
-/** 0-based position of an update inside its rollout batch: train/step mod N. */
-export function updateInRollout(mapping: AxisMapping, trainStep: number): number {
-  return trainStep % mapping.n;
-}

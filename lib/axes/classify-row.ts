@@ -50,8 +50,3 @@ export function classifyRow(row: HistoryRow): RowKind {
 export function isRolloutRowKind(kind: RowKind): boolean {
   return kind === "rollout-manager" || kind === "trainer-rollout" || kind === "trainer-perf";
 }
-
-/** True for W&B bookkeeping keys (`_step`, `_runtime`, `_timestamp`, any other `_*`). */
-export function isInternalKey(key: string): boolean {
-  return key.charCodeAt(0) === 95; /* "_" */
-}
