@@ -1,5 +1,5 @@
 /**
- * slime's step arithmetic (../../../shared/docs/slime-metrics.md, "Step arithmetic"):
+ * slime's step arithmetic (docs/slime-logging.md, "Step arithmetic"):
  * `train/step = rollout_id * N + step_id`, no offset; displayed update = train/step - N*r0 + 1.
  */
 import type { AxisMapping } from "../types";

@@ -1,6 +1,6 @@
 /**
  * Reads the metric dicts slime prints to its log (stderr) next to logging them to W&B
- * (../../../shared/docs/slime-metrics.md, "Local logs"). A line is
+ * (docs/slime-logging.md, "Local logs"). A line is
  * `[optional Ray prefix "(Actor pid=N) "][optional "[YYYY-MM-DD HH:MM:SS] file.py:123 - "]message`,
  * where the message is one of
  *   `perf N: {dict}`        rollout manager row (has rollout/* and perf/rollout_time) or trainer perf row

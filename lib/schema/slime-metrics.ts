@@ -1,7 +1,7 @@
 /**
  * The slime metric schema: the one place where metric keys, what they are averaged over, and what
  * they do and do not mean are written down. Notebooks, captions, summaries and exports read it.
- * Source: ../shared/docs/slime-metrics.md and reference-analysis.md.
+ * Source: docs/slime-logging.md and docs/reference-analysis.md.
  */
 
 /** What a per-round mean of this metric is taken over. */
