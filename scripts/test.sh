@@ -14,9 +14,11 @@ node node_modules/@tslab/typescript-for-tslab/bin/tsc -p tsconfig.json
 node node_modules/@tslab/typescript-for-tslab/bin/tsc -p tsconfig.tslab.json
 echo "[test] lint and format (Biome; npm run format applies the formatter and safe fixes)"
 # Errors only: warnings are open findings listed by npm run lint (see biome.jsonc).
-node_modules/.bin/biome ci --diagnostic-level=error .
+node_modules/.bin/biome ci --colors=off --diagnostic-level=error . ||
+  { echo "[test] Biome found the errors above: npm run format fixes formatting (and safe lint fixes)"; exit 1; }
 echo "[test] unused files, exports and dependencies (knip)"
-node_modules/.bin/knip
+node_modules/.bin/knip --no-progress ||
+  { echo "[test] knip found the unused code above: remove it, or say in knip.ts why it stays"; exit 1; }
 export TZ=UTC
 # shellcheck disable=SC2046
 node --import tsx --test --test-concurrency=2 $(find test -name '*.test.ts' | sort) "$@"
