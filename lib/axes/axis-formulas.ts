@@ -22,10 +22,6 @@ export function makeAxisMapping(n: number, r0: number): Omit<AxisMapping, "runs"
   };
 }
 
-/** Display number of an update (1 for the first update of the whole set of runs). */
-export function updateNumber(mapping: AxisMapping, trainStep: number): number {
-  return trainStep - mapping.n * mapping.r0 + 1;
-}
 
 /** Display number of an update of one run: train/step - N*first_rollout + update_base + 1 (see RunAxis). */
 export function runUpdateNumber(axis: { n: number; firstRollout: number | null; updateBase: number }, trainStep: number): number {
