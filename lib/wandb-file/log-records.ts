@@ -104,7 +104,11 @@ export class LogRecordSplitter {
 
   /** Ends the read: the torn tail when the file ends inside a record, else null. */
   finish(): TornTail | null {
-    if (this.suspect) return { offset: this.suspect.offset, bytes: this.size - this.suspect.offset, reason: this.suspect.reason };
+    if (this.suspect) {
+      // A record whose first chunks were whole but whose rest is torn: the tail starts with that record.
+      const offset = this.parts ? this.partsOffset : this.suspect.offset;
+      return { offset, bytes: this.size - offset, reason: this.suspect.reason };
+    }
     if (this.parts) {
       return { offset: this.partsOffset, bytes: this.size - this.partsOffset, reason: "a record split over blocks has no last chunk" };
     }

@@ -190,9 +190,16 @@ async function readBlocks(st: ReadState): Promise<{ sha256: string; bytes: numbe
       const chunk = buf.subarray(0, got);
       hash.update(chunk);
       if (pos === 0) checkFileHeader(chunk.subarray(0, HEADER_BYTES), st.file);
-      for (let b = 0; b < got; b += LOG_BLOCK_BYTES) {
-        const block = chunk.subarray(b, Math.min(b + LOG_BLOCK_BYTES, got));
-        splitter.block(block, pos + b, pos + b + block.length >= size, records);
+      try {
+        for (let b = 0; b < got; b += LOG_BLOCK_BYTES) {
+          const block = chunk.subarray(b, Math.min(b + LOG_BLOCK_BYTES, got));
+          splitter.block(block, pos + b, pos + b + block.length >= size, records);
+        }
+      } catch (e) {
+        // Records before the damage are handed on first (they are whole), then the error names the run.
+        for (const rec of records) takeRecord(st, rec);
+        if (e instanceof WandbFileError && st.run) throw fail(st, e.offset, e.detail);
+        throw e;
       }
       for (const rec of records) takeRecord(st, rec);
       records.length = 0;

@@ -17,6 +17,8 @@ export class WandbFileError extends Error {
   readonly file: string;
   readonly offset: number | null;
   readonly runId: string | null;
+  /** The message without file, run and offset. */
+  readonly detail: string;
 
   constructor(init: WandbFileErrorInit) {
     const run = init.runId ? ` (run ${init.runId})` : "";
@@ -26,5 +28,6 @@ export class WandbFileError extends Error {
     this.file = init.file;
     this.offset = init.offset;
     this.runId = init.runId ?? null;
+    this.detail = init.detail;
   }
 }
