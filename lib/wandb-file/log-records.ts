@@ -134,12 +134,12 @@ export class LogRecordSplitter {
       if (this.parts) throw this.fail(this.partsOffset, `a record split over blocks has no last chunk (a new record starts at byte ${offset})`);
       if (type === CHUNK.full) out.push({ offset, data });
       else {
-        this.parts = [data.slice()];
+        this.parts = [new Uint8Array(data)]; // a copy: the read buffer is reused (Buffer#slice would be a view)
         this.partsOffset = offset;
       }
     } else if (type === CHUNK.middle || type === CHUNK.last) {
       if (!this.parts) throw this.fail(offset, `a ${type === CHUNK.middle ? "middle" : "last"} chunk without a first chunk before it`);
-      this.parts.push(data.slice());
+      this.parts.push(new Uint8Array(data));
       if (type === CHUNK.last) {
         out.push({ offset: this.partsOffset, data: Buffer.concat(this.parts) });
         this.parts = null;

@@ -132,3 +132,14 @@ test("a file without a run record, and a summary ahead of the history, are said 
   await readWandbFile(write("run-ah1.wandb", ahead.bytes), { reporter: rep });
   assert.deepEqual(rep.warnings, [`W&B file ${path.join(root, "run-ah1.wandb")} (run ah1): the summary reached _step 7 but the history in the file ends at _step 0: later rows are not in the file`]);
 });
+
+test("records split across the reader's 1 MiB read boundary come back whole (the read buffer is reused; 2.5 MB so the second read fills it)", async () => {
+  const recs: Buffer[] = [runRecord({ runId: "big1" })];
+  for (let i = 0; i < 5000; i++) recs.push(step(i, [{ key: "pad", json: JSON.stringify("x".repeat(400 + (i % 97))) }, { key: "v", json: String(i * 3) }]));
+  const { bytes, offsets } = buildLog(recs);
+  assert.ok(offsets.some((o, i) => o < 1048576 && i + 1 < offsets.length && offsets[i + 1] > 1048576), "a record straddles byte 1048576");
+  const run = await readWandbFile(write("run-big1.wandb", bytes));
+  assert.equal(run.rowCount, 5000);
+  run.rows.forEach((row, i) => assert.deepStrictEqual(row, { _step: i, _runtime: i / 2, v: i * 3 }, `row ${i}`));
+  assert.deepEqual(run.droppedKeys, { pad: 5000 });
+});
