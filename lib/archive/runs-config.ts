@@ -39,12 +39,13 @@ export function readRunsConfig(path: string): RunsConfig {
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw bad("not a JSON object");
   const cfg = parsed as Record<string, unknown>;
-  if (!Array.isArray(cfg.runs) || cfg.runs.length === 0) throw bad(`"runs" must be a non-empty list of {"runId", "round"} or {"file", "round"}`);
-  const fromServer = cfg.runs.some((r: unknown) => r === null || typeof r !== "object" || (r as Record<string, unknown>).file === undefined);
+  // entity and project may be left out only when every run is a .wandb file (no server asked).
+  const onlyFiles = Array.isArray(cfg.runs) && cfg.runs.length > 0 && cfg.runs.every((r: unknown) => r !== null && typeof r === "object" && (r as Record<string, unknown>).file !== undefined);
   for (const key of ["entity", "project"]) {
-    if (!fromServer && cfg[key] === undefined) continue;
+    if (onlyFiles && cfg[key] === undefined) continue;
     if (typeof cfg[key] !== "string" || !(cfg[key] as string).trim()) throw bad(`"${key}" must be a non-empty string`);
   }
+  if (!Array.isArray(cfg.runs) || cfg.runs.length === 0) throw bad(`"runs" must be a non-empty list of {"runId", "round"} or {"file", "round"}`);
   const seen = new Set<string>();
   const runs: RunSelection[] = cfg.runs.map((r: unknown, i: number) => {
     if (r === null || typeof r !== "object" || Array.isArray(r)) throw bad(`runs[${i}] is not an object`);

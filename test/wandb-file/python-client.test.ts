@@ -144,7 +144,7 @@ const fixedNow = () => new Date("2026-01-02T03:04:05.000Z");
 test("a finished offline run (NaN, Infinity, histograms, dicts, text, a partial log, a step jump): every frozen row is what the script logged", { skip: SKIP }, async (t) => {
   const out = path.join(root, "fin-archive");
   const folder = runFolder("fin1abcd");
-  const manifest = await fetchAndFreeze({ runs: [{ runId: "fin1abcd", round: "R0", file: locateWandbFile(folder) }], outDir: out, env: {}, now: fixedNow } as never);
+  const manifest = await fetchAndFreeze({ entity: "", project: "", runs: [{ runId: "fin1abcd", round: "R0", file: locateWandbFile(folder) }], outDir: out, env: {}, now: fixedNow });
   const run = manifest.runs[0];
   assert.equal(run.state, "finished");
   assert.equal(run.entity, "e");
@@ -175,7 +175,7 @@ test("a run killed with os._exit (no exit record) freezes as crashed; its rows a
   const file = locateWandbFile(runFolder("kil1abcd"));
   assert.equal(peekWandbFileRunId(file), "kil1abcd");
   const warnings: string[] = [];
-  const manifest = await fetchAndFreeze({ runs: [{ runId: "kil1abcd", round: "R1", file }], outDir: out, env: {}, now: fixedNow, reporter: { warn: (m) => warnings.push(m) } } as never);
+  const manifest = await fetchAndFreeze({ entity: "", project: "", runs: [{ runId: "kil1abcd", round: "R1", file }], outDir: out, env: {}, now: fixedNow, reporter: { warn: (m) => warnings.push(m) } });
   const run = manifest.runs[0];
   assert.equal(run.state, "crashed");
   assert.equal(run.source!.exitCode, null);

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -48,7 +49,7 @@ test("a finished run: identity, start time, SDK version, rows, exit code 0, sha2
   assert.equal(run.sdkVersion, "0.31.0");
   assert.equal(run.fileName, "run-abc123.wandb");
   assert.equal(run.bytes, bytes.length);
-  assert.equal(run.sha256, require("node:crypto").createHash("sha256").update(bytes).digest("hex"));
+  assert.equal(run.sha256, createHash("sha256").update(bytes).digest("hex"));
   assert.equal(run.rowCount, 1000);
   assert.equal(run.lastStep, 999);
   assert.deepStrictEqual(run.rows[2], { _step: 2, _runtime: 1, loss: NaN });
