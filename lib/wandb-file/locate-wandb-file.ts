@@ -37,6 +37,9 @@ export function locateWandbFile(p: string): string {
   const logs = fs.readdirSync(p).filter((name) => name.endsWith(".wandb")).sort();
   if (logs.length === 0) throw bad("the folder holds no .wandb file; give a W&B run folder such as wandb/offline-run-<date>-<id>, or the file itself");
   if (logs.length > 1) throw bad(`the folder holds ${logs.length} .wandb files (${logs.join(", ")}); give one of them`);
+  const folderId = runIdOfFolderName(p);
+  const fileId = /^run-(.+)\.wandb$/.exec(logs[0]);
+  if (folderId !== null && fileId && fileId[1] !== folderId) throw bad(`the run folder of run ${folderId} holds ${logs[0]}: a file of another run`);
   return path.join(p, logs[0]);
 }
 

@@ -165,6 +165,10 @@ test("runs.json: {file, round} entries relative to the config's folder, a run fo
   fs.mkdirSync(path.join(path.dirname(cfg), "empty"), { recursive: true });
   bad([{ file: "empty", round: "R0" }], /runs\[0\]: invalid wandb file: .*empty \(the folder holds no \.wandb file; give a W&B run folder/);
   bad([{ file: rel(a.file), round: "R0" }, { file: rel(a.folder), round: "R1" }], /run cfga1 is listed twice/);
+  const moved = path.join(root, "wandb", "offline-run-20250101_120000-cfgzz9");
+  fs.mkdirSync(moved, { recursive: true });
+  fs.copyFileSync(a.file, path.join(moved, "run-cfga1.wandb"));
+  bad([{ file: rel(moved), round: "R0" }], /runs\[0\]: invalid wandb file: .*offline-run-20250101_120000-cfgzz9 \(the run folder of run cfgzz9 holds run-cfga1\.wandb: a file of another run\)/);
   bad([{ runId: "srv1", round: "R0" }, { file: rel(a.file), round: "R1" }], /"entity" must be a non-empty string/);
 });
 
