@@ -6,7 +6,7 @@
 import * as path from "node:path";
 
 import type { ManifestRun, Reporter } from "../types";
-import { readWandbFile } from "../wandb-file/read-wandb-file";
+import { readWandbFile, type WandbFileRun } from "../wandb-file/read-wandb-file";
 import { FrozenFileWriter, type FrozenFileInfo } from "./frozen-file-writer";
 import { historyFile } from "./manifest";
 
@@ -32,7 +32,7 @@ export async function freezeWandbFileRun(
   const file = historyFile(sel.runId);
   const writer = await FrozenFileWriter.create(path.join(archiveTmp, file));
   let info: FrozenFileInfo;
-  let run;
+  let run: WandbFileRun;
   try {
     run = await readWandbFile(sel.file, { expectRunId: sel.runId, reporter, signal, onRows: (rows) => writer.writeRows(rows) });
     info = await writer.close();

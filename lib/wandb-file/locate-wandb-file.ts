@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 
 import { checkFileHeader, HEADER_BYTES, LOG_BLOCK_BYTES, LogRecordSplitter, type LogRecord } from "./log-records";
-import { decodeRecord } from "./record-messages";
+import { type DecodedRecord, decodeRecord } from "./record-messages";
 import { WandbFileError } from "./wandb-file-error";
 
 /** The run record comes second in every SDK's files; this much is read to find it. */
@@ -34,7 +34,10 @@ export function locateWandbFile(p: string): string {
   }
   if (stat.isFile()) return p;
   if (!stat.isDirectory()) throw bad("neither a file nor a folder");
-  const logs = fs.readdirSync(p).filter((name) => name.endsWith(".wandb")).sort();
+  const logs = fs
+    .readdirSync(p)
+    .filter((name) => name.endsWith(".wandb"))
+    .sort();
   if (logs.length === 0) throw bad("the folder holds no .wandb file; give a W&B run folder such as wandb/offline-run-<date>-<id>, or the file itself");
   if (logs.length > 1) throw bad(`the folder holds ${logs.length} .wandb files (${logs.join(", ")}); give one of them`);
   const folderId = runIdOfFolderName(p);
@@ -63,7 +66,7 @@ export function peekWandbFileRunId(file: string): string {
     const block = buf.subarray(b, Math.min(b + LOG_BLOCK_BYTES, got));
     splitter.block(block, b, got < PEEK_BYTES && b + block.length >= got, records);
     for (const rec of records) {
-      let decoded;
+      let decoded: DecodedRecord;
       try {
         decoded = decodeRecord(rec.data);
       } catch (e) {

@@ -42,8 +42,7 @@ export interface TornTail {
 export function checkFileHeader(head: Uint8Array, file: string): void {
   const fail = (detail: string) => new WandbFileError({ file, offset: 0, detail });
   if (head.length < HEADER_BYTES) throw fail(`${head.length} bytes long: too short to be a W&B transaction log (a .wandb file starts with a 7-byte header)`);
-  const magic = head.subarray(0, 4);
-  if (Buffer.from(magic).toString("latin1") !== ":W&B" || head[4] !== 0xe1 || head[5] !== 0xbe) {
+  if (FILE_HEADER.subarray(0, 6).some((b, i) => head[i] !== b)) {
     throw fail(`not a W&B transaction log: it starts with ${hex(head.subarray(0, HEADER_BYTES))}, a .wandb file starts with ":W&B" and 0xE1 0xBE`);
   }
   if (head[6] !== 0) throw fail(`transaction log version ${head[6]} is not supported (this reader knows version 0)`);
@@ -91,7 +90,10 @@ export class LogRecordSplitter {
       const data = block.subarray(pos + HEADER_BYTES, dataEnd);
       const actual = chunkChecksum(type, data);
       if (actual !== stored) {
-        this.markSuspect(offset, `chunk checksum mismatch (stored 0x${stored.toString(16).padStart(8, "0")}, computed 0x${actual.toString(16).padStart(8, "0")})`);
+        this.markSuspect(
+          offset,
+          `chunk checksum mismatch (stored 0x${stored.toString(16).padStart(8, "0")}, computed 0x${actual.toString(16).padStart(8, "0")})`,
+        );
         return; // the rest of the block cannot be trusted
       }
       this.validChunk(offset, type, data, out);

@@ -22,7 +22,11 @@ export class WireReader {
   pos: number;
   readonly end: number;
 
-  constructor(readonly buf: Uint8Array, start = 0, end = buf.length) {
+  constructor(
+    readonly buf: Uint8Array,
+    start = 0,
+    end = buf.length,
+  ) {
     this.pos = start;
     this.end = end;
   }

@@ -247,12 +247,16 @@ export async function readWandbFile(file: string, opts: ReadWandbFileOptions = {
     );
   }
   if (st.unknownFields.size > 0) {
-    const fields = Array.from(st.unknownFields).sort((a, b) => a - b).join(", ");
+    const fields = Array.from(st.unknownFields)
+      .sort((a, b) => a - b)
+      .join(", ");
     reporter.info?.(`${name}: skipped ${st.counts.get("unknown")} records of a kind this reader does not know (Record field ${fields})`);
   }
   const summaryStep = st.summary.get("_step");
   if (summaryStep !== undefined && summaryStep > st.lastStep) {
-    reporter.warn?.(`${name}: the summary reached _step ${summaryStep} but the history in the file ends at _step ${st.lastStep}: later rows are not in the file`);
+    reporter.warn?.(
+      `${name}: the summary reached _step ${summaryStep} but the history in the file ends at _step ${st.lastStep}: later rows are not in the file`,
+    );
   }
   const producer = st.producer.split("+")[0];
   const counts: Record<string, number> = {};

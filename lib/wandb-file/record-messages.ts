@@ -162,8 +162,7 @@ function decodeItem(r: WireReader): DecodedItem {
     else if (field === I.none && wire === WIRE.varint) {
       r.varint();
       typed = "null";
-    }
-    else if (field === I.boolean && wire === WIRE.varint) typed = r.varint() ? "true" : "false";
+    } else if (field === I.boolean && wire === WIRE.varint) typed = r.varint() ? "true" : "false";
     else if (field === I.integer && wire === WIRE.varint) typed = String(r.sint64());
     else if (field === I.number && wire === WIRE.fixed64) typed = jsonNumber(r.double());
     else if ((field === I.text || field === I.json) && wire === WIRE.bytes) {

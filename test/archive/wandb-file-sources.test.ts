@@ -28,8 +28,21 @@ const now = () => new Date("2025-01-02T03:04:05.000Z");
 function offlineRun(runId: string, rows: number, exit: number | null = 0): { folder: string; file: string; bytes: Buffer; offsets: number[] } {
   const folder = path.join(root, "wandb", `offline-run-20250101_120000-${runId}`);
   fs.mkdirSync(folder, { recursive: true });
-  const recs = [headerRecord("0.31.0+abc"), runRecord({ runId, entity: "e", project: "p", displayName: `${runId} shown`, startSeconds: 1735732800, cliVersion: "0.31.0" })];
-  for (let i = 0; i < rows; i++) recs.push(historyRecord([{ nested: ["_step"], json: String(i) }, { nested: ["x"], json: i === 1 ? "NaN" : String(i / 4) }, { nested: ["h", "_type"], json: '"histogram"' }], i));
+  const recs = [
+    headerRecord("0.31.0+abc"),
+    runRecord({ runId, entity: "e", project: "p", displayName: `${runId} shown`, startSeconds: 1735732800, cliVersion: "0.31.0" }),
+  ];
+  for (let i = 0; i < rows; i++)
+    recs.push(
+      historyRecord(
+        [
+          { nested: ["_step"], json: String(i) },
+          { nested: ["x"], json: i === 1 ? "NaN" : String(i / 4) },
+          { nested: ["h", "_type"], json: '"histogram"' },
+        ],
+        i,
+      ),
+    );
   if (exit !== null) recs.push(exitRecord(exit));
   const { bytes, offsets } = buildLog(recs);
   const file = path.join(folder, `run-${runId}.wandb`);
@@ -69,31 +82,53 @@ test("file runs only: no server, no credentials; manifest names the file (not it
   const manifest = await fetchAndFreeze({
     entity: "",
     project: "",
-    runs: [{ runId: "offa1", round: "R0", file: a.file }, { runId: "offb2", round: "R1", file: b.file }, { runId: "offc3", round: "R2", file: c.file }],
+    runs: [
+      { runId: "offa1", round: "R0", file: a.file },
+      { runId: "offb2", round: "R1", file: b.file },
+      { runId: "offc3", round: "R2", file: c.file },
+    ],
     outDir: out,
     env: {},
     now,
   });
   assert.equal(server.requests.length, requests, "no request to any server");
-  assert.deepEqual(manifest.runs.map((r) => [r.runId, r.round, r.state, r.historyEvents, r.lastStep]), [["offa1", "R0", "finished", 3, 2], ["offb2", "R1", "failed", 2, 1], ["offc3", "R2", "crashed", 1, 0]]);
+  assert.deepEqual(
+    manifest.runs.map((r) => [r.runId, r.round, r.state, r.historyEvents, r.lastStep]),
+    [
+      ["offa1", "R0", "finished", 3, 2],
+      ["offb2", "R1", "failed", 2, 1],
+      ["offc3", "R2", "crashed", 1, 0],
+    ],
+  );
   const run = manifest.runs[0];
-  assert.deepEqual({ ...run, sha256: "-", bytes: 0 }, {
-    entity: "e",
-    project: "p",
-    runId: "offa1",
-    round: "R0",
-    displayName: "offa1 shown",
-    state: "finished",
-    historyEvents: 3,
-    lastStep: 2,
-    createdAt: "2025-01-01T12:00:00",
-    fetchedAt: "2025-01-02T03:04:05.000Z",
-    file: "history/offa1.jsonl",
-    sha256: "-",
-    bytes: 0,
-    droppedKeys: { h: 3 },
-    source: { kind: "wandb-file", file: "run-offa1.wandb", sha256: createHash("sha256").update(a.bytes).digest("hex"), bytes: a.bytes.length, sdkVersion: "0.31.0", exitCode: 0, server: null },
-  });
+  assert.deepEqual(
+    { ...run, sha256: "-", bytes: 0 },
+    {
+      entity: "e",
+      project: "p",
+      runId: "offa1",
+      round: "R0",
+      displayName: "offa1 shown",
+      state: "finished",
+      historyEvents: 3,
+      lastStep: 2,
+      createdAt: "2025-01-01T12:00:00",
+      fetchedAt: "2025-01-02T03:04:05.000Z",
+      file: "history/offa1.jsonl",
+      sha256: "-",
+      bytes: 0,
+      droppedKeys: { h: 3 },
+      source: {
+        kind: "wandb-file",
+        file: "run-offa1.wandb",
+        sha256: createHash("sha256").update(a.bytes).digest("hex"),
+        bytes: a.bytes.length,
+        sdkVersion: "0.31.0",
+        exitCode: 0,
+        server: null,
+      },
+    },
+  );
   assert.equal(manifest.runs[1].source!.exitCode, 1);
   assert.equal(manifest.runs[2].source!.exitCode, null);
   assert.equal(fs.readFileSync(path.join(out, "history/offa1.jsonl"), "utf8"), '{"_step":0,"x":0}\n{"_step":1,"x":"NaN"}\n{"_step":2,"x":0.5}\n');
@@ -101,7 +136,14 @@ test("file runs only: no server, no credentials; manifest names the file (not it
   assert.ok(!text.includes(root), "no local path in the manifest");
   assert.equal(serializeManifest(parseManifest(text, "manifest.json")), text, "the manifest reads back and re-serializes to the same bytes");
   const archive = await loadArchive(out);
-  assert.deepEqual(archive.runs.map((r) => [r.runId, r.state, r.rows.length]), [["offa1", "finished", 3], ["offb2", "failed", 2], ["offc3", "crashed", 1]]);
+  assert.deepEqual(
+    archive.runs.map((r) => [r.runId, r.state, r.rows.length]),
+    [
+      ["offa1", "finished", 3],
+      ["offb2", "failed", 2],
+      ["offc3", "crashed", 1],
+    ],
+  );
 });
 
 test("mixed with server runs: round order kept, server entries exactly as before (no source), one atomic archive", async () => {
@@ -110,15 +152,39 @@ test("mixed with server runs: round order kept, server entries exactly as before
   const manifest = await fetchAndFreeze({
     entity: "e",
     project: "p",
-    runs: [{ runId: "mixf1", round: "R0", file: f.file }, { runId: "srv1", round: "R1" }],
+    runs: [
+      { runId: "mixf1", round: "R0", file: f.file },
+      { runId: "srv1", round: "R1" },
+    ],
     outDir: out,
     baseUrl: server.url,
     apiKey: KEY,
     env: {},
     now,
   });
-  assert.deepEqual(manifest.runs.map((r) => [r.runId, r.round, r.source?.kind ?? "server"]), [["mixf1", "R0", "wandb-file"], ["srv1", "R1", "server"]]);
-  assert.deepEqual(Object.keys(manifest.runs[1]), ["entity", "project", "runId", "round", "displayName", "state", "historyEvents", "lastStep", "createdAt", "fetchedAt", "file", "sha256", "bytes", "droppedKeys"]);
+  assert.deepEqual(
+    manifest.runs.map((r) => [r.runId, r.round, r.source?.kind ?? "server"]),
+    [
+      ["mixf1", "R0", "wandb-file"],
+      ["srv1", "R1", "server"],
+    ],
+  );
+  assert.deepEqual(Object.keys(manifest.runs[1]), [
+    "entity",
+    "project",
+    "runId",
+    "round",
+    "displayName",
+    "state",
+    "historyEvents",
+    "lastStep",
+    "createdAt",
+    "fetchedAt",
+    "file",
+    "sha256",
+    "bytes",
+    "droppedKeys",
+  ]);
   assert.equal((await loadArchive(out)).runs.length, 2);
 });
 
@@ -132,7 +198,17 @@ test("a damaged file (bad CRC mid-file), another run's file, or a wrong magic: r
   damaged[bad.offsets[500] + 9] ^= 0x10;
   fs.writeFileSync(bad.file, damaged);
   await assert.rejects(
-    fetchAndFreeze({ entity: "", project: "", runs: [{ runId: "prev1", round: "R0", file: good.file }, { runId: "bad2", round: "R1", file: bad.file }], outDir: out, env: {}, now }),
+    fetchAndFreeze({
+      entity: "",
+      project: "",
+      runs: [
+        { runId: "prev1", round: "R0", file: good.file },
+        { runId: "bad2", round: "R1", file: bad.file },
+      ],
+      outDir: out,
+      env: {},
+      now,
+    }),
     new RegExp(`^WandbFileError: W&B file .*run-bad2\\.wandb \\(run bad2\\) at byte ${bad.offsets[500]}: chunk checksum mismatch`),
   );
   await assert.rejects(
@@ -141,7 +217,10 @@ test("a damaged file (bad CRC mid-file), another run's file, or a wrong magic: r
   );
   const notLog = path.join(root, "run-junk1.wandb");
   fs.writeFileSync(notLog, "not a log at all");
-  await assert.rejects(fetchAndFreeze({ entity: "", project: "", runs: [{ runId: "junk1", round: "R0", file: notLog }], outDir: out, env: {}, now }), /run-junk1\.wandb at byte 0: not a W&B transaction log/);
+  await assert.rejects(
+    fetchAndFreeze({ entity: "", project: "", runs: [{ runId: "junk1", round: "R0", file: notLog }], outDir: out, env: {}, now }),
+    /run-junk1\.wandb at byte 0: not a W&B transaction log/,
+  );
   assert.deepEqual(snapshot(out), before);
   assert.deepEqual(fs.readdirSync(path.dirname(out)), ["archive"], "no temp folder or lock left");
 });
@@ -152,30 +231,79 @@ test("runs.json: {file, round} entries relative to the config's folder, a run fo
   const cfg = path.join(root, "cfg", "runs.json");
   fs.mkdirSync(path.dirname(cfg), { recursive: true });
   const rel = (p: string) => path.relative(path.dirname(cfg), p);
-  fs.writeFileSync(cfg, JSON.stringify({ runs: [{ file: rel(a.folder), round: "R0" }, { file: rel(b.file), runId: "cfgb2", round: "R1" }] }));
-  assert.deepEqual(readRunsConfig(cfg), { entity: "", project: "", runs: [{ runId: "cfga1", round: "R0", file: a.file }, { runId: "cfgb2", round: "R1", file: b.file }] });
-  fs.writeFileSync(cfg, JSON.stringify({ entity: "e", project: "p", runs: [{ runId: "srv1", round: "R0" }, { file: rel(a.file), round: "R1" }] }));
-  assert.deepEqual(readRunsConfig(cfg).runs, [{ runId: "srv1", round: "R0" }, { runId: "cfga1", round: "R1", file: a.file }]);
+  fs.writeFileSync(
+    cfg,
+    JSON.stringify({
+      runs: [
+        { file: rel(a.folder), round: "R0" },
+        { file: rel(b.file), runId: "cfgb2", round: "R1" },
+      ],
+    }),
+  );
+  assert.deepEqual(readRunsConfig(cfg), {
+    entity: "",
+    project: "",
+    runs: [
+      { runId: "cfga1", round: "R0", file: a.file },
+      { runId: "cfgb2", round: "R1", file: b.file },
+    ],
+  });
+  fs.writeFileSync(
+    cfg,
+    JSON.stringify({
+      entity: "e",
+      project: "p",
+      runs: [
+        { runId: "srv1", round: "R0" },
+        { file: rel(a.file), round: "R1" },
+      ],
+    }),
+  );
+  assert.deepEqual(readRunsConfig(cfg).runs, [
+    { runId: "srv1", round: "R0" },
+    { runId: "cfga1", round: "R1", file: a.file },
+  ]);
   const bad = (runs: unknown[], re: RegExp, extra: object = {}) => {
     fs.writeFileSync(cfg, JSON.stringify({ ...extra, runs }));
     assert.throws(() => readRunsConfig(cfg), re);
   };
-  bad([{ file: rel(a.file), runId: "zzz", round: "R0" }], /invalid runs config: .*runs\.json: runs\[0\]: .*run-cfga1\.wandb holds run "cfga1", not "zzz": a file of another run/);
+  bad(
+    [{ file: rel(a.file), runId: "zzz", round: "R0" }],
+    /invalid runs config: .*runs\.json: runs\[0\]: .*run-cfga1\.wandb holds run "cfga1", not "zzz": a file of another run/,
+  );
   bad([{ file: "nowhere", round: "R0" }], /runs\[0\]: invalid wandb file: .*nowhere \(cannot read: ENOENT\)/);
   fs.mkdirSync(path.join(path.dirname(cfg), "empty"), { recursive: true });
   bad([{ file: "empty", round: "R0" }], /runs\[0\]: invalid wandb file: .*empty \(the folder holds no \.wandb file; give a W&B run folder/);
-  bad([{ file: rel(a.file), round: "R0" }, { file: rel(a.folder), round: "R1" }], /run cfga1 is listed twice/);
+  bad(
+    [
+      { file: rel(a.file), round: "R0" },
+      { file: rel(a.folder), round: "R1" },
+    ],
+    /run cfga1 is listed twice/,
+  );
   const moved = path.join(root, "wandb", "offline-run-20250101_120000-cfgzz9");
   fs.mkdirSync(moved, { recursive: true });
   fs.copyFileSync(a.file, path.join(moved, "run-cfga1.wandb"));
-  bad([{ file: rel(moved), round: "R0" }], /runs\[0\]: invalid wandb file: .*offline-run-20250101_120000-cfgzz9 \(the run folder of run cfgzz9 holds run-cfga1\.wandb: a file of another run\)/);
-  bad([{ runId: "srv1", round: "R0" }, { file: rel(a.file), round: "R1" }], /"entity" must be a non-empty string/);
+  bad(
+    [{ file: rel(moved), round: "R0" }],
+    /runs\[0\]: invalid wandb file: .*offline-run-20250101_120000-cfgzz9 \(the run folder of run cfgzz9 holds run-cfga1\.wandb: a file of another run\)/,
+  );
+  bad(
+    [
+      { runId: "srv1", round: "R0" },
+      { file: rel(a.file), round: "R1" },
+    ],
+    /"entity" must be a non-empty string/,
+  );
 });
 
 function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ["--import", "tsx", path.join(ROOT, "scripts/fetch.ts"), ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", HOME: root, SOURCE_DATE_EPOCH: "1735787045" } }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ["--import", "tsx", path.join(ROOT, "scripts/fetch.ts"), ...args],
+      { cwd: ROOT, env: { PATH: process.env.PATH ?? "", HOME: root, SOURCE_DATE_EPOCH: "1735787045" } },
+      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr }),
     );
   });
 }

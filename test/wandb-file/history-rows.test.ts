@@ -40,7 +40,17 @@ test("a wandb-core record (nested_key paths) gives the row the server returns fo
 
 test("SDK 0.15 records: step.num stays 0, the step is the _step item; a dict comes whole in one key item", () => {
   const dropped = new Map<string, number>();
-  const row = historyRow({ items: items([["global_step", "32768"], ["_step", "5"], ["media", '{"_type": "image-file", "path": "x.png"}']]), stepNum: 0 }, dropped);
+  const row = historyRow(
+    {
+      items: items([
+        ["global_step", "32768"],
+        ["_step", "5"],
+        ["media", '{"_type": "image-file", "path": "x.png"}'],
+      ]),
+      stepNum: 0,
+    },
+    dropped,
+  );
   assert.deepStrictEqual(row, { global_step: 32768, _step: 5 });
   assert.deepEqual(Object.fromEntries(dropped), { media: 1 });
 });
@@ -56,8 +66,21 @@ test("a value_json that is not JSON names the key", () => {
 
 test("summary: numeric top-level values kept, later updates win, dicts and removed keys leave it", () => {
   const s = new Map<string, number>();
-  applySummary(s, { update: items([["a", "1"], ["b", "2"], [["h", "x"], "1"]]), remove: [] });
-  applySummary(s, { update: items([["a", "NaN"], ["b", '"text"']]), remove: [["c"]] });
+  applySummary(s, {
+    update: items([
+      ["a", "1"],
+      ["b", "2"],
+      [["h", "x"], "1"],
+    ]),
+    remove: [],
+  });
+  applySummary(s, {
+    update: items([
+      ["a", "NaN"],
+      ["b", '"text"'],
+    ]),
+    remove: [["c"]],
+  });
   applySummary(s, { update: items([["c", "3"]]), remove: [] });
   applySummary(s, { update: [], remove: [["c"]] });
   assert.deepStrictEqual(Object.fromEntries(s), { a: NaN });

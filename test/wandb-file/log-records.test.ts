@@ -46,7 +46,10 @@ test("a wrong header is refused at byte 0 naming the file: other magic, too shor
   const { bytes } = buildLog([payload(5, 1)]);
   const other = Buffer.from(bytes);
   other.write("PK\x03\x04", 0, "latin1");
-  assert.throws(() => split(other, "data/a.wandb"), /^WandbFileError: W&B file data\/a\.wandb at byte 0: not a W&B transaction log: it starts with 50 4b 03 04 e1 be 00/);
+  assert.throws(
+    () => split(other, "data/a.wandb"),
+    /^WandbFileError: W&B file data\/a\.wandb at byte 0: not a W&B transaction log: it starts with 50 4b 03 04 e1 be 00/,
+  );
   assert.throws(() => split(bytes.subarray(0, 3)), /W&B file run-x\.wandb at byte 0: 3 bytes long: too short to be a W&B transaction log/);
   const v1 = Buffer.from(bytes);
   v1[6] = 1;
@@ -62,13 +65,21 @@ test("a bad CRC inside the file is an error naming file and the byte offset of t
     () => split(bad, "runs/run-x.wandb"),
     (e: Error) => {
       assert.equal(e.name, "WandbFileError");
-      assert.match(e.message, new RegExp(`^W&B file runs/run-x\\.wandb at byte ${offsets[1000]}: chunk checksum mismatch \\(stored 0x[0-9a-f]{8}, computed 0x[0-9a-f]{8}\\); a valid chunk follows at byte \\d+, so the file is damaged inside`));
+      assert.match(
+        e.message,
+        new RegExp(
+          `^W&B file runs/run-x\\.wandb at byte ${offsets[1000]}: chunk checksum mismatch \\(stored 0x[0-9a-f]{8}, computed 0x[0-9a-f]{8}\\); a valid chunk follows at byte \\d+, so the file is damaged inside`,
+        ),
+      );
       return true;
     },
   );
   const badLength = Buffer.from(bytes);
   badLength.writeUInt16LE(60_000, offsets[10] + 4); // a length past the block
-  assert.throws(() => split(badLength), new RegExp(`at byte ${offsets[10]}: a chunk of 60000 bytes runs past the end of its 32 KiB block; a valid chunk follows`));
+  assert.throws(
+    () => split(badLength),
+    new RegExp(`at byte ${offsets[10]}: a chunk of 60000 bytes runs past the end of its 32 KiB block; a valid chunk follows`),
+  );
 });
 
 test("a truncated tail (cut inside a record, inside a chunk header, inside a split record) ends at the last whole record", () => {
@@ -117,5 +128,8 @@ test("chunk sequences that break the format are errors naming the offset: last w
   };
   assert.throws(() => split(retype(4)), new RegExp(`at byte ${offsets[1]}: a last chunk without a first chunk before it`));
   assert.throws(() => split(retype(9)), new RegExp(`at byte ${offsets[1]}: unknown chunk type 9 \\(known: 1 full, 2 first, 3 middle, 4 last\\)`));
-  assert.throws(() => split(retype(2)), new RegExp(`at byte ${offsets[1]}: a record split over blocks has no last chunk \\(a new record starts at byte ${offsets[2]}\\)`));
+  assert.throws(
+    () => split(retype(2)),
+    new RegExp(`at byte ${offsets[1]}: a record split over blocks has no last chunk \\(a new record starts at byte ${offsets[2]}\\)`),
+  );
 });

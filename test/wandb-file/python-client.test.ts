@@ -116,11 +116,19 @@ function runFolder(runId: string): string {
 }
 
 function expectedRows(runId: string): HistoryRow[] {
-  return fs.readFileSync(path.join(runsDir, `${runId}.expected.jsonl`), "utf8").trim().split("\n").map((l) => parseHistoryRow(l));
+  return fs
+    .readFileSync(path.join(runsDir, `${runId}.expected.jsonl`), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => parseHistoryRow(l));
 }
 
 function frozenRows(dir: string, runId: string): HistoryRow[] {
-  return fs.readFileSync(path.join(dir, "history", `${runId}.jsonl`), "utf8").trim().split("\n").map(parseFrozenRow);
+  return fs
+    .readFileSync(path.join(dir, "history", `${runId}.jsonl`), "utf8")
+    .trim()
+    .split("\n")
+    .map(parseFrozenRow);
 }
 
 before(async () => {
@@ -141,10 +149,19 @@ after(async () => {
 
 const fixedNow = () => new Date("2026-01-02T03:04:05.000Z");
 
-test("a finished offline run (NaN, Infinity, histograms, dicts, text, a partial log, a step jump): every frozen row is what the script logged", { skip: SKIP }, async (t) => {
+test("a finished offline run (NaN, Infinity, histograms, dicts, text, a partial log, a step jump): every frozen row is what the script logged", {
+  skip: SKIP,
+}, async (t) => {
   const out = path.join(root, "fin-archive");
   const folder = runFolder("fin1abcd");
-  const manifest = await fetchAndFreeze({ entity: "", project: "", runs: [{ runId: "fin1abcd", round: "R0", file: locateWandbFile(folder) }], outDir: out, env: {}, now: fixedNow });
+  const manifest = await fetchAndFreeze({
+    entity: "",
+    project: "",
+    runs: [{ runId: "fin1abcd", round: "R0", file: locateWandbFile(folder) }],
+    outDir: out,
+    env: {},
+    now: fixedNow,
+  });
   const run = manifest.runs[0];
   assert.equal(run.state, "finished");
   assert.equal(run.entity, "e");
@@ -152,7 +169,15 @@ test("a finished offline run (NaN, Infinity, histograms, dicts, text, a partial 
   assert.equal(run.displayName, "finished run");
   assert.equal(run.lastStep, 1000);
   assert.deepEqual(run.droppedKeys, { hist: 3, nested: 3, note: 4 });
-  assert.deepEqual(run.source, { kind: "wandb-file", file: "run-fin1abcd.wandb", sha256: run.source!.sha256, bytes: fs.statSync(locateWandbFile(folder)).size, sdkVersion: VERSION, exitCode: 0, server: null });
+  assert.deepEqual(run.source, {
+    kind: "wandb-file",
+    file: "run-fin1abcd.wandb",
+    sha256: run.source!.sha256,
+    bytes: fs.statSync(locateWandbFile(folder)).size,
+    sdkVersion: VERSION,
+    exitCode: 0,
+    server: null,
+  });
   const expected = expectedRows("fin1abcd");
   const frozen = frozenRows(out, "fin1abcd");
   assert.equal(run.historyEvents, 301);
@@ -175,7 +200,15 @@ test("a run killed with os._exit (no exit record) freezes as crashed; its rows a
   const file = locateWandbFile(runFolder("kil1abcd"));
   assert.equal(peekWandbFileRunId(file), "kil1abcd");
   const warnings: string[] = [];
-  const manifest = await fetchAndFreeze({ entity: "", project: "", runs: [{ runId: "kil1abcd", round: "R1", file }], outDir: out, env: {}, now: fixedNow, reporter: { warn: (m) => warnings.push(m) } });
+  const manifest = await fetchAndFreeze({
+    entity: "",
+    project: "",
+    runs: [{ runId: "kil1abcd", round: "R1", file }],
+    outDir: out,
+    env: {},
+    now: fixedNow,
+    reporter: { warn: (m) => warnings.push(m) },
+  });
   const run = manifest.runs[0];
   assert.equal(run.state, "crashed");
   assert.equal(run.source!.exitCode, null);
@@ -183,17 +216,37 @@ test("a run killed with os._exit (no exit record) freezes as crashed; its rows a
   const expected = expectedRows("kil1abcd");
   assert.ok(frozen.length >= 1000, `at least the rows of the whole blocks written (${frozen.length} of ${expected.length})`);
   assert.deepStrictEqual(frozen, expected.slice(0, frozen.length));
-  t.diagnostic(`killed run: ${frozen.length} of ${expected.length} rows in ${run.source!.bytes} bytes; warnings: ${warnings.length ? warnings.join(" | ") : "none"}`);
+  t.diagnostic(
+    `killed run: ${frozen.length} of ${expected.length} rows in ${run.source!.bytes} bytes; warnings: ${warnings.length ? warnings.join(" | ") : "none"}`,
+  );
 });
 
-test("the finished run synced to the local test server with `wandb sync`: frozen from the server and from the .wandb file, byte-identical", { skip: SKIP }, async (t) => {
+test("the finished run synced to the local test server with `wandb sync`: frozen from the server and from the .wandb file, byte-identical", {
+  skip: SKIP,
+}, async (t) => {
   const folder = runFolder("fin1abcd");
   const sync = await run(path.join(VENV, "bin/wandb"), ["sync", folder], pyEnv({ WANDB_BASE_URL: server.url, WANDB_API_KEY: KEY }));
   assert.equal(sync.code, 0, `wandb sync: ${sync.stdout}\n${sync.stderr}`);
   const fromServer = path.join(root, "sync-server");
   const fromFile = path.join(root, "sync-file");
-  const viaServer: SourceManifest = await fetchAndFreeze({ entity: "e", project: "p", runs: [{ runId: "fin1abcd", round: "R0" }], outDir: fromServer, baseUrl: server.url, apiKey: KEY, env: {}, now: fixedNow });
-  const viaFile: SourceManifest = await fetchAndFreeze({ entity: "", project: "", runs: [{ runId: "fin1abcd", round: "R0", file: locateWandbFile(folder) }], outDir: fromFile, env: {}, now: fixedNow });
+  const viaServer: SourceManifest = await fetchAndFreeze({
+    entity: "e",
+    project: "p",
+    runs: [{ runId: "fin1abcd", round: "R0" }],
+    outDir: fromServer,
+    baseUrl: server.url,
+    apiKey: KEY,
+    env: {},
+    now: fixedNow,
+  });
+  const viaFile: SourceManifest = await fetchAndFreeze({
+    entity: "",
+    project: "",
+    runs: [{ runId: "fin1abcd", round: "R0", file: locateWandbFile(folder) }],
+    outDir: fromFile,
+    env: {},
+    now: fixedNow,
+  });
   const a = fs.readFileSync(path.join(fromServer, "history/fin1abcd.jsonl"));
   const b = fs.readFileSync(path.join(fromFile, "history/fin1abcd.jsonl"));
   assert.ok(a.equals(b), "history/fin1abcd.jsonl differs between the server and the .wandb file");

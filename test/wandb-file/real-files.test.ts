@@ -66,7 +66,19 @@ test("SDK 0.18.7 (T-Lab alignment reward model, wandb-core): 17 rows, _step 0-16
   assert.equal(run.exitCode, 0);
   assert.equal(run.rowCount, 17);
   assert.equal(run.lastStep, 16);
-  assert.deepEqual(run.recordCounts, { config: 2, exit: 1, files: 3, header: 1, history: 17, metric: 6, output_raw: 615, run: 1, stats: 610, summary: 40, telemetry: 6 });
+  assert.deepEqual(run.recordCounts, {
+    config: 2,
+    exit: 1,
+    files: 3,
+    header: 1,
+    history: 17,
+    metric: 6,
+    output_raw: 615,
+    run: 1,
+    stats: 610,
+    summary: 40,
+    telemetry: 6,
+  });
   run.rows.forEach((row, i) => assert.equal(row._step, i));
   // The console printed {'loss': 0.691, 'grad_norm': 0.25362429022789, 'learning_rate': 9.386503067484662e-07, 'epoch': 0.06} first.
   assert.deepStrictEqual(run.rows[0], {

@@ -3,10 +3,30 @@ import { test } from "node:test";
 
 import { WireReader } from "../../lib/wandb-file/protobuf-wire";
 import { decodeRecord } from "../../lib/wandb-file/record-messages";
-import { exitRecord, headerRecord, historyRecord, outputRecord, pbBytes, pbDouble, pbInt32, pbVarint, runRecord, summaryRecord, unknownRecord } from "./wandb-log-builder";
+import {
+  exitRecord,
+  headerRecord,
+  historyRecord,
+  outputRecord,
+  pbBytes,
+  pbDouble,
+  pbInt32,
+  pbVarint,
+  runRecord,
+  summaryRecord,
+  unknownRecord,
+} from "./wandb-log-builder";
 
 test("history records: key (old Python writer) and nested_key (wandb-core) items, value_json, step.num", () => {
-  const rec = historyRecord([{ key: "loss", json: "NaN" }, { nested: ["hist", "_type"], json: '"histogram"' }, { nested: ["_step"], json: "7" }], 7, 42);
+  const rec = historyRecord(
+    [
+      { key: "loss", json: "NaN" },
+      { nested: ["hist", "_type"], json: '"histogram"' },
+      { nested: ["_step"], json: "7" },
+    ],
+    7,
+    42,
+  );
   assert.deepEqual(decodeRecord(rec), {
     kind: "history",
     history: {
@@ -44,7 +64,10 @@ test("run, exit (0, 1, -9), summary, header records", () => {
   assert.deepEqual(decodeRecord(exitRecord(0)), { kind: "exit", exitCode: 0 });
   assert.deepEqual(decodeRecord(exitRecord(1)), { kind: "exit", exitCode: 1 });
   assert.deepEqual(decodeRecord(exitRecord(-9)), { kind: "exit", exitCode: -9 }, "negative int32: a 10-byte varint");
-  assert.deepEqual(decodeRecord(summaryRecord([{ key: "best", json: "0.5" }])), { kind: "summary", summary: { update: [{ path: ["best"], json: "0.5" }], remove: [] } });
+  assert.deepEqual(decodeRecord(summaryRecord([{ key: "best", json: "0.5" }])), {
+    kind: "summary",
+    summary: { update: [{ path: ["best"], json: "0.5" }], remove: [] },
+  });
   assert.deepEqual(decodeRecord(headerRecord("0.31.0+abc")), { kind: "header", producer: "0.31.0+abc" });
 });
 

@@ -125,7 +125,8 @@ export function buildLog(records: Uint8Array[]): BuiltLog {
     let rest = Buffer.from(rec);
     let first = true;
     offsets.push(-1);
-    do {
+    let done = false;
+    while (!done) {
       const left = BLOCK - (pos % BLOCK);
       if (left < 7) {
         out.push(Buffer.alloc(left));
@@ -145,8 +146,8 @@ export function buildLog(records: Uint8Array[]): BuiltLog {
       pos += 7 + data.length;
       rest = rest.subarray(take);
       first = false;
-      if (last) break;
-    } while (true);
+      done = last;
+    }
   }
   return { bytes: Buffer.concat(out), offsets };
 }
