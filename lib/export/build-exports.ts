@@ -16,11 +16,13 @@ import {
   serializeExportManifest,
   summaryColumnEntry,
   type ExportFileEntry,
+  type ExportProfile,
   type ExportManifest,
 } from "./export-manifest";
 import { assertMappingHolds, blockingIssues } from "../axes/coverage";
 import { rolloutsTable, supersededTable, updatesTable } from "./record-tables";
-import { SUMMARY_COLUMNS, summaryTable } from "./summary-table";
+import { profileOfAligned } from "../registry/profiles";
+import { summaryColumnsFor, summaryTable } from "./summary-table";
 import { workspaceVersion as readWorkspaceVersion } from "./workspace-version";
 
 /** One file of the export set. */
@@ -43,6 +45,21 @@ export interface BuildExportsOptions {
   workspaceVersion?: string;
   /** Build the exports although the axis mapping does not hold for some run (recorded in the manifest). Default false: refuse. */
   allowIssues?: boolean;
+}
+
+/** The manifest's profile entry of aligned runs. */
+function exportProfile(aligned: AlignedRuns): ExportProfile {
+  const p = profileOfAligned(aligned);
+  return {
+    name: p.name,
+    label: p.label,
+    how: aligned.profile?.how ?? "given",
+    evidence: aligned.profile?.evidence ?? [],
+    stepAxis: p.stepAxis,
+    updates: p.updates.note,
+    aggregation: p.aggregation,
+    restart: p.restart,
+  };
 }
 
 /** sha256 hex of a text's UTF-8 bytes. */
@@ -93,10 +110,11 @@ export function buildExports(archive: Archive, aligned: AlignedRuns, opts: Build
     formatVersion: 1,
     workspaceVersion: opts.workspaceVersion ?? readWorkspaceVersion(),
     source: { kind: source.kind, formatVersion: source.formatVersion, readerVersion: source.readerVersion, runs: exportSourceRuns(source) },
+    profile: exportProfile(aligned),
     axes: aligned.mapping,
     files: entries,
     cells: { ...CELL_CONVENTIONS },
-    summaryColumns: SUMMARY_COLUMNS.map(summaryColumnEntry),
+    summaryColumns: summaryColumnsFor(profileOfAligned(aligned)).map(summaryColumnEntry),
     summaryNotes: summary.notes,
     alignmentIssues: aligned.issues.map((x) => `${x.kind}: ${x.message}`),
     builtDespiteIssues: blockingIssues(aligned).length > 0,
