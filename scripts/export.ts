@@ -13,17 +13,18 @@ import { parseArgs } from "node:util";
 
 
 import { writeExports } from "../lib/export/write-exports";
+import { PROFILES } from "../lib/registry/profiles";
 import { cliReporter } from "./cli-reporter";
 
 const USAGE =
-  "usage: npm run export -- [--data DIR] [--out DIR] [--allow-issues] [--n RUN=N ...] [--always-use-train-step RUN=true|false ...]\n" +
+  "usage: npm run export -- [--data DIR] [--out DIR] [--profile slime|verl|openrlhf|trl] [--allow-issues] [--n RUN=N ...] [--always-use-train-step RUN=true|false ...]\n" +
   "       (defaults: --data data/wandb --out exports; --allow-issues exports although the axis mapping does not hold for a run)";
 
 interface ExportCli {
   dataDir: string;
   outDir: string;
   allowIssues: boolean;
-  align: { n?: Record<string, number>; alwaysUseTrainStep?: Record<string, boolean> };
+  align: { n?: Record<string, number>; alwaysUseTrainStep?: Record<string, boolean>; profile?: string };
 }
 
 /** RUN=VALUE pairs of a repeatable option, each value checked by `parse`. */
@@ -53,6 +54,7 @@ function parseCli(argv: string[]): ExportCli | null {
         "allow-issues": { type: "boolean", default: false },
         n: { type: "string", multiple: true },
         "always-use-train-step": { type: "string", multiple: true },
+        profile: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
       strict: true,
@@ -75,6 +77,11 @@ function parseCli(argv: string[]): ExportCli | null {
   const align: ExportCli["align"] = {};
   if (n) align.n = n;
   if (flag) align.alwaysUseTrainStep = flag;
+  if (v.profile !== undefined) {
+    const names = PROFILES.map((p) => p.name as string);
+    if (!names.includes(v.profile)) throw new UsageError(`invalid --profile: ${v.profile} (one of ${names.join(", ")})`);
+    align.profile = v.profile;
+  }
   return { dataDir: v.data, outDir: v.out, allowIssues: v["allow-issues"] === true, align };
 }
 
