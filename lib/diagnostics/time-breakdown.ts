@@ -11,7 +11,8 @@
  * scheduling; they miss validation, start-up and idle time.
  */
 import type { AlignedRuns, Reporter } from "../types";
-import { isPerfTimeKey, METRICS, metricByKey, type MetricSpec } from "../schema/slime-metrics";
+import { METRICS, metricByKey, type MetricSpec } from "../schema/slime-metrics";
+import { profileOfAligned } from "../registry/profiles";
 import { describeRollout } from "./record-label";
 import { collectNotes, MeanAccumulator, nonFiniteMessage, type MeanResult } from "./round-mean";
 import { roundIndex, rolloutRoundPosition } from "./round-index";
@@ -87,6 +88,8 @@ const ROLLOUTS = "rollout batches";
  */
 export function timeBreakdown(aligned: AlignedRuns, opts: TimeBreakdownOptions = {}): TimeBreakdown {
   const basis = opts.total ?? "sum";
+  const profile = profileOfAligned(aligned);
+  const isPerfTimeKey = profile.timers.isTimer;
   if (basis !== "sum" && !isPerfTimeKey(basis)) throw new Error(`invalid total: ${basis}`);
   const warn = opts.reporter?.warn?.bind(opts.reporter);
   const index = roundIndex(aligned);
@@ -97,7 +100,8 @@ export function timeBreakdown(aligned: AlignedRuns, opts: TimeBreakdownOptions =
   const keys: string[] = [];
   const accs: MeanAccumulator[][] = []; // accs[key][round slot]; slot R = all rounds
   const rollouts = new Array<number>(R + 1).fill(0);
-  const rolloutKey = METRICS.rolloutTime.key; // the rollout manager's timer; all others are the trainer's
+  // slime: the rollout manager's timer; all others are the trainer's (its perf row). Other frameworks log every timer in the step's row.
+  const rolloutKey = profile.axis.kind === "slime" ? METRICS.rolloutTime.key : null;
   const trainerTimers = new Int32Array(aligned.rollouts.length); // trainer timers each batch has
   for (let j = 0; j < aligned.rollouts.length; j++) {
     const r = aligned.rollouts[j];
@@ -130,7 +134,7 @@ export function timeBreakdown(aligned: AlignedRuns, opts: TimeBreakdownOptions =
 
   // Only batches without any trainer timer are read again, to name what they lack.
   const missing: MissingPerfRollout[] = [];
-  const anyTrainerTimer = sortedKeys.some((k) => k !== rolloutKey);
+  const anyTrainerTimer = rolloutKey !== null && sortedKeys.some((k) => k !== rolloutKey);
   for (let j = 0; anyTrainerTimer && j < trainerTimers.length; j++) {
     if (trainerTimers[j] > 0) continue;
     const r = aligned.rollouts[j];
@@ -164,13 +168,13 @@ export function timeBreakdown(aligned: AlignedRuns, opts: TimeBreakdownOptions =
         `round ${round}: ${lacking.length} of ${rollouts[i]} rollout batches lack the trainer perf row (rollout ${lacking.join(", ")})`,
       );
   }
-  if (!anyTrainerTimer && rollouts[R] > 0)
+  if (rolloutKey !== null && !anyTrainerTimer && rollouts[R] > 0)
     notes.push(`no rollout batch has a trainer timer (a perf/*_time key other than ${rolloutKey})`);
   return { keys: sortedKeys, rows, all, missingTrainerPerf: missing, notes };
 }
 
 function totalOf(entries: TimeEntry[], basis: string, where: string): TimeTotal {
-  if (entries.length === 0) return { basis, value: null, note: `${where}: no perf/*_time timers found` };
+  if (entries.length === 0) return { basis, value: null, note: `${where}: no timers found` };
   if (basis !== "sum") {
     const e = entries.find((x) => x.key === basis) as TimeEntry;
     if (e.time.mean === null) return { basis, value: null, note: `${where}: total ${basis} has no mean; no shares` };

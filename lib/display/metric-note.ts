@@ -32,10 +32,10 @@ function sentence(text: string): string {
  * @example metricNoteMarkdown(METRICS.entropy)
  *   // "**entropy** (`train/entropy_loss`, nats/token; per-round means are taken over optimizer updates)\n\n- **What it is:** ..."
  */
-export function metricNoteMarkdown(spec: MetricSpec): string {
+export function metricNoteMarkdown(spec: MetricSpec, over?: string): string {
   const unit = spec.unit ? `, ${escapeMarkdown(spec.unit)}` : "";
   return [
-    `**${escapeMarkdown(spec.label)}** (\`${spec.key}\`${unit}; ${grainText(spec.grain)})`,
+    `**${escapeMarkdown(spec.label)}** (\`${spec.key}\`${unit}; ${over === undefined ? grainText(spec.grain) : `per-round means are taken over ${escapeMarkdown(over)}`})`,
     "",
     `- **What it is:** ${sentence(escapeMarkdown(spec.is))}`,
     `- **What it is not:** ${sentence(escapeMarkdown(spec.isNot))}`,

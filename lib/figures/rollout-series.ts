@@ -34,7 +34,9 @@ function rolloutCustomData(r: RolloutRecord): (string | number)[] {
  *   { band: { min: "rollout/response_len/min", max: "rollout/response_len/max" } })
  */
 export function rolloutSeriesFigure(aligned: AlignedRuns, key: string, options: RolloutSeriesOptions = {}): Figure {
-  if (key.startsWith("train/")) throw new Error(`invalid key: ${key} (a train/* key is per optimizer update: use updateSeriesFigure)`);
+  // In slime a train/* key is per optimizer update; other frameworks log train/* once per step.
+  if (key.startsWith("train/") && (aligned.profile === undefined || aligned.profile.name === "slime"))
+    throw new Error(`invalid key: ${key} (a train/* key is per optimizer update: use updateSeriesFigure)`);
   requireKey(aligned.rollouts, key, "rollout batch");
   if (options.band) {
     requireKey(aligned.rollouts, options.band.min, "rollout batch");

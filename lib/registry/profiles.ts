@@ -22,3 +22,16 @@ export function profileByName(name: string): FrameworkProfile {
 export function profileOfAligned(aligned: { profile?: { name: string } }): FrameworkProfile {
   return aligned.profile === undefined ? SLIME_PROFILE : profileByName(aligned.profile.name);
 }
+
+/** Why single optimizer updates (positions, zero-gradient updates) are not observable for these runs; null when they are. */
+export function updatesUnobservable(aligned: { profile?: { name: string } }): string | null {
+  const p = profileOfAligned(aligned);
+  return p.updates.observable ? null : `${p.label}: ${p.updates.note}`;
+}
+
+/** One line saying which framework profile the runs were read with, and why. */
+export function profileLine(aligned: { profile?: { name: string; how: string; evidence: string[] } }): string {
+  const p = profileOfAligned(aligned);
+  const why = aligned.profile === undefined ? "default" : aligned.profile.how === "given" ? "given" : `detected from ${aligned.profile.evidence.join(", ")}`;
+  return `framework profile: ${p.label} (${why}); records: ${p.recordNoun}; ${p.updates.note}`;
+}

@@ -3,7 +3,9 @@
  * timing key with the mean seconds per rollout batch, its share and how many batches logged it.
  */
 import type { TimeBreakdown } from "../diagnostics/time-breakdown";
-import { isStackableTimer, PERF_TIME_CONTAINERS } from "../schema/slime-metrics";
+import type { FrameworkProfile } from "../registry/framework-profile";
+import { SLIME_PROFILE } from "../registry/profile-slime";
+import { PERF_TIME_CONTAINERS } from "../schema/slime-metrics";
 
 /** Key of the stacked remainder: the part of perf/train_time none of its timers covers. */
 export const TRAIN_REST_KEY = "perf/train_time (untimed rest)";
@@ -47,8 +49,11 @@ export function timeBreakdownWide(tb: TimeBreakdown): Record<string, string | nu
  * logging), so that a bar adds up to the round's mean step time. The rest is left out of a round
  * where train or a part lacks a mean, or where the parts exceed train (means over different batches).
  */
-export function stackableTimeCells(tb: TimeBreakdown): TimeBreakdownCell[] {
+export function stackableTimeCells(tb: TimeBreakdown, profile: FrameworkProfile = SLIME_PROFILE): TimeBreakdownCell[] {
   const cells = timeBreakdownCells(tb);
+  const isStackableTimer = profile.timers.stackable;
+  // Other frameworks' containers have no untimed rest worth a bar: their parts are stacked as logged.
+  if (profile.axis.kind !== "slime") return cells.filter((c) => isStackableTimer(c.key));
   const out: TimeBreakdownCell[] = [];
   const parts = PERF_TIME_CONTAINERS["perf/train_time"];
   for (const row of tb.rows) {

@@ -115,7 +115,7 @@ test("verl summary: means over the round's training steps through the profile's 
 
 test("TRL: records every logging_steps, the final run-totals row kept out, eval rows as evals, no holes for the spacing", () => {
   const row = (s: number) => ({ "train/global_step": s, "train/epoch": s / 100, "train/entropy": s / 100, "train/clip_ratio/region_mean": 0.01, "train/grad_norm": 1, "train/completions/mean_length": 200 + s, "train/completions/clipped_ratio": 0.1, "train/num_tokens": 1000 * s });
-  const rows = [row(10), row(20), { "eval/loss": 0.5, "train/global_step": 20 }, row(30), { "train/train_runtime": 99, "train/total_flos": 1, "train/train_loss": 0.2, "train/global_step": 30 }];
+  const rows: HistoryRow[] = [row(10), row(20), { "eval/loss": 0.5, "train/global_step": 20 }, row(30), { "train/train_runtime": 99, "train/total_flos": 1, "train/train_loss": 0.2, "train/global_step": 30 }];
   const a = alignRuns([run("t", "R0", rows)]);
   assert.equal(a.profile!.name, "trl");
   assert.deepEqual(a.rollouts.map((r) => r.rollout), [10, 20, 30]);
