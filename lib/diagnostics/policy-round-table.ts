@@ -70,8 +70,6 @@ export function policyColumns(profile: FrameworkProfile): TableColumn<PolicyMean
   return resolveColumns(POLICY_SPECS, profile);
 }
 
-/** Column order and meaning of the policy table for slime runs. */
-export const POLICY_COLUMNS: readonly TableColumn<PolicyMeanField>[] = policyColumns(SLIME_PROFILE);
 
 /**
  * Per-round means of the policy diagnostics, plus an `all` row. The keys come from the runs'

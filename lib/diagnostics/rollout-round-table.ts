@@ -47,8 +47,6 @@ export function rolloutColumns(profile: FrameworkProfile): TableColumn<RolloutMe
   return resolveColumns(ROLLOUT_SPECS, profile);
 }
 
-/** Column order and meaning of the rollout table for slime runs. */
-export const ROLLOUT_COLUMNS: readonly TableColumn<RolloutMeanField>[] = rolloutColumns(SLIME_PROFILE);
 
 /**
  * Per-round means over rollout batches (training steps, logged steps: the framework's records) of

@@ -94,8 +94,6 @@ export function summaryColumnsFor(profile: FrameworkProfile): SummaryColumn[] {
   ];
 }
 
-/** The columns of summary.csv for slime runs. */
-export const SUMMARY_COLUMNS: readonly SummaryColumn[] = summaryColumnsFor(SLIME_PROFILE);
 
 /** The summary table and the notes of its means (empty rounds, missing keys, excluded values). */
 export interface SummaryExport {

@@ -95,7 +95,7 @@ const RAY_PREFIX = /^\s*\([^()]*\)\s*/;
 const TQDM_TAIL = /\d+\/\d+ \[[^\]]*\]\s*$/;
 const ANSI = /\x1b\[[0-9;]*[A-Za-z]/g;
 // Ray's log deduplication may append this after the message; a "\r" starts a terminal redraw.
-const TRAILER = /^\s*(?:\[repeated \d+x across cluster\])?\s*(?:\r[^]*)?$/;
+const TRAILER = /^\s*(?:\[repeated \d+x across cluster\])?\s*(?:\r[\s\S]*)?$/;
 
 /** Whether a metric message may start after `pre` (the text before it on its line). */
 function startsMessage(pre: string): boolean {
