@@ -1,0 +1,28 @@
+/** The declared health checks, in report order (the order of health.csv and of the notebook). */
+import type { HealthCheck } from "./health-check";
+import { logprobGapJump } from "./logprob-gap-jump";
+import { missingTrainerPerf } from "./missing-trainer-perf";
+import { nonFinite } from "./non-finite";
+import { ppoKlFirstUpdate } from "./ppo-kl-first-update";
+import { stepTimeMismatch } from "./step-time-mismatch";
+import { throughputDrop } from "./throughput-drop";
+import { truncationSurge } from "./truncation-surge";
+import { zeroGradNormStreak } from "./zero-grad-norm-streak";
+
+/** Every check the report runs, in order. */
+export const HEALTH_CHECKS: readonly HealthCheck[] = [
+  ppoKlFirstUpdate,
+  zeroGradNormStreak,
+  nonFinite,
+  truncationSurge,
+  logprobGapJump,
+  missingTrainerPerf,
+  stepTimeMismatch,
+  throughputDrop,
+];
+
+/** A check by name; throws `invalid check: <name>` naming the known ones. */
+export function healthCheckByName(name: string): HealthCheck {
+  for (const c of HEALTH_CHECKS) if (c.name === name) return c;
+  throw new Error(`invalid check: ${name} (known: ${HEALTH_CHECKS.map((c) => c.name).join(", ")})`);
+}
