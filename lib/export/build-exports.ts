@@ -1,9 +1,11 @@
 /**
- * The export set of an aligned archive, as text: rollouts.csv, updates.csv, summary.csv and the
- * export manifest. Pure apart from reading the workspace version (package.json) when not given.
+ * The export set of an aligned archive, as text: rollouts.csv, updates.csv, summary.csv, health.csv
+ * and the export manifest. Pure apart from reading the workspace version (package.json) when not given.
  */
 import { createHash } from "node:crypto";
 
+import { defaultHealthParams, type HealthParams } from "../health/health-params";
+import { runHealthChecks, type HealthReport } from "../health/run-health-checks";
 import type { AlignedRuns, Archive, Reporter } from "../types";
 import { csvText, type ExportTable } from "./csv-text";
 import {
@@ -17,6 +19,7 @@ import {
   type ExportFileEntry,
   type ExportManifest,
 } from "./export-manifest";
+import { healthTable } from "./health-table";
 import { rolloutsTable, updatesTable } from "./record-tables";
 import { SUMMARY_COLUMNS, summaryTable } from "./summary-table";
 import { workspaceVersion as readWorkspaceVersion } from "./workspace-version";
@@ -31,6 +34,8 @@ export interface ExportFile {
 export interface ExportBuild {
   files: ExportFile[];
   manifest: ExportManifest;
+  /** The health report written to health.csv. */
+  health: HealthReport;
 }
 
 /** Options of {@link buildExports}. */
@@ -39,6 +44,8 @@ export interface BuildExportsOptions {
   reporter?: Reporter;
   /** Version written to the manifest. Default: the workspace package.json version. */
   workspaceVersion?: string;
+  /** Thresholds of the health checks (health.csv). Default: the declared defaults. */
+  health?: HealthParams;
 }
 
 /** sha256 hex of a text's UTF-8 bytes. */
@@ -60,8 +67,9 @@ export function buildExports(archive: Archive, aligned: AlignedRuns, opts: Build
     );
   }
   const summary = summaryTable(aligned, { reporter: opts.reporter });
+  const health = runHealthChecks(aligned, opts.health ?? defaultHealthParams());
   // One table at a time: a table's cells can be collected once its text exists.
-  const makers: (() => ExportTable)[] = [() => rolloutsTable(aligned), () => updatesTable(aligned), () => summary.table];
+  const makers: (() => ExportTable)[] = [() => rolloutsTable(aligned), () => updatesTable(aligned), () => summary.table, () => healthTable(health)];
   const files: ExportFile[] = [];
   const entries: ExportFileEntry[] = [];
   for (const make of makers) {
@@ -91,5 +99,5 @@ export function buildExports(archive: Archive, aligned: AlignedRuns, opts: Build
     alignmentIssues: aligned.issues.map((x) => `${x.kind}: ${x.message}`),
   };
   files.push({ name: EXPORT_MANIFEST_FILE, text: serializeExportManifest(manifest) });
-  return { files, manifest };
+  return { files, manifest, health };
 }

@@ -6,6 +6,7 @@
  */
 import type { AxisMapping, ManifestRun, SourceManifest } from "../types";
 import { NON_FINITE_CELLS } from "./export-cell";
+import { HEALTH_FILE } from "./health-table";
 import { ROLLOUTS_FILE, UPDATES_FILE } from "./record-tables";
 import { ALL_ROUNDS, SUMMARY_FILE, type SummaryColumn } from "./summary-table";
 
@@ -77,6 +78,8 @@ export const FILE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   [UPDATES_FILE]:
     "one row per optimizer update (one train/step), sorted by display update number; round, run_id, update, train_step, rollout, update_in_rollout (see axes), then every train/* W&B key found in any update, as logged, keys in code-unit order",
   [SUMMARY_FILE]: `one row per round in run order, then a row "${ALL_ROUNDS}" computed from every record of every round (not a mean of round means); see summaryColumns`,
+  [HEALTH_FILE]:
+    "one row per health flag (an observable diagnostic, never proof of a bug), in check order, then round order, then first; first/last are display update numbers (unit update) or rollout ids (unit rollout), count the records in the range that fired the rule, value the most extreme value of the range (empty when the flag is about an absence), rule the check's rule with the thresholds used",
 };
 
 /** How cells are written in every CSV. */

@@ -17,17 +17,17 @@ async function sample() {
   return { archive, aligned: alignRuns(archive.runs) };
 }
 
-test("buildExports: the three CSVs, then manifest.json, in that order", async () => {
+test("buildExports: the four CSVs, then manifest.json, in that order", async () => {
   const { archive, aligned } = await sample();
   const { files } = buildExports(archive, aligned);
-  assert.deepEqual(files.map((f) => f.name), ["rollouts.csv", "updates.csv", "summary.csv", "manifest.json"]);
+  assert.deepEqual(files.map((f) => f.name), ["rollouts.csv", "updates.csv", "summary.csv", "health.csv", "manifest.json"]);
   for (const f of files) assert.ok(f.text.endsWith("\n") && !f.text.includes("\r"), `${f.name}: \\n endings, trailing newline`);
 });
 
 test("the export manifest lists sources, files (sha256, rows, columns), axes, column meanings; no wall-clock time", async () => {
   const { archive, aligned } = await sample();
   const { files } = buildExports(archive, aligned);
-  const text = files[3].text;
+  const text = files[4].text;
   const m = JSON.parse(text) as ExportManifest;
   assert.equal(text, JSON.stringify(m, null, 2) + "\n", "2-space indent, trailing newline");
   assert.deepEqual(Object.keys(m), ["kind", "formatVersion", "workspaceVersion", "source", "axes", "files", "cells", "summaryColumns", "summaryNotes", "alignmentIssues"]);
@@ -38,7 +38,7 @@ test("the export manifest lists sources, files (sha256, rows, columns), axes, co
   );
   assert.deepEqual(Object.keys(m.source.runs[0]), ["entity", "project", "runId", "round", "state", "historyEvents", "lastStep", "fetchedAt", "file", "sha256"]);
   assert.deepEqual(m.axes, { n: 2, r0: 1, formulas: aligned.mapping.formulas });
-  files.slice(0, 3).forEach((f, i) => {
+  files.slice(0, 4).forEach((f, i) => {
     const entry = m.files[i];
     assert.equal(entry.name, f.name);
     assert.equal(entry.sha256, createHash("sha256").update(f.text).digest("hex"), `${f.name} sha256`);
@@ -46,7 +46,7 @@ test("the export manifest lists sources, files (sha256, rows, columns), axes, co
     assert.equal(entry.rows, f.text.split("\n").length - 2, `${f.name} rows exclude the header`);
     assert.equal(entry.columns.join(","), f.text.slice(0, f.text.indexOf("\n")), `${f.name} columns = header`);
   });
-  assert.deepEqual(m.files.map((f) => f.rows), [80, 160, 5]);
+  assert.deepEqual(m.files.map((f) => f.rows), [80, 160, 5, 1]);
   assert.deepEqual(m.summaryColumns.map((c) => c.name), m.files[2].columns);
   const entropy = m.summaryColumns.find((c) => c.name === "entropy_mean")!;
   assert.deepEqual([entropy.key, entropy.grain, entropy.is, entropy.isNot], [METRICS.entropy.key, "update", METRICS.entropy.is, METRICS.entropy.isNot]);
