@@ -6,3 +6,4 @@ export * from "./show-table";
 export * from "./metric-note";
 export * from "./notebook-static-images";
 export * from "./plotly-renderer";
+export * from "./show-health";

@@ -7,3 +7,4 @@ export * from "./updates-by-position";
 export * from "./rollout-series";
 export * from "./time-breakdown";
 export * from "./step-axes";
+export * from "./health-flag-figure";

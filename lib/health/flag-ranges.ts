@@ -108,3 +108,12 @@ export function finiteMedian(values: readonly (number | undefined)[]): number | 
   const mid = xs.length >> 1;
   return xs.length % 2 === 1 ? xs[mid] : (xs[mid - 1] + xs[mid]) / 2;
 }
+
+/**
+ * A threshold or median as evidence text: 4 significant digits (the exact values are in health.csv
+ * and the records), "none" for null.
+ * @example evidenceNumber(0.009807285145575873) // "0.009807"
+ */
+export function evidenceNumber(x: number | null): string {
+  return x === null ? "none" : String(Number(x.toPrecision(4)));
+}

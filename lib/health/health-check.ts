@@ -54,7 +54,13 @@ export interface HealthFlag {
 
 /** What a check's function returns: flags, or why the check cannot say anything on these runs. */
 export type HealthOutcome =
-  | { applicable: true; flags: (Omit<HealthFlag, "check" | "severity" | "unit" | "rule"> & { unit?: HealthUnit })[]; evidence?: string }
+  | {
+      applicable: true;
+      /** Flags without the check's own fields; `unit` only where it differs per flag (non_finite). */
+      flags: (Omit<HealthFlag, "check" | "severity" | "unit" | "rule"> & { unit?: HealthUnit })[];
+      /** The thresholds as computed on these runs (e.g. the medians), printed beside the rule. */
+      evidence?: string;
+    }
   | { applicable: false; reason: string };
 
 /** A declared health check. */

@@ -4,7 +4,7 @@
  */
 import { METRICS } from "../schema/slime-metrics";
 import { defineCheck } from "./health-check";
-import { consecutiveFlags, finiteMedian, type HealthHit } from "./flag-ranges";
+import { consecutiveFlags, evidenceNumber, finiteMedian, type HealthHit } from "./flag-ranges";
 import { notLoggedReason } from "./not-applicable";
 
 const KEY = METRICS.logprobAbsDiff.key;
@@ -28,6 +28,6 @@ export const logprobGapJump = defineCheck({
       const v = u.values[KEY];
       if (v !== undefined && Number.isFinite(v) && v > p.median_multiple * median) hits.push({ round: u.round, runId: u.runId, x: u.update, key: KEY, value: v });
     }
-    return { applicable: true, flags: consecutiveFlags(hits, aligned.rounds), evidence: `median over all updates ${median}, threshold ${p.median_multiple * median}` };
+    return { applicable: true, flags: consecutiveFlags(hits, aligned.rounds), evidence: `median over all updates ${evidenceNumber(median)}, threshold ${evidenceNumber(p.median_multiple * median)}` };
   },
 });

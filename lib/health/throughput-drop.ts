@@ -4,7 +4,7 @@
  */
 import { METRICS } from "../schema/slime-metrics";
 import { defineCheck } from "./health-check";
-import { finiteMedian, type CheckFlag } from "./flag-ranges";
+import { evidenceNumber, finiteMedian, type CheckFlag } from "./flag-ranges";
 import { notLoggedReason } from "./not-applicable";
 
 const KEY = METRICS.actorTokPerS.key;
@@ -36,7 +36,7 @@ export const throughputDrop = defineCheck({
         flags.push({ round: cur.round, runId: cur.records[0].runId, first: at[0], last: at[at.length - 1], count: at.length, key: KEY, value: cur.median, at });
       }
     }
-    const evidence = "round medians: " + rounds.map((r) => `${r.round} ${r.median}`).join(", ");
+    const evidence = "round medians: " + rounds.map((r) => `${r.round} ${evidenceNumber(r.median)}`).join(", ");
     return { applicable: true, flags, evidence };
   },
 });

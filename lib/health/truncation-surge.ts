@@ -4,7 +4,7 @@
  */
 import { METRICS } from "../schema/slime-metrics";
 import { defineCheck } from "./health-check";
-import { consecutiveFlags, finiteMedian, type HealthHit } from "./flag-ranges";
+import { consecutiveFlags, evidenceNumber, finiteMedian, type HealthHit } from "./flag-ranges";
 import { notLoggedReason } from "./not-applicable";
 
 const KEY = METRICS.truncatedRatio.key;
@@ -32,7 +32,7 @@ export const truncationSurge = defineCheck({
       if (v === undefined || median === null || !Number.isFinite(v)) continue;
       if (v > p.min_fraction && v > p.median_multiple * median) hits.push({ round: r.round, runId: r.runId, x: r.rollout, key: KEY, value: v });
     }
-    const evidence = "round medians: " + aligned.rounds.map((round) => `${round} ${medians.get(round) ?? "none"}`).join(", ");
+    const evidence = "round medians: " + aligned.rounds.map((round) => `${round} ${evidenceNumber(medians.get(round) ?? null)}`).join(", ");
     return { applicable: true, flags: consecutiveFlags(hits, aligned.rounds), evidence };
   },
 });
