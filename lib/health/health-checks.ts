@@ -4,6 +4,7 @@ import { logprobGapJump } from "./logprob-gap-jump";
 import { missingTrainerPerf } from "./missing-trainer-perf";
 import { nonFinite } from "./non-finite";
 import { ppoKlFirstUpdate } from "./ppo-kl-first-update";
+import { ppoKlStuckZero } from "./ppo-kl-stuck-zero";
 import { stepTimeMismatch } from "./step-time-mismatch";
 import { throughputDrop } from "./throughput-drop";
 import { truncationSurge } from "./truncation-surge";
@@ -16,6 +17,7 @@ export const HEALTH_CHECKS: readonly HealthCheck[] = [
   nonFinite,
   truncationSurge,
   logprobGapJump,
+  ppoKlStuckZero,
   missingTrainerPerf,
   stepTimeMismatch,
   throughputDrop,

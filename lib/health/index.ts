@@ -22,6 +22,7 @@ export { zeroGradNormStreak } from "./zero-grad-norm-streak";
 export { nonFinite } from "./non-finite";
 export { truncationSurge } from "./truncation-surge";
 export { logprobGapJump } from "./logprob-gap-jump";
+export { ppoKlStuckZero } from "./ppo-kl-stuck-zero";
 export { missingTrainerPerf } from "./missing-trainer-perf";
 export { stepTimeMismatch } from "./step-time-mismatch";
 export { throughputDrop } from "./throughput-drop";

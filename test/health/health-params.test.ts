@@ -13,6 +13,7 @@ test("defaults are the issue's rules", () => {
     non_finite: {},
     truncation_surge: { min_fraction: 0.5, median_multiple: 3 },
     logprob_gap_jump: { median_multiple: 5 },
+    ppo_kl_stuck_zero: { threshold: 1e-8, min_updates: 3 },
     missing_trainer_perf: {},
     step_time_mismatch: { relative_tolerance: 0.01, absolute_tolerance_s: 0.05 },
     throughput_drop: { max_drop: 0.2 },
@@ -33,7 +34,7 @@ test("runs.json health object overrides defaults, environment overrides both; so
   assert.equal(src["truncation_surge.min_fraction"], "environment");
   assert.equal(src["truncation_surge.median_multiple"], "runs.json");
   assert.equal(src["ppo_kl_first_update.threshold"], "default");
-  assert.equal(s.rows.length, 8);
+  assert.equal(s.rows.length, 10);
 });
 
 test("invalid values read `invalid <option>: <value> (<allowed>)`", () => {
