@@ -24,14 +24,20 @@ export const missingTrainerPerf = defineCheck({
   run(aligned) {
     if (aligned.updates.length === 0) return { applicable: false, reason: "no optimizer updates: no batch was trained on" };
     if (!aligned.rollouts.some((r) => KEY in r.values)) return { applicable: false, reason: notLoggedReason("rollout batch", KEY) };
-    const withPerf = new Set<string>();
-    for (const r of aligned.rollouts) if (KEY in r.values) withPerf.add(JSON.stringify([r.runId, r.rollout]));
+    // Rollout ids per run: ids with the perf key, and ids already reported.
+    const withPerf = new Map<string, Set<number>>();
+    const seen = new Map<string, Set<number>>();
+    const idsOf = (m: Map<string, Set<number>>, runId: string) => {
+      let ids = m.get(runId);
+      if (!ids) m.set(runId, (ids = new Set<number>()));
+      return ids;
+    };
+    for (const r of aligned.rollouts) if (KEY in r.values) idsOf(withPerf, r.runId).add(r.rollout);
     const hits: HealthHit[] = [];
-    const seen = new Set<string>();
     for (const u of aligned.updates) {
-      const id = JSON.stringify([u.runId, u.rollout]);
-      if (withPerf.has(id) || seen.has(id)) continue;
-      seen.add(id);
+      const reported = idsOf(seen, u.runId);
+      if (withPerf.get(u.runId)?.has(u.rollout) || reported.has(u.rollout)) continue;
+      reported.add(u.rollout);
       hits.push({ round: u.round, runId: u.runId, x: u.rollout, key: KEY, value: null });
     }
     return { applicable: true, flags: consecutiveFlags(hits, aligned.rounds) };
