@@ -87,21 +87,48 @@ export type RowKind =
   | "eval"
   | "other";
 
-/** The axis mapping, inferred once for the whole set of runs (lib/axes). */
+/** How one run's step keys map to rollout ids and display update numbers (lib/axes). */
+export interface RunAxis {
+  runId: string;
+  round: string;
+  /** Optimizer updates per rollout batch in this run (slime's N is constant within a run). */
+  n: number;
+  /**
+   * How rollout/step and eval/step were logged: true = rollout_id * N (slime's
+   * `--wandb-always-use-train-step`; divided by N here), false = rollout_id, null = both read the
+   * same (N = 1, or only rollout 0), nothing to convert.
+   */
+  alwaysUseTrainStep: boolean | null;
+  /** The evidence that decided N and the flag, one sentence. */
+  flagEvidence: string;
+  /** First rollout id the run logged (surviving or not); null for a run without rollout or update rows. */
+  firstRollout: number | null;
+  /** Updates before this run's first rollout in the surviving lineage (display numbering). */
+  updateBase: number;
+  /** The display-update formula of this run with its numbers. */
+  formula: string;
+}
+
+/** The axis mapping, inferred from the step keys of the whole set of runs (lib/axes). */
 export interface AxisMapping {
-  /** Optimizer updates per rollout batch. */
+  /** Optimizer updates per rollout batch: the common N, or the largest when runs differ (see runs). */
   n: number;
   /** First rollout id of the whole set of runs. */
   r0: number;
   formulas: { update: string; rollout: string; updateInRollout: string };
+  /** N, the rollout/step reading and the display formula of each run, in run order. */
+  runs: RunAxis[];
 }
 
-/** One optimizer update (one `train/step`), keys are the W&B `train/*` keys of that row. */
+/**
+ * One optimizer update (one `train/step`), keys are the W&B `train/*` keys of that row; a critic row of
+ * the same train/step (another process) is merged in, its keys staying `train/critic-*`.
+ */
 export interface UpdateRecord {
   runId: string;
   round: string;
   trainStep: number;
-  /** Display number, 1 for the first update: train/step - N*r0 + 1. */
+  /** Display number, 1 for the first update: train/step - N*r0 + 1 (per-run N: see RunAxis.formula). */
   update: number;
   /** floor(train/step / N). */
   rollout: number;
@@ -122,11 +149,17 @@ export interface RolloutRecord {
   values: Record<string, number>;
 }
 
-/** One eval row (`eval/step`). */
+/**
+ * One eval row (`eval/step`). Never merged, never a duplicate: slime evaluates before training at the
+ * first rollout id and after training rollout r, so eval/step can repeat (e.g. twice 0).
+ */
 export interface EvalRecord {
   runId: string;
   round: string;
+  /** eval/step as logged (rollout_id * N under --wandb-always-use-train-step). */
   evalStep: number;
+  /** Rollout id the eval belongs to (evalStep, divided by N under the flag). */
+  rollout: number;
   historyStep: number;
   values: Record<string, number>;
 }
@@ -148,6 +181,38 @@ export interface CoverageIssue {
   /** The step on the relevant axis (rollout id or train/step), or null when not tied to one. */
   step: number | null;
   key: string | null;
+  message: string;
+}
+
+/** Records a later logging of the same rollouts replaced (a restarted round, or a run resumed in place). */
+export interface SupersededRecords {
+  runId: string;
+  round: string;
+  /** The run whose records replace these (the same run when it was resumed in place). */
+  byRunId: string;
+  byRound: string;
+  /** Rollout ids of superseded rollout rows, sorted. */
+  rollouts: number[];
+  /** Display update numbers of superseded updates, sorted (this run's own formula). */
+  updates: number[];
+  /** train/step of those updates, parallel to `updates`. */
+  trainSteps: number[];
+  /** Superseded eval rows. */
+  evals: number;
+  /** Rollout ids of those eval rows, distinct, sorted. */
+  evalRollouts: number[];
+  /** History rows superseded. */
+  rows: number;
+  message: string;
+}
+
+/** Something alignment found and handled, reported but not a coverage problem. */
+export interface AlignmentNote {
+  runId: string;
+  round: string;
+  kind: "trailing-rollout" | "critic-only" | "always-use-train-step" | "n-per-run" | "critic-rows" | "superseded";
+  /** Rollout id, when tied to one. */
+  step: number | null;
   message: string;
 }
 
@@ -173,11 +238,22 @@ export interface AlignedRuns {
   /** Round labels in run order. */
   rounds: string[];
   runs: { runId: string; round: string; state: string; historyEvents: number }[];
+  /** Surviving records only: each rollout id and each update once, under the round that owns it. */
   rollouts: RolloutRecord[];
   updates: UpdateRecord[];
   evals: EvalRecord[];
+  /** What later loggings replaced, per run and replacing run (excluded from every record list above). */
+  superseded: SupersededRecords[];
+  /**
+   * Critic updates without an actor update (slime's --num-critic-only-steps): the critic's keys and
+   * train/step, numbered like updates. Never actor updates: not in `updates`, means or updates.csv.
+   */
+  criticOnly: UpdateRecord[];
   coverage: RunCoverage[];
+  /** Coverage and alignment problems (see lib/axes/coverage.ts for which ones block numbers). */
   issues: CoverageIssue[];
+  /** Handled facts: flags converted, N per run, critic rows, superseded records, a crashed run's last rollout. */
+  notes: AlignmentNote[];
 }
 
 /**

@@ -1,12 +1,14 @@
 /**
  * Write the CSV exports from the frozen archive (offline: no network, no credentials).
  *
- *   npm run export -- [--data DIR (data/wandb)] [--out DIR (exports)] [--config FILE] [--help]
+ *   npm run export -- [--data DIR (data/wandb)] [--out DIR (exports)] [--allow-issues]
+ *                     [--n RUN=N ...] [--always-use-train-step RUN=true|false ...] [--config FILE] [--help]
  *
  * Verifies every frozen file against its manifest sha256 (refusing, naming the file, on a
  * mismatch), aligns the runs, runs the health checks, and writes rollouts.csv, updates.csv,
- * summary.csv, health.csv and manifest.json into the out folder all or nothing. Same archive, same
- * code, same thresholds: byte-identical files. Health thresholds: the `health` object of --config
+ * summary.csv, superseded.csv, health.csv and manifest.json into the out folder all or nothing. Same
+ * archive, same code, same thresholds: byte-identical files. Refuses (exit 1) when the axis mapping
+ * does not hold for a run, unless --allow-issues. Health thresholds: the `health` object of --config
  * (default: runs.json beside the archive folder, if it exists), then HEALTH_* variables.
  */
 import * as path from "node:path";
@@ -17,12 +19,36 @@ import { writeExports } from "../lib/export/write-exports";
 import { healthSettings, healthSummaryLine, type HealthSettings } from "../lib/health/index";
 import { cliReporter } from "./cli-reporter";
 
-const USAGE = "usage: npm run export -- [--data DIR] [--out DIR] [--config FILE]   (defaults: --data data/wandb --out exports --config <DIR>/../runs.json)";
+const USAGE =
+  "usage: npm run export -- [--data DIR] [--out DIR] [--allow-issues] [--n RUN=N ...] [--always-use-train-step RUN=true|false ...] [--config FILE]\n" +
+  "       (defaults: --data data/wandb --out exports --config <DIR>/../runs.json; --allow-issues exports although the axis mapping does not hold for a run)";
+
+interface ExportCli {
+  dataDir: string;
+  outDir: string;
+  allowIssues: boolean;
+  align: { n?: Record<string, number>; alwaysUseTrainStep?: Record<string, boolean> };
+  /** runs.json whose `health` object sets thresholds (a missing file sets none). */
+  config: string;
+}
+
+/** RUN=VALUE pairs of a repeatable option, each value checked by `parse`. */
+function pairs<T>(option: string, list: string[] | undefined, parse: (v: string) => T | undefined): Record<string, T> | undefined {
+  if (!list || list.length === 0) return undefined;
+  const out: Record<string, T> = {};
+  for (const item of list) {
+    const eq = item.indexOf("=");
+    const value = eq > 0 ? parse(item.slice(eq + 1)) : undefined;
+    if (value === undefined) throw new UsageError(`invalid --${option}: ${item}`);
+    out[item.slice(0, eq)] = value;
+  }
+  return out;
+}
 
 /** An option error: printed with the usage, exit code 2. */
 class UsageError extends Error {}
 
-function parseCli(argv: string[]): { dataDir: string; outDir: string; config: string } | null {
+function parseCli(argv: string[]): ExportCli | null {
   let parsed;
   try {
     parsed = parseArgs({
@@ -30,6 +56,9 @@ function parseCli(argv: string[]): { dataDir: string; outDir: string; config: st
       options: {
         data: { type: "string", default: "data/wandb" },
         out: { type: "string", default: "exports" },
+        "allow-issues": { type: "boolean", default: false },
+        n: { type: "string", multiple: true },
+        "always-use-train-step": { type: "string", multiple: true },
         config: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
@@ -48,13 +77,19 @@ function parseCli(argv: string[]): { dataDir: string; outDir: string; config: st
   if (v.help) return null;
   if (!v.data) throw new UsageError(`invalid --data: ${JSON.stringify(v.data)}`);
   if (!v.out) throw new UsageError(`invalid --out: ${JSON.stringify(v.out)}`);
+  const n = pairs("n", v.n, (x) => (/^[1-9][0-9]*$/.test(x) ? Number(x) : undefined));
+  const flag = pairs("always-use-train-step", v["always-use-train-step"], (x) => (x === "true" ? true : x === "false" ? false : undefined));
+  const align: ExportCli["align"] = {};
+  if (n) align.n = n;
+  if (flag) align.alwaysUseTrainStep = flag;
   if (v.config === "") throw new UsageError(`invalid --config: ""`);
   // The workspace layout keeps runs.json beside the archive folder (data/runs.json, data/wandb/).
-  return { dataDir: v.data, outDir: v.out, config: v.config ?? path.join(path.dirname(v.data), "runs.json") };
+  const config = v.config ?? path.join(path.dirname(v.data), "runs.json");
+  return { dataDir: v.data, outDir: v.out, allowIssues: v["allow-issues"] === true, align, config };
 }
 
 async function main(): Promise<number> {
-  let opts: { dataDir: string; outDir: string; config: string } | null;
+  let opts: ExportCli | null;
   try {
     opts = parseCli(process.argv.slice(2));
   } catch (e) {
@@ -68,7 +103,7 @@ async function main(): Promise<number> {
   const { reporter, stop } = cliReporter({ tty: Boolean(process.stderr.isTTY), clearOnComplete: true });
   try {
     const health: HealthSettings = healthSettings(process.env, opts.config);
-    const result = await writeExports({ dataDir: opts.dataDir, outDir: opts.outDir, reporter, health: health.params });
+    const result = await writeExports({ dataDir: opts.dataDir, outDir: opts.outDir, allowIssues: opts.allowIssues, align: opts.align, reporter, health: health.params });
     stop();
     process.stdout.write(`wrote ${result.files.length + 1} files into ${result.outDir} from ${opts.dataDir}\n`);
     for (const f of result.files) {

@@ -1,43 +1,56 @@
 /**
  * Aligns the history rows of consecutive runs (rounds) on slime's explicit step keys: optimizer
- * updates on train/step, rollout batches on rollout/step, evals on eval/step. `_step` is kept only to
- * name rows in messages. No interpolation, no forward fill: a value not logged stays absent.
+ * updates on train/step, rollout batches on rollout/step, evals on eval/step, each run with its own N
+ * and rollout/step reading (lib/axes/infer-axis-mapping.ts). Rows a later logging replaced are
+ * superseded (lib/axes/supersede.ts) and listed, never counted. `_step` orders one writer's rows and
+ * names rows in messages; it is never an axis. No interpolation, no forward fill: a value not logged
+ * stays absent.
  */
-import type { AlignedRuns, CoverageIssue, EvalRecord, HistoryRow, Reporter, RolloutRecord, RunHistory, UpdateRecord } from "../types";
+import type {
+  AlignedRuns,
+  AlignmentNote,
+  CoverageIssue,
+  EvalRecord,
+  HistoryRow,
+  Reporter,
+  RolloutRecord,
+  RunAxis,
+  RunHistory,
+  SupersededRecords,
+  UpdateRecord,
+} from "../types";
+import { runUpdateNumber } from "./axis-formulas";
 import { checkCoverage } from "./coverage";
-import { inferAxisMappingFromScans } from "./infer-axis-mapping";
+import { buildRunAxes, decideRunAxes, firstRolloutOf, mappingFromRunAxes, type InferAxisMappingOptions } from "./infer-axis-mapping";
 import {
+  CODE_CRITIC_UPDATE,
   CODE_EVAL,
   CODE_OPTIMIZER_UPDATE,
   CODE_OTHER,
   CODE_ROLLOUT_MANAGER,
   CODE_TRAINER_PERF,
   CODE_TRAINER_ROLLOUT,
-  K_EVAL,
   K_INTERNAL,
   K_MULTI_TURN,
   K_PASSRATE,
   K_ROLLOUT_METRIC,
-  K_ROLLOUT_RECORD,
-  K_TRAIN,
   keyFlags,
   keyInfo,
 } from "./key-flags";
-import { scanRun } from "./scan-runs";
+import { scanRun, type RunScan } from "./scan-runs";
+import { LIVE, rowRollouts, supersedeAcrossRuns, supersedeWithinRun, type Restart } from "./supersede";
 import { ValuesBuilder } from "./values-builder";
 
 // Module-local copies for the per-row loops: imported bindings are getter calls under tsx (see key-flags.ts).
 const flagsOf = keyFlags;
 const infoOf = keyInfo;
 const UPDATE = CODE_OPTIMIZER_UPDATE;
+const CRITIC = CODE_CRITIC_UPDATE;
 const MANAGER = CODE_ROLLOUT_MANAGER;
 const TRAINER_ROLLOUT = CODE_TRAINER_ROLLOUT;
 const TRAINER_PERF = CODE_TRAINER_PERF;
 const EVAL = CODE_EVAL;
 const OTHER = CODE_OTHER;
-const F_TRAIN = K_TRAIN;
-const F_EVAL = K_EVAL;
-const F_RECORD = K_ROLLOUT_RECORD;
 const F_ROLLOUT_METRIC = K_ROLLOUT_METRIC;
 const F_MULTI_TURN = K_MULTI_TURN;
 const F_PASSRATE = K_PASSRATE;
@@ -47,10 +60,12 @@ const EMPTY: Record<string, number> = Object.freeze({}) as Record<string, number
 
 /** Options of {@link alignRuns}. */
 export interface AlignRunsOptions {
-  /** Receives progress per run, an info line per run with critic rows, and one warning when there are issues. Default: none. */
+  /** Receives progress per run, info lines (flags, N per run, critic rows, superseded records) and one warning when there are issues. Default: none. */
   reporter?: Reporter;
-  /** Force N (updates per rollout batch) instead of inferring it. Default: inferred. */
-  n?: number;
+  /** Force N (updates per rollout batch) for every run or per run id instead of inferring it. Default: inferred per run. */
+  n?: InferAxisMappingOptions["n"];
+  /** Force how rollout/step was logged, for every run or per run id (see InferAxisMappingOptions). Default: decided from the data. */
+  alwaysUseTrainStep?: InferAxisMappingOptions["alwaysUseTrainStep"];
 }
 
 /** Issue kinds whose step is a train/step (the others carry a rollout id). */
@@ -72,10 +87,20 @@ function slotName(slot: number): string {
   return `trainer-rollout (${fams.join("+") || "step only"})`;
 }
 
+/** Per run: the rollout id of each row and which run's logging replaced it (LIVE when none). */
+interface RunRows {
+  scan: RunScan;
+  axis: RunAxis;
+  rollouts: Float64Array;
+  by: Int32Array;
+  restarts: Restart[];
+}
+
 /**
  * Aligns runs given in round order into update, rollout and eval records with coverage and issues.
  * Rows of one rollout batch (manager, trainer rollout, trainer perf) merge into one record; a key
- * with different values in two of them is left out and reported (`conflicting-values`).
+ * with different values in two of them is left out and reported (`conflicting-values`). Critic rows
+ * merge into the update of their train/step. Superseded rows are listed in `superseded`, not in the records.
  * @example const aligned = alignRuns(archive.runs); assertAligned(aligned);
  */
 export function alignRuns(runs: RunHistory[], opts: AlignRunsOptions = {}): AlignedRuns {
@@ -90,21 +115,27 @@ export function alignRuns(runs: RunHistory[], opts: AlignRunsOptions = {}): Alig
     reporter?.progress?.("classify rows", i + 1, runs.length);
     return s;
   });
-  const mapping = inferAxisMappingFromScans(scans, { n: opts.n });
-  const { n, r0 } = mapping;
+  const per = runRowsOf(scans, opts);
+  const mapping = mappingFromRunAxes(per.map((p) => p.axis));
 
   const updates: UpdateRecord[] = [];
   const rollouts: RolloutRecord[] = [];
   const evals: EvalRecord[] = [];
   const issues: CoverageIssue[] = [];
+  const notes: AlignmentNote[] = [];
+  const noUpdatesExpected: Set<number>[] = [];
+  const criticOnly: UpdateRecord[] = [];
 
   // One builder per record kind: consecutive records of a kind mostly share their key sequence.
   const updateValues = new ValuesBuilder();
   const rolloutValues = new ValuesBuilder();
   const evalValues = new ValuesBuilder();
-  for (let ri = 0; ri < scans.length; ri++) {
-    const { run, codes, steps, counts } = scans[ri];
+  for (let ri = 0; ri < per.length; ri++) {
+    const { scan, axis, by } = per[ri];
+    const { run, codes, steps } = scan;
+    const ids = per[ri].rollouts;
     const { runId, round } = run;
+    const n = axis.n;
     const rows = run.rows;
     const firstUpdate = updates.length;
     const firstEval = evals.length;
@@ -116,24 +147,29 @@ export function alignRuns(runs: RunHistory[], opts: AlignRunsOptions = {}): Alig
     const tail: number[] = [];
     const rowNext = new Int32Array(rows.length);
     const unclassified = new Map<string, { count: number; firstStep: number }>();
+    const critic = new Map<number, { values: Record<string, number>; historyStep: number }>();
+    const trainerRollouts = new Set<number>();
 
     for (let i = 0; i < rows.length; i++) {
+      if (by[i] !== LIVE) continue;
       const row = rows[i];
       const code = codes[i];
       if (code === UPDATE) {
         const t = steps[i];
+        trainerRollouts.add(ids[i]);
         updates.push({
           runId,
           round,
           trainStep: t,
-          update: t - n * r0 + 1,
-          rollout: Math.floor(t / n),
+          update: runUpdateNumber(axis, t),
+          rollout: ids[i],
           updateInRollout: t % n,
           historyStep: row._step,
-          values: pickFlags(updateValues, row, F_TRAIN),
+          values: pickKeys(updateValues, row),
         });
       } else if (code === MANAGER || code === TRAINER_ROLLOUT || code === TRAINER_PERF) {
-        const r = steps[i];
+        const r = ids[i];
+        if (code !== MANAGER) trainerRollouts.add(r);
         let idx = byId.get(r);
         if (idx === undefined) {
           idx = recs.length;
@@ -146,8 +182,10 @@ export function alignRuns(runs: RunHistory[], opts: AlignRunsOptions = {}): Alig
         tail[idx] = i;
         rowNext[i] = -1;
         recs[idx].historySteps.push(row._step);
+      } else if (code === CRITIC) {
+        critic.set(steps[i], { values: criticValues(row), historyStep: row._step });
       } else if (code === EVAL) {
-        evals.push({ runId, round, evalStep: steps[i], historyStep: row._step, values: pickFlags(evalValues, row, F_EVAL) });
+        evals.push({ runId, round, evalStep: steps[i], rollout: ids[i], historyStep: row._step, values: pickKeys(evalValues, row) });
       } else if (code === OTHER) {
         const keys = Object.keys(row).filter((k) => !(flagsOf(k) & F_INTERNAL));
         if (keys.length > 0) {
@@ -174,30 +212,32 @@ export function alignRuns(runs: RunHistory[], opts: AlignRunsOptions = {}): Alig
     recs.sort((a, b) => a.rollout - b.rollout);
     for (const r of recs) rollouts.push(r);
     sortRange(updates, firstUpdate, (a, b) => a.trainStep - b.trainStep);
-    sortRange(evals, firstEval, (a, b) => a.evalStep - b.evalStep);
+    sortRange(evals, firstEval, (a, b) => a.evalStep - b.evalStep || a.historyStep - b.historyStep);
 
-    const critic = counts["critic-update"];
-    if (critic > 0) {
-      reporter?.info?.(`run ${runId} (round ${round}): ${critic} critic-update row(s) kept out of the optimizer updates`);
+    const skip = new Set<number>();
+    mergeCritic(updates, firstUpdate, critic, axis, notes, skip, criticOnly);
+    const last = recs.length > 0 ? recs[recs.length - 1].rollout : null;
+    if (last !== null && !trainerRollouts.has(last) && !critic.has(last * n)) {
+      skip.add(last);
+      notes.push({
+        runId,
+        round,
+        kind: "trailing-rollout",
+        step: last,
+        message: `run ${runId} (round ${round}, state ${run.state}): rollout ${last}, the run's last, has rows of the rollout manager only (no trainer rows, no updates): kept as a rollout record with its logged values; no updates are expected for it`,
+      });
     }
+    noUpdatesExpected.push(skip);
     reporter?.progress?.("align runs", ri + 1, runs.length);
   }
 
+  const superseded = supersededRecords(per);
+  runNotes(per, superseded, notes);
   const runsMeta = runs.map((r) => ({ runId: r.runId, round: r.round, state: r.state, historyEvents: r.rows.length }));
-  const cov = checkCoverage(mapping, runsMeta, rollouts, updates, issues);
+  const cov = checkCoverage(mapping, runsMeta, rollouts, updates, issues, noUpdatesExpected);
   cov.coverage.forEach((c, i) => (c.rowKinds = { ...scans[i].counts }));
-  const runIndex = new Map(runs.map((r, i) => [r.runId, i] as const));
-  const all = issues.concat(cov.issues);
-  const order = all.map((_, i) => i);
-  // Run order, then the rollout the issue concerns (issues not tied to a step first); ties keep creation order.
-  const at = all.map((x) => (x.step === null ? -Infinity : UPDATE_AXIS_KINDS.has(x.kind) ? Math.floor(x.step / n) : x.step));
-  order.sort((a, b) => {
-    const d = runIndex.get(all[a].runId)! - runIndex.get(all[b].runId)!;
-    if (d !== 0) return d;
-    if (at[a] !== at[b]) return at[a] < at[b] ? -1 : 1;
-    return a - b;
-  });
-  const sorted = order.map((i) => all[i]);
+  const sorted = sortIssues(issues.concat(cov.issues), runs, per);
+  for (const note of notes) reporter?.info?.(note.message);
   if (sorted.length > 0) {
     const nRuns = new Set(sorted.map((x) => x.runId)).size;
     reporter?.warn?.(`alignment found ${sorted.length} issue(s) in ${nRuns} run(s), first: ${sorted[0].message} (see aligned.issues)`);
@@ -209,15 +249,209 @@ export function alignRuns(runs: RunHistory[], opts: AlignRunsOptions = {}): Alig
     rollouts,
     updates,
     evals,
+    superseded,
+    criticOnly,
     coverage: cov.coverage,
     issues: sorted,
+    notes,
   };
 }
 
-/** The keys of a row carrying one of the given key flags (a new object; the row is left untouched). */
-function pickFlags(vb: ValuesBuilder, row: HistoryRow, flags: number): Record<string, number> {
+/** Decides each run's axes, marks superseded rows within and across runs, and numbers display updates. */
+function runRowsOf(scans: RunScan[], opts: AlignRunsOptions): RunRows[] {
+  const decisions = decideRunAxes(scans, { n: opts.n, alwaysUseTrainStep: opts.alwaysUseTrainStep });
+  const ids = scans.map((s, i) => rowRollouts(s, decisions[i].n, decisions[i].alwaysUseTrainStep));
+  const by = scans.map((s) => new Int32Array(s.codes.length).fill(LIVE));
+  const restarts = scans.map((s, i) => supersedeWithinRun(s, ids[i], decisions[i].n, by[i], i));
+  const firsts = scans.map((s, i) => firstRolloutOf(s, decisions[i]));
+  supersedeAcrossRuns(ids, firsts, by);
+  const axes = buildRunAxes(decisions, firsts);
+  return scans.map((scan, i) => ({ scan, axis: axes[i], rollouts: ids[i], by: by[i], restarts: restarts[i] }));
+}
+
+/** The keys of a critic row that go into the update record (train/critic-*; train/step is the actor's). */
+function criticValues(row: HistoryRow): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k in row) if (k.startsWith("train/critic-")) out[k] = row[k];
+  return out;
+}
+
+/**
+ * Merges critic rows into the update records of their train/step (from `from` on); critic rows
+ * without an actor update (`--num-critic-only-steps`) become critic-only records, are noted per run of
+ * consecutive rollouts, and those rollouts added to `skip` (no actor updates expected).
+ */
+function mergeCritic(
+  updates: UpdateRecord[],
+  from: number,
+  critic: Map<number, { values: Record<string, number>; historyStep: number }>,
+  axis: RunAxis,
+  notes: AlignmentNote[],
+  skip: Set<number>,
+  criticOnly: UpdateRecord[],
+): void {
+  if (critic.size === 0) return;
+  const { runId, round, n } = axis;
+  let merged = 0;
+  const actorSteps = new Set<number>();
+  for (let k = from; k < updates.length; k++) {
+    const u = updates[k];
+    actorSteps.add(u.trainStep);
+    const c = critic.get(u.trainStep);
+    if (c === undefined) continue;
+    u.values = { ...u.values, ...c.values };
+    merged++;
+  }
+  const only = [...critic.keys()].filter((t) => !actorSteps.has(t)).sort((a, b) => a - b);
+  for (const t of only) {
+    const c = critic.get(t)!;
+    criticOnly.push({
+      runId,
+      round,
+      trainStep: t,
+      update: runUpdateNumber(axis, t),
+      rollout: Math.floor(t / n),
+      updateInRollout: t % n,
+      historyStep: c.historyStep,
+      values: { ...c.values, "train/step": t },
+    });
+  }
+  const onlyRollouts = [...new Set(only.map((t) => Math.floor(t / n)))];
+  const actorRollouts = new Set([...actorSteps].map((t) => Math.floor(t / n)));
+  const onlyCritic = onlyRollouts.filter((r) => !actorRollouts.has(r));
+  for (const r of onlyCritic) skip.add(r);
+  notes.push({
+    runId,
+    round,
+    kind: "critic-rows",
+    step: null,
+    message: `run ${runId} (round ${round}): ${critic.size} critic row(s) (train/critic-*): ${merged} merged into the actor's update of the same train/step; never counted as updates or in the actor's means`,
+  });
+  if (onlyCritic.length > 0) {
+    notes.push({
+      runId,
+      round,
+      kind: "critic-only",
+      step: onlyCritic[0],
+      message: `run ${runId} (round ${round}): ${ranges(onlyCritic, "rollout")} trained the critic only (critic rows, no actor rows: slime's --num-critic-only-steps); no actor updates are expected there`,
+    });
+  }
+}
+
+/** Superseded rows grouped by (run, replacing run), in run order. */
+function supersededRecords(per: RunRows[]): SupersededRecords[] {
+  const out: SupersededRecords[] = [];
+  for (let j = 0; j < per.length; j++) {
+    const { scan, axis, by, rollouts: ids } = per[j];
+    const groups = new Map<number, { rollouts: Set<number>; steps: Set<number>; evals: Set<number>; evalRows: number; rows: number }>();
+    for (let i = 0; i < by.length; i++) {
+      const k = by[i];
+      if (k === LIVE) continue;
+      let g = groups.get(k);
+      if (g === undefined) groups.set(k, (g = { rollouts: new Set(), steps: new Set(), evals: new Set(), evalRows: 0, rows: 0 }));
+      g.rows++;
+      const c = scan.codes[i];
+      if (c === UPDATE) g.steps.add(scan.steps[i]);
+      else if (c === MANAGER || c === TRAINER_ROLLOUT || c === TRAINER_PERF) g.rollouts.add(ids[i]);
+      else if (c === EVAL) {
+        g.evals.add(ids[i]);
+        g.evalRows++;
+      }
+    }
+    for (const k of [...groups.keys()].sort((a, b) => a - b)) {
+      const g = groups.get(k)!;
+      const byRun = per[k].axis;
+      const rolloutIds = [...g.rollouts].sort((a, b) => a - b);
+      const trainSteps = [...g.steps].sort((a, b) => a - b);
+      const updates = trainSteps.map((t) => runUpdateNumber(axis, t));
+      const how =
+        k === j
+          ? `re-logged by the same run after a restart (resumed in place)`
+          : `replaced by round ${byRun.round} (run ${byRun.runId}), which starts at rollout ${byRun.firstRollout}`;
+      out.push({
+        runId: axis.runId,
+        round: axis.round,
+        byRunId: byRun.runId,
+        byRound: byRun.round,
+        rollouts: rolloutIds,
+        updates,
+        trainSteps,
+        evals: g.evalRows,
+        evalRollouts: [...g.evals].sort((a, b) => a - b),
+        rows: g.rows,
+        message:
+          `run ${axis.runId} (round ${axis.round}): ${g.rows} row(s) superseded, ${how}: ` +
+          `${rolloutIds.length > 0 ? ranges(rolloutIds, "rollout") : "no rollout rows"}, ` +
+          `${updates.length > 0 ? ranges(updates, "update") : "no updates"}${g.evalRows > 0 ? `, ${g.evalRows} eval row(s)` : ""}; excluded from every record, mean and export`,
+      });
+    }
+  }
+  return out;
+}
+
+/** Notes on the flag reading, N per run and superseded records. */
+function runNotes(per: RunRows[], superseded: SupersededRecords[], notes: AlignmentNote[]): void {
+  const ns = new Set(per.map((p) => p.axis.n));
+  for (const { axis } of per) {
+    if (axis.alwaysUseTrainStep === true) {
+      notes.push({
+        runId: axis.runId,
+        round: axis.round,
+        kind: "always-use-train-step",
+        step: null,
+        message: `run ${axis.runId} (round ${axis.round}): rollout/step and eval/step were logged as rollout_id * ${axis.n} (slime's --wandb-always-use-train-step) and are read as rollout ids divided by ${axis.n}; evidence: ${axis.flagEvidence}`,
+      });
+    }
+    if (ns.size > 1) {
+      notes.push({
+        runId: axis.runId,
+        round: axis.round,
+        kind: "n-per-run",
+        step: null,
+        message: `run ${axis.runId} (round ${axis.round}): N = ${axis.n} updates per rollout batch (N differs between runs); ${axis.formula}`,
+      });
+    }
+  }
+  for (const s of superseded) notes.push({ runId: s.runId, round: s.round, kind: "superseded", step: s.rollouts.length > 0 ? s.rollouts[0] : null, message: s.message });
+}
+
+/** Run order, then the rollout the issue concerns (issues not tied to a step first); ties keep creation order. */
+function sortIssues(all: CoverageIssue[], runs: RunHistory[], per: RunRows[]): CoverageIssue[] {
+  const runIndex = new Map(runs.map((r, i) => [r.runId, i] as const));
+  const at = all.map((x) => {
+    if (x.step === null) return -Infinity;
+    if (!UPDATE_AXIS_KINDS.has(x.kind)) return x.step;
+    return Math.floor(x.step / per[runIndex.get(x.runId)!].axis.n);
+  });
+  const order = all.map((_, i) => i);
+  order.sort((a, b) => {
+    const d = runIndex.get(all[a].runId)! - runIndex.get(all[b].runId)!;
+    if (d !== 0) return d;
+    if (at[a] !== at[b]) return at[a] < at[b] ? -1 : 1;
+    return a - b;
+  });
+  return order.map((i) => all[i]);
+}
+
+/** "rollouts 3..5, 9" style ranges of sorted integers. */
+function ranges(sorted: number[], what: string): string {
+  const parts: string[] = [];
+  let a = 0;
+  for (let i = 1; i <= sorted.length; i++) {
+    if (i < sorted.length && sorted[i] === sorted[i - 1] + 1) continue;
+    parts.push(a === i - 1 ? `${sorted[a]}` : `${sorted[a]}..${sorted[i - 1]}`);
+    a = i;
+  }
+  return `${what}${sorted.length === 1 ? "" : "s"} ${parts.join(", ")}`;
+}
+
+/**
+ * Every key of a row but W&B bookkeeping (a new object; the row is left untouched): keys of no known
+ * family are carried through to the exports, never dropped.
+ */
+function pickKeys(vb: ValuesBuilder, row: HistoryRow): Record<string, number> {
   vb.reset();
-  for (const k in row) if (flagsOf(k) & flags) vb.push(k, row[k]);
+  for (const k in row) if (!(flagsOf(k) & F_INTERNAL)) vb.push(k, row[k]);
   return vb.build();
 }
 
@@ -252,7 +486,7 @@ function mergeRollout(
     for (const key in row) {
       const info = infoOf(key);
       const f = info.flags;
-      if (!(f & F_RECORD)) continue;
+      if (f & F_INTERNAL) continue;
       families |= f;
       const v = row[key];
       if (info.stamp !== stamp) {

@@ -1,14 +1,14 @@
 /**
- * slime's step arithmetic (../../../shared/docs/slime-metrics.md, "Step arithmetic"):
+ * slime's step arithmetic (docs/slime-logging.md, "Step semantics"):
  * `train/step = rollout_id * N + step_id`, no offset; displayed update = train/step - N*r0 + 1.
  */
 import type { AxisMapping } from "../types";
 
 /**
- * The axis mapping for N updates per rollout batch and first rollout id r0.
+ * The axis mapping for N updates per rollout batch and first rollout id r0 (no per-run entries).
  * @example makeAxisMapping(2, 1).formulas.update // "update = train/step - 2*1 + 1"
  */
-export function makeAxisMapping(n: number, r0: number): AxisMapping {
+export function makeAxisMapping(n: number, r0: number): Omit<AxisMapping, "runs"> {
   if (!Number.isInteger(n) || n < 1) throw new Error(`invalid n: ${n}`);
   if (!Number.isInteger(r0) || r0 < 0) throw new Error(`invalid r0: ${r0}`);
   return {
@@ -35,4 +35,9 @@ export function rolloutOfTrainStep(mapping: AxisMapping, trainStep: number): num
 /** 0-based position of an update inside its rollout batch: train/step mod N. */
 export function updateInRollout(mapping: AxisMapping, trainStep: number): number {
   return trainStep % mapping.n;
+}
+
+/** Display number of an update of one run: train/step - N*first_rollout + update_base + 1 (see RunAxis). */
+export function runUpdateNumber(axis: { n: number; firstRollout: number | null; updateBase: number }, trainStep: number): number {
+  return trainStep - axis.n * (axis.firstRollout ?? 0) + axis.updateBase + 1;
 }

@@ -3,8 +3,8 @@
  * differs from "contiguous, each exactly once, rounds continuing without gap or overlap".
  * Issues are reported, never repaired. Issue messages name run, round and step themselves.
  */
-import type { AlignedRuns, AxisMapping, CoverageIssue, RolloutRecord, RunCoverage, UpdateRecord } from "../types";
-import { updateNumber } from "./axis-formulas";
+import type { AlignedRuns, AxisMapping, CoverageIssue, RolloutRecord, RunAxis, RunCoverage, UpdateRecord } from "../types";
+import { runUpdateNumber } from "./axis-formulas";
 
 /** Coverage summary and coverage issues of a set of aligned records. */
 export interface CoverageResult {
@@ -20,6 +20,9 @@ type RunMeta = AlignedRuns["runs"][number];
  * rollout or update), missing-update (expected slots rN..rN+N-1 of a rollout the run owns),
  * update-without-rollout (updates of a rollout that has no rollout row), gap-between-rounds,
  * overlap-between-rounds. `priorIssues` (from alignment) only count toward each run's `ok` flag.
+ * `noUpdatesExpected[i]` lists rollouts of run i that are not expected to have actor updates (a
+ * crashed run's trailing rollout, critic-only rollouts). Each run uses its own N and display formula
+ * (mapping.runs; the mapping's N for runs it does not list).
  */
 export function checkCoverage(
   mapping: AxisMapping,
@@ -27,8 +30,9 @@ export function checkCoverage(
   rollouts: RolloutRecord[],
   updates: UpdateRecord[],
   priorIssues: CoverageIssue[] = [],
+  noUpdatesExpected: Set<number>[] = [],
 ): CoverageResult {
-  const n = mapping.n;
+  const axes = new Map((mapping.runs ?? []).map((a) => [a.runId, a] as const));
   const index = new Map<string, number>();
   runs.forEach((r, i) => index.set(r.runId, i));
   const rolloutIds = groupSteps(runs.length, index, rollouts, (r) => r.rollout);
@@ -41,6 +45,10 @@ export function checkCoverage(
 
   for (let i = 0; i < runs.length; i++) {
     const run = runs[i];
+    const axis: Pick<RunAxis, "n" | "firstRollout" | "updateBase"> = axes.get(run.runId) ?? { n: mapping.n, firstRollout: mapping.r0, updateBase: 0 };
+    const n = axis.n;
+    const updateNumber = (t: number) => runUpdateNumber(axis, t);
+    const skip = noUpdatesExpected[i];
     const at = `run ${run.runId} (round ${run.round})`;
     const add = (kind: CoverageIssue["kind"], step: number | null, message: string) =>
       issues.push({ runId: run.runId, round: run.round, kind, step, key: null, message: `${at}: ${message}` });
@@ -49,7 +57,7 @@ export function checkCoverage(
     const T = trainSteps[i].sort();
     const Ru = dedupe(R, (v, count) => add("duplicate-rollout", v, `rollout ${v} has ${count} rollout records`));
     const U = dedupe(T, (v, count) =>
-      add("duplicate-update", v, `train/step ${v} (update ${updateNumber(mapping, v)}) has ${count} optimizer-update rows`),
+      add("duplicate-update", v, `train/step ${v} (update ${updateNumber(v)}) has ${count} optimizer-update rows`),
     );
 
     // Rollouts the run owns: those with rollout rows and those its updates belong to.
@@ -70,6 +78,7 @@ export function checkCoverage(
       while (q < Ru.length && Ru[q] < r) q++;
       const hasRow = q < Ru.length && Ru[q] === r;
       const lo = r * n;
+      if (skip !== undefined && skip.has(r) && !(j < U.length && Math.floor(U[j] / n) === r)) continue;
       let present = 0;
       let firstPresent = NaN;
       let missFrom = NaN;
@@ -86,7 +95,7 @@ export function checkCoverage(
           add(
             "missing-update",
             missFrom,
-            `rollout ${r} lacks ${range("train/step", missFrom, to)} (${range("update", updateNumber(mapping, missFrom), updateNumber(mapping, to))})`,
+            `rollout ${r} lacks ${range("train/step", missFrom, to)} (${range("update", updateNumber(missFrom), updateNumber(to))})`,
           );
           missFrom = NaN;
         } else if (!isPresent && t < lo + n && missFrom !== missFrom) {
@@ -97,7 +106,7 @@ export function checkCoverage(
         add(
           "update-without-rollout",
           firstPresent,
-          `rollout ${r} has ${present} update(s) from train/step ${firstPresent} (update ${updateNumber(mapping, firstPresent)}) but no rollout row`,
+          `rollout ${r} has ${present} update(s) from train/step ${firstPresent} (update ${updateNumber(firstPresent)}) but no rollout row`,
         );
       }
     }
@@ -129,8 +138,8 @@ export function checkCoverage(
       updates: U.length,
       firstRollout: Ru.length ? Ru[0] : null,
       lastRollout: Ru.length ? Ru[Ru.length - 1] : null,
-      firstUpdate: U.length ? updateNumber(mapping, U[0]) : null,
-      lastUpdate: U.length ? updateNumber(mapping, U[U.length - 1]) : null,
+      firstUpdate: U.length ? updateNumber(U[0]) : null,
+      lastUpdate: U.length ? updateNumber(U[U.length - 1]) : null,
       ok: true,
     });
   }
@@ -178,6 +187,51 @@ export function coverageTable(aligned: AlignedRuns): CoverageTableRow[] {
     ok: c.ok,
   }));
 }
+
+/**
+ * Issue kinds after which the axis mapping does not hold for the run (an update or rollout whose
+ * place is unknown or doubled): round tables and exports built on it are refused unless the user
+ * asks for them anyway. Gaps, holes and unclassified rows are reported but leave the mapping intact.
+ */
+export const BLOCKING_ISSUE_KINDS: ReadonlySet<CoverageIssue["kind"]> = new Set<CoverageIssue["kind"]>([
+  "missing-update",
+  "duplicate-update",
+  "update-without-rollout",
+  "duplicate-rollout",
+  "conflicting-values",
+]);
+
+/** The issues after which the axis mapping does not hold (see BLOCKING_ISSUE_KINDS), in issue order. */
+export function blockingIssues(aligned: Pick<AlignedRuns, "issues">): CoverageIssue[] {
+  return aligned.issues.filter((x) => BLOCKING_ISSUE_KINDS.has(x.kind));
+}
+
+/** Options of {@link assertMappingHolds}. */
+export interface AssertMappingHoldsOptions {
+  /** Build the numbers anyway (the caller prints the issues). Default false. */
+  allowIssues?: boolean;
+  /** What is being refused, for the message, e.g. "export". Default "round tables". */
+  what?: string;
+}
+
+/**
+ * Throws one message naming the first blocking issue's run, rollout and key when the axis mapping
+ * does not hold for some run (numbers people cite are not built on a guess), unless allowIssues.
+ */
+export function assertMappingHolds(aligned: Pick<AlignedRuns, "issues">, opts: AssertMappingHoldsOptions = {}): void {
+  if (opts.allowIssues) return;
+  const bad = blockingIssues(aligned);
+  if (bad.length === 0) return;
+  const x = bad[0];
+  const where = `run ${x.runId}, round ${x.round}${x.step === null ? "" : `, ${UPDATE_STEP_KINDS.has(x.kind) ? "train/step" : "rollout"} ${x.step}`}${x.key === null ? "" : `, key ${x.key}`}`;
+  const more = bad.length > 1 ? ` (and ${bad.length - 1} more blocking issue(s); see notebook 02 or aligned.issues)` : "";
+  throw new Error(
+    `refusing ${opts.what ?? "round tables"}: the axis mapping does not hold for ${where}: ${x.kind}: ${x.message}${more}. ` +
+      `Numbers built on it could be wrong; pass allowIssues (CLI: --allow-issues) to build them anyway`,
+  );
+}
+
+const UPDATE_STEP_KINDS = new Set<CoverageIssue["kind"]>(["missing-update", "duplicate-update", "update-without-rollout"]);
 
 /** Options of {@link assertAligned}. */
 export interface AssertAlignedOptions {

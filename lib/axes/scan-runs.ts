@@ -6,6 +6,7 @@ import { STEP_KEYS } from "../schema/slime-metrics";
 import type { HistoryRow, RowKind, RunHistory } from "../types";
 import {
   classifyRowCode,
+  CODE_CRITIC_UPDATE,
   CODE_EVAL,
   CODE_OPTIMIZER_UPDATE,
   CODE_ROLLOUT_MANAGER,
@@ -20,6 +21,7 @@ const MANAGER = CODE_ROLLOUT_MANAGER;
 const TRAINER_ROLLOUT = CODE_TRAINER_ROLLOUT;
 const TRAINER_PERF = CODE_TRAINER_PERF;
 const UPDATE = CODE_OPTIMIZER_UPDATE;
+const CRITIC = CODE_CRITIC_UPDATE;
 const EVAL = CODE_EVAL;
 const TRAIN_STEP = STEP_KEYS.train;
 const ROLLOUT_STEP = STEP_KEYS.rollout;
@@ -30,7 +32,7 @@ export interface RunScan {
   run: RunHistory;
   /** Kind code per row (index into ROW_KINDS). */
   codes: Uint8Array;
-  /** train/step (updates), rollout/step (rollout rows), eval/step (eval rows); NaN for other rows. */
+  /** train/step (actor and critic updates), rollout/step (rollout rows), eval/step (eval rows), as logged; NaN for other rows. */
   steps: Float64Array;
   /** Count of rows per kind. */
   counts: Record<RowKind, number>;
@@ -63,28 +65,13 @@ export function scanRun(run: RunHistory): RunScan {
     const code = classify(row);
     codes[i] = code;
     perCode[code]++;
-    if (code === UPDATE) steps[i] = readStepKey(row, TRAIN_STEP, run);
-    else if (isRolloutCode(code)) {
-      steps[i] = readStepKey(row, ROLLOUT_STEP, run);
-      if (code === MANAGER && row[TRAIN_STEP] !== undefined) throw alwaysTrainStepError(run, row);
-    }
+    if (code === UPDATE || code === CRITIC) steps[i] = readStepKey(row, TRAIN_STEP, run);
+    else if (isRolloutCode(code)) steps[i] = readStepKey(row, ROLLOUT_STEP, run);
     else if (code === EVAL) steps[i] = readStepKey(row, EVAL_STEP, run);
   }
   const counts = {} as Record<RowKind, number>;
   ROW_KINDS.forEach((k, c) => (counts[k] = perCode[c]));
   return { run, codes, steps, counts };
-}
-
-/**
- * slime's --wandb-always-use-train-step logs rollout/step = rollout_id * N and adds train/step to the
- * manager row; rollout ids are then not on rollout/step, and guessing them is not done here.
- */
-function alwaysTrainStepError(run: RunHistory, row: HistoryRow): Error {
-  return new Error(
-    `run ${run.runId} (round ${run.round}): the rollout-manager row at _step ${row._step} carries train/step = ${row[TRAIN_STEP]} ` +
-      `(rollout/step = ${row[ROLLOUT_STEP]}), the mark of slime's --wandb-always-use-train-step, which logs rollout/step = rollout_id * N; ` +
-      `alignment expects rollout/step = rollout_id (runs logged without that flag)`,
-  );
 }
 
 /** Sorted distinct values of a numeric list. */

@@ -4,9 +4,10 @@
  * actor training throughput as a mean over rollout batches. One pass over updates, one over rollouts.
  */
 import type { AlignedRuns, Reporter } from "../types";
-import { METRICS } from "../schema/slime-metrics";
+import { assertMappingHolds } from "../axes/coverage";
+import { keysFor, METRICS } from "../schema/slime-metrics";
 import { describeRollout, describeUpdate } from "./record-label";
-import { collectNotes, MeanAccumulator, nonFiniteMessage, type MeanResult } from "./round-mean";
+import { AliasUse, collectNotes, MeanAccumulator, nonFiniteMessage, type MeanResult } from "./round-mean";
 import { roundIndex, rolloutRoundPosition, updateRoundPosition } from "./round-index";
 import type { TableColumn } from "./table-column";
 
@@ -45,6 +46,8 @@ export interface PolicyRoundTable {
 
 /** Options of {@link policyRoundTable}. */
 export interface PolicyRoundTableOptions {
+  /** Build the table although the axis mapping does not hold for some run (lib/axes/coverage.ts). Default false: refuse. */
+  allowIssues?: boolean;
   /** Receives one warning per excluded NaN / ±Infinity value, naming run, step and key. */
   reporter?: Reporter;
 }
@@ -73,12 +76,15 @@ const UPDATE_FIELDS = ["entropy", "clipfrac", "gradNorm", "logprobAbsDiff"] as c
  * @example const t = policyRoundTable(aligned, { reporter }); t.rows.map((r) => r.entropy.mean)
  */
 export function policyRoundTable(aligned: AlignedRuns, opts: PolicyRoundTableOptions = {}): PolicyRoundTable {
+  assertMappingHolds(aligned, { allowIssues: opts.allowIssues, what: "the policy round table" });
   const warn = opts.reporter?.warn?.bind(opts.reporter);
   const index = roundIndex(aligned);
   const R = index.rounds.length;
   // Slot R holds the `all` accumulators, so every record feeds its round's slot and slot R.
   const make = () => Array.from({ length: R + 1 }, () => new MeanAccumulator());
   const fieldKeys = UPDATE_FIELDS.map((f) => METRICS[f].key);
+  // Older slime versions logged some of these under another key (schema aliases): read them, with a note.
+  const fieldAliases = fieldKeys.map((k) => new AliasUse(k, keysFor(k), R + 1));
   const fieldAccs = UPDATE_FIELDS.map(make);
   const klFirst = make();
   const klLater = make();
@@ -93,7 +99,7 @@ export function policyRoundTable(aligned: AlignedRuns, opts: PolicyRoundTableOpt
     updates[i]++;
     const values = u.values;
     for (let f = 0; f < fieldKeys.length; f++) {
-      const v: number | undefined = values[fieldKeys[f]];
+      const v = fieldAliases[f].read(values, i);
       const accs = fieldAccs[f];
       accs[R].add(v);
       if (!accs[i].add(v) && warn) warn(nonFiniteMessage(describeUpdate(u), fieldKeys[f], v as number));
@@ -136,5 +142,6 @@ export function policyRoundTable(aligned: AlignedRuns, opts: PolicyRoundTableOpt
   const rows = index.rounds.map((_, i) => row(i));
   const all = row(R);
   const notes = collectNotes([...rows, all].flatMap((r) => POLICY_COLUMNS.map((c) => r[c.field])));
+  for (const a of fieldAliases) notes.push(...a.notes(index.rounds, "optimizer update(s)"));
   return { columns: [...POLICY_COLUMNS], rows, all, notes };
 }

@@ -3,6 +3,7 @@
  * length, truncated fraction, rollout wall time and actor training tokens/s. One pass over rollouts.
  */
 import type { AlignedRuns, Reporter } from "../types";
+import { assertMappingHolds } from "../axes/coverage";
 import { METRICS } from "../schema/slime-metrics";
 import { describeRollout } from "./record-label";
 import { collectNotes, MeanAccumulator, nonFiniteMessage, type MeanResult } from "./round-mean";
@@ -47,7 +48,8 @@ export const ROLLOUT_COLUMNS: readonly TableColumn<RolloutMeanField>[] = FIELDS.
  * actor tokens/s, plus an `all` row.
  * @example rolloutRoundTable(aligned).rows.map((r) => r.truncatedRatio.mean)
  */
-export function rolloutRoundTable(aligned: AlignedRuns, opts: { reporter?: Reporter } = {}): RolloutRoundTable {
+export function rolloutRoundTable(aligned: AlignedRuns, opts: { reporter?: Reporter; allowIssues?: boolean } = {}): RolloutRoundTable {
+  assertMappingHolds(aligned, { allowIssues: opts.allowIssues, what: "the rollout round table" });
   const warn = opts.reporter?.warn?.bind(opts.reporter);
   const index = roundIndex(aligned);
   const R = index.rounds.length;

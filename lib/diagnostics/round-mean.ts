@@ -10,7 +10,7 @@
  * - Sums are compensated (Neumaier), so a mean over 10^6 values does not drift with record order.
  */
 import type { AlignedRuns, Reporter } from "../types";
-import { KEY_FAMILIES, metricByKey, type MetricGrain, type MetricSpec } from "../schema/slime-metrics";
+import { aliasOf, KEY_FAMILIES, keysFor, metricByKey, type MetricGrain, type MetricSpec } from "../schema/slime-metrics";
 import { describeRollout, describeUpdate } from "./record-label";
 import { roundIndex, rolloutRoundPosition, updateRoundPosition } from "./round-index";
 
@@ -144,11 +144,12 @@ export function roundMeans(aligned: AlignedRuns, key: string, opts: RoundMeansOp
   const all = new MeanAccumulator();
   const counts = index.rounds.map(() => 0);
   const warn = opts.reporter?.warn?.bind(opts.reporter);
+  const alias = new AliasUse(key, keysFor(key), index.rounds.length);
   if (grain === "update") {
     for (const u of aligned.updates) {
       const i = updateRoundPosition(index, u);
       counts[i]++;
-      const v: number | undefined = u.values[key];
+      const v = alias.read(u.values, i);
       all.add(v);
       if (!accs[i].add(v) && warn) warn(nonFiniteMessage(describeUpdate(u), key, v as number));
     }
@@ -156,7 +157,7 @@ export function roundMeans(aligned: AlignedRuns, key: string, opts: RoundMeansOp
     for (const r of aligned.rollouts) {
       const i = rolloutRoundPosition(index, r);
       counts[i]++;
-      const v: number | undefined = r.values[key];
+      const v = alias.read(r.values, i);
       all.add(v);
       if (!accs[i].add(v) && warn) warn(nonFiniteMessage(describeRollout(r), key, v as number));
     }
@@ -169,5 +170,48 @@ export function roundMeans(aligned: AlignedRuns, key: string, opts: RoundMeansOp
     value: accs[i].result(round, noun, key),
   }));
   const allRow = { round: "all", runId: null, records: counts.reduce((a, b) => a + b, 0), value: all.result(null, noun, key) };
-  return { key, metric, grain, rows, all: allRow, notes: collectNotes([...rows, allRow].map((r) => r.value)) };
+  const notes = collectNotes([...rows, allRow].map((r) => r.value)).concat(alias.notes(index.rounds, noun));
+  return { key, metric, grain, rows, all: allRow, notes };
+}
+
+/**
+ * Counts, per round slot, records that logged an older alias of a key instead of the key itself
+ * (schema aliases: renamed keys of older slime versions), and words the notes.
+ */
+export class AliasUse {
+  private readonly counts: Map<string, number>[];
+  constructor(
+    private readonly key: string,
+    private readonly keys: readonly string[],
+    slots: number,
+  ) {
+    this.counts = Array.from({ length: slots }, () => new Map<string, number>());
+  }
+
+  /** The record's value (key, else the first alias present); counts an alias read in `slot`. */
+  read(values: Record<string, number>, slot: number): number | undefined {
+    const v = values[this.key];
+    if (v !== undefined || this.keys.length === 1) return v;
+    for (let i = 1; i < this.keys.length; i++) {
+      const a = values[this.keys[i]];
+      if (a === undefined) continue;
+      const m = this.counts[slot];
+      m.set(this.keys[i], (m.get(this.keys[i]) ?? 0) + 1);
+      return a;
+    }
+    return undefined;
+  }
+
+  /** One note per round and alias read, e.g. "round R0: 40 record(s) logged X instead of Y, read as Y: <what differs>". */
+  notes(rounds: readonly string[], noun: string): string[] {
+    const out: string[] = [];
+    this.counts.forEach((m, i) => {
+      if (i >= rounds.length) return;
+      for (const [old, n] of m) {
+        const alias = aliasOf(old);
+        out.push(`round ${rounds[i]}: ${n} ${noun} logged ${old} (slime until ${alias?.alias.until ?? "?"}) instead of ${this.key}, read as it: ${alias?.alias.note ?? ""}`);
+      }
+    });
+    return out;
+  }
 }

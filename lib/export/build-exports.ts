@@ -14,13 +14,15 @@ import {
   EXPORT_MANIFEST_KIND,
   FILE_DESCRIPTIONS,
   exportSourceRuns,
+  exportSuperseded,
   serializeExportManifest,
   summaryColumnEntry,
   type ExportFileEntry,
   type ExportManifest,
 } from "./export-manifest";
+import { assertMappingHolds, blockingIssues } from "../axes/coverage";
 import { healthTable } from "./health-table";
-import { rolloutsTable, updatesTable } from "./record-tables";
+import { rolloutsTable, supersededTable, updatesTable } from "./record-tables";
 import { SUMMARY_COLUMNS, summaryTable } from "./summary-table";
 import { workspaceVersion as readWorkspaceVersion } from "./workspace-version";
 
@@ -44,6 +46,8 @@ export interface BuildExportsOptions {
   reporter?: Reporter;
   /** Version written to the manifest. Default: the workspace package.json version. */
   workspaceVersion?: string;
+  /** Build the exports although the axis mapping does not hold for some run (recorded in the manifest). Default false: refuse. */
+  allowIssues?: boolean;
   /** Thresholds of the health checks (health.csv). Default: the declared defaults. */
   health?: HealthParams;
 }
@@ -66,10 +70,17 @@ export function buildExports(archive: Archive, aligned: AlignedRuns, opts: Build
       `invalid aligned: runs ${alignedIds.join(", ") || "(none)"} are not the archive's runs ${sourceIds.join(", ") || "(none)"} (align archive.runs)`,
     );
   }
-  const summary = summaryTable(aligned, { reporter: opts.reporter });
+  assertMappingHolds(aligned, { allowIssues: opts.allowIssues, what: "to export" });
+  const summary = summaryTable(aligned, { reporter: opts.reporter, allowIssues: true });
   const health = runHealthChecks(aligned, opts.health ?? defaultHealthParams());
   // One table at a time: a table's cells can be collected once its text exists.
-  const makers: (() => ExportTable)[] = [() => rolloutsTable(aligned), () => updatesTable(aligned), () => summary.table, () => healthTable(health)];
+  const makers: (() => ExportTable)[] = [
+    () => rolloutsTable(aligned),
+    () => updatesTable(aligned),
+    () => summary.table,
+    () => supersededTable(aligned),
+    () => healthTable(health),
+  ];
   const files: ExportFile[] = [];
   const entries: ExportFileEntry[] = [];
   for (const make of makers) {
@@ -97,6 +108,9 @@ export function buildExports(archive: Archive, aligned: AlignedRuns, opts: Build
     summaryColumns: SUMMARY_COLUMNS.map(summaryColumnEntry),
     summaryNotes: summary.notes,
     alignmentIssues: aligned.issues.map((x) => `${x.kind}: ${x.message}`),
+    builtDespiteIssues: blockingIssues(aligned).length > 0,
+    superseded: aligned.superseded.map(exportSuperseded),
+    alignmentNotes: aligned.notes.map((x) => `${x.kind}: ${x.message}`),
   };
   files.push({ name: EXPORT_MANIFEST_FILE, text: serializeExportManifest(manifest) });
   return { files, manifest, health };

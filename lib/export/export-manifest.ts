@@ -4,10 +4,10 @@
  * the meaning of each summary column (from the metric schema). Deterministic bytes: no wall-clock
  * time (the only times are the source fetch times), fixed key order, 2-space indent, trailing newline.
  */
-import type { AxisMapping, ManifestRun, SourceManifest } from "../types";
+import type { AxisMapping, ManifestRun, RunAxis, SourceManifest, SupersededRecords } from "../types";
 import { NON_FINITE_CELLS } from "./export-cell";
 import { HEALTH_FILE } from "./health-table";
-import { ROLLOUTS_FILE, UPDATES_FILE } from "./record-tables";
+import { ROLLOUTS_FILE, SUPERSEDED_FILE, UPDATES_FILE } from "./record-tables";
 import { ALL_ROUNDS, SUMMARY_FILE, type SummaryColumn } from "./summary-table";
 
 /** File name of the export manifest. */
@@ -69,14 +69,57 @@ export interface ExportManifest {
   summaryNotes: string[];
   /** Coverage and alignment issues found in the source (empty when coverage is complete). */
   alignmentIssues: string[];
+  /** True when the export was built although the axis mapping does not hold (--allow-issues). */
+  builtDespiteIssues: boolean;
+  /** What later loggings replaced (rows of superseded.csv, summarised per run and replacing run). */
+  superseded: ExportSuperseded[];
+  /** What alignment found and handled: flags converted, N per run, critic rows, a crashed run's last rollout. */
+  alignmentNotes: string[];
+}
+
+/** One superseded group in the manifest: counts and the message; the ids are in superseded.csv. */
+export type ExportSuperseded = Pick<SupersededRecords, "runId" | "round" | "byRunId" | "byRound" | "evals" | "rows" | "message"> & {
+  rollouts: number;
+  updates: number;
+};
+
+/** A superseded group as the manifest keeps it (fixed key order). */
+export function exportSuperseded(s: SupersededRecords | ExportSuperseded): ExportSuperseded {
+  return {
+    runId: s.runId,
+    round: s.round,
+    byRunId: s.byRunId,
+    byRound: s.byRound,
+    rollouts: typeof s.rollouts === "number" ? s.rollouts : s.rollouts.length,
+    updates: typeof s.updates === "number" ? s.updates : s.updates.length,
+    evals: s.evals,
+    rows: s.rows,
+    message: s.message,
+  };
+}
+
+/** A run's axis as the manifest keeps it (fixed key order). */
+function exportRunAxis(a: RunAxis): RunAxis {
+  return {
+    runId: a.runId,
+    round: a.round,
+    n: a.n,
+    alwaysUseTrainStep: a.alwaysUseTrainStep,
+    flagEvidence: a.flagEvidence,
+    firstRollout: a.firstRollout,
+    updateBase: a.updateBase,
+    formula: a.formula,
+  };
 }
 
 /** What one row of each CSV is. */
 export const FILE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   [ROLLOUTS_FILE]:
-    "one row per rollout batch (the history rows sharing a rollout/step, merged), sorted by rollout; round, run_id, rollout, then every rollout/* and perf/* W&B key found in any batch, as logged, keys in code-unit order",
+    "one row per rollout batch the round owns (the history rows of one rollout id, merged), sorted by rollout; round, run_id, rollout (the rollout id; rollout/step is kept as logged), then every W&B key found in any batch (rollout/*, perf/*, multi_turn/*, passrate/*, others), as logged, keys in code-unit order",
   [UPDATES_FILE]:
-    "one row per optimizer update (one train/step), sorted by display update number; round, run_id, update, train_step, rollout, update_in_rollout (see axes), then every train/* W&B key found in any update, as logged, keys in code-unit order",
+    "one row per optimizer update (one train/step) the round owns, sorted by display update number; round, run_id, update, train_step, rollout, update_in_rollout (see axes), then every W&B key found in any update (train/*, and train/critic-* of a critic row of the same train/step), as logged, keys in code-unit order",
+  [SUPERSEDED_FILE]:
+    "one row per rollout record and per update that a later logging of the same rollouts replaced (a restarted round, or a run resumed in place), in run order; excluded from every other file; update is the display number under the superseded run's own formula",
   [SUMMARY_FILE]: `one row per round in run order, then a row "${ALL_ROUNDS}" computed from every record of every round (not a mean of round means); see summaryColumns`,
   [HEALTH_FILE]:
     "one row per health flag (an observable diagnostic, never proof of a bug), in check order, then round order, then first; first/last are display update numbers (unit update) or rollout ids (unit rollout), count the records in the range that fired the rule, value the most extreme value of the range (empty when the flag is about an absence), rule the check's rule with the thresholds used",
@@ -159,6 +202,7 @@ export function serializeExportManifest(m: ExportManifest): string {
       n: m.axes.n,
       r0: m.axes.r0,
       formulas: { update: m.axes.formulas.update, rollout: m.axes.formulas.rollout, updateInRollout: m.axes.formulas.updateInRollout },
+      runs: m.axes.runs.map(exportRunAxis),
     },
     files: m.files.map((f) => ({ name: f.name, description: f.description, sha256: f.sha256, bytes: f.bytes, rows: f.rows, columns: [...f.columns] })),
     cells: { ...m.cells },
@@ -169,6 +213,9 @@ export function serializeExportManifest(m: ExportManifest): string {
     }),
     summaryNotes: [...m.summaryNotes],
     alignmentIssues: [...m.alignmentIssues],
+    builtDespiteIssues: m.builtDespiteIssues,
+    superseded: m.superseded.map(exportSuperseded),
+    alignmentNotes: [...m.alignmentNotes],
   };
   return JSON.stringify(ordered, null, 2) + "\n";
 }

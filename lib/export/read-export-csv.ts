@@ -10,7 +10,7 @@ import * as Papa from "papaparse";
 import { parseNumberCell, type ExportCell } from "./export-cell";
 
 /** Columns of the exports that hold text, not numbers. */
-export const EXPORT_TEXT_COLUMNS: readonly string[] = ["round", "run_id", "state", "zero_grad_norm_updates"];
+export const EXPORT_TEXT_COLUMNS: readonly string[] = ["round", "run_id", "state", "zero_grad_norm_updates", "record", "by_round", "by_run_id"];
 
 /** A parsed export CSV: its header and one record per data row (keyed by column name). */
 export interface ExportCsv {

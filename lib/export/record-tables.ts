@@ -11,21 +11,18 @@ import type { ExportTable } from "./csv-text";
 export const ROLLOUTS_FILE = "rollouts.csv";
 /** File name of the optimizer-update table. */
 export const UPDATES_FILE = "updates.csv";
+/** File name of the superseded-records table. */
+export const SUPERSEDED_FILE = "superseded.csv";
 
 /** Leading columns of rollouts.csv. */
 export const ROLLOUT_AXIS_COLUMNS: readonly string[] = ["round", "run_id", "rollout"];
 /** Leading columns of updates.csv. */
 export const UPDATE_AXIS_COLUMNS: readonly string[] = ["round", "run_id", "update", "train_step", "rollout", "update_in_rollout"];
 
-/** W&B key prefixes written to rollouts.csv (other keys of a rollout record are not exported). */
-export const ROLLOUT_KEY_PREFIXES: readonly string[] = ["rollout/", "perf/"];
-/** W&B key prefixes written to updates.csv. */
-export const UPDATE_KEY_PREFIXES: readonly string[] = ["train/"];
-
-/** Keys of `records` under any of `prefixes`, sorted by UTF-16 code unit (Array#sort's default). */
-function keysOf(records: readonly { values: Record<string, number> }[], prefixes: readonly string[]): string[] {
+/** Every key of `records`, sorted by UTF-16 code unit (Array#sort's default): keys the schema does not know are carried through. */
+function keysOf(records: readonly { values: Record<string, number> }[]): string[] {
   const keys = new Set<string>();
-  for (const r of records) for (const k in r.values) if (prefixes.some((p) => k.startsWith(p))) keys.add(k);
+  for (const r of records) for (const k in r.values) keys.add(k);
   return [...keys].sort();
 }
 
@@ -37,11 +34,12 @@ function stableOrder<T>(items: readonly T[], by: (x: T) => number): number[] {
 }
 
 /**
- * rollouts.csv: `round,run_id,rollout`, then every rollout/* and perf/* key; rows sorted by rollout.
+ * rollouts.csv: `round,run_id,rollout`, then every key of the rollout records (rollout/*, perf/*, multi_turn/*,
+ * passrate/*, and keys of no known family); rows sorted by rollout.
  * @example rolloutsTable(aligned).columns.slice(0, 3) // ["round", "run_id", "rollout"]
  */
 export function rolloutsTable(aligned: AlignedRuns): ExportTable {
-  const keys = keysOf(aligned.rollouts, ROLLOUT_KEY_PREFIXES);
+  const keys = keysOf(aligned.rollouts);
   const rows = stableOrder(aligned.rollouts, (r) => r.rollout).map((i): ExportCell[] => {
     const r = aligned.rollouts[i];
     return [r.round, r.runId, r.rollout, ...keys.map((k) => cellOf(r.values, k))];
@@ -50,17 +48,37 @@ export function rolloutsTable(aligned: AlignedRuns): ExportTable {
 }
 
 /**
- * updates.csv: `round,run_id,update,train_step,rollout,update_in_rollout`, then every train/* key;
+ * updates.csv: `round,run_id,update,train_step,rollout,update_in_rollout`, then every key of the update
+ * records (train/*, the critic's train/critic-* merged in);
  * rows sorted by display update number.
  * @example updatesTable(aligned).rows[0][2] // 1 (the first update)
  */
 export function updatesTable(aligned: AlignedRuns): ExportTable {
-  const keys = keysOf(aligned.updates, UPDATE_KEY_PREFIXES);
+  const keys = keysOf(aligned.updates);
   const rows = stableOrder(aligned.updates, (u) => u.update).map((i): ExportCell[] => {
     const u = aligned.updates[i];
     return [u.round, u.runId, u.update, u.trainStep, u.rollout, u.updateInRollout, ...keys.map((k) => cellOf(u.values, k))];
   });
   return { name: UPDATES_FILE, columns: [...UPDATE_AXIS_COLUMNS, ...keys], rows };
+}
+
+/** Columns of superseded.csv. */
+export const SUPERSEDED_COLUMNS: readonly string[] = ["round", "run_id", "record", "rollout", "update", "train_step", "by_round", "by_run_id"];
+
+/**
+ * superseded.csv: one row per superseded rollout record and per superseded update (a later logging
+ * of the same rollouts replaced them), in run order, rollouts then updates; header only when none.
+ * `update` is the display number under the superseded run's own formula.
+ */
+export function supersededTable(aligned: AlignedRuns): ExportTable {
+  const rows: ExportCell[][] = [];
+  const nOf = new Map(aligned.mapping.runs.map((a) => [a.runId, a.n] as const));
+  for (const s of aligned.superseded) {
+    for (const r of s.rollouts) rows.push([s.round, s.runId, "rollout", r, null, null, s.byRound, s.byRunId]);
+    const n = nOf.get(s.runId) ?? aligned.mapping.n;
+    s.updates.forEach((u, i) => rows.push([s.round, s.runId, "update", Math.floor(s.trainSteps[i] / n), u, s.trainSteps[i], s.byRound, s.byRunId]));
+  }
+  return { name: SUPERSEDED_FILE, columns: [...SUPERSEDED_COLUMNS], rows };
 }
 
 /** A record's value of a key, null when the key was not logged (never 0). */

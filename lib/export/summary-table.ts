@@ -96,6 +96,8 @@ export interface SummaryExport {
 export interface SummaryTableOptions {
   /** Receives the diagnostics' warnings (one per excluded NaN / ±Infinity value). */
   reporter?: Reporter;
+  /** Build the summary although the axis mapping does not hold for some run. Default false: refuse. */
+  allowIssues?: boolean;
 }
 
 /**
@@ -105,8 +107,8 @@ export interface SummaryTableOptions {
 export function summaryTable(aligned: AlignedRuns, opts: SummaryTableOptions = {}): SummaryExport {
   // Both tables average actor tokens/s, so each excluded value would be warned twice: say it once.
   const reporter = opts.reporter && onceReporter(opts.reporter);
-  const policy = policyRoundTable(aligned, { reporter });
-  const rollout = rolloutRoundTable(aligned, { reporter });
+  const policy = policyRoundTable(aligned, { reporter, allowIssues: opts.allowIssues });
+  const rollout = rolloutRoundTable(aligned, { reporter, allowIssues: opts.allowIssues });
   const zero = zeroGradNormUpdates(aligned);
 
   const runsOf = (round: string) => aligned.runs.filter((r) => r.round === round);

@@ -6,7 +6,7 @@ import * as path from "node:path";
 
 import { loadArchive, verifyArchive } from "../archive/load-archive";
 import { MANIFEST_FILE } from "../archive/manifest";
-import { alignRuns } from "../axes/align-runs";
+import { alignRuns, type AlignRunsOptions } from "../axes/align-runs";
 import type { HealthParams } from "../health/health-params";
 import type { HealthReport } from "../health/run-health-checks";
 import type { Reporter } from "../types";
@@ -22,6 +22,10 @@ export interface WriteExportsOptions {
   outDir: string;
   /** Progress of loading and aligning, warnings (alignment issues, excluded values). */
   reporter?: Reporter;
+  /** Export although the axis mapping does not hold for some run (recorded in the manifest). Default false: refuse. */
+  allowIssues?: boolean;
+  /** Axis overrides for runs whose N or rollout/step reading the data does not decide (see alignRuns). */
+  align?: Pick<AlignRunsOptions, "n" | "alwaysUseTrainStep">;
   /** Thresholds of the health checks (health.csv). Default: the declared defaults. */
   health?: HealthParams;
 }
@@ -71,13 +75,13 @@ export async function writeExports(opts: WriteExportsOptions): Promise<ExportRes
   const archive = await loadArchive(dataDir, reporter);
   // As openWorkspace: say so, rather than let axis inference fail for want of rows.
   if (archive.runs.length === 0) throw new Error(`refusing to export from ${dataDir}: ${MANIFEST_FILE} lists no runs (empty archive)`);
-  const aligned = alignRuns(archive.runs, { reporter });
+  const aligned = alignRuns(archive.runs, { ...opts.align, reporter });
   if (aligned.issues.length > 0) {
     reporter.warn?.(
       `alignment found ${aligned.issues.length} issue(s), listed in ${EXPORT_MANIFEST_FILE} (alignmentIssues); first: ${aligned.issues[0].message}`,
     );
   }
-  const build = buildExports(archive, aligned, { reporter, health: opts.health });
+  const build = buildExports(archive, aligned, { reporter, allowIssues: opts.allowIssues, health: opts.health });
   await writeFilesAtomically(outDir, build.files);
   const manifestFile = build.files.find((f) => f.name === EXPORT_MANIFEST_FILE)!;
   return {

@@ -1,20 +1,19 @@
 /**
- * Field-by-field comparison of the W&B history with the metric dicts slime printed to its local log:
- * each local record is matched with the W&B row of the same kind and step, and every field present
- * in both must be exactly equal (=== or both NaN; 0 equals -0, since JSON drops the sign of zero).
+ * Field-by-field comparison of the aligned W&B records with the metric dicts slime printed to its
+ * local log. Pairing uses the aligned records' ids, never raw step values: `perf N:`, `rollout N:`
+ * (multi_turn, passrate, no-filter) and `eval N:` lines pair by their raw rollout id N with the
+ * rollout record (RolloutRecord.rollout) or eval record (EvalRecord.evalStep) of that rollout id, so a
+ * run logged with --wandb-always-use-train-step pairs correctly once alignment has converted its
+ * rollout/step values to rollout ids; `step N:` and `critic-step N:` lines pair by train/step with the
+ * update record (UpdateRecord.trainStep; critic keys `train/critic-*` merged into it). Every field
+ * present in both must be exactly equal (=== or both NaN; 0 equals -0, since JSON drops the sign of
+ * zero). Metric lines that did not parse are carried into the verdict: it never says "agree" while
+ * one was skipped.
  */
-import {
-  CODE_CRITIC_UPDATE,
-  CODE_EVAL,
-  CODE_OPTIMIZER_UPDATE,
-  CODE_ROLLOUT_MANAGER,
-  CODE_TRAINER_PERF,
-  CODE_TRAINER_ROLLOUT,
-  classifyRowCode,
-} from "../axes/key-flags";
+import { CODE_ROLLOUT_MANAGER, CODE_TRAINER_PERF, classifyRowCode } from "../axes/key-flags";
 import { STEP_KEYS } from "../schema/slime-metrics";
-import type { HistoryRow, RunHistory } from "../types";
-import type { LocalLogKind, LocalLogRecord } from "./parse-slime-log";
+import type { AlignedRuns } from "../types";
+import type { LocalLogKind, LocalLogRecord, MalformedLine, SlimeLogStats } from "./parse-slime-log";
 
 /** A field present in both with different values. */
 export interface CrossCheckMismatch {
@@ -39,7 +38,7 @@ export interface CrossCheckField {
   line: number;
 }
 
-/** A local record without a W&B row of the same kind and step. */
+/** A local record without a W&B record of its axis and id. */
 export interface CrossCheckUnmatched {
   runId: string;
   round: string | null;
@@ -63,18 +62,38 @@ export interface CrossCheckRunSummary {
   onlyInWandb: number;
   onlyInLocal: number;
   unmatchedRecords: number;
-  /** W&B rows of a slime kind that no local record matched (e.g. a log that starts late). */
-  wandbRowsWithoutLocal: number;
+  /** Aligned W&B records (rollout, update, eval) that no local record paired with (e.g. a log that starts late). */
+  wandbRecordsWithoutLocal: number;
+  /** Metric lines of the run's log that did not parse (not compared). */
+  malformedLines: number;
+  /** Local records of superseded W&B records (a later logging replaced them), not compared: an earlier logging of an id that survives is superseded too. */
+  supersededRecords: number;
+}
+
+/** A metric line that did not parse, with its run. */
+export interface CrossCheckMalformed extends MalformedLine {
+  runId: string;
+}
+
+/** The aligned records the check pairs with (an AlignedRuns, or the parts of it the check reads). */
+export type CrossCheckAligned = Pick<AlignedRuns, "runs" | "rollouts" | "updates" | "evals"> & Partial<Pick<AlignedRuns, "superseded" | "criticOnly">>;
+
+/** The parsed local logs: records by run id, and per log file its counts and malformed lines (as readLocalLogFiles returns them). */
+export interface CrossCheckLocal {
+  records: Map<string, LocalLogRecord[]>;
+  stats: readonly { runId: string; file: string; stats: SlimeLogStats; malformed?: readonly MalformedLine[] }[];
 }
 
 /** Result of {@link crossCheck}. */
 export interface CrossCheckResult {
   /**
    * True when at least one field was compared, every compared field agreed exactly, no local field
-   * was missing from W&B, and every local record had a W&B row. Fields only in W&B do not count
-   * against agreement (they are listed).
+   * was missing from W&B, every local record had a W&B record, and no metric line was malformed.
+   * Fields only in W&B do not count against agreement (they are listed).
    */
   agree: boolean;
+  /** One sentence: the agreement, or what stands against it (malformed lines named by file:line and reason). */
+  verdict: string;
   records: number;
   matchedRecords: number;
   compared: number;
@@ -83,46 +102,76 @@ export interface CrossCheckResult {
   onlyInWandb: CrossCheckField[];
   onlyInLocal: CrossCheckField[];
   unmatched: CrossCheckUnmatched[];
+  /** Metric lines that did not parse, in file order per log; their fields were not compared. */
+  malformed: CrossCheckMalformed[];
   runs: CrossCheckRunSummary[];
   /** W&B runs with no local records (not checked). */
   runsWithoutLocal: string[];
 }
 
-/** Local kind of each W&B row kind code, and the step key slime logs it against. */
-const BY_CODE: Record<number, { kind: LocalLogKind; stepKeys: string[] }> = {
-  [CODE_ROLLOUT_MANAGER]: { kind: "rollout-manager-perf", stepKeys: [STEP_KEYS.rollout] },
-  [CODE_TRAINER_PERF]: { kind: "trainer-perf", stepKeys: [STEP_KEYS.rollout] },
-  [CODE_TRAINER_ROLLOUT]: { kind: "rollout", stepKeys: [STEP_KEYS.rollout] },
-  [CODE_OPTIMIZER_UPDATE]: { kind: "step", stepKeys: [STEP_KEYS.train] },
-  [CODE_CRITIC_UPDATE]: { kind: "critic-step", stepKeys: [STEP_KEYS.train, STEP_KEYS.critic] },
-  [CODE_EVAL]: { kind: "eval", stepKeys: [STEP_KEYS.eval] },
+/** Which aligned record a local record pairs with. */
+type Axis = "rollout" | "update" | "eval";
+
+/** One aligned W&B record of a run and the local records paired with it. */
+interface Target {
+  axis: Axis;
+  /** Rollout id (rollout, eval) or train/step (update). */
+  id: number;
+  values: Record<string, number>;
+  paired: LocalLogRecord[];
+}
+
+const AXIS_OF: Record<LocalLogKind, Axis> = {
+  "rollout-manager-perf": "rollout",
+  "trainer-perf": "rollout",
+  rollout: "rollout",
+  step: "update",
+  "critic-step": "update",
+  eval: "eval",
 };
 
 /**
- * Step keys slime adds to a dict after printing it, so a local record legitimately lacks them:
- * rollout/step (and train/step under --wandb-always-use-train-step) on perf and rollout rows,
- * eval/step on eval rows. `step` lines print train/step, so it is compared there.
+ * Step keys never compared: slime adds rollout/step and eval/step after printing the dict (only the
+ * rollout-buffer plugin prints rollout/step), and --wandb-always-use-train-step scales their W&B
+ * value; the pairing already used the ids. `step N:` lines print train/step, so it is compared.
  */
-const ADDED_AFTER_LOGGING: Record<LocalLogKind, ReadonlySet<string>> = {
-  "rollout-manager-perf": new Set([STEP_KEYS.rollout, STEP_KEYS.train]),
-  "trainer-perf": new Set([STEP_KEYS.rollout]),
+const AXIS_KEYS: Record<Axis, ReadonlySet<string>> = {
   rollout: new Set([STEP_KEYS.rollout]),
-  step: new Set(),
-  "critic-step": new Set(),
+  update: new Set(),
   eval: new Set([STEP_KEYS.eval]),
 };
+
+/** Malformed lines named in the verdict before "...". */
+const VERDICT_LINES = 3;
 
 function same(a: number, b: number): boolean {
   return a === b || (a !== a && b !== b);
 }
 
+/** The aligned records of each run, as pairing targets. */
+function targetsByRun(aligned: CrossCheckAligned): Map<string, Target[]> {
+  const out = new Map<string, Target[]>();
+  const add = (runId: string, t: Target) => {
+    const list = out.get(runId);
+    if (list) list.push(t);
+    else out.set(runId, [t]);
+  };
+  for (const r of aligned.rollouts) add(r.runId, { axis: "rollout", id: r.rollout, values: r.values, paired: [] });
+  for (const u of aligned.updates) add(u.runId, { axis: "update", id: u.trainStep, values: u.values, paired: [] });
+  // Critic-only steps (--num-critic-only-steps) are not actor updates, but their critic-step lines pair with them.
+  for (const u of aligned.criticOnly ?? []) add(u.runId, { axis: "update", id: u.trainStep, values: u.values, paired: [] });
+  for (const e of aligned.evals) add(e.runId, { axis: "eval", id: e.rollout, values: e.values, paired: [] });
+  return out;
+}
+
 /**
- * Compares local log records (by run id) with the W&B rows of the same runs.
- * @example crossCheck(archive.runs, new Map([["abc123", parseSlimeLog(text, { runId: "abc123" })]])).agree
+ * Compares the parsed local logs (by run id) with the aligned W&B records of the same runs.
+ * @example crossCheck(aligned, readLocalLogFiles("data/local", runIds)).verdict
  */
-export function crossCheck(runs: RunHistory[], local: Map<string, LocalLogRecord[]>): CrossCheckResult {
+export function crossCheck(aligned: CrossCheckAligned, local: CrossCheckLocal): CrossCheckResult {
   const result: CrossCheckResult = {
     agree: false,
+    verdict: "",
     records: 0,
     matchedRecords: 0,
     compared: 0,
@@ -131,105 +180,209 @@ export function crossCheck(runs: RunHistory[], local: Map<string, LocalLogRecord
     onlyInWandb: [],
     onlyInLocal: [],
     unmatched: [],
+    malformed: [],
     runs: [],
     runsWithoutLocal: [],
   };
-  const known = new Map(runs.map((r) => [r.runId, r] as const));
-  for (const run of runs) if (!local.has(run.runId)) result.runsWithoutLocal.push(run.runId);
+  const known = new Map(aligned.runs.map((r) => [r.runId, r] as const));
+  const targets = targetsByRun(aligned);
+  const malformedCount = new Map<string, number>();
+  for (const s of local.stats) {
+    malformedCount.set(s.runId, (malformedCount.get(s.runId) ?? 0) + s.stats.malformed);
+    for (const m of s.malformed ?? []) result.malformed.push({ runId: s.runId, ...m });
+  }
+  const runIds = Array.from(local.records.keys());
+  for (const s of local.stats) if (!local.records.has(s.runId) && !runIds.includes(s.runId)) runIds.push(s.runId);
+  for (const run of aligned.runs) if (!runIds.includes(run.runId)) result.runsWithoutLocal.push(run.runId);
 
-  for (const [runId, records] of local) {
+  for (const runId of runIds) {
     const run = known.get(runId);
-    const round = run ? run.round : null;
-    const sum: CrossCheckRunSummary = {
-      runId,
-      round,
-      records: records.length,
-      matchedRecords: 0,
-      compared: 0,
-      exact: 0,
-      mismatches: 0,
-      onlyInWandb: 0,
-      onlyInLocal: 0,
-      unmatchedRecords: 0,
-      wandbRowsWithoutLocal: 0,
-    };
-    const rows = run ? run.rows : [];
-    // Index the run's rows by local kind and step.
-    const index = new Map<string, number[]>();
-    let slimeRows = 0;
-    rows.forEach((row, i) => {
-      const spec = BY_CODE[classifyRowCode(row)];
-      if (spec === undefined) return;
-      slimeRows++;
-      const key = spec.stepKeys.find((k) => k in row);
-      if (key === undefined) return;
-      const id = `${spec.kind}:${row[key]}`;
-      const list = index.get(id);
-      if (list) list.push(i);
-      else index.set(id, [i]);
-    });
-    const used = new Set<number>();
-
-    for (const rec of records) {
-      const cands = index.get(`${rec.kind}:${rec.id}`);
-      if (cands === undefined) {
-        sum.unmatchedRecords++;
-        result.unmatched.push({ runId, round, kind: rec.kind, step: rec.id, line: rec.line });
-        continue;
-      }
-      const i = bestRow(rows, cands, rec, used);
-      used.add(i);
-      sum.matchedRecords++;
-      const row = rows[i];
-      for (const key in rec.values) {
-        const lv = rec.values[key];
-        if (!(key in row)) {
-          sum.onlyInLocal++;
-          result.onlyInLocal.push({ runId, round, kind: rec.kind, step: rec.id, key, line: rec.line });
-          continue;
-        }
-        sum.compared++;
-        const wv = row[key];
-        if (same(wv, lv)) sum.exact++;
-        else {
-          sum.mismatches++;
-          result.mismatches.push({ runId, round, kind: rec.kind, step: rec.id, key, wandb: wv, local: lv, line: rec.line });
-        }
-      }
-      const added = ADDED_AFTER_LOGGING[rec.kind];
-      for (const key in row) {
-        if (key.charCodeAt(0) === 95 /* _ */ || key in rec.values || added.has(key)) continue;
-        // A value the log printed as non-numeric (e.g. True) is not "missing" from the log.
-        if (rec.skipped !== undefined && rec.skipped.includes(key)) continue;
-        sum.onlyInWandb++;
-        result.onlyInWandb.push({ runId, round, kind: rec.kind, step: rec.id, key, line: rec.line });
-      }
-    }
-    sum.wandbRowsWithoutLocal = run ? slimeRows - used.size : 0;
+    const ids = supersededIds(aligned, runId);
+    const records = dropSuperseded(local.records.get(runId) ?? [], ids);
+    const sum = checkRun(runId, run ? run.round : null, records.kept, run ? (targets.get(runId) ?? []) : null, result, ids);
+    sum.supersededRecords += records.dropped;
+    sum.malformedLines = malformedCount.get(runId) ?? 0;
     result.runs.push(sum);
     result.records += sum.records;
     result.matchedRecords += sum.matchedRecords;
     result.compared += sum.compared;
     result.exact += sum.exact;
   }
-  result.agree =
-    result.compared > 0 && result.mismatches.length === 0 && result.onlyInLocal.length === 0 && result.unmatched.length === 0;
+  const malformed = result.runs.reduce((a, r) => a + r.malformedLines, 0);
+  const clean = result.mismatches.length === 0 && result.onlyInLocal.length === 0 && result.unmatched.length === 0;
+  result.agree = result.compared > 0 && clean && malformed === 0;
+  result.verdict = verdictOf(result, clean, malformed);
   return result;
 }
 
-/** The candidate row sharing the most keys with the record; unused rows first, then row order. */
-function bestRow(rows: HistoryRow[], cands: number[], rec: LocalLogRecord, used: Set<number>): number {
+/** `axis:id` keys of a run's superseded records (rollout ids of rollout rows, train/steps of updates). */
+function supersededIds(aligned: CrossCheckAligned, runId: string): Set<string> {
+  const out = new Set<string>();
+  for (const s of aligned.superseded ?? []) {
+    if (s.runId !== runId) continue;
+    for (const r of s.rollouts) out.add(`rollout:${r}`);
+    for (const t of s.trainSteps) out.add(`update:${t}`);
+    for (const r of s.evalRollouts ?? []) out.add(`eval:${r}`);
+  }
+  return out;
+}
+
+/**
+ * Leaves out the local records of superseded W&B records: of each superseded id only the last local
+ * record per kind is kept (it belongs to the surviving logging when the run was resumed in place;
+ * when a later round took the id over, it finds no W&B record of this run and is dropped too).
+ */
+function dropSuperseded(records: LocalLogRecord[], ids: Set<string>): { kept: LocalLogRecord[]; dropped: number } {
+  if (ids.size === 0) return { kept: records, dropped: 0 };
+  const last = new Map<string, number>();
+  records.forEach((rec, i) => {
+    const key = `${AXIS_OF[rec.kind]}:${rec.id}`;
+    if (ids.has(key)) last.set(`${rec.kind}|${key}`, i);
+  });
+  const kept: LocalLogRecord[] = [];
+  let dropped = 0;
+  records.forEach((rec, i) => {
+    const key = `${AXIS_OF[rec.kind]}:${rec.id}`;
+    if (ids.has(key) && last.get(`${rec.kind}|${key}`) !== i) dropped++;
+    else kept.push(rec);
+  });
+  return { kept, dropped };
+}
+
+/** Pairs and compares one run's local records; pushes the findings into `result`. `targets` is null for a run W&B does not know. */
+function checkRun(
+  runId: string,
+  round: string | null,
+  records: LocalLogRecord[],
+  targets: Target[] | null,
+  result: CrossCheckResult,
+  supersededHere: Set<string> | null = null,
+): CrossCheckRunSummary {
+  const sum: CrossCheckRunSummary = {
+    runId,
+    round,
+    records: records.length,
+    matchedRecords: 0,
+    compared: 0,
+    exact: 0,
+    mismatches: 0,
+    onlyInWandb: 0,
+    onlyInLocal: 0,
+    unmatchedRecords: 0,
+    wandbRecordsWithoutLocal: 0,
+    malformedLines: 0,
+    supersededRecords: 0,
+  };
+  const index = new Map<string, Target[]>();
+  for (const t of targets ?? []) {
+    const id = `${t.axis}:${t.id}`;
+    const list = index.get(id);
+    if (list) list.push(t);
+    else index.set(id, [t]);
+  }
+  const pairedOrder: Target[] = [];
+  for (const rec of records) {
+    const axis = AXIS_OF[rec.kind];
+    const cands = index.get(`${axis}:${rec.id}`);
+    if (cands === undefined && supersededHere !== null && supersededHere.has(`${axis}:${rec.id}`)) {
+      sum.supersededRecords++;
+      continue;
+    }
+    if (cands === undefined) {
+      sum.unmatchedRecords++;
+      result.unmatched.push({ runId, round, kind: rec.kind, step: rec.id, line: rec.line });
+      continue;
+    }
+    const t = bestTarget(cands, rec);
+    if (t.paired.length === 0) pairedOrder.push(t);
+    t.paired.push(rec);
+    sum.matchedRecords++;
+    const skip = AXIS_KEYS[axis];
+    for (const key in rec.values) {
+      if (skip.has(key)) continue;
+      const lv = rec.values[key];
+      if (!(key in t.values)) {
+        sum.onlyInLocal++;
+        result.onlyInLocal.push({ runId, round, kind: rec.kind, step: rec.id, key, line: rec.line });
+        continue;
+      }
+      sum.compared++;
+      const wv = t.values[key];
+      if (same(wv, lv)) sum.exact++;
+      else {
+        sum.mismatches++;
+        result.mismatches.push({ runId, round, kind: rec.kind, step: rec.id, key, wandb: wv, local: lv, line: rec.line });
+      }
+    }
+  }
+  listOnlyInWandb(pairedOrder, sum, result);
+  sum.wandbRecordsWithoutLocal = targets ? targets.length - pairedOrder.length : 0;
+  return sum;
+}
+
+/** Keys of each paired W&B record that none of its local lines printed (a value printed as non-numeric, e.g. None, counts as printed). */
+function listOnlyInWandb(paired: Target[], sum: CrossCheckRunSummary, result: CrossCheckResult): void {
+  const { runId, round } = sum;
+  for (const t of paired) {
+    const printed = new Set<string>();
+    for (const rec of t.paired) {
+      for (const k in rec.values) printed.add(k);
+      for (const k of rec.skipped ?? []) printed.add(k);
+    }
+    const skip = AXIS_KEYS[t.axis];
+    for (const key in t.values) {
+      if (key.charCodeAt(0) === 95 /* _ */ || printed.has(key) || skip.has(key)) continue;
+      const kind = kindOfKey(t.axis, key);
+      const line = (t.paired.find((r) => r.kind === kind) ?? t.paired[0]).line;
+      sum.onlyInWandb++;
+      result.onlyInWandb.push({ runId, round, kind, step: t.id, key, line });
+    }
+  }
+}
+
+/** The local kind that prints a W&B key, judged from the key alone (for listing fields only in W&B). */
+function kindOfKey(axis: Axis, key: string): LocalLogKind {
+  if (axis === "update") return key.startsWith("train/critic-") ? "critic-step" : "step";
+  if (axis === "eval") return "eval";
+  const code = classifyRowCode({ [key]: 0, [STEP_KEYS.rollout]: 0 });
+  return code === CODE_ROLLOUT_MANAGER ? "rollout-manager-perf" : code === CODE_TRAINER_PERF ? "trainer-perf" : "rollout";
+}
+
+/** The candidate record sharing the most keys with the local record; not yet paired first, then record order. */
+function bestTarget(cands: Target[], rec: LocalLogRecord): Target {
   if (cands.length === 1) return cands[0];
   let best = cands[0];
   let bestScore = -1;
-  for (const i of cands) {
+  for (const t of cands) {
     let shared = 0;
-    for (const k in rec.values) if (k in rows[i]) shared++;
-    const score = shared * 2 + (used.has(i) ? 0 : 1);
+    for (const k in rec.values) if (k in t.values) shared++;
+    const score = shared * 2 + (t.paired.length === 0 ? 1 : 0);
     if (score > bestScore) {
-      best = i;
+      best = t;
       bestScore = score;
     }
   }
   return best;
+}
+
+/** The verdict sentence of a finished check. */
+function verdictOf(r: CrossCheckResult, clean: boolean, malformed: number): string {
+  let bad = "";
+  if (malformed > 0) {
+    const named = r.malformed.slice(0, VERDICT_LINES).map((m) => `${m.file}:${m.line} (${m.message}: ${m.reason})`);
+    const more = named.length > 0 && malformed > named.length ? ", ... (see check.malformed)" : "";
+    bad = `${malformed} metric line(s) were malformed and not compared${named.length > 0 ? ": " + named.join(", ") : ""}${more}`;
+  }
+  const scope = `${r.compared} field(s) of ${r.matchedRecords} paired record(s)`;
+  if (r.compared === 0) return `nothing compared: ${r.records} local record(s), none sharing a field with a W&B record${bad ? "; " + bad : ""}`;
+  if (!clean) {
+    const what = [
+      r.mismatches.length ? `${r.mismatches.length} mismatch(es)` : "",
+      r.onlyInLocal.length ? `${r.onlyInLocal.length} field(s) only in the local logs` : "",
+      r.unmatched.length ? `${r.unmatched.length} local record(s) without a W&B record` : "",
+    ].filter(Boolean);
+    return `W&B and the local logs DISAGREE: ${what.join(", ")} (${scope})${bad ? "; also " + bad : ""}`;
+  }
+  if (bad) return `W&B and the local logs agree on the ${r.matchedRecords} parsed record(s) (${r.compared} field(s)), but ${bad}: not verified`;
+  return `W&B and the local logs agree exactly: ${scope}`;
 }

@@ -93,7 +93,7 @@ class Parser {
     for (;;) {
       this.ws();
       const q = this.peek();
-      if (q !== "'" && q !== '"') this.fail("expected a quoted key");
+      if (q !== "'" && q !== '"') this.fail(q === "" ? "unexpected end of text (dict not closed)" : "expected a quoted key");
       const key = this.string();
       this.ws();
       if (this.peek() !== ":") this.fail(`expected ':' after key ${JSON.stringify(key)}`);

@@ -3,7 +3,10 @@
  * timing key with the mean seconds per rollout batch, its share and how many batches logged it.
  */
 import type { TimeBreakdown } from "../diagnostics/time-breakdown";
-import { isStackableTimer } from "../schema/slime-metrics";
+import { isStackableTimer, PERF_TIME_CONTAINERS } from "../schema/slime-metrics";
+
+/** Key of the stacked remainder: the part of perf/train_time none of its timers covers. */
+export const TRAIN_REST_KEY = "perf/train_time (untimed rest)";
 
 /** One round x timing key of the breakdown. */
 export interface TimeBreakdownCell {
@@ -38,7 +41,24 @@ export function timeBreakdownWide(tb: TimeBreakdown): Record<string, string | nu
   });
 }
 
-/** The cells of timers that can be stacked without double counting (schema: isStackableTimer). */
+/**
+ * The cells stacked into one bar per round without double counting (schema: isStackableTimer):
+ * train_wait, the timers inside train, and the rest of train none of them covers (advantages,
+ * logging), so that a bar adds up to the round's mean step time. The rest is left out of a round
+ * where train or a part lacks a mean, or where the parts exceed train (means over different batches).
+ */
 export function stackableTimeCells(tb: TimeBreakdown): TimeBreakdownCell[] {
-  return timeBreakdownCells(tb).filter((c) => isStackableTimer(c.key));
+  const cells = timeBreakdownCells(tb);
+  const out: TimeBreakdownCell[] = [];
+  const parts = PERF_TIME_CONTAINERS["perf/train_time"];
+  for (const row of tb.rows) {
+    const mine = cells.filter((c) => c.round === row.round);
+    for (const c of mine) if (isStackableTimer(c.key)) out.push(c);
+    const train = mine.find((c) => c.key === "perf/train_time");
+    const inside = mine.filter((c) => parts.includes(c.key));
+    if (train === undefined || train.mean === null || inside.some((c) => c.mean === null)) continue;
+    const rest = train.mean - inside.reduce((a, c) => a + (c.mean as number), 0);
+    if (rest >= 0) out.push({ round: row.round, key: TRAIN_REST_KEY, mean: rest, share: null, n: train.n });
+  }
+  return out;
 }

@@ -5,14 +5,15 @@
  */
 import { existsSync, readFileSync } from "fs";
 import { join } from "path";
-import { parseSlimeLogWithStats, type LocalLogRecord, type SlimeLogStats } from "../local-logs/parse-slime-log";
+import { parseSlimeLogWithStats, type LocalLogRecord, type MalformedLine, type SlimeLogStats } from "../local-logs/parse-slime-log";
 import type { Reporter } from "../types";
 import { shownPath } from "./workspace-params";
 
 /** Local log records of the runs that have a log file. */
 export interface LocalLogFiles {
   records: Map<string, LocalLogRecord[]>;
-  stats: { runId: string; file: string; stats: SlimeLogStats }[];
+  /** Per log file: counts, and the metric lines that did not parse (file:line and reason). */
+  stats: { runId: string; file: string; stats: SlimeLogStats; malformed: MalformedLine[] }[];
   /** Runs without a `<runId>.log` in the folder. */
   missing: string[];
 }
@@ -31,7 +32,7 @@ export function readLocalLogFiles(dir: string, runIds: readonly string[], report
     // Messages name the file relative to the workspace (the kernel's folder): no home paths in shared notebooks.
     const parsed = parseSlimeLogWithStats(readFileSync(file, "utf8"), { runId, file: shownPath(process.cwd(), file), reporter });
     records.set(runId, parsed.records);
-    stats.push({ runId, file, stats: parsed.stats });
+    stats.push({ runId, file, stats: parsed.stats, malformed: parsed.malformed });
   }
   return { records, stats, missing };
 }

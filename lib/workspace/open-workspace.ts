@@ -5,6 +5,7 @@
  */
 import { loadArchive } from "../archive/load-archive";
 import { alignRuns } from "../axes/align-runs";
+import { blockingIssues } from "../axes/coverage";
 import type { AlignedRuns, Archive, Reporter } from "../types";
 import type { WorkspaceParams } from "./workspace-params";
 
@@ -13,7 +14,7 @@ export interface OpenWorkspace {
   params: WorkspaceParams;
   archive: Archive;
   aligned: AlignedRuns;
-  /** True when alignment reported no coverage issue for any run. */
+  /** True when no run has an issue after which the axis mapping does not hold (lib/axes/coverage.ts BLOCKING_ISSUE_KINDS). */
   mappingHolds: boolean;
 }
 
@@ -25,5 +26,5 @@ export async function openWorkspace(params: WorkspaceParams, reporter: Reporter 
   const archive = await loadArchive(params.archiveDir, reporter);
   if (archive.runs.length === 0) throw new Error(`empty archive: ${params.archiveDir} lists no runs`);
   const aligned = alignRuns(archive.runs, { reporter });
-  return { params, archive, aligned, mappingHolds: aligned.issues.length === 0 };
+  return { params, archive, aligned, mappingHolds: blockingIssues(aligned).length === 0 };
 }

@@ -6,7 +6,7 @@ import { assertAligned, checkCoverage, coverageTable } from "../../lib/axes/cove
 import type { RolloutRecord, UpdateRecord } from "../../lib/types";
 import { ids, slimeRun } from "./slime-history";
 
-const mapping = makeAxisMapping(2, 1);
+const mapping = { ...makeAxisMapping(2, 1), runs: [] };
 const meta = (runId: string, round: string) => ({ runId, round, state: "finished", historyEvents: 0 });
 const rollout = (runId: string, r: number): RolloutRecord => ({ runId, round: "", rollout: r, historySteps: [], values: {} });
 const update = (runId: string, t: number): UpdateRecord => ({

@@ -27,6 +27,19 @@ test("formulas are written with the inferred numbers", () => {
       rollout: "rollout = floor(train/step / 2)",
       updateInRollout: "update_in_rollout = train/step mod 2",
     },
+    runs: [
+      {
+        runId: "a",
+        round: "R0",
+        n: 2,
+        alwaysUseTrainStep: false,
+        flagEvidence:
+          "rollout/step = rollout_id: 0 order contradiction(s) and 0 gap(s) over 40 updates and 20 rollout ids; the other reading is impossible (values are not multiples of N)",
+        firstRollout: 1,
+        updateBase: 0,
+        formula: "update = train/step - 2*1 + 0 + 1",
+      },
+    ],
   });
 });
 
@@ -73,25 +86,28 @@ test("N changing within a run is a clear error naming run, round, train/step and
     () => inferAxisMapping([runOf("zz9", "R3", rows)]),
     {
       message:
-        "N (updates per rollout batch) changes within run zz9 (round R3): train/step 2 (_step 7) was logged between the trainer rows of rollout 1, which fits N = 2, but N = 4 (inferred) puts it in rollout 0; slime's train/step = rollout_id * N + step_id is then not one axis",
+        "N (updates per rollout batch) changes within run zz9 (round R3): train/step 2 (_step 7) was logged between the trainer rows of rollout 1, which fits N = 2, but the best reading, N = 4 with rollout/step = rollout_id, puts it in rollout 0; slime's train/step = rollout_id * N + step_id is then not one axis",
     },
   );
 });
 
 test("a forced N that contradicts the trainer row order is refused the same way", () => {
   const run = slimeRun({ runId: "a", round: "R0", n: 2, rollouts: ids(1, 3) });
-  assert.throws(() => inferAxisMapping([run], { n: 3 }), /changes within run a \(round R0\): train\/step 2 \(_step 2\).*rollout 1, which fits N = 2, but N = 3 \(given\) puts it in rollout 0/);
+  assert.throws(() => inferAxisMapping([run], { n: 3 }), /changes within run a \(round R0\): train\/step 2 \(_step 2\).*rollout 1, which fits N = 2, but the best reading, N = 3 with rollout\/step = rollout_id, puts it in rollout 0/);
 });
 
-test("N differing between runs is an error naming both runs", () => {
+test("N differing between runs (global_batch_size changed between rounds): N per run, display updates in lineage order", () => {
   const runs = [
     slimeRun({ runId: "a", round: "R0", n: 2, rollouts: ids(1, 10) }),
     slimeRun({ runId: "b", round: "R1", n: 4, rollouts: ids(11, 12) }),
   ];
-  assert.throws(() => inferAxisMapping(runs), {
-    message:
-      "N (updates per rollout batch) differs between runs: run a (round R0; train/step 2..21, rollout/step 1..10) fits N = 2, but run b (round R1; train/step 44..51, rollout/step 11..12) fits N = 4 (first train/step 44); slime's train/step = rollout_id * N + step_id has no offset, so runs with different N cannot share one update axis. Align them separately, or pass the n option if N is known",
-  });
+  const m = inferAxisMapping(runs);
+  assert.equal(m.n, 4, "the largest N");
+  assert.deepEqual(m.runs.map((r) => [r.n, r.firstRollout, r.updateBase, r.formula]), [
+    [2, 1, 0, "update = train/step - 2*1 + 0 + 1"],
+    [4, 11, 20, "update = train/step - 4*11 + 20 + 1"],
+  ]);
+  assert.match(m.formulas.update, /per run/);
 });
 
 test("option and data errors", () => {
@@ -100,8 +116,9 @@ test("option and data errors", () => {
   assert.throws(() => inferAxisMapping([run], { n: 1.5 }), { message: "invalid n: 1.5" });
   assert.equal(inferAxisMapping([run], { n: 2 }).n, 2);
   assert.throws(() => inferAxisMapping([runOf("a", "R0", [managerRow(1), managerRow(2)])]), /cannot infer N .*pass the n option/);
-  assert.throws(() => inferAxisMapping([]), /cannot infer N/);
-  assert.equal(inferAxisMapping([runOf("a", "R0", [managerRow(4)])], { n: 2 }).r0, 4);
+  assert.throws(() => inferAxisMapping([]), /cannot infer the axes/);
+  assert.throws(() => inferAxisMapping([runOf("a", "R0", [managerRow(4)])], { n: 2 }), /cannot decide how rollout\/step was logged/);
+  assert.equal(inferAxisMapping([runOf("a", "R0", [managerRow(4)])], { n: 2, alwaysUseTrainStep: false }).r0, 4);
   const bad = runOf("a", "R0", [managerRow(1), { "train/loss": 1, "train/step": 2.5 }]);
   assert.throws(() => inferAxisMapping([bad]), {
     message: "run a (round R0): train/step = 2.5 at _step 1 is not a non-negative integer",

@@ -48,14 +48,17 @@ export function buildAligned(rounds: RoundSpec[], opts: { n?: number; r0?: numbe
     }
   }
   return {
-    mapping: { n, r0, formulas: { update: "", rollout: "", updateInRollout: "" } },
+    mapping: { n, r0, formulas: { update: "", rollout: "", updateInRollout: "" }, runs: [] },
     rounds: rounds.map((r) => r.round),
     runs: rounds.map((r) => ({ runId: r.runId ?? `syn-${r.round.toLowerCase()}`, round: r.round, state: "finished", historyEvents: 0 })),
     rollouts,
     updates,
     evals: [],
+    superseded: [],
+    criticOnly: [],
     coverage: [],
     issues: [],
+    notes: [],
   };
 }
 

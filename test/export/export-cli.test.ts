@@ -12,14 +12,14 @@ function runCli(args: string[]) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-test("npm run export -- --data DIR --out DIR writes the five files, lists them and prints one line per health check", (t) => {
+test("npm run export -- --data DIR --out DIR writes the six files, lists them and prints one line per health check", (t) => {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), "export-cli-"));
   t.after(() => fs.rmSync(out, { recursive: true, force: true }));
   const r = runCli(["--data", "data/wandb", "--out", out]);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stderr, "");
-  assert.match(r.stdout, /^wrote 5 files into .* from data\/wandb\n  rollouts\.csv  80 rows x 44 columns  sha256 [0-9a-f]{64}\n  updates\.csv  160 rows x 16 columns/);
-  assert.deepEqual(fs.readdirSync(out).sort(), ["health.csv", "manifest.json", "rollouts.csv", "summary.csv", "updates.csv"]);
+  assert.match(r.stdout, /^wrote 6 files into .* from data\/wandb\n  rollouts\.csv  80 rows x 44 columns  sha256 [0-9a-f]{64}\n  updates\.csv  160 rows x 16 columns/);
+  assert.deepEqual(fs.readdirSync(out).sort(), ["health.csv", "manifest.json", "rollouts.csv", "summary.csv", "superseded.csv", "updates.csv"]);
   assert.match(r.stdout, /\nhealth checks \(1 flag; thresholds: defaults\):\n  ppo_kl_first_update: 0 flags \[warning\] \(rule: \|train\/ppo_kl\| > 1e-8 /);
   assert.match(r.stdout, /\n  non_finite: 1 flag \[warning\]/);
   assert.equal(r.stdout.split("\n").filter((l) => /^  [a-z_]+: (\d+ flags?|not applicable)/.test(l)).length, 9, "one line per check");

@@ -22,13 +22,13 @@ const aligned = buildAligned([
   },
 ]);
 
-test("rollouts.csv: round,run_id,rollout then every rollout/* and perf/* key in code-unit order", () => {
+test("rollouts.csv: round,run_id,rollout then every key of the records (multi_turn/* too, never dropped) in code-unit order", () => {
   const t = rolloutsTable(aligned);
   assert.equal(t.name, "rollouts.csv");
-  assert.deepEqual(t.columns, ["round", "run_id", "rollout", "perf/B", "perf/b", "rollout/a", "rollout/step"]);
+  assert.deepEqual(t.columns, ["round", "run_id", "rollout", "multi_turn/x", "perf/B", "perf/b", "rollout/a", "rollout/step"]);
   assert.equal(
     csvText(t),
-    "round,run_id,rollout,perf/B,perf/b,rollout/a,rollout/step\n" + "R0,syn-r0,1,2,1e-7,,1\n" + "R1,syn-r1,2,,,Inf,2\n",
+    "round,run_id,rollout,multi_turn/x,perf/B,perf/b,rollout/a,rollout/step\n" + "R0,syn-r0,1,9,2,1e-7,,1\n" + "R1,syn-r1,2,,,,Inf,2\n",
   );
 });
 

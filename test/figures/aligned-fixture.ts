@@ -50,7 +50,7 @@ export function alignedFixture(shuffle = false): AlignedRuns {
     rollouts.reverse();
   }
   return {
-    mapping: { n: 2, r0: 1, formulas: { update: "train/step - 2*1 + 1", rollout: "floor(train/step / 2)", updateInRollout: "train/step mod 2" } },
+    mapping: { n: 2, r0: 1, formulas: { update: "train/step - 2*1 + 1", rollout: "floor(train/step / 2)", updateInRollout: "train/step mod 2" }, runs: [] },
     rounds: ["R0", "R1"],
     runs: [
       { runId: "synth-r0", round: "R0", state: "finished", historyEvents: 10 },
@@ -59,7 +59,10 @@ export function alignedFixture(shuffle = false): AlignedRuns {
     rollouts,
     updates,
     evals: [],
+    superseded: [],
+    criticOnly: [],
     coverage: [],
     issues: [],
+    notes: [],
   };
 }

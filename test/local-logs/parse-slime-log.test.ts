@@ -11,7 +11,7 @@ function recorder() {
 
 test("records of a slime log: kinds, ids, values, line numbers", () => {
   const rep = recorder();
-  const { records, stats } = parseSlimeLogWithStats(LOG_TEXT, { runId: "run-a", file: "round0.log", reporter: rep });
+  const { records, stats, malformed } = parseSlimeLogWithStats(LOG_TEXT, { runId: "run-a", file: "round0.log", reporter: rep });
   assert.deepEqual(
     records.map((r) => [r.kind, r.id, r.line]),
     [
@@ -39,6 +39,13 @@ test("records of a slime log: kinds, ids, values, line numbers", () => {
     `round0.log:14: run run-a: metric line "step 6: {..." not parsed: unterminated string at column ${LOG_TEXT.split("\n")[13].length + 1}`,
     'round0.log:16: run run-a: metric line "rollout 3: {..." not parsed: unexpected text after the dict at column 40',
   ]);
+  assert.deepEqual(
+    malformed.map((m) => [m.file, m.line, m.message]),
+    [
+      ["round0.log", 14, "step 6"],
+      ["round0.log", 16, "rollout 3"],
+    ],
+  );
   assert.deepEqual(rep.infos, [
     "round0.log: run run-a: 11 metric record(s) from 17 line(s), 2 malformed metric line(s) skipped, 1 non-numeric value(s) skipped",
   ]);

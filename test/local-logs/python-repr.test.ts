@@ -66,6 +66,7 @@ test("malformed text throws ReprSyntaxError with the column", () => {
   const cases: [string, string][] = [
     ["{'a': 1", "unexpected end of text (dict not closed) at column 8"],
     ["{'a': 1, 'b': ", "unexpected end of text (value missing) at column 15"],
+    ["{'a': 1,", "unexpected end of text (dict not closed) at column 9"],
     ["{'a' 1}", "expected ':' after key \"a\" at column 6"],
     ["{a: 1}", "expected a quoted key at column 2"],
     ["{'a': 1 'b': 2}", "expected ',' or '}' but found \"'\" at column 9"],

@@ -4,7 +4,10 @@
  * prefixes, ANSI colours, older prefix-less lines, garbage lines, one truncated metric line, and a
  * deliberate mismatch (train/step 5: W&B train/loss 0.005, log 0.0051).
  */
-import type { RunHistory } from "../../lib/types";
+import { alignRuns } from "../../lib/axes/align-runs";
+import type { CrossCheckLocal } from "../../lib/local-logs/cross-check";
+import { parseSlimeLogWithStats } from "../../lib/local-logs/parse-slime-log";
+import type { AlignedRuns, RunHistory } from "../../lib/types";
 import { ids, runOf, slimeRows } from "../axes/slime-history";
 
 const MGR = "(RolloutManager pid=1805485) ";
@@ -43,4 +46,20 @@ export function wandbRun(runId = "run-a"): RunHistory {
   rows[9] = { ...rows[9], "perf/x": Infinity };
   rows.push({ "eval/aime": 0.25, "eval/step": 2 });
   return runOf(runId, "R0", rows);
+}
+
+/** The aligned W&B side of the same run. */
+export function wandbAligned(runId = "run-a"): AlignedRuns {
+  return alignRuns([wandbRun(runId)]);
+}
+
+/** Parsed local logs as crossCheck takes them, one text per run. */
+export function localOf(...logs: { runId: string; text: string; file?: string }[]): CrossCheckLocal {
+  const local: CrossCheckLocal & { stats: CrossCheckLocal["stats"][number][] } = { records: new Map(), stats: [] };
+  for (const { runId, text, file = `${runId}.log` } of logs) {
+    const p = parseSlimeLogWithStats(text, { runId, file });
+    local.records.set(runId, p.records);
+    local.stats.push({ runId, file, stats: p.stats, malformed: p.malformed });
+  }
+  return local;
 }

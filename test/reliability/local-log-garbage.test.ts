@@ -2,7 +2,8 @@
  * slime local logs with garbage lines (binary noise, NUL bytes, invalid UTF-8, a 1 MB line, broken
  * and trailing-junk metric lines): the parse goes on, every metric-looking line that fails is a
  * counted warning naming file, line and run, other noise is skipped, and the cross-check of the
- * bundled sample log against its frozen W&B history still agrees exactly.
+ * bundled sample log against its frozen W&B history still matches every parsed field exactly, while
+ * its verdict names the malformed lines instead of saying "agree".
  */
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
@@ -10,18 +11,19 @@ import * as path from "node:path";
 import { before, test } from "node:test";
 
 import { loadArchive } from "../../lib/archive/load-archive";
+import { alignRuns } from "../../lib/axes/align-runs";
 import { crossCheck } from "../../lib/local-logs/cross-check";
 import { parseSlimeLogWithStats, type LocalLogRecord } from "../../lib/local-logs/parse-slime-log";
-import type { RunHistory } from "../../lib/types";
+import type { AlignedRuns } from "../../lib/types";
 
 const ROOT = path.resolve(__dirname, "../..");
 const RUN = "sim-r1-kf63";
 const FILE = `${RUN}.log`;
 const CLEAN = fs.readFileSync(path.join(ROOT, "data", "local", FILE), "utf8");
-let runs: RunHistory[];
+let aligned: AlignedRuns;
 
 before(async () => {
-  runs = (await loadArchive(path.join(ROOT, "data", "wandb"))).runs;
+  aligned = alignRuns((await loadArchive(path.join(ROOT, "data", "wandb"))).runs);
 });
 
 /** Deterministic noise bytes (xorshift32), so that the test never depends on luck. */
@@ -67,7 +69,7 @@ test("garbage lines between the metric lines: same records, each broken metric l
   for (const [at, text] of noise.slice().sort((a, b) => b[0] - a[0])) lines.splice(at, 0, text);
   const dirty = lines.join("\n");
   const rec = recorder();
-  const { records, stats } = parseSlimeLogWithStats(dirty, { runId: RUN, file: FILE, reporter: rec.reporter });
+  const { records, stats, malformed } = parseSlimeLogWithStats(dirty, { runId: RUN, file: FILE, reporter: rec.reporter });
 
   assert.deepEqual(content(records), content(clean.records), "the same 100 records");
   assert.equal(stats.malformed, 2);
@@ -82,9 +84,13 @@ test("garbage lines between the metric lines: same records, each broken metric l
   assert.match(dirtyLines[lineOf(rec.warns[1]) - 1], /^step 44: /);
   assert.deepEqual(rec.infos, [`${FILE}: run ${RUN}: 100 metric record(s) from ${stats.lines} line(s), 2 malformed metric line(s) skipped`]);
 
-  const check = crossCheck(runs, new Map([[RUN, records]]));
-  assert.equal(check.agree, true);
+  const check = crossCheck(aligned, { records: new Map([[RUN, records]]), stats: [{ runId: RUN, file: FILE, stats, malformed }] });
   assert.deepEqual([check.compared, check.exact, check.mismatches.length, check.unmatched.length], [1146, 1146, 0, 0]);
+  assert.equal(check.agree, false, "never 'agree' while metric lines were malformed");
+  assert.deepEqual(check.malformed.map((m) => m.message), ["perf 22", "step 44"]);
+  assert.match(check.verdict, /^W&B and the local logs agree on the 100 parsed record\(s\) \(1146 field\(s\)\), but 2 metric line\(s\) were malformed and not compared: sim-r1-kf63\.log:\d+ \(perf 22: /);
+  const cleanCheck = crossCheck(aligned, { records: new Map([[RUN, clean.records]]), stats: [{ runId: RUN, file: FILE, stats: clean.stats }] });
+  assert.deepEqual([cleanCheck.compared, cleanCheck.exact, cleanCheck.agree], [1146, 1146, true]);
 });
 
 test("a log that is nothing but binary noise: no records, no exception; the cross-check says it does not agree", () => {
@@ -95,7 +101,7 @@ test("a log that is nothing but binary noise: no records, no exception; the cros
   assert.equal(stats.malformed, 1, "only the metric-looking line counts as malformed");
   assert.equal(rec.warns.length, 1);
   assert.match(rec.warns[0], new RegExp(`^${FILE}:\\d+: run ${RUN}: metric line "step 1: \\{\\.\\.\\." not parsed: `));
-  const check = crossCheck(runs, new Map([[RUN, records]]));
+  const check = crossCheck(aligned, { records: new Map([[RUN, records]]), stats: [{ runId: RUN, file: FILE, stats }] });
   assert.equal(check.agree, false, "nothing compared is not agreement");
   assert.equal(check.compared, 0);
 });

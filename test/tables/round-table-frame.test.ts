@@ -37,14 +37,14 @@ test("the DataFrame has the same columns and NaN for the missing mean", () => {
 test("takes the policy table of the diagnostics as it is returned", async () => {
   const { policyRoundTable } = await import("../../lib/diagnostics/policy-round-table");
   const aligned = {
-    mapping: { n: 1, r0: 1, formulas: { update: "", rollout: "", updateInRollout: "" } },
+    mapping: { n: 1, r0: 1, formulas: { update: "", rollout: "", updateInRollout: "" }, runs: [] },
     rounds: ["R0"],
     runs: [{ runId: "a", round: "R0", state: "finished", historyEvents: 2 }],
     rollouts: [{ runId: "a", round: "R0", rollout: 1, historySteps: [0], values: { "perf/actor_train_tok_per_s": 100 } }],
     updates: [
       { runId: "a", round: "R0", trainStep: 1, update: 1, rollout: 1, updateInRollout: 0, historyStep: 1, values: { "train/entropy_loss": 0.5 } },
     ],
-    evals: [], coverage: [], issues: [],
+    evals: [], superseded: [], criticOnly: [], coverage: [], issues: [], notes: [],
   };
   const rows = roundTableRows(policyRoundTable(aligned), ["updates", "rollouts"]);
   assert.equal(rows.length, 2);

@@ -5,7 +5,7 @@ import { stackableTimeCells, timeBreakdownCells, timeBreakdownWide } from "../..
 
 const rec = (rollout: number, round: string, values: Record<string, number>) => ({ runId: round === "R0" ? "a" : "b", round, rollout, historySteps: [rollout], values });
 const aligned = {
-  mapping: { n: 1, r0: 1, formulas: { update: "", rollout: "", updateInRollout: "" } },
+  mapping: { n: 1, r0: 1, formulas: { update: "", rollout: "", updateInRollout: "" }, runs: [] },
   rounds: ["R0", "R1"],
   runs: [],
   rollouts: [
@@ -13,7 +13,7 @@ const aligned = {
     rec(2, "R0", { "perf/rollout_time": 20, "perf/step_time": 22, "perf/train_wait_time": 19, "perf/train_time": 3, "perf/actor_train_time": 2 }),
     rec(3, "R1", { "perf/rollout_time": 30 }),
   ],
-  updates: [], evals: [], coverage: [], issues: [],
+  updates: [], evals: [], superseded: [], criticOnly: [], coverage: [], issues: [], notes: [],
 };
 
 test("wide rows: one per round then all, mean per timer, no total column", () => {
@@ -26,10 +26,12 @@ test("wide rows: one per round then all, mean per timer, no total column", () =>
   assert.ok(!("total" in wide[0]));
 });
 
-test("the stack leaves out containers and the rollout manager's timer", () => {
+test("the stack: train_wait, the timers inside train and train's untimed rest, adding up to step_time; no containers, no rollout manager timer", () => {
   const cells = stackableTimeCells(timeBreakdown(aligned));
-  assert.deepEqual(Array.from(new Set(cells.map((c) => c.key))).sort(), ["perf/actor_train_time", "perf/train_wait_time"]);
+  assert.deepEqual(Array.from(new Set(cells.map((c) => c.key))).sort(), ["perf/actor_train_time", "perf/train_time (untimed rest)", "perf/train_wait_time"]);
   const r0 = cells.filter((c) => c.round === "R0");
-  assert.deepEqual(r0.map((c) => [c.key, c.mean, c.n]).sort(), [["perf/actor_train_time", 2, 2], ["perf/train_wait_time", 14, 2]]);
+  // R0: step 17 = train_wait 14 + train 3; train 3 = actor_train 2 + rest 1.
+  assert.deepEqual(r0.map((c) => [c.key, c.mean, c.n]).sort(), [["perf/actor_train_time", 2, 2], ["perf/train_time (untimed rest)", 1, 2], ["perf/train_wait_time", 14, 2]]);
+  assert.equal(r0.reduce((a, c) => a + (c.mean as number), 0), 17);
   assert.ok(timeBreakdownCells(timeBreakdown(aligned)).some((c) => c.key === "perf/step_time"));
 });
