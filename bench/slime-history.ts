@@ -1,6 +1,6 @@
 /**
  * Seeded generator of slime-shaped W&B history for the benchmarks, at any size. Per rollout batch it
- * writes what slime writes (docs: /work/shared/docs/slime-metrics.md): a rollout-manager row, a
+ * writes what slime writes (docs/slime-logging.md): a rollout-manager row, a
  * trainer rollout row, N optimizer-update rows and a trainer perf row, plus an eval row every
  * EVAL_EVERY batches, with slime's key names and realistic key-set variation (optional zero_std /
  * dynamic_filter / save_model_time keys), a few NaN values, and some gradient norms of exactly 0.
@@ -166,7 +166,7 @@ export function generateRun(spec: BenchRunSpec, emit: (row: HistoryRow) => void)
 
 /** Python `repr(float)` as json.dumps writes it (shortest round trip; `1.0`, `1e-06`, `NaN`). */
 export function pyFloat(x: number): string {
-  if (x !== x) return "NaN";
+  if (Number.isNaN(x)) return "NaN";
   if (x === Infinity) return "Infinity";
   if (x === -Infinity) return "-Infinity";
   const s = String(x);

@@ -2,7 +2,8 @@
 # Idempotent set-up, run before `npm start`, `npm test` and `npm run lab`:
 #   1. node_modules from package-lock.json (npm ci) when missing or older than the lock;
 #   2. a project-local Python venv (.venv) with the pinned Jupyter side (requirements.txt);
-#   3. the project-local tslab kernelspec inside that venv (no global install, no IPython).
+#   3. the project-local tslab kernelspec inside that venv (no global install, no IPython);
+#   4. the project's JupyterLab settings defaults inside that venv (jupyter/lab-settings-overrides.json).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -39,3 +40,11 @@ cat > "$KDIR/kernel.json.tmp" <<JSON
 }
 JSON
 mv "$KDIR/kernel.json.tmp" "$KDIR/kernel.json"
+
+# JupyterLab reads default-setting overrides from <venv>/share/jupyter/lab/settings/overrides.d/*.json
+# (the user's own overrides.json there still wins): no "get notified about Jupyter news?" prompt, no
+# update check against PyPI.
+SDIR=".venv/share/jupyter/lab/settings/overrides.d"
+mkdir -p "$SDIR"
+cp jupyter/lab-settings-overrides.json "$SDIR/slime-diagnostics-workspace.json.tmp"
+mv "$SDIR/slime-diagnostics-workspace.json.tmp" "$SDIR/slime-diagnostics-workspace.json"

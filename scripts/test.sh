@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command (`npm test`): set-up, type-check with tslab's own TypeScript 5.0 under
-# the options tslab compiles with, then the whole node:test suite (unit, protocol, notebooks, browser).
+# the options tslab compiles with, lint + format check (Biome), unused exports (knip), then the whole
+# node:test suite (unit, protocol, notebooks, browser).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -11,6 +12,13 @@ echo "[test] type-check (TypeScript $(node node_modules/@tslab/typescript-for-ts
 node node_modules/@tslab/typescript-for-tslab/bin/tsc -p tsconfig.json
 # tslab compiles lib/ without strict checks, where union narrowing differs: check that way too.
 node node_modules/@tslab/typescript-for-tslab/bin/tsc -p tsconfig.tslab.json
+echo "[test] lint and format (Biome; npm run format applies the formatter and safe fixes)"
+# Errors only: warnings are open findings listed by npm run lint (see biome.jsonc).
+node_modules/.bin/biome ci --colors=off --diagnostic-level=error . ||
+  { echo "[test] Biome found the errors above: npm run format fixes formatting (and safe lint fixes)"; exit 1; }
+echo "[test] unused files, exports and dependencies (knip)"
+node_modules/.bin/knip --no-progress ||
+  { echo "[test] knip found the unused code above: remove it, or say in knip.ts why it stays"; exit 1; }
 export TZ=UTC
 # shellcheck disable=SC2046
 node --import tsx --test --test-concurrency=2 $(find test -name '*.test.ts' | sort) "$@"

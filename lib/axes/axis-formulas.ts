@@ -1,5 +1,5 @@
 /**
- * slime's step arithmetic (docs/slime-logging.md, "Step semantics"):
+ * slime's step arithmetic (docs/slime-logging.md, "Step arithmetic"):
  * `train/step = rollout_id * N + step_id`, no offset; displayed update = train/step - N*r0 + 1.
  */
 import type { AxisMapping } from "../types";
@@ -22,20 +22,6 @@ export function makeAxisMapping(n: number, r0: number): Omit<AxisMapping, "runs"
   };
 }
 
-/** Display number of an update (1 for the first update of the whole set of runs). */
-export function updateNumber(mapping: AxisMapping, trainStep: number): number {
-  return trainStep - mapping.n * mapping.r0 + 1;
-}
-
-/** Rollout id an update belongs to: floor(train/step / N). */
-export function rolloutOfTrainStep(mapping: AxisMapping, trainStep: number): number {
-  return Math.floor(trainStep / mapping.n);
-}
-
-/** 0-based position of an update inside its rollout batch: train/step mod N. */
-export function updateInRollout(mapping: AxisMapping, trainStep: number): number {
-  return trainStep % mapping.n;
-}
 
 /** Display number of an update of one run: train/step - N*first_rollout + update_base + 1 (see RunAxis). */
 export function runUpdateNumber(axis: { n: number; firstRollout: number | null; updateBase: number }, trainStep: number): number {

@@ -1,6 +1,6 @@
 /**
  * What a W&B history row of a slime run is, judged only from its keys (never from `_step` or row
- * order). Source of the row shapes: ../../../shared/docs/slime-metrics.md ("Rows per rollout batch").
+ * order). Source of the row shapes: docs/slime-logging.md ("Rows per rollout batch").
  *
  * The decision table, first matching rule wins ("other key" = a key that is not the row's step key;
  * keys starting with "_" are W&B bookkeeping and ignored):
@@ -49,9 +49,4 @@ export function classifyRow(row: HistoryRow): RowKind {
 /** True for the three row kinds that belong to one rollout batch (`rollout/step`). */
 export function isRolloutRowKind(kind: RowKind): boolean {
   return kind === "rollout-manager" || kind === "trainer-rollout" || kind === "trainer-perf";
-}
-
-/** True for W&B bookkeeping keys (`_step`, `_runtime`, `_timestamp`, any other `_*`). */
-export function isInternalKey(key: string): boolean {
-  return key.charCodeAt(0) === 95; /* "_" */
 }

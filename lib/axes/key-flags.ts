@@ -41,9 +41,6 @@ export const K_EVAL_STEP = 8192;
 /** W&B bookkeeping (`_step`, `_runtime`, `_timestamp`, any `_*`). */
 export const K_INTERNAL = 16384;
 
-/** Keys that go into a rollout record: rollout/*, perf/*, multi_turn/*, passrate/*. */
-export const K_ROLLOUT_RECORD = K_ROLLOUT | K_PERF | K_MULTI_TURN | K_PASSRATE;
-
 const ROLLOUT_SIDE_PREFIXES = ["rollout/response_len/", "rollout/zero_std/", "rollout/dynamic_filter/"];
 const ROLLOUT_SIDE_KEYS = new Set(["rollout/truncated_ratio", "rollout/repetition_frac"]);
 

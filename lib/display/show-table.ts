@@ -1,6 +1,6 @@
 /** Showing a table in a notebook: the HTML table, then its caption / reading note as markdown below. */
 import { resolveDisplay, type ShowOptions } from "./display-target";
-import { precisionNote, tableHtml, tableRows, type DataFrameLike, type TableOptions, type TableRow } from "./table-html";
+import { precisionNote, tableHtml, tableRows, type DataFrameLike, type TableOptions } from "./table-html";
 
 /** Options of showTable. */
 export interface ShowTableOptions extends TableOptions, ShowOptions {}

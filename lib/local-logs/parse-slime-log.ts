@@ -1,6 +1,6 @@
 /**
  * Reads the metric dicts slime prints to its local log next to logging them to W&B
- * (../../../shared/docs/slime-real-logging.md, section 5). Every era is read:
+ * (docs/slime-logging.md, "Local logs"). Every era is read:
  *   print era (before 2025-11-17, stdout): `perf 7: {dict}`, no timestamp, no file:line;
  *   logger era (since 2025-11-17, stderr): `[2026-07-20 17:53:16] rollout.py:1303 - perf 7: {dict}`,
  *     possibly with a role tag inside the brackets;

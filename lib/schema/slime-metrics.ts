@@ -49,9 +49,6 @@ export const KEY_FAMILIES: readonly { prefix: string; stepKey: string; grain: Me
   { prefix: "eval/", stepKey: STEP_KEYS.eval, grain: "rollout" },
 ];
 
-/** W&B bookkeeping keys: present in every row, never metrics and never axes. */
-export const WANDB_INTERNAL_KEYS = ["_step", "_runtime", "_timestamp"] as const;
-
 const m = (spec: MetricSpec): MetricSpec => spec;
 
 /** The metrics the notebooks and the summary export use, by role. */

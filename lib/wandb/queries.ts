@@ -1,6 +1,6 @@
 /**
  * GraphQL documents of the reader, as the official public client sends them
- * (see shared/docs/wandb-protocol.md). Only complete, unsampled history: no `history(samples:)`
+ * (see docs/wandb-protocol.md). Only complete, unsampled history: no `history(samples:)`
  * without a step window, no keyed `sampledHistory`.
  */
 

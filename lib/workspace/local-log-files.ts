@@ -3,8 +3,8 @@
  * keyed like W&B's, for the cross-check. A run without a log is listed, not an error: the
  * cross-check then says which runs it could not check.
  */
-import { existsSync, readFileSync } from "fs";
-import { join } from "path";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { parseSlimeLogWithStats, type LocalLogRecord, type MalformedLine, type SlimeLogStats } from "../local-logs/parse-slime-log";
 import type { Reporter } from "../types";
 import { shownPath } from "./workspace-params";

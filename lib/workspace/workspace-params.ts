@@ -8,7 +8,7 @@
  * | WORKSPACE_EXPORTS   | exports                 | where notebook 05 writes the CSVs + manifest   |
  * | WORKSPACE_FETCH     | (unset)                 | "1": notebook 01 fetches live (needs a key)    |
  */
-import { isAbsolute, join, relative, resolve } from "path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 
 /** Resolved folders of the workspace. */
 export interface WorkspaceParams {

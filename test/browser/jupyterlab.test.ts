@@ -1,11 +1,13 @@
 /**
- * The workspace in a real JupyterLab: `scripts/lab.sh` (`npm run lab`) serves the lab on 127.0.0.1
- * and lists the project kernel; a copy of notebook 04 opened in headless Chromium runs all its cells
+ * The workspace in a real JupyterLab, started with the user's command (`npm run lab -- <options>`,
+ * nothing added: as root, scripts/lab.sh itself must pass --allow-root): it serves the lab on
+ * 127.0.0.1, lists the project kernel and serves the project's settings defaults (no news prompt, no
+ * update check); a copy of notebook 04 opened in headless Chromium runs all its cells
  * on `slime-diagnostics-ts` (menu Run > Run All Cells), no cell writes to stderr (tslab's only error
  * channel) and every plotly output is drawn by JupyterLab's plotly renderer.
  * Data: a temp copy of data/ (WORKSPACE_DATA, inherited by the kernel). The notebook copy lives in the
  * git-ignored tmp/ so the real notebook is never saved. Screenshots go to screenshots/ (git-ignored).
- * Skipped with a message without Chromium or the venv's jupyter.
+ * Skipped with a message without the venv's jupyter; the browser part also without Chromium.
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -22,12 +24,10 @@ const SCREENSHOTS = path.join(ROOT, "screenshots");
 const NOTEBOOK = "notebooks/04-response-length-throughput.ipynb";
 const KERNEL = "slime-diagnostics-ts";
 const PLOTLY_MIME = "application/vnd.plotly.v1+json";
+const NOTIFICATION_PLUGIN = "@jupyterlab/apputils-extension:notification";
 const executable = findChromium();
-const skip = !executable
-  ? "no Chromium (apt-get install -y chromium)"
-  : !fs.existsSync(JUPYTER)
-    ? `no ${JUPYTER} (run scripts/setup.sh)`
-    : false;
+const skip = !fs.existsSync(JUPYTER) ? `no ${JUPYTER} (run scripts/setup.sh)` : false;
+const skipBrowser = !executable ? "no Chromium (apt-get install -y chromium)" : false;
 
 interface KernelSpecs {
   kernelspecs: Record<string, { spec: { display_name: string; language: string } }>;
@@ -80,7 +80,7 @@ function codeCellStates(page: Page, rel: string): Promise<CellState[] | null> {
   );
 }
 
-describe("JupyterLab (npm run lab) with the project kernel, in headless Chromium", { skip }, () => {
+describe("JupyterLab (npm run lab) with the project kernel and settings, in headless Chromium", { skip }, () => {
   let lab: Lab | null = null;
   let context: BrowserContext | null = null;
   const temps: string[] = [];
@@ -130,7 +130,22 @@ describe("JupyterLab (npm run lab) with the project kernel, in headless Chromium
     assert.equal(specs.kernelspecs[KERNEL].spec.language, "typescript");
   });
 
-  it("runs all cells of notebook 04 on the project kernel: no stderr, every plotly figure drawn", { timeout: 150_000 }, async () => {
+  it("starts as root only by passing --allow-root itself, and says so; for other users it adds nothing", () => {
+    assert.ok(lab);
+    const said = /\[lab\] running as root: passing --allow-root to JupyterLab/.test(lab.log());
+    assert.equal(said, process.getuid?.() === 0, `uid ${process.getuid?.()}, server log:\n${lab.log()}`);
+  });
+
+  it("serves the project's settings defaults: never fetch Jupyter news (no prompt), no update check", async () => {
+    assert.ok(lab);
+    const settings = (await lab.api(`/lab/api/settings/${NOTIFICATION_PLUGIN}`)) as {
+      schema: { properties: Record<string, { default?: unknown }> };
+    };
+    assert.equal(settings.schema.properties.fetchNews.default, "false");
+    assert.equal(settings.schema.properties.checkForUpdates.default, false);
+  });
+
+  it("runs all cells of notebook 04 on the project kernel: no stderr, every plotly figure drawn", { skip: skipBrowser, timeout: 150_000 }, async () => {
     assert.ok(lab && executable);
     const profile = fs.mkdtempSync(path.join(os.tmpdir(), "lab-browser-chromium-"));
     temps.push(profile);
@@ -242,6 +257,8 @@ describe("JupyterLab (npm run lab) with the project kernel, in headless Chromium
     timings.codeCells = cells.length;
     timings.plotlyFigures = figures;
     assert.ok(figures >= 1, "notebook 04 produced no plotly output");
+    // The news question is a notification that stays until answered: after a whole Run All it would be on the page.
+    assert.equal(await page.getByText("official Jupyter news").count(), 0, "JupyterLab asked about Jupyter news");
     assert.deepEqual(pageErrors, [], "page errors in JupyterLab");
     assert.deepEqual(offHost, [], "the lab page asked for something off 127.0.0.1 (blocked)");
   });

@@ -1,7 +1,8 @@
 /**
  * Helpers of the JupyterLab browser test: a temp copy of the data folder, and the workspace's
- * JupyterLab started through `scripts/lab.sh` on 127.0.0.1 with every Jupyter config/runtime folder
- * in a temp dir, stopped (server, kernels, temp dirs) whatever happened.
+ * JupyterLab started the way a user starts it (`npm run lab -- <options>`) on 127.0.0.1 with the
+ * user's Jupyter config/runtime folders in a temp dir, stopped (server, kernels, temp dirs) whatever
+ * happened.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -53,7 +54,7 @@ export interface Lab {
   token: string;
   /** GET/POST a server REST path (e.g. "/api/kernelspecs") with the token; JSON body back. */
   api(pathname: string, method?: string): Promise<unknown>;
-  /** Server log so far (stdout + stderr of scripts/lab.sh). */
+  /** Server log so far (stdout + stderr of `npm run lab`). */
   log(): string;
   /** Shut the server and its kernels down and remove the Jupyter temp dirs. Safe to call twice. */
   stop(): Promise<void>;
@@ -61,7 +62,7 @@ export interface Lab {
 
 /** Options of startLab. */
 export interface StartLabOptions {
-  /** Workspace root (where scripts/lab.sh is). */
+  /** Workspace root (where package.json and scripts/lab.sh are). */
   root: string;
   /** Extra environment for the server (and so the kernels it starts), e.g. WORKSPACE_DATA. */
   env?: Record<string, string>;
@@ -100,9 +101,11 @@ function exited(child: ChildProcess, ms: number): Promise<boolean> {
 }
 
 /**
- * Start JupyterLab through `scripts/lab.sh` (the `npm run lab` script) headless on 127.0.0.1 with a
- * fresh port and token, Jupyter config/data/runtime/settings/workspaces dirs in a temp dir (nothing
- * global read or written), news and update checks off. Resolves once /api/status answers.
+ * Start JupyterLab with the user's command, `npm run lab -- <options>`, headless on 127.0.0.1 with a
+ * fresh port and token, the user-level Jupyter config/data/runtime/settings/workspaces dirs in a temp
+ * dir (a new user: nothing of this machine's own Jupyter set-up read or written). Nothing else is
+ * added: no --allow-root (scripts/lab.sh adds it for root) and no news or update options (the
+ * project's settings in the venv turn them off). Resolves once /api/status answers.
  */
 export async function startLab(opts: StartLabOptions): Promise<Lab> {
   const jdir = fs.mkdtempSync(path.join(os.tmpdir(), "lab-test-jupyter-"));
@@ -115,12 +118,6 @@ export async function startLab(opts: StartLabOptions): Promise<Lab> {
     IPYTHONDIR: path.join(jdir, "ipython"),
   };
   for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
-  // The announcements plugin would ask about news and check PyPI for updates (off-host requests).
-  fs.mkdirSync(path.join(dirs.JUPYTER_CONFIG_DIR, "labconfig"));
-  fs.writeFileSync(
-    path.join(dirs.JUPYTER_CONFIG_DIR, "labconfig", "page_config.json"),
-    JSON.stringify({ disabledExtensions: { "@jupyterlab/apputils-extension:announcements": true } }),
-  );
   const port = await freePort();
   const token = randomBytes(16).toString("hex");
   const url = `http://127.0.0.1:${port}`;
@@ -129,20 +126,17 @@ export async function startLab(opts: StartLabOptions): Promise<Lab> {
   delete env.JUPYTER_CONFIG_PATH;
   let output = "";
   const child = spawn(
-    "bash",
+    "npm",
     [
-      path.join(opts.root, "scripts", "lab.sh"),
+      "run",
+      "lab",
+      "--",
       "--no-browser",
       "--ip=127.0.0.1",
       `--port=${port}`,
       // Fail instead of silently moving to another port.
       "--ServerApp.port_retries=0",
       `--IdentityProvider.token=${token}`,
-      "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-      "--LabApp.news_url=",
-      "--LabApp.extension_manager=readonly",
-      // CI containers often run as root; JupyterLab refuses that without the flag.
-      ...(process.getuid?.() === 0 ? ["--allow-root"] : []),
       ...(opts.args ?? []),
     ],
     { cwd: opts.root, env, stdio: ["ignore", "pipe", "pipe"], detached: true },
@@ -195,7 +189,7 @@ export async function startLab(opts: StartLabOptions): Promise<Lab> {
   try {
     for (;;) {
       if (child.exitCode !== null || child.signalCode !== null) {
-        throw new Error(`scripts/lab.sh exited (${child.exitCode ?? child.signalCode}) before JupyterLab answered:\n${output}`);
+        throw new Error(`npm run lab exited (${child.exitCode ?? child.signalCode}) before JupyterLab answered:\n${output}`);
       }
       try {
         await api("/api/status");

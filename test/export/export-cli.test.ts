@@ -68,3 +68,22 @@ test("option errors read `invalid <option>: <value>` with the usage, exit code 2
   assert.equal(h.code, 0);
   assert.match(h.stdout, /^usage: npm run export/);
 });
+
+test("--allow-issues, --n RUN=N and --always-use-train-step RUN=true|false are parsed; bad values read `invalid <option>: <value>`", (t) => {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), "export-cli-opts-"));
+  t.after(() => fs.rmSync(out, { recursive: true, force: true }));
+  const ok = runCli(["--data", "data/wandb", "--out", out, "--allow-issues", "--n", "sim-r0-ghfk=2", "--always-use-train-step", "sim-r0-ghfk=false"]);
+  assert.equal(ok.code, 0, ok.stderr);
+  const manifest = JSON.parse(fs.readFileSync(path.join(out, "manifest.json"), "utf8"));
+  assert.equal(manifest.builtDespiteIssues, false, "nothing to allow on the sample");
+  assert.equal(manifest.axes.runs[0].flagEvidence, "given: rollout/step read as rollout_id");
+  for (const [opt, value] of [["--n", "sim-r0-ghfk=0"], ["--n", "sim-r0-ghfk"], ["--always-use-train-step", "sim-r0-ghfk=yes"]]) {
+    const bad = runCli(["--data", "data/wandb", "--out", out, opt, value]);
+    assert.equal(bad.code, 2);
+    assert.equal(bad.stderr.split("\n")[0], `export: invalid ${opt}: ${value}`);
+  }
+  // A forced N that contradicts the trainer's row order is refused, not guessed.
+  const wrong = runCli(["--data", "data/wandb", "--out", out, "--n", "sim-r1-kf63=3"]);
+  assert.equal(wrong.code, 1);
+  assert.match(wrong.stderr, /^export failed: N \(updates per rollout batch\) changes within run sim-r1-kf63 \(round R1\)/);
+});

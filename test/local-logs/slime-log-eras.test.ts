@@ -1,5 +1,5 @@
 /**
- * slime's local-log formats across versions (../shared/docs/slime-real-logging.md, section 5), one
+ * slime's local-log formats across versions (docs/slime-logging.md, "Local logs"), one
  * small hand-written fixture per era and trait, with hand-checked records and counts. The values are
  * invented; only the shapes follow real slime lines.
  */

@@ -170,7 +170,7 @@ test("fetch CLI: a server that redirects: exit 1, one line naming the redirect t
   });
   await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
   const target = `http://127.0.0.1:${(other.address() as AddressInfo).port}/graphql`;
-  const redirecting = http.createServer((req, res) => {
+  const redirecting = http.createServer((_req, res) => {
     res.writeHead(307, { Location: target });
     res.end();
   });

@@ -103,7 +103,7 @@ test("a redirect to a server that would answer without auth: refused, so no data
 
 test("a redirect back to the configured host itself is refused too (no silent re-post)", async () => {
   let hits = 0;
-  const self = await listen((req, res) => {
+  const self = await listen((_req, res) => {
     hits++;
     res.writeHead(308, { Location: "/v2/graphql" });
     res.end();

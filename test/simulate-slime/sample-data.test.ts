@@ -1,6 +1,6 @@
 /**
  * Checks the bundled sample in data/ from the frozen files alone, against the reference analysis
- * (../shared/docs/reference-analysis.md). The reference values are typed in here as printed in that
+ * (docs/reference-analysis.md). The reference values are typed in here as printed in that
  * document, not read back from the generator.
  */
 import assert from "node:assert/strict";
@@ -13,7 +13,7 @@ import type { Archive, HistoryRow, RunHistory } from "../../lib/types";
 
 const DATA = path.resolve(__dirname, "../../data");
 
-/** reference-analysis.md, policy table and response/throughput table, as printed. */
+/** docs/reference-analysis.md, policy table and response/throughput table, as printed. */
 const REFERENCE = [
   { round: "R0", entropy: "0.18025", clip: "0.00123", grad: "2.18", tokPerS: "13538.13", respLen: "288", truncPct: "11.8", rolloutTime: "234" },
   { round: "R1", entropy: "0.15557", clip: "0.00058", grad: "2.16", tokPerS: "13502.78", respLen: "269", truncPct: "20.4", rolloutTime: "245" },

@@ -1,5 +1,5 @@
 /**
- * Local logs of scenarios in each era's real format (../shared/docs/slime-real-logging.md, section 5),
+ * Local logs of scenarios in each era's real format (docs/slime-logging.md, "Local logs"),
  * checked line by line on tiny scenarios.
  */
 import assert from "node:assert/strict";

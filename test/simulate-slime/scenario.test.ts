@@ -1,6 +1,6 @@
 /**
  * The scenario simulator produces each real-slime trait it claims, on tiny scenarios checked by hand
- * (../shared/docs/slime-real-logging.md), and its ground truth agrees with the rows it wrote.
+ * (docs/slime-logging.md), and its ground truth agrees with the rows it wrote.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";

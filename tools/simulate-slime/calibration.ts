@@ -1,6 +1,6 @@
 /**
  * What the simulator is calibrated to: the per-round means of the reference analysis
- * (../shared/docs/reference-analysis.md) and its list of zero-gradient-norm updates. The generator
+ * (docs/reference-analysis.md) and its list of zero-gradient-norm updates. The generator
  * shapes noisy series and then shifts or scales them so that these means come out exactly.
  */
 
@@ -23,7 +23,7 @@ export interface RoundTarget {
   rolloutTime: number;
 }
 
-/** The reference round means, as printed in reference-analysis.md. */
+/** The reference round means, as printed in docs/reference-analysis.md. */
 export const ROUND_TARGETS: readonly RoundTarget[] = [
   { round: "R0", entropy: 0.18025, clipfrac: 0.00123, gradNorm: 2.18, actorTokPerS: 13538.13, responseLen: 288, truncatedFraction: 0.118, rolloutTime: 234 },
   { round: "R1", entropy: 0.15557, clipfrac: 0.00058, gradNorm: 2.16, actorTokPerS: 13502.78, responseLen: 269, truncatedFraction: 0.204, rolloutTime: 245 },

@@ -1,7 +1,7 @@
 /**
  * Versioned key-set profiles of the scenario simulator (scenario.ts): which keys slime logged, in
  * which order and under which names, at a given date, and how its local log looked then. Source:
- * ../shared/docs/slime-real-logging.md, sections 1, 4, 5 and 6 (dates and commits there). The bundled
+ * docs/slime-logging.md (what slime logs by version). The bundled
  * sample (simulate.ts) does not use these profiles: its layout matches no single version (doc M4).
  */
 

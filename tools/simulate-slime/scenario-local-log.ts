@@ -1,6 +1,6 @@
 /**
  * The local log of a scenario run (scenario.ts) in the format of its profile's era
- * (../shared/docs/slime-real-logging.md, section 5): print era (before 2025-11-17) `perf N: {...}`
+ * (docs/slime-logging.md, "Local logs"): print era (before 2025-11-17) `perf N: {...}`
  * on stdout with no logger prefix; logger era `[time] file:line - perf N: {...}` on stderr. Both behind
  * Ray actor prefixes, optionally wrapped in ANSI colours, with Ray's `[repeated Nx across cluster]`
  * suffix on a repeated warning, and tqdm bar text glued before `step N:` lines (a capture that keeps

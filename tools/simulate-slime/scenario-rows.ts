@@ -2,7 +2,7 @@
  * The dicts of one rollout batch as a given slime state logs them (keys, order, Python types), for
  * the scenario simulator (scenario.ts). Values are plausible but not calibrated: scenarios test
  * structure (steps, rows, flags, restarts), the bundled sample tests numbers. Key order follows
- * ../shared/docs/slime-real-logging.md sections 1 and 6; the step key is added by the caller.
+ * docs/slime-logging.md, "Rows per rollout batch"; the step key is added by the caller.
  */
 import type { ProfileSpec } from "./profiles";
 import type { Prng } from "./prng";

@@ -1,6 +1,6 @@
 /**
  * Scenario simulator: small slime histories with the traits real runs have (doc
- * ../shared/docs/slime-real-logging.md): a versioned key set (profiles.ts),
+ * docs/slime-logging.md): a versioned key set (profiles.ts),
  * `--wandb-always-use-train-step`, a PPO critic written by another process, `--num-critic-only-steps`,
  * `train_async.py` row order, pre-training and periodic evals, N changed between rounds, a round
  * restarted from an older checkpoint, a W&B run resumed in place, a crash, and writers interleaving

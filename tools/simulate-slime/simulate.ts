@@ -1,6 +1,6 @@
 /**
  * Deterministic simulator of four consecutive slime GRPO rounds (one W&B run each), shaped like
- * what slime really logs (../shared/docs/slime-metrics.md): per rollout batch a rollout-manager
+ * what slime really logs (docs/slime-logging.md): per rollout batch a rollout-manager
  * row, a trainer rollout row, N = 2 optimizer-update rows and a trainer perf row, with slime's key
  * names, key order and Python value types. Sample-level quantities (rewards, truncation, lengths)
  * are drawn per sample and the logged means are computed from them the way slime computes them, so

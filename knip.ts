@@ -1,0 +1,45 @@
+/**
+ * Unused files, exports and dependencies (`npm run unused`, also run by `npm test`). Knip follows the
+ * imports from the entry points below through TypeScript's resolver; notebooks are entry points too,
+ * read through the small compiler below.
+ */
+import type { KnipConfig } from "knip";
+
+/** The code cells of a notebook as one TypeScript text, with imports as seen from notebooks/. */
+function notebookCode(text: string): string {
+  const cells: { cell_type: string; source: string | string[] }[] = JSON.parse(text).cells;
+  return (
+    cells
+      .filter((c) => c.cell_type === "code")
+      .map((c) => ([] as string[]).concat(c.source).join(""))
+      .join("\n")
+      // The kernel runs in the workspace root, so cells import "./lib/..."; the file sits in notebooks/.
+      .replace(/from "\.\/lib\//g, 'from "../lib/')
+  );
+}
+
+const config: KnipConfig = {
+  entry: [
+    "notebooks/*.ipynb",
+    "scripts/*.ts",
+    "tools/*/cli.ts",
+    // Benchmark children are started by path (`tsx bench/fetch-ours.ts`), not imported.
+    "bench/analysis-ours.ts",
+    "bench/fetch-ours.ts",
+    "test/**/*.test.ts",
+  ],
+  project: ["lib/**/*.ts", "scripts/**/*.ts", "tools/**/*.ts", "test/**/*.ts", "bench/**/*.ts", "notebooks/*.ipynb"],
+  // The folder indexes are what a user's own notebook cells import (`./lib/wandb/index`); nothing in
+  // the repository has to import every one of them.
+  ignoreFiles: ["lib/*/index.ts"],
+  // An export its own file uses is live code; exported, it is also there for users' own cells.
+  ignoreExportsUsedInFile: true,
+  rules: {
+    // Exported interfaces name the results of exported functions, for users' own cells: not dead
+    // just because no file in the repository spells the name.
+    types: "off",
+  },
+  compilers: { ipynb: notebookCode },
+};
+
+export default config;
