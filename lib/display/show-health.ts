@@ -51,7 +51,15 @@ export function healthResultRows(report: HealthReport): TableRow[] {
 
 /** Rows of the thresholds table. */
 export function healthParamRows(settings: HealthSettings): TableRow[] {
-  return settings.rows.map((r) => ({ check: r.check, parameter: r.param, value: String(r.value), default: String(r.default), from: r.source, variable: r.env, meaning: r.doc }));
+  return settings.rows.map((r) => ({
+    check: r.check,
+    parameter: r.param,
+    value: String(r.value),
+    default: String(r.default),
+    from: r.source,
+    variable: r.env,
+    meaning: r.doc,
+  }));
 }
 
 /** The index entries of a report. */
@@ -80,7 +88,8 @@ export function showHealthResults(report: HealthReport, caption: string, options
  * @example healthReadingMarkdown(result) // "**non_finite** (warning): 1 flag. Rule: ...\n\n- **What a flag is:** ..."
  */
 export function healthReadingMarkdown(r: HealthCheckResult): string {
-  const found = r.status === "not applicable" ? `not applicable (${escapeMarkdown(r.reason ?? "")})` : `${r.flags.length} flag${r.flags.length === 1 ? "" : "s"}`;
+  const found =
+    r.status === "not applicable" ? `not applicable (${escapeMarkdown(r.reason ?? "")})` : `${r.flags.length} flag${r.flags.length === 1 ? "" : "s"}`;
   const evidence = r.evidence ? ` On these runs: ${escapeMarkdown(r.evidence)}.` : "";
   return [
     `**${escapeMarkdown(r.check)}** (${r.severity}): ${found}. Rule: ${escapeMarkdown(r.rule)}.${evidence}`,

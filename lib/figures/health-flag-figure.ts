@@ -76,8 +76,22 @@ export function healthFlagFigure(aligned: AlignedRuns, result: HealthCheckResult
   }));
   const labels: FigureAnnotation[] = fired
     .filter((x) => plotValue(byX.get(x)) === null)
-    .map((x) => ({ text: undrawable(byX.get(x)), xref: "x", yref: "paper", x, y: 0, yanchor: "bottom", showarrow: false, font: { color: HIGHLIGHT_COLOR, size: 11 } }));
-  const rounds = roundMarks(roundSpans(aligned.rounds, records.map((r) => ({ round: r.round, x: r.x }))));
+    .map((x) => ({
+      text: undrawable(byX.get(x)),
+      xref: "x",
+      yref: "paper",
+      x,
+      y: 0,
+      yanchor: "bottom",
+      showarrow: false,
+      font: { color: HIGHLIGHT_COLOR, size: 11 },
+    }));
+  const rounds = roundMarks(
+    roundSpans(
+      aligned.rounds,
+      records.map((r) => ({ round: r.round, x: r.x })),
+    ),
+  );
   const layout = baseLayout(`${result.check}: ${label}`, xTitle, keyAxisTitle(key));
   layout.height = HEALTH_FIGURE_HEIGHT;
   layout.xaxis = { ...layout.xaxis, ...integerAxisTicks(records.map((r) => r.x)) };

@@ -112,7 +112,15 @@ export function resolveHealthParams(opts: ResolveHealthOptions = {}): HealthSett
   for (const c of HEALTH_CHECKS) {
     for (const s of c.params) {
       const id = `${c.name}.${s.name}`;
-      rows.push({ check: c.name, param: s.name, value: params[c.name][s.name], default: s.default, source: sources[id] ?? "default", env: healthEnvName(c.name, s.name), doc: s.doc });
+      rows.push({
+        check: c.name,
+        param: s.name,
+        value: params[c.name][s.name],
+        default: s.default,
+        source: sources[id] ?? "default",
+        env: healthEnvName(c.name, s.name),
+        doc: s.doc,
+      });
     }
   }
   return { params, rows };

@@ -1,6 +1,25 @@
 /** Offline health checks over aligned runs: declared rules, parameters, flags. Re-exports only. */
-export { defineCheck, type HealthCheck, type HealthCheckParams, type HealthFlag, type HealthOutcome, type HealthParamSpec, type HealthSeverity, type HealthUnit } from "./health-check";
-export { consecutiveFlags, evidenceNumber, finiteMedian, flagOf, groupByRoundAndKey, mostExtreme, roundFlags, type CheckFlag, type HealthHit } from "./flag-ranges";
+export {
+  defineCheck,
+  type HealthCheck,
+  type HealthCheckParams,
+  type HealthFlag,
+  type HealthOutcome,
+  type HealthParamSpec,
+  type HealthSeverity,
+  type HealthUnit,
+} from "./health-check";
+export {
+  consecutiveFlags,
+  evidenceNumber,
+  finiteMedian,
+  flagOf,
+  groupByRoundAndKey,
+  mostExtreme,
+  roundFlags,
+  type CheckFlag,
+  type HealthHit,
+} from "./flag-ranges";
 export { HEALTH_CHECKS, healthCheckByName } from "./health-checks";
 export {
   allowedText,

@@ -17,7 +17,8 @@ export const logprobGapJump = defineCheck({
   params: [{ name: "median_multiple", default: 5, min: 0, minInclusive: false, doc: "multiple of the median gap over all updates an update must exceed" }],
   rule: (p) => `${KEY} > ${p.median_multiple} x its median over all updates (consecutive updates of one round form one flag)`,
   is: "updates where trainer and inference engine disagree on the sampled tokens' log-probs far more than usual",
-  isNot: "not proof of a weight-sync bug, and not a quality measure of the policy: precision changes, a different engine version or off-policy replay also widen the gap",
+  isNot:
+    "not proof of a weight-sync bug, and not a quality measure of the policy: precision changes, a different engine version or off-policy replay also widen the gap",
   run(aligned, p) {
     if (!aligned.updates.some((u) => KEY in u.values)) return { applicable: false, reason: notLoggedReason("optimizer update", KEY) };
     const median = finiteMedian(aligned.updates.map((u) => u.values[KEY]));
@@ -26,8 +27,13 @@ export const logprobGapJump = defineCheck({
     const hits: HealthHit[] = [];
     for (const u of aligned.updates) {
       const v = u.values[KEY];
-      if (v !== undefined && Number.isFinite(v) && v > p.median_multiple * median) hits.push({ round: u.round, runId: u.runId, x: u.update, key: KEY, value: v });
+      if (v !== undefined && Number.isFinite(v) && v > p.median_multiple * median)
+        hits.push({ round: u.round, runId: u.runId, x: u.update, key: KEY, value: v });
     }
-    return { applicable: true, flags: consecutiveFlags(hits, aligned.rounds), evidence: `median over all updates ${evidenceNumber(median)}, threshold ${evidenceNumber(p.median_multiple * median)}` };
+    return {
+      applicable: true,
+      flags: consecutiveFlags(hits, aligned.rounds),
+      evidence: `median over all updates ${evidenceNumber(median)}, threshold ${evidenceNumber(p.median_multiple * median)}`,
+    };
   },
 });

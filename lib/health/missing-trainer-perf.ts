@@ -20,7 +20,8 @@ export const missingTrainerPerf = defineCheck({
   params: [],
   rule: () => `a rollout batch with optimizer updates but no ${KEY} (no trainer perf row; consecutive batches form one flag)`,
   is: "batches the trainer trained on without logging its perf row: their timers and throughput are missing from every figure and mean",
-  isNot: "not proof that training failed on those batches: the row can be lost to a crash before logging, to W&B dropping a row, or to a run that ended mid-batch",
+  isNot:
+    "not proof that training failed on those batches: the row can be lost to a crash before logging, to W&B dropping a row, or to a run that ended mid-batch",
   run(aligned) {
     if (aligned.updates.length === 0) return { applicable: false, reason: "no optimizer updates: no batch was trained on" };
     if (!aligned.rollouts.some((r) => KEY in r.values)) return { applicable: false, reason: notLoggedReason("rollout batch", KEY) };

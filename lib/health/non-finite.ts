@@ -16,7 +16,8 @@ export const nonFinite = defineCheck({
   severity: "warning",
   unit: "update or rollout",
   params: [],
-  rule: () => "a NaN, Inf or -Inf value in a numeric key of an optimizer update or rollout batch (one flag per key and round; critic keys train/critic-* not read)",
+  rule: () =>
+    "a NaN, Inf or -Inf value in a numeric key of an optimizer update or rollout batch (one flag per key and round; critic keys train/critic-* not read)",
   is: "values the logger received as NaN or ±Infinity: the workspace leaves them out of every mean, so they are easy to miss",
   isNot: "not proof of a diverged run: a NaN can be a mean over an empty set (e.g. no sample of that kind in the batch); read the key and its neighbours",
   run(aligned) {
@@ -39,7 +40,13 @@ function nonFiniteFlags(aligned: AlignedRuns): CheckFlag[] {
     });
     return hits;
   };
-  const updates = roundFlags(hitsOf(aligned.updates, (i) => aligned.updates[i].update), aligned.rounds);
-  const rollouts = roundFlags(hitsOf(aligned.rollouts, (i) => aligned.rollouts[i].rollout), aligned.rounds);
+  const updates = roundFlags(
+    hitsOf(aligned.updates, (i) => aligned.updates[i].update),
+    aligned.rounds,
+  );
+  const rollouts = roundFlags(
+    hitsOf(aligned.rollouts, (i) => aligned.rollouts[i].rollout),
+    aligned.rounds,
+  );
   return [...updates.map((f) => ({ ...f, unit: "update" as const })), ...rollouts.map((f) => ({ ...f, unit: "rollout" as const }))];
 }

@@ -17,7 +17,8 @@ export const ppoKlFirstUpdate = defineCheck({
   params: [{ name: "threshold", default: 1e-8, min: 0, minInclusive: true, doc: "largest |train/ppo_kl| accepted at position 0 (nats/token)" }],
   rule: (p) => `|${KEY}| > ${p.threshold} on an update at position 0 of its rollout batch (one flag per round)`,
   is: "updates that start a rollout batch with a policy ratio away from 1: old and new log-probs of the same weights differ",
-  isNot: "not proof of a bug: it points at the metric code, at a weight sync between engine and trainer, or at non-deterministic kernels; the cause needs the run's config and code",
+  isNot:
+    "not proof of a bug: it points at the metric code, at a weight sync between engine and trainer, or at non-deterministic kernels; the cause needs the run's config and code",
   run(aligned, p) {
     if (!aligned.updates.some((u) => KEY in u.values)) return { applicable: false, reason: notLoggedReason("optimizer update", KEY) };
     const hits: HealthHit[] = [];

@@ -18,13 +18,26 @@ export const ppoKlStuckZero = defineCheck({
   unit: "update",
   params: [
     { name: "threshold", default: 1e-8, min: 0, minInclusive: true, doc: "largest |train/ppo_kl| still read as 0 (nats/token)" },
-    { name: "min_updates", default: 3, min: 1, minInclusive: true, integer: true, doc: "fewest later-position updates with a finite value a round needs to be judged" },
+    {
+      name: "min_updates",
+      default: 3,
+      min: 1,
+      minInclusive: true,
+      integer: true,
+      doc: "fewest later-position updates with a finite value a round needs to be judged",
+    },
   ],
-  rule: (p) => `every update at position 1 or later of a round has |${KEY}| <= ${p.threshold} (rounds with at least ${p.min_updates} such updates with a finite value; one flag per round)`,
+  rule: (p) =>
+    `every update at position 1 or later of a round has |${KEY}| <= ${p.threshold} (rounds with at least ${p.min_updates} such updates with a finite value; one flag per round)`,
   is: "a round whose policy-ratio log never moves on the updates that follow a weight change",
-  isNot: "not proof of a metrics bug: a learning rate of 0, frozen weights, or every later minibatch with zero advantage also keep it at 0; read it with the gradient norm and the learning rate",
+  isNot:
+    "not proof of a metrics bug: a learning rate of 0, frozen weights, or every later minibatch with zero advantage also keep it at 0; read it with the gradient norm and the learning rate",
   run(aligned, p) {
-    if (aligned.mapping.n < 2) return { applicable: false, reason: `one optimizer update per rollout batch (N = ${aligned.mapping.n}): no update follows a weight change within a batch` };
+    if (aligned.mapping.n < 2)
+      return {
+        applicable: false,
+        reason: `one optimizer update per rollout batch (N = ${aligned.mapping.n}): no update follows a weight change within a batch`,
+      };
     if (!aligned.updates.some((u) => KEY in u.values)) return { applicable: false, reason: notLoggedReason("optimizer update", KEY) };
     const byRound = new Map<string, HealthHit[]>();
     const moved = new Set<string>();

@@ -36,7 +36,11 @@ export interface HealthReport {
  * `invalid <check>.<param>: <value>` when a parameter is missing or out of bounds.
  * @example runHealthChecks(aligned).results.map((r) => `${r.check}: ${r.flags.length}`)
  */
-export function runHealthChecks(aligned: AlignedRuns, params: HealthParams = defaultHealthParams(), checks: readonly HealthCheck[] = HEALTH_CHECKS): HealthReport {
+export function runHealthChecks(
+  aligned: AlignedRuns,
+  params: HealthParams = defaultHealthParams(),
+  checks: readonly HealthCheck[] = HEALTH_CHECKS,
+): HealthReport {
   const results = checks.map((c) => runOne(aligned, c, checkParams(c, params)));
   return { results, flags: ([] as HealthFlag[]).concat(...results.map((r) => r.flags)) };
 }

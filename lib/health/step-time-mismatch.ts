@@ -24,17 +24,25 @@ export const stepTimeMismatch = defineCheck({
   unit: "rollout",
   params: [
     { name: "relative_tolerance", default: 0.01, min: 0, minInclusive: true, doc: "accepted |difference| as a fraction of the step time" },
-    { name: "absolute_tolerance_s", default: 0.05, min: 0, minInclusive: true, doc: "accepted |difference| in seconds whatever the step time (rounding of logged timers)" },
+    {
+      name: "absolute_tolerance_s",
+      default: 0.05,
+      min: 0,
+      minInclusive: true,
+      doc: "accepted |difference| in seconds whatever the step time (rounding of logged timers)",
+    },
   ],
   rule: (p) =>
     `|${STEP_TIME_KEY} - (${stepTimeParts().join(" + ")})| > max(${p.relative_tolerance} x ${STEP_TIME_KEY}, ${p.absolute_tolerance_s} s) (consecutive batches form one flag)`,
   is: "batches whose trainer step time is not the sum of its two phases, against slime's timer nesting",
-  isNot: "not lost training time: it says the timers were nested differently (another slime version, a renamed timer) or that a part was not logged, so the time breakdown of notebook 04 may count time twice or miss it",
+  isNot:
+    "not lost training time: it says the timers were nested differently (another slime version, a renamed timer) or that a part was not logged, so the time breakdown of notebook 04 may count time twice or miss it",
   run(aligned, p) {
     const parts = stepTimeParts();
     const keys = [STEP_TIME_KEY, ...parts];
     const complete = aligned.rollouts.filter((r) => keys.every((k) => k in r.values));
-    if (complete.length === 0) return { applicable: false, reason: `no rollout batch logs all of ${keys.join(", ")} (the framework or these runs do not time these phases)` };
+    if (complete.length === 0)
+      return { applicable: false, reason: `no rollout batch logs all of ${keys.join(", ")} (the framework or these runs do not time these phases)` };
     const hits: HealthHit[] = [];
     for (const r of complete) {
       const step = r.values[STEP_TIME_KEY];

@@ -14,10 +14,20 @@ export const throughputDrop = defineCheck({
   name: "throughput_drop",
   severity: "notice",
   unit: "rollout",
-  params: [{ name: "max_drop", default: 0.2, min: 0, minInclusive: false, max: 1, doc: "largest accepted fall of the round median against the previous round's (fraction)" }],
+  params: [
+    {
+      name: "max_drop",
+      default: 0.2,
+      min: 0,
+      minInclusive: false,
+      max: 1,
+      doc: "largest accepted fall of the round median against the previous round's (fraction)",
+    },
+  ],
   rule: (p) => `median ${KEY} of a round < (1 - ${p.max_drop}) x the median of the previous round that logged it`,
   is: "a round whose typical actor training throughput fell against the round before it",
-  isNot: "not a property of the policy or of the data alone: it describes the machines and their scheduling (another cluster, placement, offloading, longer sequences per batch)",
+  isNot:
+    "not a property of the policy or of the data alone: it describes the machines and their scheduling (another cluster, placement, offloading, longer sequences per batch)",
   run(aligned, p) {
     if (!aligned.rollouts.some((r) => KEY in r.values)) return { applicable: false, reason: notLoggedReason("rollout batch", KEY) };
     const rounds = aligned.rounds

@@ -20,7 +20,8 @@ export const truncationSurge = defineCheck({
   ],
   rule: (p) => `${KEY} > ${p.min_fraction} and > ${p.median_multiple} x the median of its round (consecutive batches form one flag)`,
   is: "rollout batches where most admitted samples hit the length limit, far more than the round's typical batch",
-  isNot: "not an episode failure rate (aborted and filtered samples are excluded), and not proof of a generation bug: a batch of harder prompts, a changed length limit or a looping policy all raise it",
+  isNot:
+    "not an episode failure rate (aborted and filtered samples are excluded), and not proof of a generation bug: a batch of harder prompts, a changed length limit or a looping policy all raise it",
   run(aligned, p) {
     if (!aligned.rollouts.some((r) => KEY in r.values)) return { applicable: false, reason: notLoggedReason("rollout batch", KEY) };
     const medians = new Map<string, number | null>();

@@ -18,7 +18,8 @@ export const zeroGradNormStreak = defineCheck({
   params: [{ name: "min_length", default: 3, min: 2, minInclusive: true, integer: true, doc: "shortest streak of consecutive display updates flagged" }],
   rule: (p) => `${p.min_length} or more consecutive display updates of one round with ${KEY} exactly 0`,
   is: "a stretch of optimizer steps that changed no weight through the gradient (the recorded norm is exactly 0)",
-  isNot: "not proof of a bug or of convergence: it follows when every sample of those steps had zero advantage (e.g. all groups with equal rewards) or when gradient clipping is off and Megatron reports 0; the cause needs the admitted minibatch advantages",
+  isNot:
+    "not proof of a bug or of convergence: it follows when every sample of those steps had zero advantage (e.g. all groups with equal rewards) or when gradient clipping is off and Megatron reports 0; the cause needs the admitted minibatch advantages",
   run(aligned, p) {
     if (!aligned.updates.some((u) => KEY in u.values)) return { applicable: false, reason: notLoggedReason("optimizer update", KEY) };
     const hits: HealthHit[] = [];

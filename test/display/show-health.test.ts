@@ -53,7 +53,10 @@ test("the per-check table carries a summary the HTML report reads back from the 
   assert.equal(healthSummaryFromNotebook({ ...nb, cells: [nb.cells[0]] }), null, "a notebook without the report has no summary");
   const d = fakeDisplay();
   showHealthResults(report, "caption", { display: d });
-  assert.deepEqual(d.calls, [["text/html", html], ["text/markdown", "caption"]]);
+  assert.deepEqual(d.calls, [
+    ["text/html", html],
+    ["text/markdown", "caption"],
+  ]);
 });
 
 test("reading markdown: result, rule, evidence, what a flag is and is not; not applicable says why", () => {

@@ -22,17 +22,30 @@ test("a flagged update check: the key's series, the flagged range shaded, the fi
   const rect = fig.layout.shapes!.find((s) => s.type === "rect")!;
   assert.deepEqual([rect.x0, rect.x1, rect.fillcolor], [1.5, 4.5, FLAG_FILL]);
   assert.equal(fig.layout.shapes!.filter((s) => s.type === "line").length, 1, "one round boundary");
-  assert.deepEqual(fig.layout.meta, { figure: "health-flags", check: "zero_grad_norm_streak", key: "train/grad_norm", unit: "update", flags: 1, otherFlags: 0 });
+  assert.deepEqual(fig.layout.meta, {
+    figure: "health-flags",
+    check: "zero_grad_norm_streak",
+    key: "train/grad_norm",
+    unit: "update",
+    flags: 1,
+    otherFlags: 0,
+  });
 });
 
 test("values that cannot be drawn are labelled at the bottom; only flags of the first key and unit are drawn", () => {
-  const aligned = buildAligned([{ round: "R0", batches: [{ rollout: { "rollout/kl": 0.1 } }, { rollout: { "rollout/kl": NaN }, updates: [{ "train/loss": Infinity }] }] }]);
+  const aligned = buildAligned([
+    { round: "R0", batches: [{ rollout: { "rollout/kl": 0.1 } }, { rollout: { "rollout/kl": NaN }, updates: [{ "train/loss": Infinity }] }] },
+  ]);
   const nonFinite = runHealthChecks(aligned).results.find((r) => r.check === "non_finite")!;
   const fig = healthFlagFigure(aligned, nonFinite);
   assert.equal(fig.layout.meta!.key, "train/loss");
   assert.equal(fig.layout.meta!.otherFlags, 1);
   const labels = fig.layout.annotations!.filter((a) => a.text === "Inf");
-  assert.deepEqual(labels.map((a) => [a.x, a.y]), [[3, 0]], "update 3 (rollout 2, position 0)");
+  assert.deepEqual(
+    labels.map((a) => [a.x, a.y]),
+    [[3, 0]],
+    "update 3 (rollout 2, position 0)",
+  );
   assert.deepEqual((fig.data[1] as { x: number[] }).x, []);
   assert.throws(() => healthFlagFigure(aligned, runHealthChecks(aligned).results[0]), { message: "invalid result: ppo_kl_first_update has no flags" });
 });

@@ -22,13 +22,19 @@ test("finiteMedian leaves NaN, ±Infinity and absent values out", () => {
 test("consecutiveFlags: runs of x, x+1 within one round and key, in round order then key; roundFlags: one per round and key", () => {
   const hits = [hit("R1", 9), hit("R0", 2), hit("R0", 3), hit("R0", 5), hit("R1", 8), hit("R0", 4, "a"), hit("R0", 4)];
   const flags = consecutiveFlags(hits, ["R0", "R1"]);
-  assert.deepEqual(flags.map((f) => [f.round, f.key, f.first, f.last, f.count]), [
-    ["R0", "a", 4, 4, 1],
-    ["R0", "k", 2, 5, 4],
-    ["R1", "k", 8, 9, 2],
-  ]);
-  assert.deepEqual(roundFlags([hit("R0", 2), hit("R0", 7), hit("R1", 8)], ["R0", "R1"]).map((f) => [f.round, f.first, f.last, f.count, f.at]), [
-    ["R0", 2, 7, 2, [2, 7]],
-    ["R1", 8, 8, 1, [8]],
-  ]);
+  assert.deepEqual(
+    flags.map((f) => [f.round, f.key, f.first, f.last, f.count]),
+    [
+      ["R0", "a", 4, 4, 1],
+      ["R0", "k", 2, 5, 4],
+      ["R1", "k", 8, 9, 2],
+    ],
+  );
+  assert.deepEqual(
+    roundFlags([hit("R0", 2), hit("R0", 7), hit("R1", 8)], ["R0", "R1"]).map((f) => [f.round, f.first, f.last, f.count, f.at]),
+    [
+      ["R0", 2, 7, 2, [2, 7]],
+      ["R1", 8, 8, 1, [8]],
+    ],
+  );
 });

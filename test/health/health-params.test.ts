@@ -47,10 +47,14 @@ test("invalid values read `invalid <option>: <value> (<allowed>)`", () => {
   assert.throws(env("HEALTH_TRUNCATION_SURGE_MIN_FRACTION", "1.5"), { message: "invalid HEALTH_TRUNCATION_SURGE_MIN_FRACTION: 1.5 (a number from 0 to 1)" });
   assert.throws(env("HEALTH_LOGPROB_GAP_JUMP_MEDIAN_MULTIPLE", "0"), { message: "invalid HEALTH_LOGPROB_GAP_JUMP_MEDIAN_MULTIPLE: 0 (a number > 0)" });
   const cfg = (health: unknown) => () => resolveHealthParams({ health, healthSource: "data/runs.json" });
-  assert.throws(cfg({ truncation_surge: { min_fraction: "0.4" } }), { message: 'invalid health.truncation_surge.min_fraction: "0.4" (a number from 0 to 1) in data/runs.json' });
-  assert.throws(cfg({ truncation_surge: { median: 2 } }), { message: "invalid health.truncation_surge.median: unknown parameter (parameters of truncation_surge: min_fraction, median_multiple) in data/runs.json" });
+  assert.throws(cfg({ truncation_surge: { min_fraction: "0.4" } }), {
+    message: 'invalid health.truncation_surge.min_fraction: "0.4" (a number from 0 to 1) in data/runs.json',
+  });
+  assert.throws(cfg({ truncation_surge: { median: 2 } }), {
+    message: "invalid health.truncation_surge.median: unknown parameter (parameters of truncation_surge: min_fraction, median_multiple) in data/runs.json",
+  });
   assert.throws(cfg({ nan_check: {} }), /^Error: invalid health\.nan_check: unknown check \(known: ppo_kl_first_update, .*\) in data\/runs\.json$/);
-  assert.throws(cfg([1]), { message: "invalid health: [1] (an object { \"<check>\": { \"<param>\": <number> } }) in data/runs.json" });
+  assert.throws(cfg([1]), { message: 'invalid health: [1] (an object { "<check>": { "<param>": <number> } }) in data/runs.json' });
   assert.throws(cfg({ non_finite: 3 }), { message: "invalid health.non_finite: 3 (an object of parameters) in data/runs.json" });
 });
 

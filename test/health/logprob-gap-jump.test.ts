@@ -6,7 +6,8 @@ import { buildAligned } from "../diagnostics/aligned-builder";
 
 const KEY = "train/train_rollout_logprob_abs_diff";
 const gaps = (a: number, b: number) => [{ [KEY]: a }, { [KEY]: b }];
-const flagsOf = (out: ReturnType<typeof logprobGapJump.run>) => (out.applicable ? out.flags.map((f) => [f.round, f.first, f.last, f.count, f.value]) : out.reason);
+const flagsOf = (out: ReturnType<typeof logprobGapJump.run>) =>
+  out.applicable ? out.flags.map((f) => [f.round, f.first, f.last, f.count, f.value]) : out.reason;
 
 test("logprob_gap_jump: consecutive jumps above 5x the median over all updates form one flag", () => {
   // Updates 1..12: eight at 0.01, then 0.1, 0.2, 0.06 (updates 5-7) and 0.051 (update 10). Median 0.01, threshold 0.05.

@@ -6,7 +6,8 @@ import { buildAligned } from "../diagnostics/aligned-builder";
 
 const perf = { "perf/actor_train_tok_per_s": 13500 };
 const upd = [{ "train/loss": 1 }, { "train/loss": 2 }];
-const flagsOf = (out: ReturnType<typeof missingTrainerPerf.run>) => (out.applicable ? out.flags.map((f) => [f.round, f.first, f.last, f.count, f.value]) : out.reason);
+const flagsOf = (out: ReturnType<typeof missingTrainerPerf.run>) =>
+  out.applicable ? out.flags.map((f) => [f.round, f.first, f.last, f.count, f.value]) : out.reason;
 
 test("missing_trainer_perf: trained batches without the trainer perf row; consecutive ones form one flag; a batch without any record counts", () => {
   const aligned = buildAligned([

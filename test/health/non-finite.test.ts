@@ -34,7 +34,10 @@ test("non_finite: one flag per key and round with count, first, last; Inf is mor
 
 test("non_finite does NOT fire on finite values (0, -0, tiny, huge) nor on critic keys", () => {
   const aligned = buildAligned([
-    { round: "R0", batches: [{ rollout: { "rollout/kl": 0, "perf/x": 1e308 }, updates: [{ "train/loss": -0, "train/critic-value_loss": NaN }, { "train/loss": 5e-324 }] }] },
+    {
+      round: "R0",
+      batches: [{ rollout: { "rollout/kl": 0, "perf/x": 1e308 }, updates: [{ "train/loss": -0, "train/critic-value_loss": NaN }, { "train/loss": 5e-324 }] }],
+    },
   ]);
   assert.deepEqual(flagsOf(nonFinite.run(aligned, {})), []);
 });

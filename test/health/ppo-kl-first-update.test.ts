@@ -15,17 +15,16 @@ test("ppo_kl_first_update: one flag per round with the offending position-0 upda
   ]);
   const out = ppoKlFirstUpdate.run(aligned, P);
   assert.ok(out.applicable);
-  assert.deepEqual(
-    out.applicable && out.flags.map((f) => [f.round, f.runId, f.first, f.last, f.count, f.key, f.value, f.at]),
-    [
-      ["R0", "syn-r0", 3, 5, 2, "train/ppo_kl", -5e-7, [3, 5]],
-      ["R1", "syn-r1", 7, 7, 1, "train/ppo_kl", 3e-8, [7]],
-    ],
-  );
+  assert.deepEqual(out.applicable && out.flags.map((f) => [f.round, f.runId, f.first, f.last, f.count, f.key, f.value, f.at]), [
+    ["R0", "syn-r0", 3, 5, 2, "train/ppo_kl", -5e-7, [3, 5]],
+    ["R1", "syn-r1", 7, 7, 1, "train/ppo_kl", 3e-8, [7]],
+  ]);
 });
 
 test("ppo_kl_first_update does NOT fire on 5e-9 or exactly the threshold at position 0, nor on a large ppo_kl at position 1, nor on NaN", () => {
-  const aligned = buildAligned([{ round: "R0", batches: [{ updates: kl(5e-9, 0.5) }, { updates: kl(1e-8, 3) }, { updates: kl(-1e-8, -2) }, { updates: kl(NaN, 0) }] }]);
+  const aligned = buildAligned([
+    { round: "R0", batches: [{ updates: kl(5e-9, 0.5) }, { updates: kl(1e-8, 3) }, { updates: kl(-1e-8, -2) }, { updates: kl(NaN, 0) }] },
+  ]);
   const out = ppoKlFirstUpdate.run(aligned, P);
   assert.deepEqual(out, { applicable: true, flags: [] });
 });

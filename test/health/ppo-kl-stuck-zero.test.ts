@@ -6,7 +6,8 @@ import { buildAligned } from "../diagnostics/aligned-builder";
 
 const P = { threshold: 1e-8, min_updates: 3 };
 const kl = (a: number, b: number) => ({ updates: [{ "train/ppo_kl": a }, { "train/ppo_kl": b }] });
-const flagsOf = (out: ReturnType<typeof ppoKlStuckZero.run>) => (out.applicable ? out.flags.map((f) => [f.round, f.first, f.last, f.count, f.value]) : out.reason);
+const flagsOf = (out: ReturnType<typeof ppoKlStuckZero.run>) =>
+  out.applicable ? out.flags.map((f) => [f.round, f.first, f.last, f.count, f.value]) : out.reason;
 
 test("ppo_kl_stuck_zero: a round whose later-position ppo_kl never leaves ~0 gives one flag", () => {
   const aligned = buildAligned([

@@ -28,7 +28,10 @@ test("the bundled sample: one flag (the NaN rollout/kl of rollout 47, R2); every
     ],
   );
   const f = report.flags[0];
-  assert.deepEqual([f.check, f.severity, f.round, f.runId, f.unit, f.first, f.last, f.count, f.key], ["non_finite", "warning", "R2", "sim-r2-85gs", "rollout", 47, 47, 1, "rollout/kl"]);
+  assert.deepEqual(
+    [f.check, f.severity, f.round, f.runId, f.unit, f.first, f.last, f.count, f.key],
+    ["non_finite", "warning", "R2", "sim-r2-85gs", "rollout", 47, 47, 1, "rollout/kl"],
+  );
   assert.ok(Number.isNaN(f.value));
 });
 
@@ -53,9 +56,15 @@ test("runHealthChecks fills check, severity, unit and rule into each flag; not-a
       at: [1],
     },
   ]);
-  assert.equal(healthSummaryLine(kl), "ppo_kl_first_update: 1 flag [warning] (rule: |train/ppo_kl| > 1e-8 on an update at position 0 of its rollout batch (one flag per round))");
+  assert.equal(
+    healthSummaryLine(kl),
+    "ppo_kl_first_update: 1 flag [warning] (rule: |train/ppo_kl| > 1e-8 on an update at position 0 of its rollout batch (one flag per round))",
+  );
   const trunc = report.results.find((r) => r.check === "truncation_surge")!;
-  assert.equal(healthSummaryLine(trunc), "truncation_surge: not applicable (no rollout batch logs rollout/truncated_ratio (the framework or these runs do not log it))");
+  assert.equal(
+    healthSummaryLine(trunc),
+    "truncation_surge: not applicable (no rollout batch logs rollout/truncated_ratio (the framework or these runs do not log it))",
+  );
   assert.equal(report.results.find((r) => r.check === "non_finite")!.status, "no flags");
 });
 

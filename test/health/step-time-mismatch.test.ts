@@ -6,7 +6,8 @@ import { buildAligned } from "../diagnostics/aligned-builder";
 
 const P = { relative_tolerance: 0.01, absolute_tolerance_s: 0.05 };
 const t = (step: number, wait: number, train: number) => ({ rollout: { "perf/step_time": step, "perf/train_wait_time": wait, "perf/train_time": train } });
-const flagsOf = (out: ReturnType<typeof stepTimeMismatch.run>) => (out.applicable ? out.flags.map((f) => [f.round, f.first, f.last, f.count, f.value]) : out.reason);
+const flagsOf = (out: ReturnType<typeof stepTimeMismatch.run>) =>
+  out.applicable ? out.flags.map((f) => [f.round, f.first, f.last, f.count, f.value]) : out.reason;
 
 test("step_time_mismatch: step_time differing from train_wait + train beyond the tolerance; the largest signed difference kept", () => {
   // Rollouts 1..5: exact; 0.05 s off (within max(0.1005, 0.05)); +2 s; -3 s; exact.
@@ -19,9 +20,7 @@ test("step_time_mismatch: step_time differing from train_wait + train beyond the
 });
 
 test("step_time_mismatch does NOT fire on small steps within the absolute tolerance, on NaN timers, or on batches missing a part", () => {
-  const aligned = buildAligned([
-    { round: "R0", batches: [t(0.54, 0.25, 0.25), t(NaN, 1, 1), { rollout: { "perf/step_time": 100, "perf/train_time": 1 } }] },
-  ]);
+  const aligned = buildAligned([{ round: "R0", batches: [t(0.54, 0.25, 0.25), t(NaN, 1, 1), { rollout: { "perf/step_time": 100, "perf/train_time": 1 } }] }]);
   assert.deepEqual(flagsOf(stepTimeMismatch.run(aligned, P)), []);
 });
 

@@ -5,7 +5,8 @@ import { throughputDrop } from "../../lib/health/throughput-drop";
 import { buildAligned } from "../diagnostics/aligned-builder";
 
 const tok = (...xs: number[]) => xs.map((x) => ({ rollout: { "perf/actor_train_tok_per_s": x } }));
-const flagsOf = (out: ReturnType<typeof throughputDrop.run>) => (out.applicable ? out.flags.map((f) => [f.round, f.first, f.last, f.count, f.value]) : out.reason);
+const flagsOf = (out: ReturnType<typeof throughputDrop.run>) =>
+  out.applicable ? out.flags.map((f) => [f.round, f.first, f.last, f.count, f.value]) : out.reason;
 
 test("throughput_drop: a round median below (1 - 0.2) x the previous logged round's; rounds without values are skipped", () => {
   const aligned = buildAligned([
@@ -24,11 +25,18 @@ test("throughput_drop: a round median below (1 - 0.2) x the previous logged roun
 });
 
 test("throughput_drop does NOT fire on a fall of exactly max_drop, nor on a rise", () => {
-  const aligned = buildAligned([{ round: "R0", batches: tok(100) }, { round: "R1", batches: tok(80) }, { round: "R2", batches: tok(200) }]);
+  const aligned = buildAligned([
+    { round: "R0", batches: tok(100) },
+    { round: "R1", batches: tok(80) },
+    { round: "R2", batches: tok(200) },
+  ]);
   assert.deepEqual(flagsOf(throughputDrop.run(aligned, { max_drop: 0.2 })), []);
 });
 
 test("throughput_drop is not applicable with fewer than two rounds that log it", () => {
-  const aligned = buildAligned([{ round: "R0", batches: tok(100) }, { round: "R1", batches: [{ rollout: { "rollout/kl": 0 } }] }]);
+  const aligned = buildAligned([
+    { round: "R0", batches: tok(100) },
+    { round: "R1", batches: [{ rollout: { "rollout/kl": 0 } }] },
+  ]);
   assert.equal(flagsOf(throughputDrop.run(aligned, { max_drop: 0.2 })), "fewer than two rounds with a finite perf/actor_train_tok_per_s: nothing to compare");
 });

@@ -6,7 +6,8 @@ import { buildAligned } from "../diagnostics/aligned-builder";
 
 const P = { min_fraction: 0.5, median_multiple: 3 };
 const batches = (...xs: number[]) => xs.map((x) => ({ rollout: { "rollout/truncated_ratio": x } }));
-const flagsOf = (out: ReturnType<typeof truncationSurge.run>) => (out.applicable ? out.flags.map((f) => [f.round, f.first, f.last, f.count, f.value]) : out.reason);
+const flagsOf = (out: ReturnType<typeof truncationSurge.run>) =>
+  out.applicable ? out.flags.map((f) => [f.round, f.first, f.last, f.count, f.value]) : out.reason;
 
 test("truncation_surge: batches above 0.5 and 3x their round's median; consecutive ones form one flag", () => {
   // R0: rollouts 1..7, median 0.1: rollouts 4 (0.6) and 5 (0.7) surge.

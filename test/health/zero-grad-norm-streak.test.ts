@@ -5,7 +5,8 @@ import { zeroGradNormStreak } from "../../lib/health/zero-grad-norm-streak";
 import { buildAligned } from "../diagnostics/aligned-builder";
 
 const g = (...xs: number[]) => xs.map((x) => ({ "train/grad_norm": x }));
-const flagsOf = (out: ReturnType<typeof zeroGradNormStreak.run>) => (out.applicable ? out.flags.map((f) => [f.round, f.first, f.last, f.count, f.value]) : out.reason);
+const flagsOf = (out: ReturnType<typeof zeroGradNormStreak.run>) =>
+  out.applicable ? out.flags.map((f) => [f.round, f.first, f.last, f.count, f.value]) : out.reason;
 
 test("zero_grad_norm_streak: 3 consecutive exact zeros (-0 included) form one flag; a missing update ends a streak", () => {
   // R0: updates 1, 2 (rollout 1), 3 (rollout 2; update 4 not logged), 5, 6 (rollout 3).
@@ -38,5 +39,8 @@ test("zero_grad_norm_streak does NOT fire on single zeros, on two in a row, acro
 
 test("zero_grad_norm_streak is not applicable when no update logs train/grad_norm", () => {
   const aligned = buildAligned([{ round: "R0", batches: [{ updates: [{ "train/ppo_kl": 0 }] }] }]);
-  assert.equal(flagsOf(zeroGradNormStreak.run(aligned, { min_length: 3 })), "no optimizer update logs train/grad_norm (the framework or these runs do not log it)");
+  assert.equal(
+    flagsOf(zeroGradNormStreak.run(aligned, { min_length: 3 })),
+    "no optimizer update logs train/grad_norm (the framework or these runs do not log it)",
+  );
 });
