@@ -25,7 +25,7 @@ export type CheckFlag = Extract<HealthOutcome, { applicable: true }>["flags"][nu
  */
 export function mostExtreme(values: readonly (number | null)[]): number | null {
   let best: number | null = null;
-  const rank = (v: number) => (v !== v ? -1 : Math.abs(v));
+  const rank = (v: number) => (Number.isNaN(v) ? -1 : Math.abs(v));
   for (const v of values) {
     if (v === null) continue;
     if (best === null || rank(v) > rank(best)) best = v;

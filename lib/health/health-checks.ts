@@ -6,6 +6,7 @@ import { nonFinite } from "./non-finite";
 import { ppoKlFirstUpdate } from "./ppo-kl-first-update";
 import { ppoKlStuckZero } from "./ppo-kl-stuck-zero";
 import { stepTimeMismatch } from "./step-time-mismatch";
+import { timerPartsExceedContainer } from "./timer-parts-exceed-container";
 import { throughputDrop } from "./throughput-drop";
 import { truncationSurge } from "./truncation-surge";
 import { zeroGradNormStreak } from "./zero-grad-norm-streak";
@@ -20,6 +21,7 @@ export const HEALTH_CHECKS: readonly HealthCheck[] = [
   ppoKlStuckZero,
   missingTrainerPerf,
   stepTimeMismatch,
+  timerPartsExceedContainer,
   throughputDrop,
 ];
 

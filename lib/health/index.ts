@@ -43,5 +43,6 @@ export { truncationSurge } from "./truncation-surge";
 export { logprobGapJump } from "./logprob-gap-jump";
 export { ppoKlStuckZero } from "./ppo-kl-stuck-zero";
 export { missingTrainerPerf } from "./missing-trainer-perf";
-export { stepTimeMismatch } from "./step-time-mismatch";
+export { STEP_TIME_KEY, stepTimeMismatch } from "./step-time-mismatch";
+export { timerPartsExceedContainer } from "./timer-parts-exceed-container";
 export { throughputDrop } from "./throughput-drop";

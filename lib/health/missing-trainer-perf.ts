@@ -30,7 +30,10 @@ export const missingTrainerPerf = defineCheck({
     const seen = new Map<string, Set<number>>();
     const idsOf = (m: Map<string, Set<number>>, runId: string) => {
       let ids = m.get(runId);
-      if (!ids) m.set(runId, (ids = new Set<number>()));
+      if (!ids) {
+        ids = new Set<number>();
+        m.set(runId, ids);
+      }
       return ids;
     };
     for (const r of aligned.rollouts) if (KEY in r.values) idsOf(withPerf, r.runId).add(r.rollout);

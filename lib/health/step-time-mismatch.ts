@@ -1,14 +1,18 @@
 /**
  * `step_time_mismatch`: slime's trainer timers nest as `step_time = train_wait_time + train_time`
  * (the schema's PERF_TIME_CONTAINERS); a batch whose step time differs from that sum means the timers
- * were not what the breakdown figures assume (double-counted or missing time).
+ * were not what the breakdown figures assume (double-counted or missing time). The step time is read
+ * under its older name too (perf/total_train_time, before 2025-10-30: the same container).
  */
-import { PERF_TIME_CONTAINERS } from "../schema/slime-metrics";
+import { keysFor, PERF_TIME_CONTAINERS, valueOfKeys } from "../schema/slime-metrics";
 import { defineCheck } from "./health-check";
 import { consecutiveFlags, type HealthHit } from "./flag-ranges";
 
 /** The container timer this check reads; its parts come from the schema. */
-const STEP_TIME_KEY = "perf/step_time";
+export const STEP_TIME_KEY = "perf/step_time";
+
+/** The step time's key and its older names. */
+const STEP_TIME_KEYS = keysFor(STEP_TIME_KEY);
 
 /** Parts of the step time as the schema declares them (train_wait + train). */
 function stepTimeParts(): readonly string[] {
@@ -39,13 +43,14 @@ export const stepTimeMismatch = defineCheck({
     "not lost training time: it says the timers were nested differently (another slime version, a renamed timer) or that a part was not logged, so the time breakdown of notebook 04 may count time twice or miss it",
   run(aligned, p) {
     const parts = stepTimeParts();
-    const keys = [STEP_TIME_KEY, ...parts];
-    const complete = aligned.rollouts.filter((r) => keys.every((k) => k in r.values));
-    if (complete.length === 0)
-      return { applicable: false, reason: `no rollout batch logs all of ${keys.join(", ")} (the framework or these runs do not time these phases)` };
+    const complete = aligned.rollouts.filter((r) => valueOfKeys(r.values, STEP_TIME_KEYS) !== undefined && parts.every((k) => k in r.values));
+    if (complete.length === 0) {
+      const keys = [STEP_TIME_KEYS.join(" or "), ...parts].join(", ");
+      return { applicable: false, reason: `no rollout batch logs all of ${keys} (the framework or these runs do not time these phases)` };
+    }
     const hits: HealthHit[] = [];
     for (const r of complete) {
-      const step = r.values[STEP_TIME_KEY];
+      const step = valueOfKeys(r.values, STEP_TIME_KEYS)!;
       const diff = step - parts.reduce((s, k) => s + r.values[k], 0);
       // Non-finite timers are the non_finite check's.
       if (!Number.isFinite(diff)) continue;

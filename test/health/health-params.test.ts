@@ -16,6 +16,7 @@ test("defaults are the issue's rules", () => {
     ppo_kl_stuck_zero: { threshold: 1e-8, min_updates: 3 },
     missing_trainer_perf: {},
     step_time_mismatch: { relative_tolerance: 0.01, absolute_tolerance_s: 0.05 },
+    timer_parts_exceed_container: { relative_tolerance: 0.01, absolute_tolerance_s: 0.05 },
     throughput_drop: { max_drop: 0.2 },
   });
   assert.equal(healthEnvName("truncation_surge", "min_fraction"), "HEALTH_TRUNCATION_SURGE_MIN_FRACTION");
@@ -34,7 +35,7 @@ test("runs.json health object overrides defaults, environment overrides both; so
   assert.equal(src["truncation_surge.min_fraction"], "environment");
   assert.equal(src["truncation_surge.median_multiple"], "runs.json");
   assert.equal(src["ppo_kl_first_update.threshold"], "default");
-  assert.equal(s.rows.length, 10);
+  assert.equal(s.rows.length, 12);
 });
 
 test("invalid values read `invalid <option>: <value> (<allowed>)`", () => {

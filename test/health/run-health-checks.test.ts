@@ -24,6 +24,7 @@ test("the bundled sample: one flag (the NaN rollout/kl of rollout 47, R2); every
       ["ppo_kl_stuck_zero", "no flags", 0],
       ["missing_trainer_perf", "no flags", 0],
       ["step_time_mismatch", "no flags", 0],
+      ["timer_parts_exceed_container", "no flags", 0],
       ["throughput_drop", "no flags", 0],
     ],
   );

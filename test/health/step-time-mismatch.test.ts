@@ -24,10 +24,15 @@ test("step_time_mismatch does NOT fire on small steps within the absolute tolera
   assert.deepEqual(flagsOf(stepTimeMismatch.run(aligned, P)), []);
 });
 
+test("step_time_mismatch reads the step time under its name before 2025-10-30 (perf/total_train_time)", () => {
+  const aligned = buildAligned([{ round: "R0", batches: [{ rollout: { "perf/total_train_time": 12, "perf/train_wait_time": 4, "perf/train_time": 6 } }] }]);
+  assert.deepEqual(flagsOf(stepTimeMismatch.run(aligned, P)), [["R0", 1, 1, 1, 2]]);
+});
+
 test("step_time_mismatch is not applicable when no batch logs the three timers", () => {
   const aligned = buildAligned([{ round: "R0", batches: [{ rollout: { "perf/step_time": 100, "perf/train_time": 1 } }] }]);
   assert.equal(
     flagsOf(stepTimeMismatch.run(aligned, P)),
-    "no rollout batch logs all of perf/step_time, perf/train_wait_time, perf/train_time (the framework or these runs do not time these phases)",
+    "no rollout batch logs all of perf/step_time or perf/total_train_time, perf/train_wait_time, perf/train_time (the framework or these runs do not time these phases)",
   );
 });
