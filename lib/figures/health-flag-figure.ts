@@ -21,7 +21,7 @@ export const HEALTH_FIGURE_HEIGHT = 320;
 /** Text of a value that cannot be drawn. */
 function undrawable(v: number | undefined): string {
   if (v === undefined) return "absent";
-  return v !== v ? "NaN" : v > 0 ? "Inf" : "-Inf";
+  return Number.isNaN(v) ? "NaN" : v > 0 ? "Inf" : "-Inf";
 }
 
 /**
