@@ -24,9 +24,3 @@ export const HEALTH_CHECKS: readonly HealthCheck[] = [
   timerPartsExceedContainer,
   throughputDrop,
 ];
-
-/** A check by name; throws `invalid check: <name>` naming the known ones. */
-export function healthCheckByName(name: string): HealthCheck {
-  for (const c of HEALTH_CHECKS) if (c.name === name) return c;
-  throw new Error(`invalid check: ${name} (known: ${HEALTH_CHECKS.map((c) => c.name).join(", ")})`);
-}
