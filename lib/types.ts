@@ -58,6 +58,24 @@ export interface ManifestRun {
   displayName?: string | null;
   /** Non-numeric keys left out of the frozen file (media, strings, ...): key -> rows, keys sorted. */
   droppedKeys?: Record<string, number>;
+  /** Set when the run was read from a local `.wandb` transaction log instead of a server. */
+  source?: ManifestSource;
+}
+
+/** Where a run read without a server came from (a `.wandb` transaction log). */
+export interface ManifestSource {
+  kind: "wandb-file";
+  /** File name of the transaction log, without its folder (no local paths in shared manifests). */
+  file: string;
+  /** sha256 and size of the transaction log as read. */
+  sha256: string;
+  bytes: number;
+  /** SDK version that wrote the file, null when the file does not say. */
+  sdkVersion: string | null;
+  /** Exit code of the run's exit record, null when the file has none (state crashed). */
+  exitCode: number | null;
+  /** Always null: no server was involved in reading this run. */
+  server: null;
 }
 
 /** The source manifest of a frozen archive. */

@@ -3,6 +3,7 @@
  *
  *   npm run fetch -- --entity E --project P --run ID=LABEL [--run ID=LABEL ...] --out DIR
  *   npm run fetch -- --config data/runs.json --out DIR
+ *   npm run fetch -- --wandb-file PATH=LABEL [--wandb-file PATH=LABEL ...] --out DIR   (offline runs, no server)
  *   options: --page-size N (1000)  --concurrency N (4)  --base-url URL  --allow-running  --help
  *
  * Credentials: WANDB_API_KEY, else the ~/.netrc (or $NETRC) entry of the server host; never a flag,
@@ -13,9 +14,11 @@ import { parseArgs } from "node:util";
 
 import { fetchAndFreeze, type RunSelection } from "../lib/archive/fetch-and-freeze";
 import { readRunsConfig } from "../lib/archive/runs-config";
+import { locateWandbFile, peekWandbFileRunId } from "../lib/wandb-file/locate-wandb-file";
 import { cliReporter } from "./cli-reporter";
 
 const USAGE = `usage: npm run fetch -- (--entity E --project P --run ID=LABEL [--run ...] | --config data/runs.json) --out DIR
+       npm run fetch -- --wandb-file PATH=LABEL [--wandb-file ...] [--entity E --project P --run ID=LABEL ...] --out DIR
          [--page-size N] [--concurrency N] [--base-url URL] [--allow-running]`;
 
 /** An option error: printed as is with the usage, exit code 2. */
@@ -38,6 +41,18 @@ function positiveInt(name: string, v: string | undefined): number | undefined {
   return Number(v);
 }
 
+/** `--wandb-file PATH=LABEL`: PATH a .wandb file or a run folder holding one; the run id is read from the file. */
+function wandbFileSelection(spec: string): RunSelection {
+  const eq = spec.lastIndexOf("=");
+  if (eq <= 0 || eq === spec.length - 1) throw new UsageError(`invalid --wandb-file: ${spec} (expected PATH=ROUND_LABEL, e.g. wandb/offline-run-20260101_120000-abc123=R0)`);
+  try {
+    const file = locateWandbFile(spec.slice(0, eq));
+    return { runId: peekWandbFileRunId(file), round: spec.slice(eq + 1), file };
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
 function parseCli(argv: string[]): CliOptions | null {
   let parsed;
   try {
@@ -48,6 +63,7 @@ function parseCli(argv: string[]): CliOptions | null {
         project: { type: "string" },
         run: { type: "string", multiple: true },
         config: { type: "string" },
+        "wandb-file": { type: "string", multiple: true },
         out: { type: "string" },
         "page-size": { type: "string" },
         concurrency: { type: "string" },
@@ -67,13 +83,18 @@ function parseCli(argv: string[]): CliOptions | null {
   let entity: string | undefined;
   let project: string | undefined;
   let runs: RunSelection[];
+  const files = (v["wandb-file"] ?? []).map(wandbFileSelection);
   if (v.config !== undefined) {
-    if (v.run || v.entity || v.project) throw new UsageError(`invalid --config: ${v.config} cannot be combined with --entity, --project or --run`);
+    if (v.run || v.entity || v.project || files.length > 0) {
+      throw new UsageError(`invalid --config: ${v.config} cannot be combined with --entity, --project, --run or --wandb-file (list files in the config)`);
+    }
     try {
       ({ entity, project, runs } = readRunsConfig(v.config));
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
+  } else if (files.length > 0 && !v.run && !v.entity && !v.project) {
+    runs = [];
   } else {
     if (!v.entity) throw new UsageError("invalid --entity: missing");
     if (!v.project) throw new UsageError("invalid --project: missing");
@@ -86,9 +107,9 @@ function parseCli(argv: string[]): CliOptions | null {
     });
   }
   return {
-    entity: entity!,
-    project: project!,
-    runs,
+    entity: entity ?? "",
+    project: project ?? "",
+    runs: runs.concat(files),
     outDir: v.out,
     pageSize: positiveInt("page-size", v["page-size"]),
     concurrency: positiveInt("concurrency", v.concurrency),
@@ -131,7 +152,7 @@ async function main(): Promise<number> {
     process.stdout.write(`froze ${manifest.runs.length} run(s), ${rows} rows, into ${opts.outDir}\n`);
     for (const r of manifest.runs) {
       const dropped = Object.keys(r.droppedKeys ?? {}).length;
-      process.stdout.write(`  ${r.round}  ${r.entity}/${r.project}/${r.runId}  ${r.state}  ${r.historyEvents} rows  ${r.file}${dropped ? `  (${dropped} non-numeric keys left out)` : ""}\n`);
+      process.stdout.write(`  ${r.round}  ${r.entity}/${r.project}/${r.runId}  ${r.state}  ${r.historyEvents} rows  ${r.file}${dropped ? `  (${dropped} non-numeric keys left out)` : ""}${r.source ? `  from ${r.source.file} (SDK ${r.source.sdkVersion ?? "unknown"}, no server)` : ""}\n`);
     }
     return 0;
   } catch (e) {

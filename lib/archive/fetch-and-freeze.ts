@@ -16,6 +16,7 @@ import type { RetryPolicy } from "../wandb/retry-policy";
 import { checkPageSize, DEFAULT_PAGE_SIZE, scanHistory } from "../wandb/scan-history";
 import { READER_VERSION } from "../wandb/version";
 import { resolveClock } from "./clock";
+import { freezeWandbFileRun } from "./freeze-wandb-file";
 import { FrozenFileWriter } from "./frozen-file-writer";
 import { checkRunId, HISTORY_DIR, historyFile, MANIFEST_FILE, serializeManifest } from "./manifest";
 import { checkArchiveDir, replaceDirAtomically } from "./replace-dir";
@@ -24,6 +25,8 @@ import { checkArchiveDir, replaceDirAtomically } from "./replace-dir";
 export interface RunSelection {
   runId: string;
   round: string;
+  /** Read this local `.wandb` file (holding run `runId`) instead of asking the server. */
+  file?: string;
 }
 
 /** Options of `fetchAndFreeze`. */
@@ -60,8 +63,9 @@ export interface FetchAndFreezeOptions {
 
 /** Throws `invalid <option>: <value>` for bad entity, project, runs or rounds. */
 function checkSelection(opts: FetchAndFreezeOptions): void {
-  if (typeof opts.entity !== "string" || !opts.entity.trim()) throw new Error(`invalid entity: ${JSON.stringify(opts.entity)}`);
-  if (typeof opts.project !== "string" || !opts.project.trim()) throw new Error(`invalid project: ${JSON.stringify(opts.project)}`);
+  const fromServer = !Array.isArray(opts.runs) || opts.runs.some((r) => !r.file);
+  if (fromServer && (typeof opts.entity !== "string" || !opts.entity.trim())) throw new Error(`invalid entity: ${JSON.stringify(opts.entity)}`);
+  if (fromServer && (typeof opts.project !== "string" || !opts.project.trim())) throw new Error(`invalid project: ${JSON.stringify(opts.project)}`);
   if (!Array.isArray(opts.runs) || opts.runs.length === 0) throw new Error("invalid runs: no run selected");
   const seen = new Set<string>();
   for (const run of opts.runs) {
@@ -95,7 +99,9 @@ export async function fetchAndFreeze(opts: FetchAndFreezeOptions): Promise<Sourc
   const env = opts.env ?? process.env;
   const clock = resolveClock(opts.now, env);
   const reporter = opts.reporter ?? {};
-  const conn = connectWandb({
+  const serverRuns = opts.runs.filter((r) => !r.file);
+  // Runs read from .wandb files only: no server, so no credentials are asked for.
+  const conn = serverRuns.length === 0 ? null : connectWandb({
     baseUrl: opts.baseUrl,
     apiKey: opts.apiKey,
     netrcPath: opts.netrcPath,
@@ -109,13 +115,14 @@ export async function fetchAndFreeze(opts: FetchAndFreezeOptions): Promise<Sourc
   return replaceDirAtomically(
     opts.outDir,
     async (tmp) => {
-      const metas: RunMeta[] = await mapConcurrent(
-        opts.runs,
+      const serverMetas: RunMeta[] = await mapConcurrent(
+        serverRuns,
         concurrency,
-        (run, _i, signal) => readRunMeta(conn, { entity: opts.entity, project: opts.project, runId: run.runId }, signal),
+        (run, _i, signal) => readRunMeta(conn!, { entity: opts.entity, project: opts.project, runId: run.runId }, signal),
         opts.signal,
       );
-      const running = metas.filter((m) => m.state === "running");
+      const metas = opts.runs.map((r) => (r.file ? null : serverMetas[serverRuns.indexOf(r)])) as RunMeta[];
+      const running = serverMetas.filter((m) => m.state === "running");
       if (running.length > 0 && !opts.allowRunning) {
         throw new Error(
           `run ${running.map(runPath).join(", ")} is still running: its history may still grow; wait until it ends, or allow it (allowRunning, CLI --allow-running)`,
@@ -126,13 +133,14 @@ export async function fetchAndFreeze(opts: FetchAndFreezeOptions): Promise<Sourc
         opts.runs,
         concurrency,
         async (sel, i, signal) => {
+          if (sel.file) return freezeWandbFileRun({ runId: sel.runId, round: sel.round, file: sel.file }, tmp, () => clock().toISOString(), reporter, signal);
           const meta = metas[i];
           const file = historyFile(sel.runId);
           const writer = await FrozenFileWriter.create(path.join(tmp, file));
           let info;
           let droppedKeys: Record<string, number>;
           try {
-            const scan = await scanHistory(conn, meta, { pageSize, signal, onRows: (rows) => writer.writeRows(rows) });
+            const scan = await scanHistory(conn!, meta, { pageSize, signal, onRows: (rows) => writer.writeRows(rows) });
             droppedKeys = scan.droppedKeys;
             info = await writer.close();
           } catch (e) {

@@ -1,6 +1,7 @@
 /** Frozen archive: freeze fetched history, load and verify it offline. Re-exports only. */
 export * from "./clock";
 export * from "./fetch-and-freeze";
+export * from "./freeze-wandb-file";
 export * from "./frozen-file-writer";
 export * from "./frozen-row";
 export * from "./load-archive";

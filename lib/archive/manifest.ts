@@ -2,7 +2,7 @@
  * The archive manifest (`manifest.json`): its file layout, deterministic bytes (fixed key order,
  * 2-space indent, trailing newline) and validation when read back.
  */
-import type { ManifestRun, SourceManifest } from "../types";
+import type { ManifestRun, ManifestSource, SourceManifest } from "../types";
 
 /** Manifest file name inside an archive folder. */
 export const MANIFEST_FILE = "manifest.json";
@@ -28,7 +28,7 @@ export function historyFile(runId: string): string {
 function orderedRun(r: ManifestRun): ManifestRun {
   const dropped: Record<string, number> = {};
   for (const key of Object.keys(r.droppedKeys ?? {}).sort()) dropped[key] = r.droppedKeys![key];
-  return {
+  const run: ManifestRun = {
     entity: r.entity,
     project: r.project,
     runId: r.runId,
@@ -44,6 +44,27 @@ function orderedRun(r: ManifestRun): ManifestRun {
     bytes: r.bytes,
     droppedKeys: dropped,
   };
+  // Only runs read from a .wandb file carry a source: server-run manifests keep their bytes.
+  if (r.source) run.source = orderedSource(r.source);
+  return run;
+}
+
+/** A run's file source with keys in their fixed order. */
+function orderedSource(s: ManifestSource): ManifestSource {
+  return { kind: s.kind, file: s.file, sha256: s.sha256, bytes: s.bytes, sdkVersion: s.sdkVersion, exitCode: s.exitCode, server: null };
+}
+
+/** Throws `<what>` unless a parsed `source` of a manifest run is a valid `.wandb` file source. */
+function checkSource(source: unknown, where: string): void {
+  const s = source as Record<string, unknown> | null;
+  if (s === null || typeof s !== "object" || Array.isArray(s)) throw new Error(`${where} is not an object`);
+  if (s.kind !== "wandb-file") throw new Error(`${where}.kind is ${JSON.stringify(s.kind)}, expected "wandb-file"`);
+  if (typeof s.file !== "string" || !s.file || /[\\/]/.test(s.file)) throw new Error(`${where}.file must be a file name without folders`);
+  if (typeof s.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(s.sha256)) throw new Error(`${where}.sha256 is not a sha256 hex digest`);
+  if (!Number.isInteger(s.bytes)) throw new Error(`${where}.bytes is not an integer`);
+  if (s.sdkVersion !== null && typeof s.sdkVersion !== "string") throw new Error(`${where}.sdkVersion is not a string or null`);
+  if (s.exitCode !== null && !Number.isInteger(s.exitCode)) throw new Error(`${where}.exitCode is not an integer or null`);
+  if (s.server !== null) throw new Error(`${where}.server must be null (no server was involved)`);
 }
 
 /** Manifest bytes: fixed key order, 2-space indent, trailing newline. */
@@ -88,6 +109,13 @@ export function parseManifest(text: string, file: string): SourceManifest {
     if (!RUN_ID.test(runId)) throw bad(`runs[${i}].runId ${JSON.stringify(runId)} is not a safe run id`);
     if (run.file !== `${HISTORY_DIR}/${runId}.jsonl`) throw bad(`runs[${i}].file is ${JSON.stringify(run.file)}, expected "${HISTORY_DIR}/${runId}.jsonl"`);
     if (!/^[0-9a-f]{64}$/.test(run.sha256 as string)) throw bad(`runs[${i}].sha256 is not a sha256 hex digest`);
+    if (run.source !== undefined) {
+      try {
+        checkSource(run.source, `runs[${i}].source`);
+      } catch (e) {
+        throw bad((e as Error).message);
+      }
+    }
     if (seen.has(runId)) throw bad(`run ${runId} is listed twice`);
     seen.add(runId);
   });

@@ -1,11 +1,18 @@
-/** The run selection file `data/runs.json`: which runs to fetch and their round labels. */
+/**
+ * The run selection file `data/runs.json`: which runs to fetch and their round labels. A run is
+ * either a server run (`{"runId", "round"}`) or a local `.wandb` transaction log (`{"file", "round"}`,
+ * a path relative to the config's folder: the file or its run folder; `runId` optional, checked).
+ */
 import * as fs from "node:fs";
+import { dirname, resolve } from "node:path";
 
 import type { RunSelection } from "./fetch-and-freeze";
 import { checkRunId } from "./manifest";
+import { locateWandbFile, peekWandbFileRunId } from "../wandb-file/locate-wandb-file";
 
 /** Contents of `data/runs.json`. */
 export interface RunsConfig {
+  /** "" when every run is a `.wandb` file (then no server is asked). */
   entity: string;
   project: string;
   /** Runs in round order. */
@@ -32,14 +39,30 @@ export function readRunsConfig(path: string): RunsConfig {
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw bad("not a JSON object");
   const cfg = parsed as Record<string, unknown>;
+  // entity and project may be left out only when every run is a .wandb file (no server asked).
+  const onlyFiles = Array.isArray(cfg.runs) && cfg.runs.length > 0 && cfg.runs.every((r: unknown) => r !== null && typeof r === "object" && (r as Record<string, unknown>).file !== undefined);
   for (const key of ["entity", "project"]) {
+    if (onlyFiles && cfg[key] === undefined) continue;
     if (typeof cfg[key] !== "string" || !(cfg[key] as string).trim()) throw bad(`"${key}" must be a non-empty string`);
   }
-  if (!Array.isArray(cfg.runs) || cfg.runs.length === 0) throw bad(`"runs" must be a non-empty list of {"runId", "round"}`);
+  if (!Array.isArray(cfg.runs) || cfg.runs.length === 0) throw bad(`"runs" must be a non-empty list of {"runId", "round"} or {"file", "round"}`);
   const seen = new Set<string>();
   const runs: RunSelection[] = cfg.runs.map((r: unknown, i: number) => {
     if (r === null || typeof r !== "object" || Array.isArray(r)) throw bad(`runs[${i}] is not an object`);
-    const { runId, round } = r as Record<string, unknown>;
+    const { round, file } = r as Record<string, unknown>;
+    let { runId } = r as Record<string, unknown>;
+    let wandbFile: string | undefined;
+    if (file !== undefined) {
+      if (typeof file !== "string" || !file.trim()) throw bad(`runs[${i}].file must be a non-empty string`);
+      try {
+        wandbFile = locateWandbFile(resolve(dirname(path), file));
+        const inFile = peekWandbFileRunId(wandbFile);
+        if (runId !== undefined && runId !== inFile) throw new Error(`${file} holds run ${JSON.stringify(inFile)}, not ${JSON.stringify(runId)}: a file of another run`);
+        runId = inFile;
+      } catch (e) {
+        throw bad(`runs[${i}]: ${(e as Error).message}`);
+      }
+    }
     if (typeof runId !== "string") throw bad(`runs[${i}].runId must be a string`);
     try {
       checkRunId(runId);
@@ -49,7 +72,7 @@ export function readRunsConfig(path: string): RunsConfig {
     if (typeof round !== "string" || !round.trim()) throw bad(`runs[${i}].round must be a non-empty string`);
     if (seen.has(runId)) throw bad(`run ${runId} is listed twice`);
     seen.add(runId);
-    return { runId, round };
+    return wandbFile === undefined ? { runId, round } : { runId, round, file: wandbFile };
   });
-  return { entity: cfg.entity as string, project: cfg.project as string, runs };
+  return { entity: (cfg.entity as string | undefined) ?? "", project: (cfg.project as string | undefined) ?? "", runs };
 }

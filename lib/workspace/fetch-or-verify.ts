@@ -1,6 +1,6 @@
 /**
  * The fetch step of notebook 01: fetch live and freeze when the user asked for it
- * (WORKSPACE_FETCH=1), otherwise verify the frozen archive against its manifest hashes and work
+ * (WORKSPACE_FETCH=1; runs.json may list local `.wandb` files, read without a server), otherwise verify the frozen archive against its manifest hashes and work
  * offline. Replacing the frozen evidence is never a side effect of merely rerunning a notebook.
  */
 import { fetchAndFreeze } from "../archive/fetch-and-freeze";
@@ -60,11 +60,16 @@ export async function fetchOrVerify(params: WorkspaceParams, opts: FetchStepOpti
       reporter: opts.reporter,
     });
     const rows = manifest.runs.reduce((s, r) => s + r.historyEvents, 0);
+    const files = manifest.runs.filter((r) => r.source).length;
+    const from = [
+      files < manifest.runs.length ? `of ${config.entity}/${config.project} from ${new URL(baseUrl).host}` : "",
+      files > 0 ? `${files < manifest.runs.length ? `, ${files} of them ` : ""}from local .wandb files (no server)` : "",
+    ].join("");
     return {
       mode: "live",
       manifest,
       verify: null,
-      message: `fetched ${manifest.runs.length} runs (${rows} history rows) of ${config.entity}/${config.project} from ${new URL(baseUrl).host} and froze them into ${shownPath(params.root, params.archiveDir)}`,
+      message: `fetched ${manifest.runs.length} runs (${rows} history rows) ${from} and froze them into ${shownPath(params.root, params.archiveDir)}`,
     };
   }
   const verify = await verifyArchive(params.archiveDir);

@@ -70,7 +70,7 @@ test("option errors: invalid <option>: <value> and the usage, exit 2", async () 
     [["--entity", "e", "--project", "p", "--run", "r1", "--out", "x"], "invalid --run: r1 (expected RUN_ID=ROUND_LABEL, e.g. 8ov14yyc=R0)"],
     [["--entity", "e", "--project", "p", "--run", "r1=R0", "--out", "x", "--page-size", "0"], "invalid --page-size: 0"],
     [["--entity", "e", "--project", "p", "--run", "r1=R0"], "invalid --out: missing (the archive folder, e.g. data/archive)"],
-    [["--config", "c.json", "--run", "r1=R0", "--out", "x"], "invalid --config: c.json cannot be combined with --entity, --project or --run"],
+    [["--config", "c.json", "--run", "r1=R0", "--out", "x"], "invalid --config: c.json cannot be combined with --entity, --project, --run or --wandb-file (list files in the config)"],
   ];
   for (const [args, message] of cases) {
     const r = await cli(args);

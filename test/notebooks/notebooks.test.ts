@@ -162,3 +162,32 @@ test("notebook 01 fetches live from a W&B-compatible server when WORKSPACE_FETCH
     rmSync(ws.dir, { recursive: true, force: true });
   }
 });
+
+test("notebook 01 freezes an offline run's .wandb file listed in runs.json, without any server or credentials", async () => {
+  const { buildLog, exitRecord, historyRecord, runRecord } = await import("../wandb-file/wandb-log-builder");
+  const { mkdirSync, writeFileSync } = await import("node:fs");
+  const ws = workspaceCopy();
+  try {
+    // The rows of a bundled run, written as wandb-core writes them (nested_key items, value_json).
+    const lines = readFileSync(join(ROOT, "data", "wandb", "history", "sim-r0-ghfk.jsonl"), "utf8").trim().split("\n");
+    const records = [runRecord({ runId: "nbwfile1", entity: "sample-entity", project: "slime-grpo-sample", cliVersion: "0.31.0" })];
+    for (const line of lines) {
+      const row = JSON.parse(line) as Record<string, number | string>;
+      records.push(historyRecord(Object.entries(row).map(([k, v]) => ({ nested: [k], json: typeof v === "string" ? v : JSON.stringify(v) })), row._step as number));
+    }
+    records.push(exitRecord(0));
+    const folder = join(ws.data, "offline", "offline-run-20250101_120000-nbwfile1");
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, "run-nbwfile1.wandb"), buildLog(records).bytes);
+    writeFileSync(join(ws.data, "runs.json"), JSON.stringify({ runs: [{ file: "offline/offline-run-20250101_120000-nbwfile1", round: "R0" }] }));
+    const env = { PATH: process.env.PATH ?? "", HOME: ws.dir, WORKSPACE_DATA: ws.data, WORKSPACE_FETCH: "1", NETRC: join(ws.dir, "no-netrc") };
+    const r = spawnSync(PY, [RUNNER, "--out", ws.out, join(ROOT, "notebooks", "01-fetch.ipynb")], { cwd: ROOT, env, encoding: "utf8" });
+    assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
+    const text = outputText(join(ws.out, "01-fetch.ipynb"));
+    assert.match(text, /fetched 1 runs \(100 history rows\) from local \.wandb files \(no server\)/);
+    assert.match(text, /run-nbwfile1\.wandb \(SDK 0\.31\.0, no server\)/);
+    assert.ok(readFileSync(join(ws.data, "wandb", "history", "nbwfile1.jsonl")).equals(readFileSync(join(ROOT, "data", "wandb", "history", "sim-r0-ghfk.jsonl"))), "the frozen rows are the bundled run's, byte for byte");
+  } finally {
+    rmSync(ws.dir, { recursive: true, force: true });
+  }
+});

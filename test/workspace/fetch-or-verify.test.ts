@@ -2,12 +2,13 @@
 // runs from a W&B-compatible server and the frozen files come out byte-identical to the bundled ones.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, appendFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, appendFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fetchOrVerify, hasCredentials } from "../../lib/workspace/fetch-or-verify";
 import { workspaceParams } from "../../lib/workspace/workspace-params";
 import { startWandbTestServer } from "../../tools/wandb-test-server/server";
+import { buildLog, exitRecord, historyRecord, runRecord } from "../wandb-file/wandb-log-builder";
 
 const ROOT = join(__dirname, "..", "..");
 const SENTINEL = "sentinel-key-fetch-or-verify-0123456789abcdef";
@@ -76,6 +77,24 @@ test("live: fetches runs.json's runs from the server; frozen history byte-identi
     assert.ok(!manifest.includes(SENTINEL), "the key never reaches the manifest");
   } finally {
     await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("live with runs.json listing offline runs' .wandb files: frozen without any server or credentials, the message says so", async () => {
+  const { dir, data } = copyData();
+  try {
+    const folder = join(data, "offline", "offline-run-20250101_120000-nbfile1");
+    mkdirSync(folder, { recursive: true });
+    const { bytes } = buildLog([runRecord({ runId: "nbfile1", entity: "e", project: "p" }), historyRecord([{ nested: ["_step"], json: "0" }, { nested: ["x"], json: "NaN" }]), exitRecord(0)]);
+    writeFileSync(join(folder, "run-nbfile1.wandb"), bytes);
+    writeFileSync(join(data, "runs.json"), JSON.stringify({ runs: [{ file: "offline/offline-run-20250101_120000-nbfile1", round: "R0" }] }));
+    const r = await fetchOrVerify(workspaceParams({ WORKSPACE_DATA: data, WORKSPACE_FETCH: "1" }, ROOT), { env: { NETRC: join(dir, "no-netrc") } });
+    assert.equal(r.mode, "live");
+    assert.match(r.message, /^fetched 1 runs \(1 history rows\) from local \.wandb files \(no server\) and froze them into /);
+    assert.deepEqual(r.manifest!.runs.map((m) => [m.runId, m.state, m.source!.file]), [["nbfile1", "finished", "run-nbfile1.wandb"]]);
+    assert.equal(readFileSync(join(data, "wandb", "history", "nbfile1.jsonl"), "utf8"), '{"_step":0,"x":"NaN"}\n');
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });

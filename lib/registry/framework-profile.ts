@@ -1,0 +1,73 @@
+/**
+ * What a framework profile declares: how its W&B rows become records, which key stands for each
+ * concept of the registry (lib/registry/concepts.ts) over which records, how the framework aggregates
+ * before logging, how a restart shows, and how its timers nest. One file per framework
+ * (profile-*.ts); lib/registry/profiles.ts lists them.
+ */
+import type { MetricSpec } from "../schema/slime-metrics";
+import type { ConceptId } from "./concepts";
+
+/** A concept the framework does not log: the reason, printed wherever the concept would appear. */
+export interface AbsentConcept {
+  absent: string;
+}
+
+/** How a framework's timers nest and which of them a stacked figure may add up. */
+export interface TimerSpec {
+  /** True for the framework's phase timers (seconds per record). */
+  isTimer(key: string): boolean;
+  /** Containers and their parts: stacking a container with its parts counts time twice. */
+  containers: Readonly<Record<string, readonly string[]>>;
+  /** True for the timers stacked without double counting. */
+  stackable(key: string): boolean;
+}
+
+/** How rows become records. */
+export type ProfileAxis =
+  /** slime: rollout/step and train/step, N updates per rollout batch (lib/axes/align-runs.ts). */
+  | { kind: "slime" }
+  /**
+   * One record per logged training step (lib/axes/align-steps.ts): `stepKey` holds the step of a
+   * training row; rows with only `evalPrefixes` keys (besides step keys) are evals; rows holding one
+   * of `summaryKeys` are end-of-training summaries, not steps.
+   */
+  | { kind: "step"; stepKey: string; evalPrefixes: readonly string[]; stepKeys: readonly string[]; summaryKeys: readonly string[] };
+
+/** A framework profile. */
+export interface FrameworkProfile {
+  name: "slime" | "verl" | "openrlhf" | "trl";
+  label: string;
+  /** Keys (or prefixes, ending in "/") that mark the framework's rows; detection counts the matches. */
+  signature: readonly string[];
+  axis: ProfileAxis;
+  /** What one record is, plural, e.g. "training steps". */
+  recordNoun: string;
+  /** The step axis in one sentence. */
+  stepAxis: string;
+  /** Whether single optimizer updates are observable, and why not when they are not. */
+  updates: { observable: boolean; note: string };
+  /** What the framework averages or picks before logging. */
+  aggregation: string;
+  /** What a restart does to the W&B history. */
+  restart: string;
+  /** Every concept: the framework's metric (key, grain, is / is not) or why it has none. */
+  metrics: Readonly<Record<ConceptId, MetricSpec | AbsentConcept>>;
+  timers: TimerSpec;
+}
+
+/** The profile's metric of a concept, or null when the framework does not log it. */
+export function metricOf(profile: FrameworkProfile, concept: ConceptId): MetricSpec | null {
+  const m = profile.metrics[concept];
+  return "absent" in m ? null : m;
+}
+
+/** Why the profile has no metric for a concept; null when it has one. */
+export function absentReason(profile: FrameworkProfile, concept: ConceptId): string | null {
+  const m = profile.metrics[concept];
+  return "absent" in m ? `${profile.label} logs no ${concept}: ${m.absent}` : null;
+}
+
+/** True when a key matches a signature entry (exact key, or a prefix ending in "/"). */
+export function matchesEntry(key: string, entry: string): boolean {
+  return entry.endsWith("/") ? key.startsWith(entry) : key === entry;
+}

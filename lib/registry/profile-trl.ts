@@ -1,0 +1,54 @@
+/**
+ * TRL GRPOTrainer (huggingface/trl) through the Hugging Face Trainer's WandbCallback:
+ * `train/global_step` counts optimizer steps (`define_metric("*", step_metric="train/global_step")`),
+ * one row every `logging_steps` (GRPO default 10) with the GRPO metrics averaged over those steps,
+ * `eval/*` rows, and a final row of run totals (train_runtime, total_flos, ...). Sources:
+ * trl/trainer/grpo_trainer.py, grpo_config.py, transformers integration_utils.py
+ * (docs/framework-profiles.md).
+ */
+import type { MetricSpec } from "../schema/slime-metrics";
+import type { FrameworkProfile } from "./framework-profile";
+
+const perRow = (key: string, label: string, unit: string, is: string, isNot: string): MetricSpec => ({ key, label, unit, grain: "rollout", is, isNot });
+const AVERAGED = "averaged over the logging_steps optimizer steps of the row";
+
+/** The TRL GRPOTrainer profile. */
+export const TRL_PROFILE: FrameworkProfile = {
+  name: "trl",
+  label: "TRL GRPOTrainer",
+  signature: ["train/completions/", "train/clip_ratio/", "train/num_tokens", "train/frac_reward_zero_std", "train/rewards/"],
+  axis: {
+    kind: "step",
+    stepKey: "train/global_step",
+    evalPrefixes: ["eval/"],
+    stepKeys: ["train/global_step", "train/epoch"],
+    summaryKeys: ["train/train_runtime", "train/total_flos", "train/train_loss", "train/train_samples_per_second"],
+  },
+  recordNoun: "logged steps",
+  stepAxis: "train/global_step = optimizer steps at the time of the log; one row every logging_steps optimizer steps",
+  updates: { observable: false, note: "TRL logs every logging_steps optimizer steps, averaged over them (single updates only at logging_steps = 1)" },
+  aggregation: `GRPO metrics (entropy, clip ratios, completions, rewards) ${AVERAGED}; loss averaged since the last log; grad_norm of the last step`,
+  restart: "a new W&B run unless WANDB_RUN_ID/WANDB_RESUME are set; global_step continues from the checkpoint, so rows after it are re-logged (the later run supersedes)",
+  metrics: {
+    entropy: perRow("train/entropy", "entropy", "nats/token", `mean token entropy of the completions, ${AVERAGED}`, "not per optimizer update"),
+    clipfrac: perRow("train/clip_ratio/region_mean", "clip fraction", "fraction of tokens", `fraction of tokens in the clipped region, ${AVERAGED}`, "low/high splits and per-sequence min/max are separate keys"),
+    gradNorm: perRow("train/grad_norm", "gradient norm", "L2 norm", "gradient norm of the last optimizer step before the log (Hugging Face Trainer)", "not a mean over the logging interval; zero-gradient updates in between are not seen"),
+    ppoKl: { absent: "TRL logs no policy-ratio KL; its train/kl is the KL to the reference model" },
+    klToRef: perRow("train/kl", "KL to reference", "nats/token", `KL to the reference model (only when beta != 0), ${AVERAGED}`, "not ppo_kl (the policy-ratio log)"),
+    logprobGap: perRow(
+      "train/sampling/sampling_logp_difference/mean",
+      "|train - rollout log-prob|",
+      "nats/token",
+      `mean |trainer - vLLM sampling log-prob| (with vLLM importance-sampling correction), ${AVERAGED}`,
+      "absent without vLLM sampling correction",
+    ),
+    responseLen: perRow("train/completions/mean_length", "mean response length", "tokens", `mean completion length, ${AVERAGED}`, "not per episode"),
+    responseLenMin: perRow("train/completions/min_length", "min response length", "tokens", "shortest completion of the logging interval", "not per episode"),
+    responseLenMax: perRow("train/completions/max_length", "max response length", "tokens", "longest completion of the logging interval", "not per episode"),
+    truncated: perRow("train/completions/clipped_ratio", "truncated fraction", "fraction of samples", `fraction of completions cut at max_completion_length, ${AVERAGED}`, "not an episode failure rate"),
+    rolloutTime: { absent: "no generation wall time per step is logged (profiling/* keys, when enabled, time single calls)" },
+    actorTokPerS: { absent: "train/num_tokens is a cumulative token count, not a throughput" },
+    stepTime: perRow("train/step_time", "step time", "s", `wall time of an optimizer step, ${AVERAGED}`, "not the generation time"),
+  },
+  timers: { isTimer: (k) => k === "train/step_time", containers: {}, stackable: (k) => k === "train/step_time" },
+};

@@ -1,0 +1,80 @@
+/**
+ * Finding the transaction log a user points at: a `.wandb` file, or a W&B run folder
+ * (`wandb/offline-run-<date>-<id>/`, `wandb/run-<date>-<id>/`) holding exactly one. And the run id
+ * inside it, read from the first records without reading the whole file (for run selections that
+ * must know ids before the fetch starts).
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+import { checkFileHeader, HEADER_BYTES, LOG_BLOCK_BYTES, LogRecordSplitter, type LogRecord } from "./log-records";
+import { type DecodedRecord, decodeRecord } from "./record-messages";
+import { WandbFileError } from "./wandb-file-error";
+
+/** The run record comes second in every SDK's files; this much is read to find it. */
+const PEEK_BYTES = 32 * LOG_BLOCK_BYTES;
+
+/** Run id in a run folder name (`offline-run-20260101_120000-abc123`, `run-20260101_120000-abc123`), or null. */
+export function runIdOfFolderName(dir: string): string | null {
+  const m = /^(?:offline-)?run-\d{8}_\d{6}-(.+)$/.exec(path.basename(dir));
+  return m ? m[1] : null;
+}
+
+/**
+ * The `.wandb` file `p` names: `p` itself when it is a file, else the one `*.wandb` file directly in
+ * the folder `p`. Throws `invalid wandb file: <p> (<why>)`.
+ */
+export function locateWandbFile(p: string): string {
+  const bad = (why: string) => new Error(`invalid wandb file: ${p} (${why})`);
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(p);
+  } catch (e) {
+    throw bad(`cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  if (stat.isFile()) return p;
+  if (!stat.isDirectory()) throw bad("neither a file nor a folder");
+  const logs = fs
+    .readdirSync(p)
+    .filter((name) => name.endsWith(".wandb"))
+    .sort();
+  if (logs.length === 0) throw bad("the folder holds no .wandb file; give a W&B run folder such as wandb/offline-run-<date>-<id>, or the file itself");
+  if (logs.length > 1) throw bad(`the folder holds ${logs.length} .wandb files (${logs.join(", ")}); give one of them`);
+  const folderId = runIdOfFolderName(p);
+  const fileId = /^run-(.+)\.wandb$/.exec(logs[0]);
+  if (folderId !== null && fileId && fileId[1] !== folderId) throw bad(`the run folder of run ${folderId} holds ${logs[0]}: a file of another run`);
+  return path.join(p, logs[0]);
+}
+
+/**
+ * Run id of the first run record of a `.wandb` file, reading at most its first 1 MiB (CRCs
+ * checked). Throws `WandbFileError` when the header is wrong or no run record comes that early.
+ */
+export function peekWandbFileRunId(file: string): string {
+  const fd = fs.openSync(file, "r");
+  let got: number;
+  const buf = Buffer.alloc(PEEK_BYTES);
+  try {
+    got = fs.readSync(fd, buf, 0, PEEK_BYTES, 0);
+  } finally {
+    fs.closeSync(fd);
+  }
+  checkFileHeader(buf.subarray(0, Math.min(got, HEADER_BYTES)), file);
+  const splitter = new LogRecordSplitter(file);
+  const records: LogRecord[] = [];
+  for (let b = 0; b < got; b += LOG_BLOCK_BYTES) {
+    const block = buf.subarray(b, Math.min(b + LOG_BLOCK_BYTES, got));
+    splitter.block(block, b, got < PEEK_BYTES && b + block.length >= got, records);
+    for (const rec of records) {
+      let decoded: DecodedRecord;
+      try {
+        decoded = decodeRecord(rec.data);
+      } catch (e) {
+        throw new WandbFileError({ file, offset: rec.offset, detail: `record is not a valid protobuf Record (${(e as Error).message})`, cause: e });
+      }
+      if (decoded.kind === "run") return decoded.run.runId;
+    }
+    records.length = 0;
+  }
+  throw new WandbFileError({ file, offset: null, detail: `no run record in its first ${got} bytes: cannot tell which run it holds` });
+}
