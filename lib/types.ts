@@ -228,7 +228,7 @@ export interface SupersededRecords {
 export interface AlignmentNote {
   runId: string;
   round: string;
-  kind: "trailing-rollout" | "critic-only" | "always-use-train-step" | "n-per-run" | "critic-rows" | "superseded";
+  kind: "trailing-rollout" | "critic-only" | "always-use-train-step" | "n-per-run" | "critic-rows" | "superseded" | "run-totals" | "profile";
   /** Rollout id, when tied to one. */
   step: number | null;
   message: string;
@@ -272,6 +272,11 @@ export interface AlignedRuns {
   issues: CoverageIssue[];
   /** Handled facts: flags converted, N per run, critic rows, superseded records, a crashed run's last rollout. */
   notes: AlignmentNote[];
+  /**
+   * The framework profile the runs were read with (lib/registry): its name, whether it was detected
+   * from the keys or given, and the signature keys that decided. Absent means slime.
+   */
+  profile?: { name: string; how: "detected" | "given"; evidence: string[] };
 }
 
 /**

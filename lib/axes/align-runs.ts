@@ -20,6 +20,8 @@ import type {
   UpdateRecord,
 } from "../types";
 import { runUpdateNumber } from "./axis-formulas";
+import { detectProfile } from "../registry/detect-profile";
+import { alignSteps } from "./align-steps";
 import { checkCoverage } from "./coverage";
 import { buildRunAxes, decideRunAxes, firstRolloutOf, mappingFromRunAxes, type InferAxisMappingOptions } from "./infer-axis-mapping";
 import {
@@ -66,6 +68,8 @@ export interface AlignRunsOptions {
   n?: InferAxisMappingOptions["n"];
   /** Force how rollout/step was logged, for every run or per run id (see InferAxisMappingOptions). Default: decided from the data. */
   alwaysUseTrainStep?: InferAxisMappingOptions["alwaysUseTrainStep"];
+  /** Framework profile name (lib/registry/profiles.ts). Default: detected from the runs' keys. */
+  profile?: string;
 }
 
 /** Issue kinds whose step is a train/step (the others carry a rollout id). */
@@ -110,6 +114,15 @@ export function alignRuns(runs: RunHistory[], opts: AlignRunsOptions = {}): Alig
     if (seen.has(r.runId)) throw new Error(`invalid runs: run ${r.runId} is listed twice`);
     seen.add(r.runId);
   }
+  const detected = runs.length === 0 && opts.profile === undefined ? null : detectProfile(runs, opts.profile);
+  const profile = detected === null ? undefined : { name: detected.profile.name, how: detected.how, evidence: detected.evidence };
+  if (detected !== null && detected.profile.axis.kind === "step") return { ...alignSteps(runs, detected.profile, { reporter }), profile };
+  return { ...alignSlimeRuns(runs, opts), profile };
+}
+
+/** alignRuns for slime runs (rollout/step, train/step). */
+function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions): AlignedRuns {
+  const reporter = opts.reporter;
   const scans = runs.map((run, i) => {
     const s = scanRun(run);
     reporter?.progress?.("classify rows", i + 1, runs.length);

@@ -5,10 +5,12 @@
  */
 import type { AlignedRuns, Reporter } from "../types";
 import { assertMappingHolds } from "../axes/coverage";
-import { keysFor, METRICS } from "../schema/slime-metrics";
-import { describeRollout, describeUpdate } from "./record-label";
-import { AliasUse, collectNotes, MeanAccumulator, nonFiniteMessage, type MeanResult } from "./round-mean";
-import { roundIndex, rolloutRoundPosition, updateRoundPosition } from "./round-index";
+import type { FrameworkProfile } from "../registry/framework-profile";
+import { SLIME_PROFILE } from "../registry/profile-slime";
+import { profileOfAligned } from "../registry/profiles";
+import { conceptMeans, resolveColumns, type ConceptColumnSpec } from "./concept-means";
+import { collectNotes, type MeanResult } from "./round-mean";
+import { roundIndex } from "./round-index";
 import type { TableColumn } from "./table-column";
 
 /** The mean columns of the policy table. */
@@ -52,96 +54,43 @@ export interface PolicyRoundTableOptions {
   reporter?: Reporter;
 }
 
-const UPDATES = "optimizer updates";
-const FIRST = "first updates of a rollout batch (position 0)";
-const LATER = "later updates of a rollout batch (position >= 1)";
-const ROLLOUTS = "rollout batches";
-
-/** Column order and meaning of the policy table. */
-export const POLICY_COLUMNS: readonly TableColumn<PolicyMeanField>[] = [
-  { field: "entropy", label: METRICS.entropy.label, metric: METRICS.entropy, over: UPDATES },
-  { field: "clipfrac", label: METRICS.clipfrac.label, metric: METRICS.clipfrac, over: UPDATES },
-  { field: "gradNorm", label: METRICS.gradNorm.label, metric: METRICS.gradNorm, over: UPDATES },
-  { field: "actorTokPerS", label: METRICS.actorTokPerS.label, metric: METRICS.actorTokPerS, over: ROLLOUTS },
-  { field: "logprobAbsDiff", label: METRICS.logprobAbsDiff.label, metric: METRICS.logprobAbsDiff, over: UPDATES },
-  { field: "ppoKlFirst", label: `${METRICS.ppoKl.label} (first update of batch)`, metric: METRICS.ppoKl, over: FIRST },
-  { field: "ppoKlLater", label: `${METRICS.ppoKl.label} (later updates of batch)`, metric: METRICS.ppoKl, over: LATER },
+/** The policy table's columns: concept and update subset (resolved per framework, lib/diagnostics/concept-means.ts). */
+export const POLICY_SPECS: readonly ConceptColumnSpec<PolicyMeanField>[] = [
+  { field: "entropy", concept: "entropy", subset: "all" },
+  { field: "clipfrac", concept: "clipfrac", subset: "all" },
+  { field: "gradNorm", concept: "gradNorm", subset: "all" },
+  { field: "actorTokPerS", concept: "actorTokPerS", subset: "all" },
+  { field: "logprobAbsDiff", concept: "logprobGap", subset: "all" },
+  { field: "ppoKlFirst", concept: "ppoKl", subset: "first", suffix: " (first update of batch)" },
+  { field: "ppoKlLater", concept: "ppoKl", subset: "later", suffix: " (later updates of batch)" },
 ];
 
-/** Update-grain columns read straight from one key. */
-const UPDATE_FIELDS = ["entropy", "clipfrac", "gradNorm", "logprobAbsDiff"] as const;
+/** The policy table's columns for one framework (its keys, records and reading rules). */
+export function policyColumns(profile: FrameworkProfile): TableColumn<PolicyMeanField>[] {
+  return resolveColumns(POLICY_SPECS, profile);
+}
+
+/** Column order and meaning of the policy table for slime runs. */
+export const POLICY_COLUMNS: readonly TableColumn<PolicyMeanField>[] = policyColumns(SLIME_PROFILE);
 
 /**
- * Per-round means of the policy diagnostics, plus an `all` row.
+ * Per-round means of the policy diagnostics, plus an `all` row. The keys come from the runs'
+ * framework profile; a column the framework cannot fill carries the reason (see `notes`).
  * @example const t = policyRoundTable(aligned, { reporter }); t.rows.map((r) => r.entropy.mean)
  */
 export function policyRoundTable(aligned: AlignedRuns, opts: PolicyRoundTableOptions = {}): PolicyRoundTable {
   assertMappingHolds(aligned, { allowIssues: opts.allowIssues, what: "the policy round table" });
-  const warn = opts.reporter?.warn?.bind(opts.reporter);
+  const profile = profileOfAligned(aligned);
+  const columns = resolveColumns(POLICY_SPECS, profile);
+  const means = conceptMeans(aligned, columns, { reporter: opts.reporter });
   const index = roundIndex(aligned);
   const R = index.rounds.length;
-  // Slot R holds the `all` accumulators, so every record feeds its round's slot and slot R.
-  const make = () => Array.from({ length: R + 1 }, () => new MeanAccumulator());
-  const fieldKeys = UPDATE_FIELDS.map((f) => METRICS[f].key);
-  // Older slime versions logged some of these under another key (schema aliases): read them, with a note.
-  const fieldAliases = fieldKeys.map((k) => new AliasUse(k, keysFor(k), R + 1));
-  const fieldAccs = UPDATE_FIELDS.map(make);
-  const klFirst = make();
-  const klLater = make();
-  const tok = make();
-  const updates = new Array<number>(R + 1).fill(0);
-  const rollouts = new Array<number>(R + 1).fill(0);
-  const klKey = METRICS.ppoKl.key;
-  const tokKey = METRICS.actorTokPerS.key;
-
-  for (const u of aligned.updates) {
-    const i = updateRoundPosition(index, u);
-    updates[i]++;
-    const values = u.values;
-    for (let f = 0; f < fieldKeys.length; f++) {
-      const v = fieldAliases[f].read(values, i);
-      const accs = fieldAccs[f];
-      accs[R].add(v);
-      if (!accs[i].add(v) && warn) warn(nonFiniteMessage(describeUpdate(u), fieldKeys[f], v as number));
-    }
-    const kl = u.updateInRollout === 0 ? klFirst : klLater;
-    const v: number | undefined = values[klKey];
-    kl[R].add(v);
-    if (!kl[i].add(v) && warn) warn(nonFiniteMessage(describeUpdate(u), klKey, v as number));
-  }
-  for (const r of aligned.rollouts) {
-    const i = rolloutRoundPosition(index, r);
-    rollouts[i]++;
-    const v: number | undefined = r.values[tokKey];
-    tok[R].add(v);
-    if (!tok[i].add(v) && warn) warn(nonFiniteMessage(describeRollout(r), tokKey, v as number));
-  }
-  updates[R] = updates.reduce((a, b) => a + b, 0);
-  rollouts[R] = rollouts.reduce((a, b) => a + b, 0);
-
   const row = (i: number): PolicyRoundRow => {
     const round = i === R ? null : index.rounds[i];
-    const [entropy, clipfrac, gradNorm, logprobAbsDiff] = fieldAccs.map((accs, f) =>
-      accs[i].result(round, UPDATES, fieldKeys[f]),
-    );
-    return {
-      round: round ?? "all",
-      runId: round === null ? null : index.runIds[i],
-      updates: updates[i],
-      rollouts: rollouts[i],
-      entropy,
-      clipfrac,
-      gradNorm,
-      actorTokPerS: tok[i].result(round, ROLLOUTS, tokKey),
-      logprobAbsDiff,
-      // A round without updates says so, rather than "has no first updates".
-      ppoKlFirst: klFirst[i].result(round, updates[i] === 0 ? UPDATES : FIRST, klKey),
-      ppoKlLater: klLater[i].result(round, updates[i] === 0 ? UPDATES : LATER, klKey),
-    };
+    return { round: round ?? "all", runId: round === null ? null : index.runIds[i], updates: means.updates[i], rollouts: means.rollouts[i], ...means.cells[i] };
   };
   const rows = index.rounds.map((_, i) => row(i));
   const all = row(R);
-  const notes = collectNotes([...rows, all].flatMap((r) => POLICY_COLUMNS.map((c) => r[c.field])));
-  for (const a of fieldAliases) notes.push(...a.notes(index.rounds, "optimizer update(s)"));
-  return { columns: [...POLICY_COLUMNS], rows, all, notes };
+  const notes = collectNotes([...rows, all].flatMap((r) => columns.map((c) => r[c.field]))).concat(means.aliasNotes);
+  return { columns, rows, all, notes };
 }

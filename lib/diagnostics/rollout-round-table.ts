@@ -4,10 +4,12 @@
  */
 import type { AlignedRuns, Reporter } from "../types";
 import { assertMappingHolds } from "../axes/coverage";
-import { METRICS } from "../schema/slime-metrics";
-import { describeRollout } from "./record-label";
-import { collectNotes, MeanAccumulator, nonFiniteMessage, type MeanResult } from "./round-mean";
-import { roundIndex, rolloutRoundPosition } from "./round-index";
+import type { FrameworkProfile } from "../registry/framework-profile";
+import { SLIME_PROFILE } from "../registry/profile-slime";
+import { profileOfAligned } from "../registry/profiles";
+import { conceptMeans, resolveColumns, type ConceptColumnSpec } from "./concept-means";
+import { collectNotes, type MeanResult } from "./round-mean";
+import { roundIndex } from "./round-index";
 import type { TableColumn } from "./table-column";
 
 /** The mean columns of the rollout table. */
@@ -32,59 +34,39 @@ export interface RolloutRoundTable {
   notes: string[];
 }
 
-const ROLLOUTS = "rollout batches";
-const FIELDS: readonly RolloutMeanField[] = ["responseLen", "truncatedRatio", "rolloutTime", "actorTokPerS"];
+/** The rollout table's columns: one concept each, per record (resolved per framework, lib/diagnostics/concept-means.ts). */
+export const ROLLOUT_SPECS: readonly ConceptColumnSpec<RolloutMeanField>[] = [
+  { field: "responseLen", concept: "responseLen", subset: "all" },
+  { field: "truncatedRatio", concept: "truncated", subset: "all" },
+  { field: "rolloutTime", concept: "rolloutTime", subset: "all" },
+  { field: "actorTokPerS", concept: "actorTokPerS", subset: "all" },
+];
 
-/** Column order and meaning of the rollout table. */
-export const ROLLOUT_COLUMNS: readonly TableColumn<RolloutMeanField>[] = FIELDS.map((field) => ({
-  field,
-  label: METRICS[field].label,
-  metric: METRICS[field],
-  over: ROLLOUTS,
-}));
+/** The rollout table's columns for one framework. */
+export function rolloutColumns(profile: FrameworkProfile): TableColumn<RolloutMeanField>[] {
+  return resolveColumns(ROLLOUT_SPECS, profile);
+}
+
+/** Column order and meaning of the rollout table for slime runs. */
+export const ROLLOUT_COLUMNS: readonly TableColumn<RolloutMeanField>[] = rolloutColumns(SLIME_PROFILE);
 
 /**
- * Per-round means over rollout batches of response length, truncated fraction, rollout time and
- * actor tokens/s, plus an `all` row.
+ * Per-round means over rollout batches (training steps, logged steps: the framework's records) of
+ * response length, truncated fraction, rollout time and actor tokens/s, plus an `all` row.
  * @example rolloutRoundTable(aligned).rows.map((r) => r.truncatedRatio.mean)
  */
 export function rolloutRoundTable(aligned: AlignedRuns, opts: { reporter?: Reporter; allowIssues?: boolean } = {}): RolloutRoundTable {
   assertMappingHolds(aligned, { allowIssues: opts.allowIssues, what: "the rollout round table" });
-  const warn = opts.reporter?.warn?.bind(opts.reporter);
+  const columns = resolveColumns(ROLLOUT_SPECS, profileOfAligned(aligned));
+  const means = conceptMeans(aligned, columns, { reporter: opts.reporter });
   const index = roundIndex(aligned);
   const R = index.rounds.length;
-  const keys = FIELDS.map((f) => METRICS[f].key);
-  // accs[field][round slot]; slot R = all rounds.
-  const accs = FIELDS.map(() => Array.from({ length: R + 1 }, () => new MeanAccumulator()));
-  const rollouts = new Array<number>(R + 1).fill(0);
-  for (const r of aligned.rollouts) {
-    const i = rolloutRoundPosition(index, r);
-    rollouts[i]++;
-    const values = r.values;
-    for (let f = 0; f < keys.length; f++) {
-      const v: number | undefined = values[keys[f]];
-      accs[f][R].add(v);
-      if (!accs[f][i].add(v) && warn) warn(nonFiniteMessage(describeRollout(r), keys[f], v as number));
-    }
-  }
-  rollouts[R] = rollouts.reduce((a, b) => a + b, 0);
   const row = (i: number): RolloutRoundRow => {
     const round = i === R ? null : index.rounds[i];
-    const [responseLen, truncatedRatio, rolloutTime, actorTokPerS] = accs.map((a, f) =>
-      a[i].result(round, ROLLOUTS, keys[f]),
-    );
-    return {
-      round: round ?? "all",
-      runId: round === null ? null : index.runIds[i],
-      rollouts: rollouts[i],
-      responseLen,
-      truncatedRatio,
-      rolloutTime,
-      actorTokPerS,
-    };
+    return { round: round ?? "all", runId: round === null ? null : index.runIds[i], rollouts: means.rollouts[i], ...means.cells[i] };
   };
   const rows = index.rounds.map((_, i) => row(i));
   const all = row(R);
-  const notes = collectNotes([...rows, all].flatMap((r) => FIELDS.map((f) => r[f])));
-  return { columns: [...ROLLOUT_COLUMNS], rows, all, notes };
+  const notes = collectNotes([...rows, all].flatMap((r) => columns.map((c) => r[c.field]))).concat(means.aliasNotes);
+  return { columns, rows, all, notes };
 }

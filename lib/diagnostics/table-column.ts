@@ -10,8 +10,10 @@ export interface TableColumn<F extends string = string> {
   field: F;
   /** Display label (the schema label, plus the subset when the column is one). */
   label: string;
-  /** Schema entry: key, unit, is, isNot. */
-  metric: MetricSpec;
+  /** Schema entry of the framework's key for the column: key, unit, is, isNot; null when the framework does not log it (see `absent`). */
+  metric: MetricSpec | null;
+  /** Why the column is empty for this framework; absent when it has a metric. */
+  absent?: string;
   /** What each round's mean is taken over, e.g. "optimizer updates". */
   over: string;
 }

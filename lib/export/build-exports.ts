@@ -18,12 +18,14 @@ import {
   serializeExportManifest,
   summaryColumnEntry,
   type ExportFileEntry,
+  type ExportProfile,
   type ExportManifest,
 } from "./export-manifest";
 import { assertMappingHolds, blockingIssues } from "../axes/coverage";
 import { healthTable } from "./health-table";
 import { rolloutsTable, supersededTable, updatesTable } from "./record-tables";
-import { SUMMARY_COLUMNS, summaryTable } from "./summary-table";
+import { profileOfAligned } from "../registry/profiles";
+import { summaryColumnsFor, summaryTable } from "./summary-table";
 import { workspaceVersion as readWorkspaceVersion } from "./workspace-version";
 
 /** One file of the export set. */
@@ -50,6 +52,21 @@ export interface BuildExportsOptions {
   allowIssues?: boolean;
   /** Thresholds of the health checks (health.csv). Default: the declared defaults. */
   health?: HealthParams;
+}
+
+/** The manifest's profile entry of aligned runs. */
+function exportProfile(aligned: AlignedRuns): ExportProfile {
+  const p = profileOfAligned(aligned);
+  return {
+    name: p.name,
+    label: p.label,
+    how: aligned.profile?.how ?? "given",
+    evidence: aligned.profile?.evidence ?? [],
+    stepAxis: p.stepAxis,
+    updates: p.updates.note,
+    aggregation: p.aggregation,
+    restart: p.restart,
+  };
 }
 
 /** sha256 hex of a text's UTF-8 bytes. */
@@ -102,10 +119,11 @@ export function buildExports(archive: Archive, aligned: AlignedRuns, opts: Build
     formatVersion: 1,
     workspaceVersion: opts.workspaceVersion ?? readWorkspaceVersion(),
     source: { kind: source.kind, formatVersion: source.formatVersion, readerVersion: source.readerVersion, runs: exportSourceRuns(source) },
+    profile: exportProfile(aligned),
     axes: aligned.mapping,
     files: entries,
     cells: { ...CELL_CONVENTIONS },
-    summaryColumns: SUMMARY_COLUMNS.map(summaryColumnEntry),
+    summaryColumns: summaryColumnsFor(profileOfAligned(aligned)).map(summaryColumnEntry),
     summaryNotes: summary.notes,
     alignmentIssues: aligned.issues.map((x) => `${x.kind}: ${x.message}`),
     builtDespiteIssues: blockingIssues(aligned).length > 0,

@@ -61,6 +61,8 @@ export interface ExportManifest {
   /** package.json version of the workspace that wrote the exports. */
   workspaceVersion: string;
   source: { kind: SourceManifest["kind"]; formatVersion: SourceManifest["formatVersion"]; readerVersion: string; runs: ExportSourceRun[] };
+  /** The framework profile the runs were read with (lib/registry) and how it was decided. */
+  profile: ExportProfile;
   axes: AxisMapping;
   files: ExportFileEntry[];
   cells: Record<string, string>;
@@ -75,6 +77,18 @@ export interface ExportManifest {
   superseded: ExportSuperseded[];
   /** What alignment found and handled: flags converted, N per run, critic rows, a crashed run's last rollout. */
   alignmentNotes: string[];
+}
+
+/** The framework profile in the manifest: what it is, and the keys that decided it. */
+export interface ExportProfile {
+  name: string;
+  label: string;
+  how: "detected" | "given";
+  evidence: string[];
+  stepAxis: string;
+  updates: string;
+  aggregation: string;
+  restart: string;
 }
 
 /** One superseded group in the manifest: counts and the message; the ids are in superseded.csv. */
@@ -139,6 +153,7 @@ export const CELL_CONVENTIONS: Readonly<Record<string, string>> = {
 export function summaryColumnEntry(col: SummaryColumn): SummaryColumnEntry {
   if (col.kind === "mean") {
     const { metric, over, label } = col.column;
+    if (metric === null) return { name: col.name, kind: col.kind, description: `empty: ${col.column.absent ?? "not logged by this framework"}`, label };
     return {
       name: col.name,
       kind: col.kind,
@@ -197,6 +212,16 @@ export function serializeExportManifest(m: ExportManifest): string {
       formatVersion: m.source.formatVersion,
       readerVersion: m.source.readerVersion,
       runs: m.source.runs.map(exportSourceRun),
+    },
+    profile: {
+      name: m.profile.name,
+      label: m.profile.label,
+      how: m.profile.how,
+      evidence: [...m.profile.evidence],
+      stepAxis: m.profile.stepAxis,
+      updates: m.profile.updates,
+      aggregation: m.profile.aggregation,
+      restart: m.profile.restart,
     },
     axes: {
       n: m.axes.n,

@@ -4,9 +4,12 @@
  */
 import type { AlignedRuns, Reporter } from "../types";
 import { METRICS, type MetricSpec } from "../schema/slime-metrics";
+import type { FrameworkProfile } from "../registry/framework-profile";
+import { SLIME_PROFILE } from "../registry/profile-slime";
+import { profileOfAligned } from "../registry/profiles";
 import {
-  POLICY_COLUMNS,
-  ROLLOUT_COLUMNS,
+  policyColumns,
+  rolloutColumns,
   policyRoundTable,
   rolloutRoundTable,
   zeroGradNormUpdates,
@@ -48,43 +51,51 @@ export interface SummaryPlainColumn {
 /** One column of summary.csv. */
 export type SummaryColumn = SummaryMeanColumn | SummaryPlainColumn;
 
-function policyColumn(name: string, field: PolicyMeanField): SummaryMeanColumn {
-  const column = POLICY_COLUMNS.find((c) => c.field === field);
-  if (column === undefined) throw new Error(`invalid policy field: ${field}`);
-  return { name, kind: "mean", source: { table: "policy", field }, column };
+/**
+ * The columns of summary.csv for one framework, in their contract order (the same names for every
+ * framework), with where each value comes from; a column the framework cannot fill says why.
+ */
+export function summaryColumnsFor(profile: FrameworkProfile): SummaryColumn[] {
+  const policy = policyColumns(profile);
+  const rollout = rolloutColumns(profile);
+  const p = (name: string, field: PolicyMeanField): SummaryMeanColumn => ({ name, kind: "mean", source: { table: "policy", field }, column: policy.find((c) => c.field === field)! });
+  const r = (name: string, field: RolloutMeanField): SummaryMeanColumn => ({ name, kind: "mean", source: { table: "rollout", field }, column: rollout.find((c) => c.field === field)! });
+  const noUpdates = profile.updates.observable ? null : `empty: ${profile.label}: ${profile.updates.note}`;
+  const gradNorm = profile.metrics.gradNorm;
+  return [
+    { name: "round", kind: "label", description: `round label from data/runs.json; "${ALL_ROUNDS}" for the row over every record of every round` },
+    { name: "run_id", kind: "label", description: `W&B run id of the round (several runs of one round joined with "+"); empty on the "${ALL_ROUNDS}" row` },
+    { name: "state", kind: "label", description: `W&B run state when the run was read (several runs joined with "+"); empty on the "${ALL_ROUNDS}" row, which is not a run` },
+    { name: "history_events", kind: "count", description: `W&B history rows frozen for the round (all rows: rollout, update, perf, eval, other); "${ALL_ROUNDS}" = the sum` },
+    {
+      name: "rollouts",
+      kind: "count",
+      description: profile.axis.kind === "slime" ? "rollout batches (distinct rollout/step) of the round" : `${profile.recordNoun} (distinct ${profile.axis.stepKey}) the round owns`,
+    },
+    { name: "updates", kind: "count", description: noUpdates ?? "optimizer updates (distinct train/step) of the round" },
+    p("entropy_mean", "entropy"),
+    p("clipfrac_mean", "clipfrac"),
+    p("grad_norm_mean", "gradNorm"),
+    p("actor_tok_per_s_mean", "actorTokPerS"),
+    r("response_len_mean", "responseLen"),
+    r("truncated_ratio_mean", "truncatedRatio"),
+    r("rollout_time_mean", "rolloutTime"),
+    p("logprob_abs_diff_mean", "logprobAbsDiff"),
+    p("ppo_kl_first_update_mean", "ppoKlFirst"),
+    p("ppo_kl_later_updates_mean", "ppoKlLater"),
+    {
+      name: "zero_grad_norm_updates",
+      kind: "list",
+      metric: "absent" in gradNorm ? undefined : gradNorm,
+      description:
+        noUpdates ??
+        `display update numbers (update = train/step - N*r0 + 1) whose ${METRICS.gradNorm.key} is exactly 0, ascending, separated by single spaces; empty when there is none`,
+    },
+  ];
 }
 
-function rolloutColumn(name: string, field: RolloutMeanField): SummaryMeanColumn {
-  const column = ROLLOUT_COLUMNS.find((c) => c.field === field);
-  if (column === undefined) throw new Error(`invalid rollout field: ${field}`);
-  return { name, kind: "mean", source: { table: "rollout", field }, column };
-}
-
-/** The columns of summary.csv, in their contract order, with where each value comes from. */
-export const SUMMARY_COLUMNS: readonly SummaryColumn[] = [
-  { name: "round", kind: "label", description: `round label from data/runs.json; "${ALL_ROUNDS}" for the row over every record of every round` },
-  { name: "run_id", kind: "label", description: `W&B run id of the round (several runs of one round joined with "+"); empty on the "${ALL_ROUNDS}" row` },
-  { name: "state", kind: "label", description: `W&B run state when the run was read (several runs joined with "+"); empty on the "${ALL_ROUNDS}" row, which is not a run` },
-  { name: "history_events", kind: "count", description: `W&B history rows frozen for the round (all rows: rollout, update, perf, eval, other); "${ALL_ROUNDS}" = the sum` },
-  { name: "rollouts", kind: "count", description: "rollout batches (distinct rollout/step) of the round" },
-  { name: "updates", kind: "count", description: "optimizer updates (distinct train/step) of the round" },
-  policyColumn("entropy_mean", "entropy"),
-  policyColumn("clipfrac_mean", "clipfrac"),
-  policyColumn("grad_norm_mean", "gradNorm"),
-  policyColumn("actor_tok_per_s_mean", "actorTokPerS"),
-  rolloutColumn("response_len_mean", "responseLen"),
-  rolloutColumn("truncated_ratio_mean", "truncatedRatio"),
-  rolloutColumn("rollout_time_mean", "rolloutTime"),
-  policyColumn("logprob_abs_diff_mean", "logprobAbsDiff"),
-  policyColumn("ppo_kl_first_update_mean", "ppoKlFirst"),
-  policyColumn("ppo_kl_later_updates_mean", "ppoKlLater"),
-  {
-    name: "zero_grad_norm_updates",
-    kind: "list",
-    metric: METRICS.gradNorm,
-    description: `display update numbers (update = train/step - N*r0 + 1) whose ${METRICS.gradNorm.key} is exactly 0, ascending, separated by single spaces; empty when there is none`,
-  },
-];
+/** The columns of summary.csv for slime runs. */
+export const SUMMARY_COLUMNS: readonly SummaryColumn[] = summaryColumnsFor(SLIME_PROFILE);
 
 /** The summary table and the notes of its means (empty rounds, missing keys, excluded values). */
 export interface SummaryExport {
@@ -110,12 +121,15 @@ export function summaryTable(aligned: AlignedRuns, opts: SummaryTableOptions = {
   const policy = policyRoundTable(aligned, { reporter, allowIssues: opts.allowIssues });
   const rollout = rolloutRoundTable(aligned, { reporter, allowIssues: opts.allowIssues });
   const zero = zeroGradNormUpdates(aligned);
+  const profile = profileOfAligned(aligned);
+  const columns = summaryColumnsFor(profile);
+  const updatesObservable = profile.updates.observable;
 
   const runsOf = (round: string) => aligned.runs.filter((r) => r.round === round);
   const row = (p: PolicyRoundRow, r: RolloutRoundRow, zeroUpdates: number[], isAll: boolean): ExportCell[] => {
     const runs = isAll ? aligned.runs : runsOf(p.round);
     const cells: ExportCell[] = [];
-    for (const col of SUMMARY_COLUMNS) {
+    for (const col of columns) {
       switch (col.name) {
         case "round":
           cells.push(p.round);
@@ -133,10 +147,10 @@ export function summaryTable(aligned: AlignedRuns, opts: SummaryTableOptions = {
           cells.push(p.rollouts);
           break;
         case "updates":
-          cells.push(p.updates);
+          cells.push(updatesObservable ? p.updates : null);
           break;
         case "zero_grad_norm_updates":
-          cells.push(zeroUpdates.length === 0 ? null : zeroUpdates.join(" "));
+          cells.push(zeroUpdates.length === 0 || !updatesObservable ? null : zeroUpdates.join(" "));
           break;
         default: {
           if (col.kind !== "mean") throw new Error(`invalid summary column: ${col.name}`);
@@ -151,7 +165,7 @@ export function summaryTable(aligned: AlignedRuns, opts: SummaryTableOptions = {
   rows.push(row(policy.all, rollout.all, zero.updates, true));
   const zeroNotes = [...zero.rows.map((z) => z.note), zero.note].filter((n): n is string => n !== null);
   const notes = [...new Set([...policy.notes, ...rollout.notes, ...zeroNotes])];
-  return { table: { name: SUMMARY_FILE, columns: SUMMARY_COLUMNS.map((c) => c.name), rows }, notes };
+  return { table: { name: SUMMARY_FILE, columns: columns.map((c) => c.name), rows }, notes };
 }
 
 /** A reporter passing each distinct warning on once (the diagnostics tables only warn). */

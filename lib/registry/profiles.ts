@@ -17,3 +17,8 @@ export function profileByName(name: string): FrameworkProfile {
   if (p === undefined) throw new Error(`invalid profile: ${name} (one of ${PROFILES.map((x) => x.name).join(", ")})`);
   return p;
 }
+
+/** The profile aligned records were read with (slime when alignment did not record one). */
+export function profileOfAligned(aligned: { profile?: { name: string } }): FrameworkProfile {
+  return aligned.profile === undefined ? SLIME_PROFILE : profileByName(aligned.profile.name);
+}

@@ -105,7 +105,7 @@ test("policyRoundTable: with N = 1 there are no later updates, and the note says
 test("policyRoundTable: columns carry the schema entries", () => {
   const t = policyRoundTable(aligned);
   assert.deepEqual(
-    t.columns.map((c) => [c.field, c.metric.key]),
+    t.columns.map((c) => [c.field, c.metric!.key]),
     [
       ["entropy", E],
       ["clipfrac", C],
@@ -116,6 +116,6 @@ test("policyRoundTable: columns carry the schema entries", () => {
       ["ppoKlLater", K],
     ],
   );
-  assert.equal(t.columns[0].metric.isNot, METRICS.entropy.isNot);
+  assert.equal(t.columns[0].metric!.isNot, METRICS.entropy.isNot);
   assert.equal(t.columns[3].over, "rollout batches");
 });

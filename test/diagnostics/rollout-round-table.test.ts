@@ -60,6 +60,6 @@ test("rolloutRoundTable: the all row over every batch", () => {
 
 test("rolloutRoundTable: columns carry the schema entries", () => {
   const t = rolloutRoundTable(aligned);
-  assert.deepEqual(t.columns.map((c) => c.metric.key), [RL, TR, RT, T]);
-  assert.equal(t.columns[1].metric.isNot, METRICS.truncatedRatio.isNot);
+  assert.deepEqual(t.columns.map((c) => c.metric!.key), [RL, TR, RT, T]);
+  assert.equal(t.columns[1].metric!.isNot, METRICS.truncatedRatio.isNot);
 });

@@ -30,7 +30,7 @@ test("the export manifest lists sources, files (sha256, rows, columns), axes, co
   const text = files[5].text;
   const m = JSON.parse(text) as ExportManifest;
   assert.equal(text, JSON.stringify(m, null, 2) + "\n", "2-space indent, trailing newline");
-  assert.deepEqual(Object.keys(m), ["kind", "formatVersion", "workspaceVersion", "source", "axes", "files", "cells", "summaryColumns", "summaryNotes", "alignmentIssues", "builtDespiteIssues", "superseded", "alignmentNotes"]);
+  assert.deepEqual(Object.keys(m), ["kind", "formatVersion", "workspaceVersion", "source", "profile", "axes", "files", "cells", "summaryColumns", "summaryNotes", "alignmentIssues", "builtDespiteIssues", "superseded", "alignmentNotes"]);
   assert.equal(m.workspaceVersion, JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).version);
   assert.deepEqual(
     m.source.runs.map((r) => [r.round, r.runId, r.state, r.historyEvents, r.lastStep, r.fetchedAt, r.sha256]),

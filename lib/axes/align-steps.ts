@@ -1,0 +1,264 @@
+/**
+ * Alignment of frameworks that log one row per training (or logging) step: verl, OpenRLHF, TRL
+ * (lib/registry/profile-*.ts). Each training row becomes one record on the profile's step key
+ * (`rollouts`, the step in `rollout`); rows whose keys are all eval keys become evals; rows of run
+ * totals (TRL's final row) and rows holding bookkeeping only (a non-numeric samples table) are left
+ * out. Single optimizer updates are not observable: `updates` stays empty and the mapping says why.
+ * Superseding as for slime: a run whose step goes back re-logged from there (resumed in place), and a
+ * later round replaces every record of earlier rounds from its first step on. Nothing is interpolated.
+ */
+import type { AlignedRuns, AlignmentNote, CoverageIssue, EvalRecord, HistoryRow, Reporter, RolloutRecord, RunAxis, RunCoverage, RunHistory, SupersededRecords } from "../types";
+import type { FrameworkProfile, ProfileAxis } from "../registry/framework-profile";
+
+type StepAxis = Extract<ProfileAxis, { kind: "step" }>;
+
+/** Options of {@link alignSteps}. */
+export interface AlignStepsOptions {
+  reporter?: Reporter;
+}
+
+/** A row's role under a step profile. */
+type Role = "train" | "eval" | "summary" | "empty" | "other";
+
+interface RowInfo {
+  role: Role;
+  step: number;
+  /** Index of the run whose logging replaced the row; -1 while live. */
+  by: number;
+}
+
+function isEvalKey(axis: StepAxis, k: string): boolean {
+  return axis.evalPrefixes.some((p) => k.startsWith(p));
+}
+
+/** Role and step of one row; throws naming run, key and _step for a step that is not a non-negative integer. */
+function rowInfo(axis: StepAxis, row: HistoryRow, run: RunHistory): RowInfo {
+  let metric = false;
+  let evalOnly = true;
+  for (const k in row) {
+    if (k.charCodeAt(0) === 95 /* _ */ || axis.stepKeys.includes(k)) continue;
+    if (axis.summaryKeys.includes(k)) return { role: "summary", step: NaN, by: -1 };
+    metric = true;
+    if (!isEvalKey(axis, k)) evalOnly = false;
+  }
+  if (!metric) return { role: "empty", step: NaN, by: -1 };
+  const key = axis.stepKeys.find((k) => row[k] !== undefined);
+  const step = key === undefined ? row._step : row[key];
+  if (!Number.isInteger(step) || step < 0) {
+    throw new Error(`run ${run.runId} (round ${run.round}): ${key ?? "_step"} = ${step} at _step ${row._step} is not a non-negative integer`);
+  }
+  if (evalOnly) return { role: "eval", step, by: -1 };
+  if (row[axis.stepKey] === undefined) return { role: "other", step, by: -1 };
+  return { role: "train", step, by: -1 };
+}
+
+/**
+ * Aligns runs of a step profile given in round order.
+ * @example alignSteps(archive.runs, VERL_PROFILE).rollouts.map((r) => r.rollout) // training steps
+ */
+export function alignSteps(runs: RunHistory[], profile: FrameworkProfile, opts: AlignStepsOptions = {}): AlignedRuns {
+  const axis = profile.axis;
+  if (axis.kind !== "step") throw new Error(`invalid profile: ${profile.name} (alignSteps needs a step profile)`);
+  const infos = runs.map((run) => run.rows.map((row) => rowInfo(axis, row, run)));
+  // Within a run: a training step at or below the last one re-logs from there (resumed in place).
+  infos.forEach((info, ri) => supersedeBackwards(info, ri));
+  const firsts = infos.map((info) => firstTrainStep(info));
+  // Across runs: a later round replaces every record of earlier rounds from its first step on.
+  for (let j = 0; j < runs.length; j++) {
+    for (const x of infos[j]) {
+      if (x.by !== -1 || (x.role !== "train" && x.role !== "eval")) continue;
+      for (let k = j + 1; k < runs.length; k++) if (firsts[k] !== null && x.step >= firsts[k]!) x.by = k;
+    }
+  }
+  const rollouts: RolloutRecord[] = [];
+  const evals: EvalRecord[] = [];
+  const issues: CoverageIssue[] = [];
+  const notes: AlignmentNote[] = [];
+  runs.forEach((run, ri) => collectRecords(run, infos[ri], rollouts, evals, issues, notes));
+  const superseded = supersededOf(runs, infos);
+  for (const s of superseded) notes.push({ runId: s.runId, round: s.round, kind: "superseded", step: s.rollouts[0] ?? null, message: s.message });
+  const coverage = coverageOf(runs, rollouts, issues);
+  let r0 = Infinity;
+  for (const f of firsts) if (f !== null) r0 = Math.min(r0, f);
+  const runAxes: RunAxis[] = runs.map((run, i) => ({
+    runId: run.runId,
+    round: run.round,
+    n: 0,
+    alwaysUseTrainStep: null,
+    flagEvidence: `${profile.label}: ${profile.stepAxis}`,
+    firstRollout: firsts[i],
+    updateBase: 0,
+    formula: `record = ${axis.stepKey}; optimizer updates not observable`,
+  }));
+  for (const note of notes) opts.reporter?.info?.(note.message);
+  if (issues.length > 0) opts.reporter?.warn?.(`alignment found ${issues.length} issue(s), first: ${issues[0].message} (see aligned.issues)`);
+  return {
+    mapping: {
+      n: 0,
+      r0: r0 === Infinity ? 0 : r0,
+      formulas: {
+        update: `optimizer updates are not observable: ${profile.updates.note}`,
+        rollout: `record = ${axis.stepKey} (one per ${profile.recordNoun.replace(/s$/, "")})`,
+        updateInRollout: "not observable",
+      },
+      runs: runAxes,
+    },
+    rounds: runs.map((r) => r.round),
+    runs: runs.map((r) => ({ runId: r.runId, round: r.round, state: r.state, historyEvents: r.rows.length })),
+    rollouts,
+    updates: [],
+    evals,
+    superseded,
+    criticOnly: [],
+    coverage,
+    issues,
+    notes,
+  };
+}
+
+function supersedeBackwards(info: RowInfo[], self: number): void {
+  let prev = -Infinity;
+  const restarts: { at: number; from: number }[] = [];
+  info.forEach((x, i) => {
+    if (x.role !== "train") return;
+    if (x.step <= prev) restarts.push({ at: i, from: x.step });
+    prev = x.step;
+  });
+  for (const r of restarts) {
+    for (let i = 0; i < r.at; i++) {
+      const x = info[i];
+      if (x.by === -1 && (x.role === "train" || x.role === "eval") && x.step >= r.from) x.by = self;
+    }
+  }
+}
+
+function firstTrainStep(info: RowInfo[]): number | null {
+  let first = Infinity;
+  for (const x of info) if (x.role === "train" && x.step < first) first = x.step;
+  return first === Infinity ? null : first;
+}
+
+function valuesOf(row: HistoryRow): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k in row) if (k.charCodeAt(0) !== 95) out[k] = row[k];
+  return out;
+}
+
+function collectRecords(
+  run: RunHistory,
+  info: RowInfo[],
+  rollouts: RolloutRecord[],
+  evals: EvalRecord[],
+  issues: CoverageIssue[],
+  notes: AlignmentNote[],
+): void {
+  const { runId, round } = run;
+  const mine: RolloutRecord[] = [];
+  let summaries = 0;
+  const others: number[] = [];
+  run.rows.forEach((row, i) => {
+    const x = info[i];
+    if (x.role === "summary") summaries++;
+    if (x.role === "other") others.push(row._step);
+    if (x.by !== -1) return;
+    if (x.role === "train") mine.push({ runId, round, rollout: x.step, historySteps: [row._step], values: valuesOf(row) });
+    else if (x.role === "eval") evals.push({ runId, round, evalStep: x.step, rollout: x.step, historyStep: row._step, values: valuesOf(row) });
+  });
+  mine.sort((a, b) => a.rollout - b.rollout);
+  for (const r of mine) rollouts.push(r);
+  if (summaries > 0) {
+    notes.push({ runId, round, kind: "run-totals", step: null, message: `run ${runId} (round ${round}): ${summaries} row(s) of run totals (e.g. train_runtime) kept out of the step records` });
+  }
+  if (others.length > 0) {
+    issues.push({
+      runId,
+      round,
+      kind: "unclassified-row",
+      step: null,
+      key: null,
+      message: `run ${runId} (round ${round}): ${others.length} row(s) with metrics but no step key (first at _step ${others[0]})`,
+    });
+  }
+}
+
+function supersededOf(runs: RunHistory[], infos: RowInfo[][]): SupersededRecords[] {
+  const out: SupersededRecords[] = [];
+  runs.forEach((run, j) => {
+    const groups = new Map<number, { steps: Set<number>; evals: Set<number>; evalRows: number; rows: number }>();
+    infos[j].forEach((x) => {
+      if (x.by === -1) return;
+      let g = groups.get(x.by);
+      if (g === undefined) groups.set(x.by, (g = { steps: new Set(), evals: new Set(), evalRows: 0, rows: 0 }));
+      g.rows++;
+      if (x.role === "train") g.steps.add(x.step);
+      else {
+        g.evals.add(x.step);
+        g.evalRows++;
+      }
+    });
+    for (const k of [...groups.keys()].sort((a, b) => a - b)) {
+      const g = groups.get(k)!;
+      const steps = [...g.steps].sort((a, b) => a - b);
+      const by = runs[k];
+      const how = k === j ? "re-logged by the same run (its step went back)" : `replaced by round ${by.round} (run ${by.runId})`;
+      out.push({
+        runId: run.runId,
+        round: run.round,
+        byRunId: by.runId,
+        byRound: by.round,
+        rollouts: steps,
+        updates: [],
+        trainSteps: [],
+        evals: g.evalRows,
+        evalRollouts: [...g.evals].sort((a, b) => a - b),
+        rows: g.rows,
+        message: `run ${run.runId} (round ${run.round}): ${g.rows} row(s) superseded, ${how}: ${steps.length > 0 ? `steps ${steps[0]}..${steps[steps.length - 1]} (${steps.length})` : "no training rows"}${g.evalRows > 0 ? `, ${g.evalRows} eval row(s)` : ""}; excluded from every record, mean and export`,
+      });
+    }
+  });
+  return out;
+}
+
+/** Coverage per run: records owned, holes (steps further apart than the smallest spacing seen), gaps between rounds. */
+function coverageOf(runs: RunHistory[], rollouts: RolloutRecord[], issues: CoverageIssue[]): RunCoverage[] {
+  const byRun = new Map<string, number[]>();
+  for (const r of rollouts) {
+    const list = byRun.get(r.runId);
+    if (list) list.push(r.rollout);
+    else byRun.set(r.runId, [r.rollout]);
+  }
+  // Spacing: verl and OpenRLHF log every step (1), TRL every logging_steps.
+  let spacing = Infinity;
+  for (const steps of byRun.values()) for (let i = 1; i < steps.length; i++) if (steps[i] > steps[i - 1]) spacing = Math.min(spacing, steps[i] - steps[i - 1]);
+  if (spacing === Infinity) spacing = 1;
+  let prevLast: number | null = null;
+  let prevRun: RunHistory | null = null;
+  return runs.map((run) => {
+    const steps = byRun.get(run.runId) ?? [];
+    const add = (step: number, message: string, kind: CoverageIssue["kind"]) =>
+      issues.push({ runId: run.runId, round: run.round, kind, step, key: null, message: `run ${run.runId} (round ${run.round}): ${message}` });
+    for (let i = 1; i < steps.length; i++) {
+      if (steps[i] - steps[i - 1] > spacing) add(steps[i - 1] + spacing, `steps ${steps[i - 1] + spacing}..${steps[i] - spacing} missing between ${steps[i - 1]} and ${steps[i]}`, "missing-rollout");
+    }
+    if (steps.length > 0 && prevLast !== null && prevRun !== null && steps[0] > prevLast + spacing) {
+      add(prevLast + spacing, `steps ${prevLast + spacing}..${steps[0] - spacing} missing between round ${prevRun.round} (run ${prevRun.runId}), which ends at step ${prevLast}, and this round, which starts at step ${steps[0]}`, "gap-between-rounds");
+    }
+    if (steps.length > 0) {
+      prevLast = steps[steps.length - 1];
+      prevRun = run;
+    }
+    const ok = !issues.some((x) => x.runId === run.runId);
+    return {
+      runId: run.runId,
+      round: run.round,
+      historyEvents: run.rows.length,
+      rollouts: steps.length,
+      updates: 0,
+      firstRollout: steps.length ? steps[0] : null,
+      lastRollout: steps.length ? steps[steps.length - 1] : null,
+      firstUpdate: null,
+      lastUpdate: null,
+      ok,
+    };
+  });
+}
