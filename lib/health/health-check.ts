@@ -71,6 +71,11 @@ export interface HealthCheck {
   /** Unit of its flags; "update or rollout" when each flag says (non_finite). */
   unit: HealthUnit | "update or rollout";
   params: readonly HealthParamSpec[];
+  /**
+   * Framework profiles (lib/registry) whose keys and records the rule reads; absent = any profile.
+   * Under another profile the check is not applicable (its keys would not be the framework's).
+   */
+  profiles?: readonly string[];
   /** The rule, with parameter values filled in. */
   rule(p: HealthCheckParams): string;
   /** What a flag is. */

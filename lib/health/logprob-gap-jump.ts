@@ -14,6 +14,7 @@ export const logprobGapJump = defineCheck({
   name: "logprob_gap_jump",
   severity: "warning",
   unit: "update",
+  profiles: ["slime"],
   params: [{ name: "median_multiple", default: 5, min: 0, minInclusive: false, doc: "multiple of the median gap over all updates an update must exceed" }],
   rule: (p) => `${KEY} > ${p.median_multiple} x its median over all updates (consecutive updates of one round form one flag)`,
   is: "updates where trainer and inference engine disagree on the sampled tokens' log-probs far more than usual",

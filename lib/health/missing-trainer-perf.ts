@@ -17,6 +17,7 @@ export const missingTrainerPerf = defineCheck({
   name: "missing_trainer_perf",
   severity: "notice",
   unit: "rollout",
+  profiles: ["slime"],
   params: [],
   rule: () => `a rollout batch with optimizer updates but no ${KEY} (no trainer perf row; consecutive batches form one flag)`,
   is: "batches the trainer trained on without logging its perf row: their timers and throughput are missing from every figure and mean",

@@ -14,6 +14,7 @@ export const ppoKlFirstUpdate = defineCheck({
   name: "ppo_kl_first_update",
   severity: "warning",
   unit: "update",
+  profiles: ["slime"],
   params: [{ name: "threshold", default: 1e-8, min: 0, minInclusive: true, doc: "largest |train/ppo_kl| accepted at position 0 (nats/token)" }],
   rule: (p) => `|${KEY}| > ${p.threshold} on an update at position 0 of its rollout batch (one flag per round)`,
   is: "updates that start a rollout batch with a policy ratio away from 1: old and new log-probs of the same weights differ",

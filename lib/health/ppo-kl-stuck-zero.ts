@@ -16,6 +16,7 @@ export const ppoKlStuckZero = defineCheck({
   name: "ppo_kl_stuck_zero",
   severity: "warning",
   unit: "update",
+  profiles: ["slime"],
   params: [
     { name: "threshold", default: 1e-8, min: 0, minInclusive: true, doc: "largest |train/ppo_kl| still read as 0 (nats/token)" },
     {

@@ -2,8 +2,9 @@
  * Runs the declared health checks over aligned runs: each check's flags with the check's name,
  * severity, unit and rule (with the parameter values used), or why it is not applicable.
  */
+import { profileOfAligned } from "../registry/profiles";
 import type { AlignedRuns } from "../types";
-import type { HealthCheck, HealthCheckParams, HealthFlag, HealthSeverity } from "./health-check";
+import type { HealthCheck, HealthCheckParams, HealthFlag, HealthOutcome, HealthSeverity } from "./health-check";
 import { HEALTH_CHECKS } from "./health-checks";
 import { allowedText, defaultHealthParams, isAllowed, type HealthParams } from "./health-params";
 
@@ -58,7 +59,7 @@ function checkParams(c: HealthCheck, params: HealthParams): HealthCheckParams {
 function runOne(aligned: AlignedRuns, c: HealthCheck, p: HealthCheckParams): HealthCheckResult {
   const rule = c.rule(p);
   const base = { check: c.name, severity: c.severity, unit: c.unit, params: p, rule, is: c.is, isNot: c.isNot };
-  const outcome = c.run(aligned, p);
+  const outcome = c.profiles === undefined ? c.run(aligned, p) : (profileGate(aligned, c) ?? c.run(aligned, p));
   if (outcome.applicable === false) return { ...base, status: "not applicable", reason: outcome.reason, evidence: null, flags: [] };
   const flags: HealthFlag[] = outcome.flags.map((f) => ({
     check: c.name,
@@ -75,6 +76,14 @@ function runOne(aligned: AlignedRuns, c: HealthCheck, p: HealthCheckParams): Hea
     at: f.at,
   }));
   return { ...base, status: flags.length > 0 ? "flagged" : "no flags", reason: null, evidence: outcome.evidence ?? null, flags };
+}
+
+/** Not applicable when the runs were read with a profile the check does not read; null otherwise. */
+function profileGate(aligned: AlignedRuns, c: HealthCheck): HealthOutcome | null {
+  const profile = profileOfAligned(aligned);
+  if (c.profiles === undefined || c.profiles.includes(profile.name)) return null;
+  const updates = c.unit === "update" && !profile.updates.observable ? `; ${profile.updates.note}` : "";
+  return { applicable: false, reason: `the rule reads ${c.profiles.join(", ")} keys; these runs were read with the ${profile.label} profile${updates}` };
 }
 
 /**

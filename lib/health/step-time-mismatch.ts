@@ -26,6 +26,7 @@ export const stepTimeMismatch = defineCheck({
   name: "step_time_mismatch",
   severity: "notice",
   unit: "rollout",
+  profiles: ["slime"],
   params: [
     { name: "relative_tolerance", default: 0.01, min: 0, minInclusive: true, doc: "accepted |difference| as a fraction of the step time" },
     {

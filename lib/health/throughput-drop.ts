@@ -14,6 +14,7 @@ export const throughputDrop = defineCheck({
   name: "throughput_drop",
   severity: "notice",
   unit: "rollout",
+  profiles: ["slime"],
   params: [
     {
       name: "max_drop",

@@ -21,6 +21,7 @@ export const timerPartsExceedContainer = defineCheck({
   name: "timer_parts_exceed_container",
   severity: "notice",
   unit: "rollout",
+  profiles: ["slime"],
   params: [
     { name: "relative_tolerance", default: 0.01, min: 0, minInclusive: true, doc: "accepted excess as a fraction of the container time" },
     {

@@ -14,6 +14,7 @@ export const truncationSurge = defineCheck({
   name: "truncation_surge",
   severity: "warning",
   unit: "rollout",
+  profiles: ["slime"],
   params: [
     { name: "min_fraction", default: 0.5, min: 0, minInclusive: true, max: 1, doc: "truncated fraction a batch must exceed (fraction of samples)" },
     { name: "median_multiple", default: 3, min: 0, minInclusive: false, doc: "multiple of the round's median truncated fraction a batch must exceed" },

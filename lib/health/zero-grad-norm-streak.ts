@@ -15,6 +15,7 @@ export const zeroGradNormStreak = defineCheck({
   name: "zero_grad_norm_streak",
   severity: "warning",
   unit: "update",
+  profiles: ["slime"],
   params: [{ name: "min_length", default: 3, min: 2, minInclusive: true, integer: true, doc: "shortest streak of consecutive display updates flagged" }],
   rule: (p) => `${p.min_length} or more consecutive display updates of one round with ${KEY} exactly 0`,
   is: "a stretch of optimizer steps that changed no weight through the gradient (the recorded norm is exactly 0)",

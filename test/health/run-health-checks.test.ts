@@ -78,3 +78,18 @@ test("runHealthChecks refuses parameters out of bounds or missing, naming check 
   delete missing.truncation_surge.min_fraction;
   assert.throws(() => runHealthChecks(aligned, missing), { message: "invalid truncation_surge.min_fraction: undefined (a number from 0 to 1)" });
 });
+
+test("runs read with another framework's profile: slime-keyed checks are not applicable and say why; non_finite still reads every record", () => {
+  const aligned = buildAligned([{ round: "R0", batches: [{ rollout: { "actor/ppo_kl": 0.3, "actor/grad_norm": NaN, "response_length/clip_ratio": 0.9 } }] }]);
+  aligned.profile = { name: "verl", how: "detected", evidence: [] };
+  const report = runHealthChecks(aligned);
+  const kl = report.results.find((r) => r.check === "ppo_kl_first_update")!;
+  assert.equal(kl.status, "not applicable");
+  assert.match(kl.reason!, /^the rule reads slime keys; these runs were read with the verl profile; verl logs one row per training step/);
+  const trunc = report.results.find((r) => r.check === "truncation_surge")!;
+  assert.equal(trunc.reason, "the rule reads slime keys; these runs were read with the verl profile");
+  assert.deepEqual(
+    report.flags.map((f) => [f.check, f.unit, f.key]),
+    [["non_finite", "rollout", "actor/grad_norm"]],
+  );
+});
