@@ -2,7 +2,7 @@
  * Write the CSV exports from the frozen archive (offline: no network, no credentials).
  *
  *   npm run export -- [--data DIR (data/wandb)] [--out DIR (exports)] [--allow-issues]
- *                     [--n RUN=N ...] [--always-use-train-step RUN=true|false ...] [--config FILE] [--help]
+ *                     [--n RUN=N ...] [--always-use-train-step RUN=true|false ...] [--profile NAME] [--config FILE] [--help]
  *
  * Verifies every frozen file against its manifest sha256 (refusing, naming the file, on a
  * mismatch), aligns the runs, runs the health checks, and writes rollouts.csv, updates.csv,
@@ -17,17 +17,18 @@ import { parseArgs } from "node:util";
 
 import { writeExports } from "../lib/export/write-exports";
 import { healthSettings, healthSummaryLine, type HealthSettings } from "../lib/health/index";
+import { PROFILES } from "../lib/registry/profiles";
 import { cliReporter } from "./cli-reporter";
 
 const USAGE =
-  "usage: npm run export -- [--data DIR] [--out DIR] [--allow-issues] [--n RUN=N ...] [--always-use-train-step RUN=true|false ...] [--config FILE]\n" +
+  "usage: npm run export -- [--data DIR] [--out DIR] [--profile slime|verl|openrlhf|trl] [--allow-issues] [--n RUN=N ...] [--always-use-train-step RUN=true|false ...] [--config FILE]\n" +
   "       (defaults: --data data/wandb --out exports --config <DIR>/../runs.json; --allow-issues exports although the axis mapping does not hold for a run)";
 
 interface ExportCli {
   dataDir: string;
   outDir: string;
   allowIssues: boolean;
-  align: { n?: Record<string, number>; alwaysUseTrainStep?: Record<string, boolean> };
+  align: { n?: Record<string, number>; alwaysUseTrainStep?: Record<string, boolean>; profile?: string };
   /** runs.json whose `health` object sets thresholds (a missing file sets none). */
   config: string;
 }
@@ -59,6 +60,7 @@ function parseCli(argv: string[]): ExportCli | null {
         "allow-issues": { type: "boolean", default: false },
         n: { type: "string", multiple: true },
         "always-use-train-step": { type: "string", multiple: true },
+        profile: { type: "string" },
         config: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
@@ -82,6 +84,11 @@ function parseCli(argv: string[]): ExportCli | null {
   const align: ExportCli["align"] = {};
   if (n) align.n = n;
   if (flag) align.alwaysUseTrainStep = flag;
+  if (v.profile !== undefined) {
+    const names = PROFILES.map((p) => p.name as string);
+    if (!names.includes(v.profile)) throw new UsageError(`invalid --profile: ${v.profile} (one of ${names.join(", ")})`);
+    align.profile = v.profile;
+  }
   if (v.config === "") throw new UsageError(`invalid --config: ""`);
   // The workspace layout keeps runs.json beside the archive folder (data/runs.json, data/wandb/).
   const config = v.config ?? path.join(path.dirname(v.data), "runs.json");

@@ -10,6 +10,7 @@ import { alignRuns, type AlignRunsOptions } from "../axes/align-runs";
 import type { HealthParams } from "../health/health-params";
 import type { HealthReport } from "../health/run-health-checks";
 import type { Reporter } from "../types";
+import { chooseProfile } from "../registry/profile-choice";
 import { buildExports, sha256Text } from "./build-exports";
 import { EXPORT_MANIFEST_FILE, type ExportFileEntry } from "./export-manifest";
 import { writeFilesAtomically } from "./write-files-atomically";
@@ -25,7 +26,7 @@ export interface WriteExportsOptions {
   /** Export although the axis mapping does not hold for some run (recorded in the manifest). Default false: refuse. */
   allowIssues?: boolean;
   /** Axis overrides for runs whose N or rollout/step reading the data does not decide (see alignRuns). */
-  align?: Pick<AlignRunsOptions, "n" | "alwaysUseTrainStep">;
+  align?: Pick<AlignRunsOptions, "n" | "alwaysUseTrainStep" | "profile">;
   /** Thresholds of the health checks (health.csv). Default: the declared defaults. */
   health?: HealthParams;
 }
@@ -75,7 +76,9 @@ export async function writeExports(opts: WriteExportsOptions): Promise<ExportRes
   const archive = await loadArchive(dataDir, reporter);
   // As openWorkspace: say so, rather than let axis inference fail for want of rows.
   if (archive.runs.length === 0) throw new Error(`refusing to export from ${dataDir}: ${MANIFEST_FILE} lists no runs (empty archive)`);
-  const aligned = alignRuns(archive.runs, { ...opts.align, reporter });
+  // The profile: given, else the runs.json beside the archive folder names it, else detected.
+  const profile = chooseProfile(opts.align?.profile, path.join(path.dirname(path.resolve(dataDir)), "runs.json"));
+  const aligned = alignRuns(archive.runs, { ...opts.align, profile, reporter });
   if (aligned.issues.length > 0) {
     reporter.warn?.(
       `alignment found ${aligned.issues.length} issue(s), listed in ${EXPORT_MANIFEST_FILE} (alignmentIssues); first: ${aligned.issues[0].message}`,

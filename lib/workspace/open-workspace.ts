@@ -25,6 +25,6 @@ export interface OpenWorkspace {
 export async function openWorkspace(params: WorkspaceParams, reporter: Reporter = {}): Promise<OpenWorkspace> {
   const archive = await loadArchive(params.archiveDir, reporter);
   if (archive.runs.length === 0) throw new Error(`empty archive: ${params.archiveDir} lists no runs`);
-  const aligned = alignRuns(archive.runs, { reporter });
+  const aligned = alignRuns(archive.runs, { reporter, profile: params.profile });
   return { params, archive, aligned, mappingHolds: blockingIssues(aligned).length === 0 };
 }

@@ -7,8 +7,11 @@
  * | WORKSPACE_DATA      | data                    | data folder: runs.json, wandb/ archive, local/ |
  * | WORKSPACE_EXPORTS   | exports                 | where notebook 05 writes the CSVs + manifest   |
  * | WORKSPACE_FETCH     | (unset)                 | "1": notebook 01 fetches live (needs a key)    |
+ * | WORKSPACE_PROFILE   | (unset: detected)       | framework profile: slime, verl, openrlhf, trl  |
  */
 import { isAbsolute, join, relative, resolve } from "node:path";
+
+import { chooseProfile } from "../registry/profile-choice";
 
 /** Resolved folders of the workspace. */
 export interface WorkspaceParams {
@@ -23,6 +26,8 @@ export interface WorkspaceParams {
   exportsDir: string;
   /** True when the user asked notebook 01 to fetch live (WORKSPACE_FETCH=1). */
   fetchLive: boolean;
+  /** Framework profile named by WORKSPACE_PROFILE or data/runs.json "profile"; undefined: detected from the keys. */
+  profile: string | undefined;
 }
 
 /** Folder of the frozen archive inside the data folder. */
@@ -37,14 +42,16 @@ export function workspaceParams(env: NodeJS.ProcessEnv = process.env, root: stri
   const fetch = env.WORKSPACE_FETCH ?? "";
   if (fetch !== "" && fetch !== "0" && fetch !== "1") throw new Error(`invalid WORKSPACE_FETCH: ${fetch} (use 1 to fetch live)`);
   const dataDir = abs(env.WORKSPACE_DATA || "data");
+  const runsConfig = join(dataDir, "runs.json");
   return {
     root,
     dataDir,
     archiveDir: join(dataDir, ARCHIVE_SUBDIR),
     localLogDir: join(dataDir, "local"),
-    runsConfig: join(dataDir, "runs.json"),
+    runsConfig,
     exportsDir: abs(env.WORKSPACE_EXPORTS || "exports"),
     fetchLive: fetch === "1",
+    profile: chooseProfile(env.WORKSPACE_PROFILE, runsConfig),
   };
 }
 
