@@ -2,29 +2,35 @@
  * Write the CSV exports from the frozen archive (offline: no network, no credentials).
  *
  *   npm run export -- [--data DIR (data/wandb)] [--out DIR (exports)] [--allow-issues]
- *                     [--n RUN=N ...] [--always-use-train-step RUN=true|false ...] [--help]
+ *                     [--n RUN=N ...] [--always-use-train-step RUN=true|false ...] [--profile NAME] [--config FILE] [--help]
  *
  * Verifies every frozen file against its manifest sha256 (refusing, naming the file, on a
- * mismatch), aligns the runs, and writes rollouts.csv, updates.csv, summary.csv, superseded.csv and
- * manifest.json into the out folder all or nothing. Same archive, same code: byte-identical files.
- * Refuses (exit 1) when the axis mapping does not hold for a run, unless --allow-issues.
+ * mismatch), aligns the runs, runs the health checks, and writes rollouts.csv, updates.csv,
+ * summary.csv, superseded.csv, health.csv and manifest.json into the out folder all or nothing. Same
+ * archive, same code, same thresholds: byte-identical files. Refuses (exit 1) when the axis mapping
+ * does not hold for a run, unless --allow-issues. Health thresholds: the `health` object of --config
+ * (default: runs.json beside the archive folder, if it exists), then HEALTH_* variables.
  */
+import * as path from "node:path";
 import { parseArgs } from "node:util";
 
 
 import { writeExports } from "../lib/export/write-exports";
+import { healthSettings, healthSummaryLine, type HealthSettings } from "../lib/health/index";
 import { PROFILES } from "../lib/registry/profiles";
 import { cliReporter } from "./cli-reporter";
 
 const USAGE =
-  "usage: npm run export -- [--data DIR] [--out DIR] [--profile slime|verl|openrlhf|trl] [--allow-issues] [--n RUN=N ...] [--always-use-train-step RUN=true|false ...]\n" +
-  "       (defaults: --data data/wandb --out exports; --allow-issues exports although the axis mapping does not hold for a run)";
+  "usage: npm run export -- [--data DIR] [--out DIR] [--profile slime|verl|openrlhf|trl] [--allow-issues] [--n RUN=N ...] [--always-use-train-step RUN=true|false ...] [--config FILE]\n" +
+  "       (defaults: --data data/wandb --out exports --config <DIR>/../runs.json; --allow-issues exports although the axis mapping does not hold for a run)";
 
 interface ExportCli {
   dataDir: string;
   outDir: string;
   allowIssues: boolean;
   align: { n?: Record<string, number>; alwaysUseTrainStep?: Record<string, boolean>; profile?: string };
+  /** runs.json whose `health` object sets thresholds (a missing file sets none). */
+  config: string;
 }
 
 /** RUN=VALUE pairs of a repeatable option, each value checked by `parse`. */
@@ -55,6 +61,7 @@ function parseCli(argv: string[]): ExportCli | null {
         n: { type: "string", multiple: true },
         "always-use-train-step": { type: "string", multiple: true },
         profile: { type: "string" },
+        config: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
       strict: true,
@@ -82,7 +89,10 @@ function parseCli(argv: string[]): ExportCli | null {
     if (!names.includes(v.profile)) throw new UsageError(`invalid --profile: ${v.profile} (one of ${names.join(", ")})`);
     align.profile = v.profile;
   }
-  return { dataDir: v.data, outDir: v.out, allowIssues: v["allow-issues"] === true, align };
+  if (v.config === "") throw new UsageError(`invalid --config: ""`);
+  // The workspace layout keeps runs.json beside the archive folder (data/runs.json, data/wandb/).
+  const config = v.config ?? path.join(path.dirname(v.data), "runs.json");
+  return { dataDir: v.data, outDir: v.out, allowIssues: v["allow-issues"] === true, align, config };
 }
 
 async function main(): Promise<number> {
@@ -99,13 +109,18 @@ async function main(): Promise<number> {
   }
   const { reporter, stop } = cliReporter({ tty: Boolean(process.stderr.isTTY), clearOnComplete: true });
   try {
-    const result = await writeExports({ ...opts, reporter });
+    const health: HealthSettings = healthSettings(process.env, opts.config);
+    const result = await writeExports({ dataDir: opts.dataDir, outDir: opts.outDir, allowIssues: opts.allowIssues, align: opts.align, reporter, health: health.params });
     stop();
     process.stdout.write(`wrote ${result.files.length + 1} files into ${result.outDir} from ${opts.dataDir}\n`);
     for (const f of result.files) {
       process.stdout.write(`  ${f.name}  ${f.rows} rows x ${f.columns.length} columns  sha256 ${f.sha256}\n`);
     }
     process.stdout.write(`  ${result.manifest.name}  sha256 ${result.manifest.sha256}\n`);
+    const changed = health.rows.filter((r) => r.source !== "default").map((r) => `${r.check}.${r.param} = ${r.value} (${r.source})`);
+    const n = result.health.flags.length;
+    process.stdout.write(`health checks (${n} flag${n === 1 ? "" : "s"}; thresholds: ${changed.length ? changed.join(", ") : "defaults"}):\n`);
+    for (const r of result.health.results) process.stdout.write(`  ${healthSummaryLine(r)}\n`);
     return 0;
   } catch (e) {
     stop();

@@ -18,6 +18,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { escapeHtml, parseNotebook, plotlyJsPath, plotlyOutputs, PLOTLY_MIME, type Notebook } from "../lib/display";
+import { healthSummaryFromNotebook, type HealthIndexEntry } from "../lib/display/show-health";
 
 const NAME = "html-report";
 const ROOT = path.resolve(__dirname, "..");
@@ -97,6 +98,19 @@ interface PageInfo {
   figures: number;
   withoutImage: number;
   bytes: number;
+  /** Flags per health check, when the notebook shows the health report. */
+  health: HealthIndexEntry[] | null;
+}
+
+/** Index line of a health report: the count of flags per check (or "not applicable"). */
+function healthIndexHtml(health: HealthIndexEntry[] | null): string {
+  if (!health) return "";
+  const total = health.reduce((n, e) => n + e.flags, 0);
+  const items = health.map((e) => {
+    const text = e.status === "not applicable" ? "not applicable" : `${e.flags} flag${e.flags === 1 ? "" : "s"}`;
+    return `<span${e.flags > 0 ? ' class="warn"' : ""}><code>${escapeHtml(e.check)}</code> ${text}</span>`;
+  });
+  return `<div class="health">health: ${total} flag${total === 1 ? "" : "s"} &middot; ${items.join(" &middot; ")}</div>`;
 }
 
 function indexHtml(pages: PageInfo[], inDir: string, interactive: boolean): string {
@@ -106,7 +120,8 @@ function indexHtml(pages: PageInfo[], inDir: string, interactive: boolean): stri
       return [
         `<li><a href="${escapeHtml(encodeURI(p.html))}">${escapeHtml(p.title)}</a>`,
         p.subtitle ? `<div class="sub">${escapeHtml(p.subtitle)}</div>` : "",
-        `<div class="meta">${escapeHtml(path.basename(p.file))} &middot; ${p.figures} figure${p.figures === 1 ? "" : "s"}${note}</div></li>`,
+        `<div class="meta">${escapeHtml(path.basename(p.file))} &middot; ${p.figures} figure${p.figures === 1 ? "" : "s"}${note}</div>`,
+        `${healthIndexHtml(p.health)}</li>`,
       ].join("");
     })
     .join("\n");
@@ -126,6 +141,7 @@ li a { font-weight: 600; font-size: 1.05rem; }
 .sub { color: #333; }
 .meta { color: #777; font-size: 0.85rem; }
 .warn { color: #b00020; }
+.health { font-size: 0.85rem; }
 </style>
 </head>
 <body>
@@ -201,7 +217,7 @@ function main(): number {
     text = text.replace(PLOTLY_SLOT, () => inline);
     fs.writeFileSync(target, text);
     if (withoutImage) console.log(`${NAME}: warning: ${file}: ${withoutImage} figure(s) without a static image (run scripts/add-static-figures.ts first)`);
-    return { file, html, ...notebookHeading(nb, f), figures: refs.length, withoutImage, bytes: Buffer.byteLength(text) };
+    return { file, html, ...notebookHeading(nb, f), figures: refs.length, withoutImage, bytes: Buffer.byteLength(text), health: healthSummaryFromNotebook(nb) };
   });
   fs.writeFileSync(path.join(outDir, "index.html"), indexHtml(pages, inDir, interactive));
   for (const p of pages) console.log(`${NAME}: ${path.join(outDir, p.html)}: ${p.figures} figure(s), ${(p.bytes / 1024).toFixed(0)} KB`);

@@ -7,3 +7,4 @@ export * from "./metric-note";
 export * from "./notebook-static-images";
 export * from "./plotly-renderer";
 export * from "./show-concept";
+export * from "./show-health";

@@ -1,9 +1,11 @@
 /**
- * The export set of an aligned archive, as text: rollouts.csv, updates.csv, summary.csv and the
- * export manifest. Pure apart from reading the workspace version (package.json) when not given.
+ * The export set of an aligned archive, as text: rollouts.csv, updates.csv, summary.csv, health.csv
+ * and the export manifest. Pure apart from reading the workspace version (package.json) when not given.
  */
 import { createHash } from "node:crypto";
 
+import { defaultHealthParams, type HealthParams } from "../health/health-params";
+import { runHealthChecks, type HealthReport } from "../health/run-health-checks";
 import type { AlignedRuns, Archive, Reporter } from "../types";
 import { csvText, type ExportTable } from "./csv-text";
 import {
@@ -20,6 +22,7 @@ import {
   type ExportManifest,
 } from "./export-manifest";
 import { assertMappingHolds, blockingIssues } from "../axes/coverage";
+import { healthTable } from "./health-table";
 import { rolloutsTable, supersededTable, updatesTable } from "./record-tables";
 import { profileOfAligned } from "../registry/profiles";
 import { summaryColumnsFor, summaryTable } from "./summary-table";
@@ -35,6 +38,8 @@ export interface ExportFile {
 export interface ExportBuild {
   files: ExportFile[];
   manifest: ExportManifest;
+  /** The health report written to health.csv. */
+  health: HealthReport;
 }
 
 /** Options of {@link buildExports}. */
@@ -45,6 +50,8 @@ export interface BuildExportsOptions {
   workspaceVersion?: string;
   /** Build the exports although the axis mapping does not hold for some run (recorded in the manifest). Default false: refuse. */
   allowIssues?: boolean;
+  /** Thresholds of the health checks (health.csv). Default: the declared defaults. */
+  health?: HealthParams;
 }
 
 /** The manifest's profile entry of aligned runs. */
@@ -82,12 +89,14 @@ export function buildExports(archive: Archive, aligned: AlignedRuns, opts: Build
   }
   assertMappingHolds(aligned, { allowIssues: opts.allowIssues, what: "to export" });
   const summary = summaryTable(aligned, { reporter: opts.reporter, allowIssues: true });
+  const health = runHealthChecks(aligned, opts.health ?? defaultHealthParams());
   // One table at a time: a table's cells can be collected once its text exists.
   const makers: (() => ExportTable)[] = [
     () => rolloutsTable(aligned),
     () => updatesTable(aligned),
     () => summary.table,
     () => supersededTable(aligned),
+    () => healthTable(health),
   ];
   const files: ExportFile[] = [];
   const entries: ExportFileEntry[] = [];
@@ -122,5 +131,5 @@ export function buildExports(archive: Archive, aligned: AlignedRuns, opts: Build
     alignmentNotes: aligned.notes.map((x) => `${x.kind}: ${x.message}`),
   };
   files.push({ name: EXPORT_MANIFEST_FILE, text: serializeExportManifest(manifest) });
-  return { files, manifest };
+  return { files, manifest, health };
 }

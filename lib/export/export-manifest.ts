@@ -6,6 +6,7 @@
  */
 import type { AxisMapping, ManifestRun, RunAxis, SourceManifest, SupersededRecords } from "../types";
 import { NON_FINITE_CELLS } from "./export-cell";
+import { HEALTH_FILE } from "./health-table";
 import { ROLLOUTS_FILE, SUPERSEDED_FILE, UPDATES_FILE } from "./record-tables";
 import { ALL_ROUNDS, SUMMARY_FILE, type SummaryColumn } from "./summary-table";
 
@@ -134,6 +135,8 @@ export const FILE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   [SUPERSEDED_FILE]:
     "one row per rollout record and per update that a later logging of the same rollouts replaced (a restarted round, or a run resumed in place), in run order; excluded from every other file; update is the display number under the superseded run's own formula",
   [SUMMARY_FILE]: `one row per round in run order, then a row "${ALL_ROUNDS}" computed from every record of every round (not a mean of round means); see summaryColumns`,
+  [HEALTH_FILE]:
+    "one row per health flag (an observable diagnostic, never proof of a bug), in check order, then round order, then first; first/last are display update numbers (unit update) or rollout ids (unit rollout), count the records in the range that fired the rule, value the most extreme value of the range (empty when the flag is about an absence), rule the check's rule with the thresholds used",
 };
 
 /** How cells are written in every CSV. */

@@ -4,6 +4,7 @@ export * from "./csv-text";
 export * from "./read-export-csv";
 export * from "./record-tables";
 export * from "./summary-table";
+export * from "./health-table";
 export * from "./export-manifest";
 export * from "./workspace-version";
 export * from "./build-exports";

@@ -7,6 +7,8 @@ import * as path from "node:path";
 import { loadArchive, verifyArchive } from "../archive/load-archive";
 import { MANIFEST_FILE } from "../archive/manifest";
 import { alignRuns, type AlignRunsOptions } from "../axes/align-runs";
+import type { HealthParams } from "../health/health-params";
+import type { HealthReport } from "../health/run-health-checks";
 import type { Reporter } from "../types";
 import { chooseProfile } from "../registry/profile-choice";
 import { buildExports, sha256Text } from "./build-exports";
@@ -25,6 +27,8 @@ export interface WriteExportsOptions {
   allowIssues?: boolean;
   /** Axis overrides for runs whose N or rollout/step reading the data does not decide (see alignRuns). */
   align?: Pick<AlignRunsOptions, "n" | "alwaysUseTrainStep" | "profile">;
+  /** Thresholds of the health checks (health.csv). Default: the declared defaults. */
+  health?: HealthParams;
 }
 
 /** What {@link writeExports} wrote. */
@@ -34,6 +38,8 @@ export interface ExportResult {
   files: ExportFileEntry[];
   /** The export manifest file. */
   manifest: { name: string; sha256: string; bytes: number };
+  /** The health report written to health.csv. */
+  health: HealthReport;
 }
 
 /** True when `child` is `parent` or inside it. */
@@ -44,7 +50,7 @@ function isInside(child: string, parent: string): boolean {
 
 /**
  * Verifies, loads and aligns the archive in `dataDir`, then writes rollouts.csv, updates.csv,
- * summary.csv and manifest.json into `outDir` all or nothing.
+ * summary.csv, health.csv and manifest.json into `outDir` all or nothing.
  * @example const result = await writeExports({ dataDir: "data/wandb", outDir: "exports" });
  */
 export async function writeExports(opts: WriteExportsOptions): Promise<ExportResult> {
@@ -78,12 +84,13 @@ export async function writeExports(opts: WriteExportsOptions): Promise<ExportRes
       `alignment found ${aligned.issues.length} issue(s), listed in ${EXPORT_MANIFEST_FILE} (alignmentIssues); first: ${aligned.issues[0].message}`,
     );
   }
-  const build = buildExports(archive, aligned, { reporter, allowIssues: opts.allowIssues });
+  const build = buildExports(archive, aligned, { reporter, allowIssues: opts.allowIssues, health: opts.health });
   await writeFilesAtomically(outDir, build.files);
   const manifestFile = build.files.find((f) => f.name === EXPORT_MANIFEST_FILE)!;
   return {
     outDir,
     files: build.manifest.files,
     manifest: { name: manifestFile.name, sha256: sha256Text(manifestFile.text), bytes: Buffer.byteLength(manifestFile.text, "utf8") },
+    health: build.health,
   };
 }

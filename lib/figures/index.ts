@@ -8,3 +8,4 @@ export * from "./rollout-series";
 export * from "./time-breakdown";
 export * from "./step-axes";
 export * from "./concept-series";
+export * from "./health-flag-figure";

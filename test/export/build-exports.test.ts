@@ -17,17 +17,17 @@ async function sample() {
   return { archive, aligned: alignRuns(archive.runs) };
 }
 
-test("buildExports: the four CSVs, then manifest.json, in that order", async () => {
+test("buildExports: the five CSVs, then manifest.json, in that order", async () => {
   const { archive, aligned } = await sample();
   const { files } = buildExports(archive, aligned);
-  assert.deepEqual(files.map((f) => f.name), ["rollouts.csv", "updates.csv", "summary.csv", "superseded.csv", "manifest.json"]);
+  assert.deepEqual(files.map((f) => f.name), ["rollouts.csv", "updates.csv", "summary.csv", "superseded.csv", "health.csv", "manifest.json"]);
   for (const f of files) assert.ok(f.text.endsWith("\n") && !f.text.includes("\r"), `${f.name}: \\n endings, trailing newline`);
 });
 
 test("the export manifest lists sources, files (sha256, rows, columns), axes, column meanings; no wall-clock time", async () => {
   const { archive, aligned } = await sample();
   const { files } = buildExports(archive, aligned);
-  const text = files[4].text;
+  const text = files[5].text;
   const m = JSON.parse(text) as ExportManifest;
   assert.equal(text, JSON.stringify(m, null, 2) + "\n", "2-space indent, trailing newline");
   assert.deepEqual(Object.keys(m), ["kind", "formatVersion", "workspaceVersion", "source", "profile", "axes", "files", "cells", "summaryColumns", "summaryNotes", "alignmentIssues", "builtDespiteIssues", "superseded", "alignmentNotes"]);
@@ -45,7 +45,7 @@ test("the export manifest lists sources, files (sha256, rows, columns), axes, co
     ["R3", 2, false, 61, "update = train/step - 2*61 + 120 + 1"],
   ]);
   assert.deepEqual([m.builtDespiteIssues, m.superseded, m.alignmentNotes], [false, [], []]);
-  files.slice(0, 4).forEach((f, i) => {
+  files.slice(0, 5).forEach((f, i) => {
     const entry = m.files[i];
     assert.equal(entry.name, f.name);
     assert.equal(entry.sha256, createHash("sha256").update(f.text).digest("hex"), `${f.name} sha256`);
@@ -53,7 +53,7 @@ test("the export manifest lists sources, files (sha256, rows, columns), axes, co
     assert.equal(entry.rows, f.text.split("\n").length - 2, `${f.name} rows exclude the header`);
     assert.equal(entry.columns.join(","), f.text.slice(0, f.text.indexOf("\n")), `${f.name} columns = header`);
   });
-  assert.deepEqual(m.files.map((f) => f.rows), [80, 160, 5, 0]);
+  assert.deepEqual(m.files.map((f) => f.rows), [80, 160, 5, 0, 1]);
   assert.deepEqual(m.summaryColumns.map((c) => c.name), m.files[2].columns);
   const entropy = m.summaryColumns.find((c) => c.name === "entropy_mean")!;
   assert.deepEqual([entropy.key, entropy.grain, entropy.is, entropy.isNot], [METRICS.entropy.key, "update", METRICS.entropy.is, METRICS.entropy.isNot]);

@@ -12,14 +12,37 @@ function runCli(args: string[]) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-test("npm run export -- --data DIR --out DIR writes the four files and lists them", (t) => {
+test("npm run export -- --data DIR --out DIR writes the six files, lists them and prints one line per health check", (t) => {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), "export-cli-"));
   t.after(() => fs.rmSync(out, { recursive: true, force: true }));
   const r = runCli(["--data", "data/wandb", "--out", out]);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stderr, "");
-  assert.match(r.stdout, /^wrote 5 files into .* from data\/wandb\n  rollouts\.csv  80 rows x 44 columns  sha256 [0-9a-f]{64}\n  updates\.csv  160 rows x 16 columns/);
-  assert.deepEqual(fs.readdirSync(out).sort(), ["manifest.json", "rollouts.csv", "summary.csv", "superseded.csv", "updates.csv"]);
+  assert.match(r.stdout, /^wrote 6 files into .* from data\/wandb\n  rollouts\.csv  80 rows x 44 columns  sha256 [0-9a-f]{64}\n  updates\.csv  160 rows x 16 columns/);
+  assert.deepEqual(fs.readdirSync(out).sort(), ["health.csv", "manifest.json", "rollouts.csv", "summary.csv", "superseded.csv", "updates.csv"]);
+  assert.match(r.stdout, /\nhealth checks \(1 flag; thresholds: defaults\):\n  ppo_kl_first_update: 0 flags \[warning\] \(rule: \|train\/ppo_kl\| > 1e-8 /);
+  assert.match(r.stdout, /\n  non_finite: 1 flag \[warning\]/);
+  assert.equal(r.stdout.split("\n").filter((l) => /^  [a-z_]+: (\d+ flags?|not applicable)/.test(l)).length, 10, "one line per check");
+});
+
+test("health thresholds from --config (runs.json health object) and HEALTH_* variables; a bad value is an option error", (t) => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "export-cli-health-"));
+  t.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  const config = path.join(tmp, "runs.json");
+  fs.writeFileSync(config, JSON.stringify({ entity: "e", project: "p", runs: [], health: { zero_grad_norm_streak: { min_length: 2 } } }));
+  const r = runCli(["--data", "data/wandb", "--out", path.join(tmp, "out"), "--config", config]);
+  assert.equal(r.code, 0, r.stderr);
+  // Updates 140 and 142 are not consecutive, nor 156 and 160: a streak of 2 still finds none.
+  assert.match(r.stdout, /thresholds: zero_grad_norm_streak\.min_length = 2 \(runs\.json\)\):\n/);
+  assert.match(r.stdout, /zero_grad_norm_streak: 0 flags \[warning\] \(rule: 2 or more consecutive/);
+  const bad = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "scripts/export.ts"), "--out", path.join(tmp, "out2")], {
+    cwd: ROOT,
+    encoding: "utf8",
+    env: { ...process.env, HEALTH_TRUNCATION_SURGE_MIN_FRACTION: "lots" },
+  });
+  assert.equal(bad.status, 1);
+  assert.equal(bad.stderr, "export failed: invalid HEALTH_TRUNCATION_SURGE_MIN_FRACTION: lots (a number from 0 to 1)\n");
+  assert.equal(fs.existsSync(path.join(tmp, "out2")), false, "nothing written");
 });
 
 test("a failure exits non-zero with one message and no stack trace", (t) => {

@@ -9,7 +9,7 @@ import { writeExports } from "../../lib/export/write-exports";
 const ROOT = path.resolve(__dirname, "../..");
 const DATA = path.join(ROOT, "data", "wandb");
 const COMMITTED = path.join(ROOT, "exports");
-const EXPORT_FILES = ["rollouts.csv", "updates.csv", "summary.csv", "superseded.csv", "manifest.json"];
+const EXPORT_FILES = ["rollouts.csv", "updates.csv", "summary.csv", "superseded.csv", "health.csv", "manifest.json"];
 
 function tempDir(t: { after: (fn: () => void) => void }, prefix: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -53,7 +53,7 @@ test("writing twice gives the same bytes and leaves no temp folder; other files 
   const second = await writeExports({ dataDir: DATA, outDir: out });
   assert.deepEqual(second, first);
   EXPORT_FILES.forEach((f, i) => assert.ok(fs.readFileSync(path.join(out, f)).equals(bytes[i]), f));
-  assert.deepEqual(fs.readdirSync(out).sort(), ["keep.txt", "manifest.json", "notebooks", "rollouts.csv", "summary.csv", "superseded.csv", "updates.csv"]);
+  assert.deepEqual(fs.readdirSync(out).sort(), ["health.csv", "keep.txt", "manifest.json", "notebooks", "rollouts.csv", "summary.csv", "superseded.csv", "updates.csv"]);
 });
 
 test("a frozen file altered by one byte is refused, naming the file, and nothing is written", async (t) => {

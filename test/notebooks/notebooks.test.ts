@@ -105,8 +105,16 @@ for (const nb of NOTEBOOKS) {
         staticRendererShowsEveryFigure(executed, ws.dir);
       }
       if (nb.startsWith("04")) assert.match(text, /R1: truncated 20\.4%/);
+      if (nb.startsWith("06")) {
+        // The sample's one flag: the NaN rollout/kl of rollout 47 (R2); single zero gradient norms make no streak.
+        assert.match(text, /4 runs \(R0, R1, R2, R3\), 160 optimizer updates, 80 rollout batches: 1 flag\(s\) from 1 of 10 checks/);
+        assert.match(text, /non_finite: 1 flag \[warning\]/);
+        assert.match(text, /zero_grad_norm_streak: 0 flags \[warning\] \(rule: 3 or more consecutive display updates/);
+        assert.match(text, /<td[^>]*>rollout\/kl<\/td><td[^>]*>NaN<\/td>/);
+        assert.match(text, /rl-diagnostics-health-summary \[\{"check":"ppo_kl_first_update","status":"no flags","flags":0\}/);
+      }
       if (nb.startsWith("05")) {
-        for (const f of ["rollouts.csv", "updates.csv", "summary.csv", "manifest.json"]) {
+        for (const f of ["rollouts.csv", "updates.csv", "summary.csv", "health.csv", "manifest.json"]) {
           assert.ok(readFileSync(join(ws.exports, f)).equals(readFileSync(join(ROOT, "exports", f))), `${f} differs from the committed exports/${f}`);
         }
       }

@@ -1,0 +1,102 @@
+/**
+ * One small figure per flagged health check: the series of the key the check flagged (over display
+ * update numbers or rollout ids, round boundaries marked), each flagged range shaded, the records
+ * that fired marked in red; values that cannot be drawn (NaN, ±Infinity, absent) are labelled at the
+ * bottom of the plot instead.
+ */
+import type { HealthCheckResult } from "../health/run-health-checks";
+import type { AlignedRuns } from "../types";
+import { baseLayout, describeKey, integerAxisTicks, keyAxisTitle, plotValue, type Figure, type FigureAnnotation, type FigureShape, type Trace } from "./figure";
+import { HIGHLIGHT_COLOR, SERIES_COLOR } from "./palette";
+import { roundMarks, roundSpans } from "./round-marks";
+import { rolloutsInOrder } from "./rollout-series";
+import { MARKER_LIMIT, updatesInOrder } from "./update-series";
+
+/** Fill of a flagged range (the highlight colour, mostly transparent). */
+export const FLAG_FILL = "rgba(214, 39, 40, 0.15)";
+
+/** Plot height of the health figures: smaller than the diagnostics figures, one per flagged check. */
+export const HEALTH_FIGURE_HEIGHT = 320;
+
+/** Text of a value that cannot be drawn. */
+function undrawable(v: number | undefined): string {
+  if (v === undefined) return "absent";
+  return Number.isNaN(v) ? "NaN" : v > 0 ? "Inf" : "-Inf";
+}
+
+/**
+ * Figure of a flagged check: the key of its first flag, every flag on that key and unit marked.
+ * Throws `invalid result: <check> has no flags` for a check without flags.
+ * @example healthFlagFigure(aligned, report.results.find((r) => r.check === "non_finite")!)
+ */
+export function healthFlagFigure(aligned: AlignedRuns, result: HealthCheckResult): Figure {
+  if (result.flags.length === 0) throw new Error(`invalid result: ${result.check} has no flags`);
+  const { key, unit } = result.flags[0];
+  const flags = result.flags.filter((f) => f.key === key && f.unit === unit);
+  const records =
+    unit === "update"
+      ? updatesInOrder(aligned.updates).map((u) => ({ x: u.update, round: u.round, v: u.values[key] }))
+      : rolloutsInOrder(aligned.rollouts).map((r) => ({ x: r.rollout, round: r.round, v: r.values[key] }));
+  const byX = new Map(records.map((r) => [r.x, r.v]));
+  const { label } = describeKey(key);
+  const xTitle = unit === "update" ? "optimizer update" : "rollout batch (rollout id)";
+  const line: Trace = {
+    type: "scatter",
+    mode: records.length > MARKER_LIMIT ? "lines" : "lines+markers",
+    name: label,
+    x: records.map((r) => r.x),
+    y: records.map((r) => plotValue(r.v)),
+    hovertemplate: `${unit} %{x}<br>${label}: %{y}<extra></extra>`,
+    line: { color: SERIES_COLOR, width: 1.5 },
+    marker: { color: SERIES_COLOR, size: 4 },
+    connectgaps: false,
+  };
+  const fired = ([] as number[]).concat(...flags.map((f) => f.at));
+  const drawable = fired.filter((x) => plotValue(byX.get(x)) !== null);
+  const marks: Trace = {
+    type: "scatter",
+    mode: "markers",
+    name: `fired ${result.check} (${fired.length} ${unit}${fired.length === 1 ? "" : "s"})`,
+    x: drawable,
+    y: drawable.map((x) => plotValue(byX.get(x))),
+    hovertemplate: `${unit} %{x}<br>${label}: %{y}<extra>flagged</extra>`,
+    marker: { color: HIGHLIGHT_COLOR, size: 9, symbol: "x" },
+  };
+  const ranges: FigureShape[] = flags.map((f) => ({
+    type: "rect",
+    xref: "x",
+    yref: "paper",
+    x0: f.first - 0.5,
+    x1: f.last + 0.5,
+    y0: 0,
+    y1: 1,
+    layer: "below",
+    line: { width: 0 },
+    fillcolor: FLAG_FILL,
+  }));
+  const labels: FigureAnnotation[] = fired
+    .filter((x) => plotValue(byX.get(x)) === null)
+    .map((x) => ({
+      text: undrawable(byX.get(x)),
+      xref: "x",
+      yref: "paper",
+      x,
+      y: 0,
+      yanchor: "bottom",
+      showarrow: false,
+      font: { color: HIGHLIGHT_COLOR, size: 11 },
+    }));
+  const rounds = roundMarks(
+    roundSpans(
+      aligned.rounds,
+      records.map((r) => ({ round: r.round, x: r.x })),
+    ),
+  );
+  const layout = baseLayout(`${result.check}: ${label}`, xTitle, keyAxisTitle(key));
+  layout.height = HEALTH_FIGURE_HEIGHT;
+  layout.xaxis = { ...layout.xaxis, ...integerAxisTicks(records.map((r) => r.x)) };
+  layout.shapes = [...ranges, ...rounds.shapes];
+  layout.annotations = [...rounds.annotations, ...labels];
+  layout.meta = { figure: "health-flags", check: result.check, key, unit, flags: flags.length, otherFlags: result.flags.length - flags.length };
+  return { data: [line, marks], layout };
+}

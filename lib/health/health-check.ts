@@ -1,0 +1,92 @@
+/**
+ * What a health check is: a small declared rule over the aligned, surviving records, with its
+ * parameters (and their defaults), its reading rule (what a flag is, and what it is not) and the
+ * function that computes its flags with their evidence. A flag is an observable diagnostic, never
+ * proof of a bug.
+ */
+import type { AlignedRuns } from "../types";
+
+/** How loudly a flag asks to be read: `warning` = look before citing the run; `notice` = worth a look. */
+export type HealthSeverity = "warning" | "notice";
+
+/** What a flag's first/last count: display update numbers, or rollout ids. */
+export type HealthUnit = "update" | "rollout";
+
+/** One numeric parameter of a check. */
+export interface HealthParamSpec {
+  /** snake_case name, as in data/runs.json `health.<check>.<name>`. */
+  name: string;
+  default: number;
+  /** Smallest allowed value, and whether it is allowed itself. */
+  min: number;
+  minInclusive: boolean;
+  /** Largest allowed value (inclusive); absent = no upper bound. */
+  max?: number;
+  integer?: boolean;
+  /** What the parameter means, with its unit. */
+  doc: string;
+}
+
+/** Parameter values of one check, by parameter name. */
+export type HealthCheckParams = Record<string, number>;
+
+/** One flag: a range of records of one round that fired a check. */
+export interface HealthFlag {
+  check: string;
+  severity: HealthSeverity;
+  round: string;
+  runId: string;
+  unit: HealthUnit;
+  /** First and last display update number (unit update) or rollout id (unit rollout) of the range. */
+  first: number;
+  last: number;
+  /** Records in the range that fired the rule. */
+  count: number;
+  /** The W&B key the flag is about. */
+  key: string;
+  /** The most extreme value of the range (NaN / ±Infinity allowed); null when the flag is about an absence. */
+  value: number | null;
+  /** The rule with its parameter values. */
+  rule: string;
+  /** Display update numbers or rollout ids that fired (for figures; not exported). */
+  at: number[];
+}
+
+/** What a check's function returns: flags, or why the check cannot say anything on these runs. */
+export type HealthOutcome =
+  | {
+      applicable: true;
+      /** Flags without the check's own fields; `unit` only where it differs per flag (non_finite). */
+      flags: (Omit<HealthFlag, "check" | "severity" | "unit" | "rule"> & { unit?: HealthUnit })[];
+      /** The thresholds as computed on these runs (e.g. the medians), printed beside the rule. */
+      evidence?: string;
+    }
+  | { applicable: false; reason: string };
+
+/** A declared health check. */
+export interface HealthCheck {
+  /** snake_case name (the `check` column of health.csv). */
+  name: string;
+  severity: HealthSeverity;
+  /** Unit of its flags; "update or rollout" when each flag says (non_finite). */
+  unit: HealthUnit | "update or rollout";
+  params: readonly HealthParamSpec[];
+  /**
+   * Framework profiles (lib/registry) whose keys and records the rule reads; absent = any profile.
+   * Under another profile the check is not applicable (its keys would not be the framework's).
+   */
+  profiles?: readonly string[];
+  /** The rule, with parameter values filled in. */
+  rule(p: HealthCheckParams): string;
+  /** What a flag is. */
+  is: string;
+  /** What a flag is not: an observable diagnostic, never proof of a bug. */
+  isNot: string;
+  /** Computes the flags (without the check's own fields, which runHealthChecks adds; a flag's unit defaults to the check's). */
+  run(aligned: AlignedRuns, p: HealthCheckParams): HealthOutcome;
+}
+
+/** Declares a check (identity; gives the object literal its type). */
+export function defineCheck(check: HealthCheck): HealthCheck {
+  return check;
+}

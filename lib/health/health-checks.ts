@@ -1,0 +1,26 @@
+/** The declared health checks, in report order (the order of health.csv and of the notebook). */
+import type { HealthCheck } from "./health-check";
+import { logprobGapJump } from "./logprob-gap-jump";
+import { missingTrainerPerf } from "./missing-trainer-perf";
+import { nonFinite } from "./non-finite";
+import { ppoKlFirstUpdate } from "./ppo-kl-first-update";
+import { ppoKlStuckZero } from "./ppo-kl-stuck-zero";
+import { stepTimeMismatch } from "./step-time-mismatch";
+import { timerPartsExceedContainer } from "./timer-parts-exceed-container";
+import { throughputDrop } from "./throughput-drop";
+import { truncationSurge } from "./truncation-surge";
+import { zeroGradNormStreak } from "./zero-grad-norm-streak";
+
+/** Every check the report runs, in order. */
+export const HEALTH_CHECKS: readonly HealthCheck[] = [
+  ppoKlFirstUpdate,
+  zeroGradNormStreak,
+  nonFinite,
+  truncationSurge,
+  logprobGapJump,
+  ppoKlStuckZero,
+  missingTrainerPerf,
+  stepTimeMismatch,
+  timerPartsExceedContainer,
+  throughputDrop,
+];

@@ -1,0 +1,40 @@
+/**
+ * `logprob_gap_jump`: updates whose train/rollout log-prob gap jumps far above its usual level, as
+ * users report after a resume (trainer and inference engine no longer hold the same weights).
+ */
+import { METRICS } from "../schema/slime-metrics";
+import { defineCheck } from "./health-check";
+import { consecutiveFlags, evidenceNumber, finiteMedian, type HealthHit } from "./flag-ranges";
+import { notLoggedReason } from "./not-applicable";
+
+const KEY = METRICS.logprobAbsDiff.key;
+
+/** The declared check. The median is over every update of every round; consecutive flagged updates form one flag. */
+export const logprobGapJump = defineCheck({
+  name: "logprob_gap_jump",
+  severity: "warning",
+  unit: "update",
+  profiles: ["slime"],
+  params: [{ name: "median_multiple", default: 5, min: 0, minInclusive: false, doc: "multiple of the median gap over all updates an update must exceed" }],
+  rule: (p) => `${KEY} > ${p.median_multiple} x its median over all updates (consecutive updates of one round form one flag)`,
+  is: "updates where trainer and inference engine disagree on the sampled tokens' log-probs far more than usual",
+  isNot:
+    "not proof of a weight-sync bug, and not a quality measure of the policy: precision changes, a different engine version or off-policy replay also widen the gap",
+  run(aligned, p) {
+    if (!aligned.updates.some((u) => KEY in u.values)) return { applicable: false, reason: notLoggedReason("optimizer update", KEY) };
+    const median = finiteMedian(aligned.updates.map((u) => u.values[KEY]));
+    if (median === null) return { applicable: false, reason: `no optimizer update has a finite ${KEY}` };
+    if (median <= 0) return { applicable: false, reason: `the median ${KEY} over all updates is ${median}: a multiple of it is no threshold` };
+    const hits: HealthHit[] = [];
+    for (const u of aligned.updates) {
+      const v = u.values[KEY];
+      if (v !== undefined && Number.isFinite(v) && v > p.median_multiple * median)
+        hits.push({ round: u.round, runId: u.runId, x: u.update, key: KEY, value: v });
+    }
+    return {
+      applicable: true,
+      flags: consecutiveFlags(hits, aligned.rounds),
+      evidence: `median over all updates ${evidenceNumber(median)}, threshold ${evidenceNumber(p.median_multiple * median)}`,
+    };
+  },
+});

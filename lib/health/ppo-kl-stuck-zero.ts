@@ -1,0 +1,58 @@
+/**
+ * `ppo_kl_stuck_zero`: the mirror of ppo_kl_first_update. With more than one update per rollout batch,
+ * updates after the first run on weights the previous update changed, so their train/ppo_kl is
+ * non-zero; a round where it stays ~0 at every later position looks like a metric that is not
+ * tracked (users found exactly that: "most likely a bug with the metrics tracking").
+ */
+import { METRICS } from "../schema/slime-metrics";
+import { defineCheck } from "./health-check";
+import { flagOf, type HealthHit } from "./flag-ranges";
+import { notLoggedReason } from "./not-applicable";
+
+const KEY = METRICS.ppoKl.key;
+
+/** The declared check. One flag per round: first/last/count over its later-position updates, value the largest |ppo_kl|. */
+export const ppoKlStuckZero = defineCheck({
+  name: "ppo_kl_stuck_zero",
+  severity: "warning",
+  unit: "update",
+  profiles: ["slime"],
+  params: [
+    { name: "threshold", default: 1e-8, min: 0, minInclusive: true, doc: "largest |train/ppo_kl| still read as 0 (nats/token)" },
+    {
+      name: "min_updates",
+      default: 3,
+      min: 1,
+      minInclusive: true,
+      integer: true,
+      doc: "fewest later-position updates with a finite value a round needs to be judged",
+    },
+  ],
+  rule: (p) =>
+    `every update at position 1 or later of a round has |${KEY}| <= ${p.threshold} (rounds with at least ${p.min_updates} such updates with a finite value; one flag per round)`,
+  is: "a round whose policy-ratio log never moves on the updates that follow a weight change",
+  isNot:
+    "not proof of a metrics bug: a learning rate of 0, frozen weights, or every later minibatch with zero advantage also keep it at 0; read it with the gradient norm and the learning rate",
+  run(aligned, p) {
+    if (aligned.mapping.n < 2)
+      return {
+        applicable: false,
+        reason: `one optimizer update per rollout batch (N = ${aligned.mapping.n}): no update follows a weight change within a batch`,
+      };
+    if (!aligned.updates.some((u) => KEY in u.values)) return { applicable: false, reason: notLoggedReason("optimizer update", KEY) };
+    const byRound = new Map<string, HealthHit[]>();
+    const moved = new Set<string>();
+    for (const u of aligned.updates) {
+      const v = u.values[KEY];
+      if (u.updateInRollout < 1 || v === undefined || !Number.isFinite(v)) continue;
+      if (Math.abs(v) > p.threshold) moved.add(u.round);
+      const hits = byRound.get(u.round) ?? [];
+      hits.push({ round: u.round, runId: u.runId, x: u.update, key: KEY, value: v });
+      byRound.set(u.round, hits);
+    }
+    const flags = aligned.rounds
+      .filter((round) => !moved.has(round) && (byRound.get(round)?.length ?? 0) >= p.min_updates)
+      .map((round) => flagOf(byRound.get(round)!));
+    return { applicable: true, flags };
+  },
+});

@@ -1,0 +1,81 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+
+import {
+  healthFlagRows,
+  healthParamRows,
+  healthReadingMarkdown,
+  healthResultsHtml,
+  healthSummaryFromNotebook,
+  showHealthResults,
+} from "../../lib/display/show-health";
+import type { Notebook } from "../../lib/display/notebook-static-images";
+import { resolveHealthParams } from "../../lib/health/health-params";
+import { runHealthChecks } from "../../lib/health/run-health-checks";
+import { buildAligned } from "../diagnostics/aligned-builder";
+import { fakeDisplay } from "./fake-display";
+
+const aligned = buildAligned([
+  { round: "R0", batches: [{ rollout: { "rollout/kl": NaN }, updates: [{ "train/ppo_kl": 0.5, "train/loss": -Infinity }, { "train/ppo_kl": 0.1 }] }] },
+]);
+const report = runHealthChecks(aligned);
+
+test("flags table: one row per flag, values as health.csv writes them", () => {
+  assert.deepEqual(
+    healthFlagRows(report).map((r) => [r.check, r.unit, r.first, r.key, r.value]),
+    [
+      ["ppo_kl_first_update", "update", 1, "train/ppo_kl", "0.5"],
+      ["non_finite", "update", 1, "train/loss", "-Inf"],
+      ["non_finite", "rollout", 1, "rollout/kl", "NaN"],
+    ],
+  );
+});
+
+test("the per-check table carries a summary the HTML report reads back from the executed notebook", () => {
+  const html = healthResultsHtml(report);
+  const nb: Notebook = {
+    cells: [
+      { cell_type: "code", source: "", outputs: [{ output_type: "display_data", data: { "text/html": "<table></table>" } }] },
+      { cell_type: "code", source: "", outputs: [{ output_type: "display_data", data: { "text/html": html.split(/(?<=\n)/) } }] },
+    ],
+    metadata: {},
+    nbformat: 4,
+    nbformat_minor: 4,
+  };
+  const summary = healthSummaryFromNotebook(nb)!;
+  assert.deepEqual(summary.slice(0, 4), [
+    { check: "ppo_kl_first_update", status: "flagged", flags: 1 },
+    { check: "zero_grad_norm_streak", status: "not applicable", flags: 0 },
+    { check: "non_finite", status: "flagged", flags: 2 },
+    { check: "truncation_surge", status: "not applicable", flags: 0 },
+  ]);
+  assert.equal(summary.length, 10);
+  assert.equal(healthSummaryFromNotebook({ ...nb, cells: [nb.cells[0]] }), null, "a notebook without the report has no summary");
+  const d = fakeDisplay();
+  showHealthResults(report, "caption", { display: d });
+  assert.deepEqual(d.calls, [
+    ["text/html", html],
+    ["text/markdown", "caption"],
+  ]);
+});
+
+test("reading markdown: result, rule, evidence, what a flag is and is not; not applicable says why", () => {
+  const kl = healthReadingMarkdown(report.results[0]);
+  assert.match(kl, /^\*\*ppo\\_kl\\_first\\_update\*\* \(warning\): 1 flag\. Rule: \\\|train\/ppo\\_kl\\\| \\> 1e-8 on an update/);
+  assert.match(kl, /\n- \*\*What a flag is:\*\* /);
+  assert.match(kl, /\n- \*\*What it is not:\*\* not proof of a bug/);
+  assert.match(healthReadingMarkdown(report.results[1]), /: not applicable \(no optimizer update logs train\/grad\\_norm/);
+});
+
+test("thresholds table: value, default, where it came from, the variable", () => {
+  const rows = healthParamRows(resolveHealthParams({ env: { HEALTH_THROUGHPUT_DROP_MAX_DROP: "0.3" } }));
+  assert.deepEqual(rows[rows.length - 1], {
+    check: "throughput_drop",
+    parameter: "max_drop",
+    value: "0.3",
+    default: "0.2",
+    from: "environment",
+    variable: "HEALTH_THROUGHPUT_DROP_MAX_DROP",
+    meaning: "largest accepted fall of the round median against the previous round's (fraction)",
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * Precision on real slime traits (tools/simulate-slime/scenario.ts): critic rows merged into updates,
+ * critic-only steps, --wandb-always-use-train-step, async order, restarts and a resume in place
+ * (superseded records), N changed between rounds, sleep/wake timers. A healthy simulated run raises
+ * no flag; one planted fault raises exactly its flag.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { alignRuns } from "../../lib/axes/align-runs";
+import { runHealthChecks } from "../../lib/health/run-health-checks";
+import { type ScenarioOptions, scenarioRunHistories, simulateScenario } from "../../tools/simulate-slime/scenario";
+
+const EVERYTHING: ScenarioOptions = {
+  seed: 7,
+  n: 3,
+  alwaysUseTrainStep: true,
+  critic: true,
+  numCriticOnlySteps: 1,
+  async: true,
+  evalInterval: 1,
+  interleaveWriters: true,
+  logMultiTurn: true,
+  logPassrate: true,
+  restartOverlap: 2,
+  rounds: [{ rollouts: 5, crash: true }, { rollouts: 6, resumeInPlace: { crashAfter: 2, relog: 1 } }, { rollouts: 4 }],
+};
+const N_PER_ROUND: ScenarioOptions = {
+  seed: 11,
+  n: 3,
+  alwaysUseTrainStep: true,
+  critic: true,
+  evalInterval: 2,
+  restartOverlap: 2,
+  rounds: [
+    { rollouts: 5, crash: true },
+    { rollouts: 5, n: 2, resumeInPlace: { crashAfter: 2, relog: 1 } },
+    { rollouts: 3, n: 2 },
+  ],
+};
+
+for (const [name, opts] of [
+  ["every trait at once", EVERYTHING],
+  ["N per round", N_PER_ROUND],
+] as const) {
+  test(`real slime traits (${name}): every check applicable, none fires on a healthy run`, () => {
+    const aligned = alignRuns(scenarioRunHistories(simulateScenario(opts)));
+    assert.ok(aligned.superseded.length > 0, "the scenario has superseded records");
+    const report = runHealthChecks(aligned);
+    assert.deepEqual(
+      report.results.filter((r) => r.status !== "no flags").map((r) => [r.check, r.status, r.reason]),
+      [],
+    );
+  });
+}
+
+test("real slime traits: a NaN planted in a critic key is not read, one in an actor key is flagged once", () => {
+  const aligned = alignRuns(scenarioRunHistories(simulateScenario(EVERYTHING)));
+  const withCritic = aligned.updates.find((u) => Object.keys(u.values).some((k) => k.startsWith("train/critic-")))!;
+  assert.ok(withCritic, "critic rows are merged into updates");
+  const criticKey = Object.keys(withCritic.values).find((k) => k.startsWith("train/critic-"))!;
+  withCritic.values[criticKey] = NaN;
+  assert.deepEqual(runHealthChecks(aligned).flags, []);
+  withCritic.values["train/pg_loss"] = NaN;
+  assert.deepEqual(
+    runHealthChecks(aligned).flags.map((f) => [f.check, f.round, f.first, f.key]),
+    [["non_finite", withCritic.round, withCritic.update, "train/pg_loss"]],
+  );
+});

@@ -1,0 +1,95 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import * as path from "node:path";
+
+import { loadArchive } from "../../lib/archive/load-archive";
+import { alignRuns } from "../../lib/axes/align-runs";
+import { defaultHealthParams } from "../../lib/health/health-params";
+import { healthSummaryLine, runHealthChecks } from "../../lib/health/run-health-checks";
+import { buildAligned } from "../diagnostics/aligned-builder";
+
+const ROOT = path.resolve(__dirname, "../..");
+
+test("the bundled sample: one flag (the NaN rollout/kl of rollout 47, R2); every other check applicable and silent", async () => {
+  const archive = await loadArchive(path.join(ROOT, "data", "wandb"));
+  const report = runHealthChecks(alignRuns(archive.runs));
+  assert.deepEqual(
+    report.results.map((r) => [r.check, r.status, r.flags.length]),
+    [
+      ["ppo_kl_first_update", "no flags", 0],
+      ["zero_grad_norm_streak", "no flags", 0],
+      ["non_finite", "flagged", 1],
+      ["truncation_surge", "no flags", 0],
+      ["logprob_gap_jump", "no flags", 0],
+      ["ppo_kl_stuck_zero", "no flags", 0],
+      ["missing_trainer_perf", "no flags", 0],
+      ["step_time_mismatch", "no flags", 0],
+      ["timer_parts_exceed_container", "no flags", 0],
+      ["throughput_drop", "no flags", 0],
+    ],
+  );
+  const f = report.flags[0];
+  assert.deepEqual(
+    [f.check, f.severity, f.round, f.runId, f.unit, f.first, f.last, f.count, f.key],
+    ["non_finite", "warning", "R2", "sim-r2-85gs", "rollout", 47, 47, 1, "rollout/kl"],
+  );
+  assert.ok(Number.isNaN(f.value));
+});
+
+test("runHealthChecks fills check, severity, unit and rule into each flag; not-applicable checks say why", () => {
+  const aligned = buildAligned([{ round: "R0", batches: [{ updates: [{ "train/ppo_kl": 0.5 }, { "train/ppo_kl": 0.1 }] }] }]);
+  const report = runHealthChecks(aligned);
+  const kl = report.results[0];
+  assert.equal(kl.status, "flagged");
+  assert.deepEqual(report.flags, [
+    {
+      check: "ppo_kl_first_update",
+      severity: "warning",
+      round: "R0",
+      runId: "syn-r0",
+      unit: "update",
+      first: 1,
+      last: 1,
+      count: 1,
+      key: "train/ppo_kl",
+      value: 0.5,
+      rule: "|train/ppo_kl| > 1e-8 on an update at position 0 of its rollout batch (one flag per round)",
+      at: [1],
+    },
+  ]);
+  assert.equal(
+    healthSummaryLine(kl),
+    "ppo_kl_first_update: 1 flag [warning] (rule: |train/ppo_kl| > 1e-8 on an update at position 0 of its rollout batch (one flag per round))",
+  );
+  const trunc = report.results.find((r) => r.check === "truncation_surge")!;
+  assert.equal(
+    healthSummaryLine(trunc),
+    "truncation_surge: not applicable (no rollout batch logs rollout/truncated_ratio (the framework or these runs do not log it))",
+  );
+  assert.equal(report.results.find((r) => r.check === "non_finite")!.status, "no flags");
+});
+
+test("runHealthChecks refuses parameters out of bounds or missing, naming check and parameter", () => {
+  const aligned = buildAligned([{ round: "R0", batches: [] }]);
+  const params = defaultHealthParams();
+  params.zero_grad_norm_streak.min_length = 1;
+  assert.throws(() => runHealthChecks(aligned, params), { message: "invalid zero_grad_norm_streak.min_length: 1 (an integer >= 2)" });
+  const missing = defaultHealthParams();
+  delete missing.truncation_surge.min_fraction;
+  assert.throws(() => runHealthChecks(aligned, missing), { message: "invalid truncation_surge.min_fraction: undefined (a number from 0 to 1)" });
+});
+
+test("runs read with another framework's profile: slime-keyed checks are not applicable and say why; non_finite still reads every record", () => {
+  const aligned = buildAligned([{ round: "R0", batches: [{ rollout: { "actor/ppo_kl": 0.3, "actor/grad_norm": NaN, "response_length/clip_ratio": 0.9 } }] }]);
+  aligned.profile = { name: "verl", how: "detected", evidence: [] };
+  const report = runHealthChecks(aligned);
+  const kl = report.results.find((r) => r.check === "ppo_kl_first_update")!;
+  assert.equal(kl.status, "not applicable");
+  assert.match(kl.reason!, /^the rule reads slime keys; these runs were read with the verl profile; verl logs one row per training step/);
+  const trunc = report.results.find((r) => r.check === "truncation_surge")!;
+  assert.equal(trunc.reason, "the rule reads slime keys; these runs were read with the verl profile");
+  assert.deepEqual(
+    report.flags.map((f) => [f.check, f.unit, f.key]),
+    [["non_finite", "rollout", "actor/grad_norm"]],
+  );
+});
