@@ -20,6 +20,7 @@ import type {
   UpdateRecord,
 } from "../types";
 import { runUpdateNumber } from "./axis-formulas";
+import { idRanges } from "./axis-report";
 import { detectProfile } from "../registry/detect-profile";
 import { alignSteps } from "./align-steps";
 import { checkCoverage } from "./coverage";
@@ -448,14 +449,7 @@ function sortIssues(all: CoverageIssue[], runs: RunHistory[], per: RunRows[]): C
 
 /** "rollouts 3..5, 9" style ranges of sorted integers. */
 function ranges(sorted: number[], what: string): string {
-  const parts: string[] = [];
-  let a = 0;
-  for (let i = 1; i <= sorted.length; i++) {
-    if (i < sorted.length && sorted[i] === sorted[i - 1] + 1) continue;
-    parts.push(a === i - 1 ? `${sorted[a]}` : `${sorted[a]}..${sorted[i - 1]}`);
-    a = i;
-  }
-  return `${what}${sorted.length === 1 ? "" : "s"} ${parts.join(", ")}`;
+  return `${what}${sorted.length === 1 ? "" : "s"} ${idRanges(sorted)}`;
 }
 
 /**
