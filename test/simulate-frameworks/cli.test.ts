@@ -29,8 +29,27 @@ test("--rounds: steps per round, a trailing c for a crashed round; anything else
 });
 
 test("command-line options become FrameworkOptions; bad values are refused by name", () => {
-  const { opts, outDir, truth } = cliOptions(["--framework", "trl", "--out-dir", "x", "--rounds", "20,20", "--restart-overlap", "5", "--options", '{"beta":0.04}']);
-  assert.deepEqual(opts, { beta: 0.04, framework: "trl", rounds: [{ steps: 20, state: "finished" }, { steps: 20, state: "finished" }], restartOverlap: 5 });
+  const { opts, outDir, truth } = cliOptions([
+    "--framework",
+    "trl",
+    "--out-dir",
+    "x",
+    "--rounds",
+    "20,20",
+    "--restart-overlap",
+    "5",
+    "--options",
+    '{"beta":0.04}',
+  ]);
+  assert.deepEqual(opts, {
+    beta: 0.04,
+    framework: "trl",
+    rounds: [
+      { steps: 20, state: "finished" },
+      { steps: 20, state: "finished" },
+    ],
+    restartOverlap: 5,
+  });
   assert.equal(outDir, path.resolve("x"));
   assert.equal(truth, null);
   assert.throws(() => cliOptions(["--framework", "verl"]), /invalid --out-dir: \(missing\)/);
@@ -43,7 +62,10 @@ test("the written archive loads and verifies, rows equal the simulator's, and dr
   const dir = path.join(root, "orl");
   await writeFrameworkData(sim, dir);
   const archive = await loadArchive(path.join(dir, "wandb"));
-  assert.deepEqual(archive.runs.map((r) => [r.round, r.runId, r.state]), sim.runs.map((r) => [r.round, r.runId, r.state]));
+  assert.deepEqual(
+    archive.runs.map((r) => [r.round, r.runId, r.state]),
+    sim.runs.map((r) => [r.round, r.runId, r.state]),
+  );
   archive.runs.forEach((r, i) => assert.deepEqual(r.rows, sim.runs[i].history));
   assert.deepEqual(archive.manifest.runs[0].droppedKeys, { "train/generated_samples": 4 });
   assert.deepEqual(JSON.parse(fs.readFileSync(path.join(dir, "runs.json"), "utf8")), {
@@ -60,9 +82,21 @@ test("npm run simulate:framework writes a verl folder and the truth; an unknown 
   const cli = path.join(repoRoot, "tools", "simulate-frameworks", "cli.ts");
   execFileSync(tsx, [cli, "--framework", "verl", "--out-dir", dir, "--rounds", "5c,4", "--restart-overlap", "2", "--truth", truthFile], { stdio: "pipe" });
   const manifest = JSON.parse(fs.readFileSync(path.join(dir, "wandb", "manifest.json"), "utf8"));
-  assert.deepEqual(manifest.runs.map((r: { state: string; lastStep: number }) => [r.state, r.lastStep]), [["crashed", 5], ["finished", 7]]);
+  assert.deepEqual(
+    manifest.runs.map((r: { state: string; lastStep: number }) => [r.state, r.lastStep]),
+    [
+      ["crashed", 5],
+      ["finished", 7],
+    ],
+  );
   const truth = JSON.parse(fs.readFileSync(truthFile, "utf8"));
-  assert.deepEqual(truth.runs.map((r: { ownedSteps: number[] }) => r.ownedSteps), [[1, 2, 3], [4, 5, 6, 7]]);
+  assert.deepEqual(
+    truth.runs.map((r: { ownedSteps: number[] }) => r.ownedSteps),
+    [
+      [1, 2, 3],
+      [4, 5, 6, 7],
+    ],
+  );
   assert.throws(
     () => execFileSync(tsx, [cli, "--framework", "slime", "--out-dir", dir], { stdio: "pipe" }),
     (e: { status: number; stderr: Buffer }) => e.status === 1 && /invalid framework: "slime"/.test(e.stderr.toString()),

@@ -1,6 +1,6 @@
 /**
- * Conformance of the simulator's key names with real runs (../shared/real-inputs, not part of the
- * repository; sources in its README): a verl console log (its `step:0` val-before-train line and
+ * Conformance of the simulator's key names with real runs (../shared/real-inputs/ when present, not
+ * part of the repository; sources in its README): a verl console log (its `step:0` val-before-train line and
  * `step:1` training line) and a TRL GRPO run's wandb-summary.json. Skips with a plain message when
  * the folder is absent.
  */
@@ -35,11 +35,17 @@ test("verl: training-row keys are the real run's (bar keys it did not enable); v
   const sim = simulateFramework({ framework: "verl", rounds: [{ steps: 1 }], refPolicy: false, testFreq: 0, datasets: ["char_count"] });
   const trainKeys = Object.keys(sim.runs[0].history[1]).filter((k) => !BOOK.includes(k));
   // timing_s/update_weights is a newer verl timer than that run's.
-  assert.deepEqual(trainKeys.filter((k) => !real.has(k)), ["timing_s/update_weights"]);
+  assert.deepEqual(
+    trainKeys.filter((k) => !real.has(k)),
+    ["timing_s/update_weights"],
+  );
   const realVal = new Set([...verlLineKeys(text, 0)].map((k) => k.replace(/^val-(core|aux)\//, "")));
   const simVal = Object.keys(sim.runs[0].history[0]).filter((k) => !BOOK.includes(k));
   assert.ok(simVal.length > 0);
-  assert.deepEqual(simVal.map((k) => k.replace(/^val-(core|aux)\//, "")).filter((k) => !realVal.has(k)), []);
+  assert.deepEqual(
+    simVal.map((k) => k.replace(/^val-(core|aux)\//, "")).filter((k) => !realVal.has(k)),
+    [],
+  );
 });
 
 test("trl: every key of a training row is in the real GRPO run's summary (beta != 0, one reward function named _reward)", (t) => {
@@ -51,5 +57,8 @@ test("trl: every key of a training row is in the real GRPO run's summary (beta !
   const sim = simulateFramework({ framework: "trl", rounds: [{ steps: 10 }], beta: 0.04, rewardFuncs: ["_reward"] });
   const keys = Object.keys(sim.runs[0].history[0]);
   assert.ok(keys.length > 30);
-  assert.deepEqual(keys.filter((k) => !real.has(k)), []);
+  assert.deepEqual(
+    keys.filter((k) => !real.has(k)),
+    [],
+  );
 });

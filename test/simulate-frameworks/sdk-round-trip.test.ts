@@ -81,7 +81,10 @@ for (const opts of CASES) {
 
 test("verl: the SDK keeps explicit steps, so _step is the global step and the restart run's rows start at its checkpoint", () => {
   const sim = simulateFramework(CASES[0]);
-  assert.deepEqual(sim.runs[1].history.map((h) => h._step), [5, 6, 7, 8, 9, 10, 11]);
+  assert.deepEqual(
+    sim.runs[1].history.map((h) => h._step),
+    [5, 6, 7, 8, 9, 10, 11],
+  );
 });
 
 test("openrlhf: the samples-table rows are logged, then dropped by the freeze and counted in droppedKeys", () => {

@@ -25,13 +25,25 @@ test("verl: _step is the global step; the val-before-train row holds val keys on
   const s = simulateFramework({ framework: "verl", rounds: [{ steps: 7 }], testFreq: 3 });
   const h = s.runs[0].history;
   assert.equal(h.length, 8);
-  assert.deepEqual(h.map((r) => r._step), [0, 1, 2, 3, 4, 5, 6, 7]);
+  assert.deepEqual(
+    h.map((r) => r._step),
+    [0, 1, 2, 3, 4, 5, 6, 7],
+  );
   assert.ok(dataKeys(h[0]).length > 0 && dataKeys(h[0]).every(isVal), "row 0: val keys only");
   assert.ok(!("training/global_step" in h[0]));
   for (const r of h.slice(1)) assert.equal(r._step, r["training/global_step"]);
   // Steps 3 and 6 (test_freq 3) and 7 (last step of a finished run) carry val keys and timing_s/testing.
-  assert.deepEqual(h.slice(1).filter((r) => dataKeys(r).some(isVal)).map((r) => r._step), [3, 6, 7]);
-  assert.deepEqual(h.filter((r) => "timing_s/testing" in r).map((r) => r._step), [3, 6, 7]);
+  assert.deepEqual(
+    h
+      .slice(1)
+      .filter((r) => dataKeys(r).some(isVal))
+      .map((r) => r._step),
+    [3, 6, 7],
+  );
+  assert.deepEqual(
+    h.filter((r) => "timing_s/testing" in r).map((r) => r._step),
+    [3, 6, 7],
+  );
   assert.ok("val-core/gsm8k/reward/mean@2" in h[3] && "actor/entropy" in h[3]);
   assert.equal(h[1]["training/epoch"], 0);
   assert.ok("timing_s/ref" in h[1] && "actor/kl_loss" in h[1]);
@@ -45,7 +57,10 @@ test("verl restart: a new run with its val row at the checkpoint step re-logs th
   const [r0, r1] = s.runs;
   assert.notEqual(r0.runId, r1.runId);
   assert.equal(r1.checkpointStep, 4);
-  assert.deepEqual(r1.history.map((r) => r._step), [4, 5, 6, 7, 8]);
+  assert.deepEqual(
+    r1.history.map((r) => r._step),
+    [4, 5, 6, 7, 8],
+  );
   assert.ok(dataKeys(r1.history[0]).every(isVal));
   const old5 = r0.history.find((r) => r._step === 5)!;
   const new5 = r1.history[1];
@@ -71,7 +86,10 @@ test("verl: the planted NaN and exact-0 grad norms; the truth's means recomputed
     framework: "verl",
     rounds: [{ steps: 3 }, { steps: 2 }],
     restartOverlap: 1,
-    anomalies: [{ round: 0, step: 2, kind: "nan" }, { round: 0, step: 1, kind: "zero" }],
+    anomalies: [
+      { round: 0, step: 2, kind: "nan" },
+      { round: 0, step: 1, kind: "zero" },
+    ],
   });
   const h0 = s.runs[0].history;
   assert.equal(h0[1]["actor/grad_norm"], 0);
@@ -84,7 +102,10 @@ test("verl: the planted NaN and exact-0 grad norms; the truth's means recomputed
   assert.equal(t0.means["response_length/clip_ratio"].n, 2);
   const h1 = s.runs[1].history;
   const t1 = s.truth.runs[1];
-  assert.deepEqual(h1.map((r) => r._step), [2, 3, 4]);
+  assert.deepEqual(
+    h1.map((r) => r._step),
+    [2, 3, 4],
+  );
   assert.deepEqual(t1.ownedSteps, [3, 4]);
   assert.equal(t1.means["timing_s/gen"].mean, (h1[1]["timing_s/gen"] + h1[2]["timing_s/gen"]) / 2);
   assert.deepEqual(t1.means["actor/grad_norm"], { mean: (h1[1]["actor/grad_norm"] + h1[2]["actor/grad_norm"]) / 2, n: 2, nan: 0 });
@@ -93,8 +114,14 @@ test("verl: the planted NaN and exact-0 grad norms; the truth's means recomputed
 test("openrlhf: _step counts calls, train/global_step is the step; entropy_loss absent by default; eval rows every eval_steps", () => {
   const s = simulateFramework({ framework: "openrlhf", rounds: [{ steps: 4 }], evalSteps: 2 });
   const h = s.runs[0].history;
-  assert.deepEqual(h.map((r) => r._step), [0, 1, 2, 3, 4, 5]);
-  assert.deepEqual(h.map((r) => r["train/global_step"] ?? `eval ${r["eval/global_step"]}`), [1, 2, "eval 2", 3, 4, "eval 4"]);
+  assert.deepEqual(
+    h.map((r) => r._step),
+    [0, 1, 2, 3, 4, 5],
+  );
+  assert.deepEqual(
+    h.map((r) => r["train/global_step"] ?? `eval ${r["eval/global_step"]}`),
+    [1, 2, "eval 2", 3, 4, "eval 4"],
+  );
   assert.deepEqual(dataKeys(h[2]), ["eval/global_step", "eval/gsm8k_pass1"]);
   for (const r of h) assert.ok(!("train/entropy_loss" in r));
   assert.ok("train/actor_grad_norm" in h[0] && "train/rollout/truncated_rate" in h[0] && "train/timing/step_total" in h[0]);
@@ -105,10 +132,19 @@ test("openrlhf: _step counts calls, train/global_step is the step; entropy_loss 
 test("openrlhf: a samples table before each metrics row freezes to bookkeeping keys only; a restart continues global_step from the checkpoint", () => {
   const s = simulateFramework({ framework: "openrlhf", rounds: [{ steps: 3 }, { steps: 2 }], restartOverlap: 1, samplesTable: true, evalSteps: null });
   const h0 = s.runs[0].history;
-  assert.deepEqual(h0.map((r) => r._step), [0, 1, 2, 3, 4, 5]);
+  assert.deepEqual(
+    h0.map((r) => r._step),
+    [0, 1, 2, 3, 4, 5],
+  );
   for (const i of [0, 2, 4]) assert.deepEqual(keysOf(h0[i]), BOOK);
-  assert.deepEqual([1, 3, 5].map((i) => h0[i]["train/global_step"]), [1, 2, 3]);
-  assert.deepEqual(s.runs[0].rows[0].values.map((v) => v.key), ["train/generated_samples"]);
+  assert.deepEqual(
+    [1, 3, 5].map((i) => h0[i]["train/global_step"]),
+    [1, 2, 3],
+  );
+  assert.deepEqual(
+    s.runs[0].rows[0].values.map((v) => v.key),
+    ["train/generated_samples"],
+  );
   const h1 = s.runs[1].history;
   assert.equal(h1[1]["train/global_step"], 3);
   assert.notEqual(h1[1]["train/ppo_kl"], h0[5]["train/ppo_kl"]);
@@ -124,8 +160,14 @@ test("openrlhf: a samples table before each metrics row freezes to bookkeeping k
 test("trl: rows only every logging_steps, train/kl absent with beta 0, the final row and the summary-only end-of-training scalars", () => {
   const s = simulateFramework({ framework: "trl", rounds: [{ steps: 9 }], loggingSteps: 3, anomalies: [] });
   const h = s.runs[0].history;
-  assert.deepEqual(h.map((r) => r["train/global_step"]), [3, 6, 9, 9]);
-  assert.deepEqual(h.map((r) => r._step), [0, 1, 2, 3]);
+  assert.deepEqual(
+    h.map((r) => r["train/global_step"]),
+    [3, 6, 9, 9],
+  );
+  assert.deepEqual(
+    h.map((r) => r._step),
+    [0, 1, 2, 3],
+  );
   for (const r of h) assert.ok(!("train/kl" in r));
   assert.ok("train/entropy" in h[0] && "train/clip_ratio/region_mean" in h[0] && "train/completions/clipped_ratio" in h[0]);
   assert.ok("train/rewards/accuracy_reward/mean" in h[0] && "train/sampling/importance_sampling_ratio/mean" in h[0]);
@@ -146,19 +188,34 @@ test("trl: rows only every logging_steps, train/kl absent with beta 0, the final
   assert.deepEqual(inHistory.runs[0].summary, {});
   assert.ok("train/kl" in inHistory.runs[0].history[0]);
   const crashed = simulateFramework({ framework: "trl", rounds: [{ steps: 9, state: "crashed" }], loggingSteps: 3 });
-  assert.deepEqual(crashed.runs[0].history.map((r) => r["train/global_step"]), [3, 6, 9]);
+  assert.deepEqual(
+    crashed.runs[0].history.map((r) => r["train/global_step"]),
+    [3, 6, 9],
+  );
 });
 
 test("trl: a window's means, the last step's grad norm, steps after the last window in the final row, and a resume", () => {
-  const s = simulateFramework({ framework: "trl", rounds: [{ steps: 5 }, { steps: 5 }], loggingSteps: 2, restartOverlap: 2, anomalies: [{ round: 0, step: 4, kind: "nan" }] });
+  const s = simulateFramework({
+    framework: "trl",
+    rounds: [{ steps: 5 }, { steps: 5 }],
+    loggingSteps: 2,
+    restartOverlap: 2,
+    anomalies: [{ round: 0, step: 4, kind: "nan" }],
+  });
   const [r0, r1] = s.runs;
-  assert.deepEqual(r0.history.map((r) => r["train/global_step"]), [2, 4, 5]);
+  assert.deepEqual(
+    r0.history.map((r) => r["train/global_step"]),
+    [2, 4, 5],
+  );
   assert.ok(Number.isNaN(r0.history[1]["train/grad_norm"]));
   // The final row carries the GRPO metrics of step 5 (after the last logged window) but no loss.
   assert.ok("train/entropy" in r0.history[2] && !("train/loss" in r0.history[2]));
   // Round 1 resumes from step 3: its first row (step 4) averages steps 4 only; then 6, 8, and the final row at 8.
   assert.equal(r1.checkpointStep, 3);
-  assert.deepEqual(r1.history.map((r) => r["train/global_step"]), [4, 6, 8, 8]);
+  assert.deepEqual(
+    r1.history.map((r) => r["train/global_step"]),
+    [4, 6, 8, 8],
+  );
   assert.ok(r1.history[0]["train/num_tokens"] > r0.history[0]["train/num_tokens"]);
   assert.ok(r1.history[0]["train/num_tokens"] < r0.history[1]["train/num_tokens"] * 2);
   const [t0, t1] = s.truth.runs;

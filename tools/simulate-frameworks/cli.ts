@@ -16,7 +16,9 @@ async function main(): Promise<void> {
   const s = simulateFramework(opts);
   await writeFrameworkData(s, outDir);
   if (truth) await fsp.writeFile(truth, JSON.stringify(s.truth, null, 1) + "\n", "utf8");
-  process.stderr.write(`wrote ${outDir} (${s.framework}): ${s.runs.map((r) => `${r.round} ${r.runId} steps ${r.firstStep}-${r.lastStep}, ${r.history.length} rows, ${r.state}`).join("; ")}\n`);
+  process.stderr.write(
+    `wrote ${outDir} (${s.framework}): ${s.runs.map((r) => `${r.round} ${r.runId} steps ${r.firstStep}-${r.lastStep}, ${r.history.length} rows, ${r.state}`).join("; ")}\n`,
+  );
 }
 
 main().catch((e: Error) => {

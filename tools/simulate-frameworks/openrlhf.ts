@@ -14,7 +14,7 @@ import { createPrng, deriveSeed } from "../simulate-slime/prng";
 import { gradNorm, type GenRow, noisy, progress, round, type RoundContext, type RoundRows, values } from "./round-context";
 
 /** The metrics row of one training step (keys as `log_train` writes them). */
-function metricsRow(ctx: RoundContext, step: number, timeMs: number): { row: GenRow; stepS: number } {
+function metricsRow(ctx: RoundContext, step: number, timeMs: number): GenRow {
   const p = createPrng(deriveSeed(ctx.seed, `step:${step}`));
   const t = progress(step);
   const generation = noisy(p, 60 + 40 * t, 0.05);
@@ -48,8 +48,14 @@ function metricsRow(ctx: RoundContext, step: number, timeMs: number): { row: Gen
     ["timing/step_total", round(stepS)],
     ["global_step", step],
   );
-  const row: GenRow = { kind: "train", step, explicitStep: null, timeMs: timeMs + Math.round(stepS * 1000), values: values(pairs.map(([k, v]) => [`train/${k}`, v])) };
-  return { row, stepS };
+  const row: GenRow = {
+    kind: "train",
+    step,
+    explicitStep: null,
+    timeMs: timeMs + Math.round(stepS * 1000),
+    values: values(pairs.map(([k, v]) => [`train/${k}`, v])),
+  };
+  return row;
 }
 
 /** The rows of one OpenRLHF round (one W&B run). */
@@ -58,7 +64,7 @@ export function openrlhfRound(ctx: RoundContext): RoundRows {
   let timeMs = ctx.initMs + 45_000;
   let tableRows = 0;
   for (let step = ctx.checkpointStep + 1; step <= ctx.lastStep; step++) {
-    const { row, stepS } = metricsRow(ctx, step, timeMs);
+    const row = metricsRow(ctx, step, timeMs);
     timeMs = row.timeMs;
     if (ctx.opts.samplesTable) {
       tableRows++;
@@ -70,7 +76,10 @@ export function openrlhfRound(ctx: RoundContext): RoundRows {
     if (ctx.opts.evalSteps !== null && ctx.opts.evalSteps > 0 && step % ctx.opts.evalSteps === 0) {
       const p = createPrng(deriveSeed(ctx.seed, `eval:${step}`));
       timeMs += Math.round(noisy(p, 30, 0.1) * 1000);
-      const pairs: Array<[string, number]> = ctx.opts.datasets.map((ds) => [`eval/${ds}_pass1`, round(Math.min(1, noisy(p, 0.3 + 0.4 * progress(step), 0.05)), 4)]);
+      const pairs: Array<[string, number]> = ctx.opts.datasets.map((ds) => [
+        `eval/${ds}_pass1`,
+        round(Math.min(1, noisy(p, 0.3 + 0.4 * progress(step), 0.05)), 4),
+      ]);
       pairs.push(["eval/global_step", step]);
       rows.push({ kind: "eval", step, explicitStep: null, timeMs, values: values(pairs) });
     }

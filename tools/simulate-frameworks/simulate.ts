@@ -30,9 +30,21 @@ const DEFAULT_ROUNDS: Record<Framework, FrameworkRound[]> = {
 
 /** Default planted anomalies: NaN grad norms at two steps and an exact 0 at one, all in round 0. */
 const DEFAULT_ANOMALIES: Record<Framework, FrameworkOptions["anomalies"]> = {
-  verl: [{ round: 0, step: 4, kind: "nan" }, { round: 0, step: 9, kind: "nan" }, { round: 0, step: 6, kind: "zero" }],
-  openrlhf: [{ round: 0, step: 4, kind: "nan" }, { round: 0, step: 9, kind: "nan" }, { round: 0, step: 6, kind: "zero" }],
-  trl: [{ round: 0, step: 20, kind: "nan" }, { round: 0, step: 40, kind: "nan" }, { round: 0, step: 30, kind: "zero" }],
+  verl: [
+    { round: 0, step: 4, kind: "nan" },
+    { round: 0, step: 9, kind: "nan" },
+    { round: 0, step: 6, kind: "zero" },
+  ],
+  openrlhf: [
+    { round: 0, step: 4, kind: "nan" },
+    { round: 0, step: 9, kind: "nan" },
+    { round: 0, step: 6, kind: "zero" },
+  ],
+  trl: [
+    { round: 0, step: 20, kind: "nan" },
+    { round: 0, step: 40, kind: "nan" },
+    { round: 0, step: 30, kind: "zero" },
+  ],
 };
 
 const isPosInt = (x: unknown) => typeof x === "number" && Number.isInteger(x) && x > 0;
@@ -59,7 +71,8 @@ export function resolveOptions(opts: FrameworkOptions): ResolvedOptions & { fram
   const evalSteps = opts.evalSteps === undefined ? (fw === "openrlhf" ? 5 : null) : opts.evalSteps;
   if (evalSteps !== null && !isPosInt(evalSteps)) throw bad("evalSteps", evalSteps);
   const datasets = opts.datasets ?? ["gsm8k"];
-  if (!Array.isArray(datasets) || datasets.length === 0 || datasets.some((d) => typeof d !== "string" || !/^[A-Za-z0-9_.-]+$/.test(d))) throw bad("datasets", datasets);
+  if (!Array.isArray(datasets) || datasets.length === 0 || datasets.some((d) => typeof d !== "string" || !/^[A-Za-z0-9_.-]+$/.test(d)))
+    throw bad("datasets", datasets);
   const rewardFuncs = opts.rewardFuncs ?? ["accuracy_reward", "format_reward"];
   if (!Array.isArray(rewardFuncs) || rewardFuncs.length === 0 || rewardFuncs.some((d) => typeof d !== "string" || !d)) throw bad("rewardFuncs", rewardFuncs);
   const entropyCoef = opts.entropyCoef ?? null;
@@ -119,7 +132,8 @@ export function simulateFramework(opts: FrameworkOptions): FrameworkSimulation {
     const spec = r.rounds[i];
     const prev = runs[i - 1];
     const checkpointStep = prev ? prev.lastStep - r.restartOverlap : 0;
-    if (prev && checkpointStep < (prev.checkpointStep ?? 0)) throw new Error(`invalid restartOverlap: ${r.restartOverlap} (round ${i}: before round ${i - 1}'s first step)`);
+    if (prev && checkpointStep < (prev.checkpointStep ?? 0))
+      throw new Error(`invalid restartOverlap: ${r.restartOverlap} (round ${i}: before round ${i - 1}'s first step)`);
     const crashed = spec.state === "crashed";
     const ctx: RoundContext = {
       roundIndex: i,

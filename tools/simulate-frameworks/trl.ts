@@ -105,14 +105,23 @@ export function trlRound(ctx: RoundContext): RoundRows {
       ...windowMeans(window),
       ["epoch", epoch(step)],
     ];
-    rows.push({ kind: "train", step, explicitStep: null, timeMs, values: values([...pairs.map(([k, v]) => [`train/${k}`, v] as [string, number]), ["train/global_step", step]]) });
+    rows.push({
+      kind: "train",
+      step,
+      explicitStep: null,
+      timeMs,
+      values: values([...pairs.map(([k, v]) => [`train/${k}`, v] as [string, number]), ["train/global_step", step]]),
+    });
     window = [];
     windowLoss = [];
     if (ctx.opts.evalSteps !== null && ctx.opts.evalSteps > 0 && step % ctx.opts.evalSteps === 0) {
       const q = createPrng(deriveSeed(ctx.seed, `eval:${step}`));
       const runtime = noisy(q, 40, 0.1);
       timeMs += Math.round(runtime * 1000);
-      const ev: Array<[string, number]> = [["eval/loss", round(q.normal(0, 0.01), 6)], ["eval/runtime", round(runtime, 4)]];
+      const ev: Array<[string, number]> = [
+        ["eval/loss", round(q.normal(0, 0.01), 6)],
+        ["eval/runtime", round(runtime, 4)],
+      ];
       ev.push(["eval/samples_per_second", round(200 / runtime, 3)], ["eval/steps_per_second", round(25 / runtime, 3)]);
       ev.push(["eval/completions/mean_length", round(noisy(q, 400, 0.05), 4)], ["eval/reward", round(noisy(q, 0.6, 0.1), 6)]);
       rows.push({ kind: "eval", step, explicitStep: null, timeMs, values: values([...ev, ["train/epoch", epoch(step)], ["train/global_step", step]]) });
@@ -134,7 +143,13 @@ export function trlRound(ctx: RoundContext): RoundRows {
     if (ctx.opts.finalScalarsInHistory) pairs.push(...scalars);
     else for (const [k, v] of scalars) summary[k] = v;
     pairs.push(["epoch", epoch(ctx.lastStep)]);
-    rows.push({ kind: "final", step: ctx.lastStep, explicitStep: null, timeMs, values: values([...pairs.map(([k, v]) => [`train/${k}`, v] as [string, number]), ["train/global_step", ctx.lastStep]]) });
+    rows.push({
+      kind: "final",
+      step: ctx.lastStep,
+      explicitStep: null,
+      timeMs,
+      values: values([...pairs.map(([k, v]) => [`train/${k}`, v] as [string, number]), ["train/global_step", ctx.lastStep]]),
+    });
   }
   return { rows, summary };
 }

@@ -1,7 +1,7 @@
 /**
  * Types of the framework simulator (simulate.ts): options, the `wandb.log` calls it makes and the
- * runs it returns. Key names, step axes and restart behaviour per framework follow
- * docs/rl-frameworks.md when the repository has it, else the upstream sources cited in each generator.
+ * runs it returns. Key names, step axes and restart behaviour per framework follow the upstream
+ * sources cited in each generator (verl.ts, openrlhf.ts, trl.ts).
  */
 import type { HistoryRow } from "../../lib/types";
 import type { FrameworkTruth } from "./truth";
