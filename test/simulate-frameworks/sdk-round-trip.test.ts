@@ -33,7 +33,7 @@ after(async () => {
 const CASES: FrameworkOptions[] = [
   { framework: "verl", rounds: [{ steps: 8, state: "crashed" }, { steps: 6 }], restartOverlap: 3, testFreq: 3 },
   { framework: "openrlhf", rounds: [{ steps: 8 }, { steps: 6 }], restartOverlap: 2, samplesTable: true, evalSteps: 4 },
-  { framework: "trl", rounds: [{ steps: 40 }, { steps: 35 }], restartOverlap: 15, loggingSteps: 5, evalSteps: 10 },
+  { framework: "trl", rounds: [{ steps: 40 }, { steps: 35 }], restartOverlap: 15, loggingSteps: 5, evalSteps: 10, profiling: true, stepSync: true },
 ];
 
 for (const opts of CASES) {

@@ -229,6 +229,43 @@ test("trl: a window's means, the last step's grad norm, steps after the last win
   assert.equal(t1.historyRows, 4);
 });
 
+test("trl profiling rows: one wandb.log per profiled block and step, each holding one key; step_sync adds the last train/global_step", () => {
+  const opts = { framework: "trl" as const, rounds: [{ steps: 4 }], loggingSteps: 2, rewardFuncs: ["_reward"], anomalies: [] };
+  const plain = simulateFramework(opts);
+  const prof = simulateFramework({ ...opts, profiling: true });
+  const h = prof.runs[0].history;
+  // 7 blocks per step (sync_weights, vLLM.generate, _reward, _calculate_rewards, _prepare_inputs, logps, compute_loss) + 2 logged windows + the final row.
+  assert.equal(h.length, 4 * 7 + 3);
+  assert.deepEqual(dataKeys(h[0]), ["profiling/Time taken: GRPOTrainer.sync_weights"]);
+  assert.deepEqual(dataKeys(h[6]), ["profiling/Time taken: GRPOTrainer.compute_loss"]);
+  assert.equal(h[14]["train/global_step"], 2);
+  // The profiling rows draw from their own streams: the training rows' values do not change.
+  const train = (x: HistoryRow[]) => x.filter((r) => "train/loss" in r).map((r) => r["train/entropy"]);
+  assert.deepEqual(train(h), train(plain.runs[0].history));
+  assert.equal(prof.truth.runs[0].historyRows, 31);
+  assert.equal(prof.truth.runs[0].trainingRows, 2);
+  const synced = simulateFramework({ ...opts, profiling: true, stepSync: true }).runs[0].history;
+  // Step 1's blocks come before any train/global_step was logged; step 3's carry the last one (2).
+  assert.ok(synced.slice(0, 14).every((r) => !("train/global_step" in r)));
+  assert.deepEqual(
+    synced.slice(15, 22).map((r) => r["train/global_step"]),
+    [2, 2, 2, 2, 2, 2, 2],
+  );
+});
+
+test("openrlhf step_sync: a samples-table row gets the previous step's train/global_step (none in the run's first step)", () => {
+  const s = simulateFramework({ framework: "openrlhf", rounds: [{ steps: 3 }], samplesTable: true, stepSync: true, evalSteps: null });
+  const h = s.runs[0].history;
+  assert.deepEqual(keysOf(h[0]), BOOK);
+  assert.deepEqual(dataKeys(h[2]), ["train/global_step"]);
+  assert.deepEqual(
+    h.map((r) => r["train/global_step"]),
+    [undefined, 1, 1, 2, 2, 3],
+  );
+  const verl = simulateFramework({ framework: "verl", rounds: [{ steps: 2 }], stepSync: true });
+  assert.deepEqual(verl.runs[0].history, simulateFramework({ framework: "verl", rounds: [{ steps: 2 }] }).runs[0].history);
+});
+
 test("invalid options are refused naming the option and value", () => {
   assert.throws(() => simulateFramework({ framework: "slime" as never }), /invalid framework: "slime"/);
   assert.throws(() => simulateFramework({ framework: "verl", rounds: [] }), /invalid rounds: \[\]/);

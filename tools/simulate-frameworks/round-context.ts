@@ -20,6 +20,8 @@ export interface ResolvedOptions {
   rewardFuncs: string[];
   importanceSampling: boolean;
   finalScalarsInHistory: boolean;
+  profiling: boolean;
+  stepSync: boolean;
   anomalies: Anomaly[];
 }
 

@@ -10,7 +10,7 @@ import { parseFrozenRow, serializeFrozenRow } from "../../lib/archive/frozen-row
 import type { HistoryRow } from "../../lib/types";
 import { createPrng, deriveSeed } from "../simulate-slime/prng";
 import { openrlhfRound } from "./openrlhf";
-import type { ResolvedOptions, RoundContext, RoundRows } from "./round-context";
+import type { GenRow, ResolvedOptions, RoundContext, RoundRows } from "./round-context";
 import { trlRound } from "./trl";
 import { computeFrameworkTruth } from "./truth";
 import type { Framework, FrameworkOptions, FrameworkRound, FrameworkSimulation, FwRow, FwRun } from "./types";
@@ -100,8 +100,33 @@ export function resolveOptions(opts: FrameworkOptions): ResolvedOptions & { fram
     rewardFuncs,
     importanceSampling: opts.importanceSampling ?? true,
     finalScalarsInHistory: opts.finalScalarsInHistory ?? false,
+    profiling: opts.profiling ?? false,
+    stepSync: opts.stepSync ?? false,
     anomalies,
   };
+}
+
+/** Which keys `define_metric(..., step_sync=True)` covers (OpenRLHF "train/*", transformers "*"); verl declares none. */
+const STEP_SYNC_GLOB: Record<Framework, ((key: string) => boolean) | null> = {
+  verl: null,
+  openrlhf: (k) => k.startsWith("train/"),
+  trl: () => true,
+};
+
+/** The Python SDK's step_sync: a covered row without `train/global_step` gets the run's last logged value (none before the first). */
+export function applyStepSync(fw: Framework, rows: GenRow[]): GenRow[] {
+  const covered = STEP_SYNC_GLOB[fw];
+  if (!covered) return rows;
+  let last: number | null = null;
+  return rows.map((row) => {
+    const own = row.values.find((v) => v.key === "train/global_step");
+    if (own && typeof own.value === "number") {
+      last = own.value;
+      return row;
+    }
+    if (last === null || !row.values.some((v) => covered(v.key))) return row;
+    return { ...row, values: [...row.values, { key: "train/global_step", value: last }] };
+  });
 }
 
 /** An 8-character W&B-style run id (lowercase base 36), seeded. */
@@ -146,7 +171,8 @@ export function simulateFramework(opts: FrameworkOptions): FrameworkSimulation {
       carry,
     };
     const gen = GENERATORS[fw](ctx);
-    const rows: FwRow[] = gen.rows.map((g, k) => ({ ...g, historyStep: g.explicitStep ?? k }));
+    const genRows = r.stepSync ? applyStepSync(fw, gen.rows) : gen.rows;
+    const rows: FwRow[] = genRows.map((g, k) => ({ ...g, historyStep: g.explicitStep ?? k }));
     const runId = runIdFor(r.seed, fw, i);
     runs.push({
       runId,

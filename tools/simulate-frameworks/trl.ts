@@ -74,6 +74,40 @@ function windowMeans(window: Array<Array<[string, number]>>): Array<[string, num
   });
 }
 
+/**
+ * TRL's profiling rows of one optimizer step: each profiled block logs its own
+ * `wandb.log({"profiling/Time taken: GRPOTrainer.<name>": seconds})` when it exits (trl/extras/profiling.py),
+ * so a real GRPO run with `report_to wandb` has several rows per step besides the logged windows.
+ */
+function profilingRows(ctx: RoundContext, step: number, startMs: number, stepTime: number): GenRow[] {
+  const p = createPrng(deriveSeed(ctx.seed, `profiling:${step}`));
+  const sync = noisy(p, 0.15, 0.1);
+  const gen = stepTime * p.uniform(0.5, 0.6);
+  const rewards = ctx.opts.rewardFuncs.map((fn) => [fn, noisy(p, 0.3, 0.2)] as [string, number]);
+  const calc = rewards.reduce((a, [, d]) => a + d, 0) + noisy(p, 0.01, 0.2);
+  const prepare = sync + gen + calc + noisy(p, 0.4, 0.1);
+  const logps = stepTime * p.uniform(0.08, 0.12);
+  const loss = stepTime * p.uniform(0.1, 0.15);
+  const blocks: Array<[string, number, number]> = [
+    ["sync_weights", sync, sync],
+    ["vLLM.generate", gen, sync + gen],
+  ];
+  let at = sync + gen;
+  for (const [fn, d] of rewards) {
+    at += d;
+    blocks.push([fn, d, at]);
+  }
+  blocks.push(["_calculate_rewards", calc, sync + gen + calc], ["_prepare_inputs", prepare, prepare]);
+  blocks.push(["_get_per_token_logps_and_entropies", logps, prepare + logps], ["compute_loss", loss, prepare + logps + loss]);
+  return blocks.map(([name, d, endS]) => ({
+    kind: "profiling",
+    step,
+    explicitStep: null,
+    timeMs: startMs + Math.round(Math.min(endS, stepTime - 0.01) * 1000),
+    values: values([[`profiling/Time taken: GRPOTrainer.${name}`, round(d, 6)]]),
+  }));
+}
+
 /** The rows of one TRL round (one W&B run). */
 export function trlRound(ctx: RoundContext): RoundRows {
   const rows: GenRow[] = [];
@@ -88,6 +122,7 @@ export function trlRound(ctx: RoundContext): RoundRows {
     const p = createPrng(deriveSeed(ctx.seed, `step:${step}`));
     const grpo = grpoStep(ctx, p, step);
     const stepTime = grpo[grpo.length - 1][1];
+    if (ctx.opts.profiling) rows.push(...profilingRows(ctx, step, timeMs, stepTime));
     timeMs += Math.round(stepTime * 1000);
     const loss = p.normal(0, 0.01);
     const grad = gradNorm(ctx, step, round(noisy(p, 0.05, 0.3), 8));

@@ -65,6 +65,18 @@ export interface FrameworkOptions {
    * history row holds `train/epoch` and `train/global_step`.
    */
   finalScalarsInHistory?: boolean;
+  /**
+   * TRL: `profiling/Time taken: GRPOTrainer.<block>` rows, one `wandb.log` per profiled block per
+   * optimizer step, as TRL logs them whenever it reports to W&B; default false (fewer rows).
+   */
+  profiling?: boolean;
+  /**
+   * OpenRLHF and TRL declare `define_metric(..., step_metric="train/global_step", step_sync=True)`: the
+   * Python SDK then inserts the last logged `train/global_step` into a row that matches the glob and
+   * lacks it (OpenRLHF's samples-table row: the previous step's; TRL's profiling rows). true = the
+   * simulator adds that value itself; default false = the rows as the JS SDK logs them (no define_metric).
+   */
+  stepSync?: boolean;
 }
 
 /** A non-numeric logged value (OpenRLHF's samples table as the SDK serialises a wandb.Table). */
@@ -82,7 +94,7 @@ export interface FwValue {
 }
 
 /** What a row is. */
-export type FwRowKind = "train" | "val" | "eval" | "samples" | "final";
+export type FwRowKind = "train" | "val" | "eval" | "samples" | "final" | "profiling";
 
 /** One `wandb.log` call. */
 export interface FwRow {
