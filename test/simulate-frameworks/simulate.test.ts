@@ -245,23 +245,28 @@ test("trl profiling rows: one wandb.log per profiled block and step, each holdin
   assert.equal(prof.truth.runs[0].historyRows, 31);
   assert.equal(prof.truth.runs[0].trainingRows, 2);
   const synced = simulateFramework({ ...opts, profiling: true, stepSync: true }).runs[0].history;
-  // Step 1's blocks come before any train/global_step was logged; step 3's carry the last one (2).
-  assert.ok(synced.slice(0, 14).every((r) => !("train/global_step" in r)));
+  // Steps 1-2's blocks come before any train/global_step was logged (0); step 3's carry the last one (2).
+  assert.deepEqual(
+    synced.slice(0, 14).map((r) => r["train/global_step"]),
+    new Array(14).fill(0),
+  );
   assert.deepEqual(
     synced.slice(15, 22).map((r) => r["train/global_step"]),
     [2, 2, 2, 2, 2, 2, 2],
   );
 });
 
-test("openrlhf step_sync: a samples-table row gets the previous step's train/global_step (none in the run's first step)", () => {
-  const s = simulateFramework({ framework: "openrlhf", rounds: [{ steps: 3 }], samplesTable: true, stepSync: true, evalSteps: null });
+test("openrlhf step_sync: a samples-table row gets the previous step's train/global_step (0 at first), an eval row eval/epoch 0", () => {
+  const s = simulateFramework({ framework: "openrlhf", rounds: [{ steps: 3 }], samplesTable: true, stepSync: true, evalSteps: 2 });
   const h = s.runs[0].history;
-  assert.deepEqual(keysOf(h[0]), BOOK);
+  assert.deepEqual(dataKeys(h[0]), ["train/global_step"]);
   assert.deepEqual(dataKeys(h[2]), ["train/global_step"]);
   assert.deepEqual(
     h.map((r) => r["train/global_step"]),
-    [undefined, 1, 1, 2, 2, 3],
+    [0, 1, 1, 2, undefined, 2, 3],
   );
+  assert.deepEqual(dataKeys(h[4]), ["eval/epoch", "eval/global_step", "eval/gsm8k_pass1"]);
+  assert.equal(h[4]["eval/epoch"], 0);
   const verl = simulateFramework({ framework: "verl", rounds: [{ steps: 2 }], stepSync: true });
   assert.deepEqual(verl.runs[0].history, simulateFramework({ framework: "verl", rounds: [{ steps: 2 }] }).runs[0].history);
 });

@@ -13,7 +13,7 @@ import { openrlhfRound } from "./openrlhf";
 import type { GenRow, ResolvedOptions, RoundContext, RoundRows } from "./round-context";
 import { trlRound } from "./trl";
 import { computeFrameworkTruth } from "./truth";
-import type { Framework, FrameworkOptions, FrameworkRound, FrameworkSimulation, FwRow, FwRun } from "./types";
+import type { Framework, FrameworkOptions, FrameworkRound, FrameworkSimulation, FwRow, FwRun, FwValue } from "./types";
 import { verlRound } from "./verl";
 
 /** The frameworks, in a fixed order. */
@@ -106,26 +106,43 @@ export function resolveOptions(opts: FrameworkOptions): ResolvedOptions & { fram
   };
 }
 
-/** Which keys `define_metric(..., step_sync=True)` covers (OpenRLHF "train/*", transformers "*"); verl declares none. */
-const STEP_SYNC_GLOB: Record<Framework, ((key: string) => boolean) | null> = {
-  verl: null,
-  openrlhf: (k) => k.startsWith("train/"),
-  trl: () => true,
+/** One `define_metric(glob, step_metric=..., step_sync=True)` of a framework's W&B logger. */
+interface StepSyncRule {
+  covers: (key: string) => boolean;
+  stepMetric: string;
+}
+
+/**
+ * The step_sync declarations: OpenRLHF's `WandbLogger` ("train/*" -> train/global_step, "eval/*" ->
+ * eval/epoch, which it never logs) and transformers' `WandbCallback` ("*" -> train/global_step); verl none.
+ */
+const STEP_SYNC_RULES: Record<Framework, StepSyncRule[]> = {
+  verl: [],
+  openrlhf: [
+    { covers: (k) => k.startsWith("train/"), stepMetric: "train/global_step" },
+    { covers: (k) => k.startsWith("eval/"), stepMetric: "eval/epoch" },
+  ],
+  trl: [{ covers: () => true, stepMetric: "train/global_step" }],
 };
 
-/** The Python SDK's step_sync: a covered row without `train/global_step` gets the run's last logged value (none before the first). */
+/**
+ * The Python SDK's step_sync: a row with a covered key and without the step metric gets the metric's
+ * last logged value in the run, 0 before the first (wandb 0.21.0, checked offline: a samples table
+ * logged before any `train/global_step` gets 0, an OpenRLHF eval row gets `eval/epoch` 0).
+ */
 export function applyStepSync(fw: Framework, rows: GenRow[]): GenRow[] {
-  const covered = STEP_SYNC_GLOB[fw];
-  if (!covered) return rows;
-  let last: number | null = null;
+  const rules = STEP_SYNC_RULES[fw];
+  const last = new Map<string, number>();
   return rows.map((row) => {
-    const own = row.values.find((v) => v.key === "train/global_step");
-    if (own && typeof own.value === "number") {
-      last = own.value;
-      return row;
+    const added: FwValue[] = [];
+    for (const rule of rules) {
+      const own = row.values.find((v) => v.key === rule.stepMetric);
+      if (own && typeof own.value === "number") last.set(rule.stepMetric, own.value);
+      else if (row.values.some((v) => v.key !== rule.stepMetric && rule.covers(v.key)) && !added.some((v) => v.key === rule.stepMetric)) {
+        added.push({ key: rule.stepMetric, value: last.get(rule.stepMetric) ?? 0 });
+      }
     }
-    if (last === null || !row.values.some((v) => covered(v.key))) return row;
-    return { ...row, values: [...row.values, { key: "train/global_step", value: last }] };
+    return added.length ? { ...row, values: [...row.values, ...added] } : row;
   });
 }
 

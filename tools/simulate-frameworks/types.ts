@@ -71,10 +71,11 @@ export interface FrameworkOptions {
    */
   profiling?: boolean;
   /**
-   * OpenRLHF and TRL declare `define_metric(..., step_metric="train/global_step", step_sync=True)`: the
-   * Python SDK then inserts the last logged `train/global_step` into a row that matches the glob and
-   * lacks it (OpenRLHF's samples-table row: the previous step's; TRL's profiling rows). true = the
-   * simulator adds that value itself; default false = the rows as the JS SDK logs them (no define_metric).
+   * OpenRLHF and TRL declare `define_metric(glob, step_metric=..., step_sync=True)`: the Python SDK then
+   * inserts the step metric's last logged value (0 before any) into a covered row that lacks it
+   * (OpenRLHF's samples-table row gets the previous step's `train/global_step`, its eval rows
+   * `eval/epoch` 0; TRL's profiling rows `train/global_step`). true = the simulator adds those values;
+   * default false = the rows as the JS SDK logs them (it has no define_metric).
    */
   stepSync?: boolean;
 }
