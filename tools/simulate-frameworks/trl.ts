@@ -108,16 +108,56 @@ function profilingRows(ctx: RoundContext, step: number, startMs: number, stepTim
   }));
 }
 
+const epochAt = (s: number) => round(s / STEPS_PER_EPOCH, 6);
+
+/** A row as the callback logs it: `train/`-prefixed pairs, then `train/global_step`. */
+function callbackRow(kind: GenRow["kind"], step: number, timeMs: number, pairs: Array<[string, number]>): GenRow {
+  const prefixed = pairs.map(([k, v]) => [k.startsWith("eval/") ? k : `train/${k}`, v] as [string, number]);
+  return { kind, step, explicitStep: null, timeMs, values: values([...prefixed, ["train/global_step", step]]) };
+}
+
+/** The eval row at `step` (Trainer `evaluate`, `eval_` keys rewritten to `eval/`), logged when the evaluation ends. */
+function evalRow(ctx: RoundContext, step: number, startMs: number): GenRow {
+  const q = createPrng(deriveSeed(ctx.seed, `eval:${step}`));
+  const runtime = noisy(q, 40, 0.1);
+  return callbackRow("eval", step, startMs + Math.round(runtime * 1000), [
+    ["eval/loss", round(q.normal(0, 0.01), 6)],
+    ["eval/runtime", round(runtime, 4)],
+    ["eval/samples_per_second", round(200 / runtime, 3)],
+    ["eval/steps_per_second", round(25 / runtime, 3)],
+    ["eval/completions/mean_length", round(noisy(q, 400, 0.05), 4)],
+    ["eval/reward", round(noisy(q, 0.6, 0.1), 6)],
+    ["epoch", epochAt(step)],
+  ]);
+}
+
+/** The end-of-training row of a finished run and the summary-only scalars (see the file comment). */
+function finalRow(ctx: RoundContext, timeMs: number, leftover: Array<Array<[string, number]>>, lossSum: number): RoundRows {
+  const runtime = round((timeMs - ctx.initMs) / 1000, 4);
+  // speed_metrics uses max_steps and the Trainer divides the loss summed in this process by global_step.
+  const scalars: Array<[string, number]> = [
+    ["train_runtime", runtime],
+    ["train_samples_per_second", round((ctx.lastStep * SAMPLES_PER_STEP) / runtime, 3)],
+    ["train_steps_per_second", round(ctx.lastStep / runtime, 3)],
+    ["total_flos", ctx.lastStep * 3.5e13],
+    ["train_loss", lossSum / ctx.lastStep],
+  ];
+  const summary: Record<string, number> = {};
+  const pairs: Array<[string, number]> = windowMeans(leftover);
+  if (ctx.opts.finalScalarsInHistory) pairs.push(...scalars);
+  else for (const [k, v] of scalars) summary[k] = v;
+  pairs.push(["epoch", epochAt(ctx.lastStep)]);
+  return { rows: [callbackRow("final", ctx.lastStep, timeMs + 1000, pairs)], summary };
+}
+
 /** The rows of one TRL round (one W&B run). */
 export function trlRound(ctx: RoundContext): RoundRows {
   const rows: GenRow[] = [];
-  const L = ctx.opts.loggingSteps;
   let timeMs = ctx.initMs + 60_000;
   let tokens = ctx.carry.get(ctx.checkpointStep) ?? 0;
   let window: Array<Array<[string, number]>> = [];
   let windowLoss: number[] = [];
   let lossSum = 0;
-  const epoch = (s: number) => round(s / STEPS_PER_EPOCH, 6);
   for (let step = ctx.checkpointStep + 1; step <= ctx.lastStep; step++) {
     const p = createPrng(deriveSeed(ctx.seed, `step:${step}`));
     const grpo = grpoStep(ctx, p, step);
@@ -131,60 +171,25 @@ export function trlRound(ctx: RoundContext): RoundRows {
     window.push(grpo);
     windowLoss.push(loss);
     lossSum += loss;
-    if (step % L !== 0) continue;
-    const pairs: Array<[string, number]> = [
-      ["loss", round(windowLoss.reduce((a, b) => a + b, 0) / windowLoss.length, 4)],
-      ["grad_norm", grad],
-      ["learning_rate", round(1e-6 * (1 - step / 2000), 12)],
-      ["num_tokens", tokens],
-      ...windowMeans(window),
-      ["epoch", epoch(step)],
-    ];
-    rows.push({
-      kind: "train",
-      step,
-      explicitStep: null,
-      timeMs,
-      values: values([...pairs.map(([k, v]) => [`train/${k}`, v] as [string, number]), ["train/global_step", step]]),
-    });
+    if (step % ctx.opts.loggingSteps !== 0) continue;
+    rows.push(
+      callbackRow("train", step, timeMs, [
+        ["loss", round(windowLoss.reduce((a, b) => a + b, 0) / windowLoss.length, 4)],
+        ["grad_norm", grad],
+        ["learning_rate", round(1e-6 * (1 - step / 2000), 12)],
+        ["num_tokens", tokens],
+        ...windowMeans(window),
+        ["epoch", epochAt(step)],
+      ]),
+    );
     window = [];
     windowLoss = [];
-    if (ctx.opts.evalSteps !== null && ctx.opts.evalSteps > 0 && step % ctx.opts.evalSteps === 0) {
-      const q = createPrng(deriveSeed(ctx.seed, `eval:${step}`));
-      const runtime = noisy(q, 40, 0.1);
-      timeMs += Math.round(runtime * 1000);
-      const ev: Array<[string, number]> = [
-        ["eval/loss", round(q.normal(0, 0.01), 6)],
-        ["eval/runtime", round(runtime, 4)],
-      ];
-      ev.push(["eval/samples_per_second", round(200 / runtime, 3)], ["eval/steps_per_second", round(25 / runtime, 3)]);
-      ev.push(["eval/completions/mean_length", round(noisy(q, 400, 0.05), 4)], ["eval/reward", round(noisy(q, 0.6, 0.1), 6)]);
-      rows.push({ kind: "eval", step, explicitStep: null, timeMs, values: values([...ev, ["train/epoch", epoch(step)], ["train/global_step", step]]) });
+    if (ctx.opts.evalSteps !== null && step % ctx.opts.evalSteps === 0) {
+      rows.push(evalRow(ctx, step, timeMs));
+      timeMs = rows[rows.length - 1].timeMs;
     }
   }
-  const summary: Record<string, number> = {};
-  if (!ctx.crashed) {
-    const runtime = round((timeMs - ctx.initMs) / 1000, 4);
-    // speed_metrics uses max_steps and the Trainer divides the loss summed in this process by global_step.
-    const scalars: Array<[string, number]> = [
-      ["train_runtime", runtime],
-      ["train_samples_per_second", round((ctx.lastStep * SAMPLES_PER_STEP) / runtime, 3)],
-      ["train_steps_per_second", round(ctx.lastStep / runtime, 3)],
-      ["total_flos", ctx.lastStep * 3.5e13],
-      ["train_loss", lossSum / ctx.lastStep],
-    ];
-    timeMs += 1000;
-    const pairs: Array<[string, number]> = [...windowMeans(window)];
-    if (ctx.opts.finalScalarsInHistory) pairs.push(...scalars);
-    else for (const [k, v] of scalars) summary[k] = v;
-    pairs.push(["epoch", epoch(ctx.lastStep)]);
-    rows.push({
-      kind: "final",
-      step: ctx.lastStep,
-      explicitStep: null,
-      timeMs,
-      values: values([...pairs.map(([k, v]) => [`train/${k}`, v] as [string, number]), ["train/global_step", ctx.lastStep]]),
-    });
-  }
-  return { rows, summary };
+  if (ctx.crashed) return { rows, summary: {} };
+  const end = finalRow(ctx, timeMs, window, lossSum);
+  return { rows: [...rows, ...end.rows], summary: end.summary };
 }

@@ -43,6 +43,21 @@ function mmm(p: Prng, prefix: string, mean: number, spread: number): Array<[stri
   ];
 }
 
+/**
+ * verl's timers (`timing_s/<name>`, then `timing_s/step`), per-token times (`gen` over response tokens,
+ * `ref`/`adv`/`update_actor` over all tokens, as `compute_timing_metrics`) and `perf/*` throughput keys.
+ */
+function timingPairs(timers: Array<[string, number]>, stepS: number, tokens: number, respTokens: number): Array<[string, number]> {
+  const out: Array<[string, number]> = timers.map(([name, sec]) => [`timing_s/${name}`, round(sec)]);
+  out.push(["timing_s/step", round(stepS)]);
+  for (const [name, sec] of timers) {
+    if (name === "gen") out.push(["timing_per_token_ms/gen", round((sec * 1000) / respTokens, 8)]);
+    else if (name === "ref" || name === "adv" || name === "update_actor") out.push([`timing_per_token_ms/${name}`, round((sec * 1000) / tokens, 8)]);
+  }
+  out.push(["perf/total_num_tokens", tokens], ["perf/time_per_step", round(stepS)], ["perf/throughput", round(tokens / stepS / 8, 4)]);
+  return out;
+}
+
 /** The metrics dict of one training step, in the order verl fills it. */
 function stepValues(ctx: RoundContext, p: Prng, step: number, withVal: boolean): { vals: FwValue[]; stepS: number } {
   const t = progress(step);
@@ -87,24 +102,16 @@ function stepValues(ctx: RoundContext, p: Prng, step: number, withVal: boolean):
     ["prompt_length/max", p.int(300, MAX_PROMPT)],
     ["prompt_length/min", p.int(40, 90)],
     ["prompt_length/clip_ratio", 0],
-    ["timing_s/gen", round(gen)],
-    ["timing_s/reward", round(reward)],
-    ["timing_s/old_log_prob", round(oldLogProb)],
   );
-  if (ctx.opts.refPolicy) pairs.push(["timing_s/ref", round(ref)]);
-  pairs.push(["timing_s/adv", round(adv)], ["timing_s/update_actor", round(updateActor)], ["timing_s/update_weights", round(updateWeights)]);
-  if (withVal) pairs.push(["timing_s/testing", round(testing)]);
-  pairs.push(["timing_s/step", round(stepS)]);
-  const respTokens = BATCH * respMean;
-  pairs.push(["timing_per_token_ms/gen", round((gen * 1000) / respTokens, 8)]);
-  if (ctx.opts.refPolicy) pairs.push(["timing_per_token_ms/ref", round((ref * 1000) / tokens, 8)]);
-  pairs.push(
-    ["timing_per_token_ms/adv", round((adv * 1000) / tokens, 8)],
-    ["timing_per_token_ms/update_actor", round((updateActor * 1000) / tokens, 8)],
-    ["perf/total_num_tokens", tokens],
-    ["perf/time_per_step", round(stepS)],
-    ["perf/throughput", round(tokens / stepS / 8, 4)],
-  );
+  const timers: Array<[string, number]> = [
+    ["gen", gen],
+    ["reward", reward],
+    ["old_log_prob", oldLogProb],
+  ];
+  if (ctx.opts.refPolicy) timers.push(["ref", ref]);
+  timers.push(["adv", adv], ["update_actor", updateActor], ["update_weights", updateWeights]);
+  if (withVal) timers.push(["testing", testing]);
+  pairs.push(...timingPairs(timers, stepS, tokens, BATCH * respMean));
   const vals = values(pairs);
   if (withVal) vals.push(...valValues(p, step, ctx.opts.datasets));
   return { vals, stepS };
