@@ -15,8 +15,18 @@ import { simulateFramework } from "../../tools/simulate-frameworks/simulate";
 import type { FrameworkOptions } from "../../tools/simulate-frameworks/types";
 
 const PYTHON = path.resolve(__dirname, "../../.venv/bin/python");
-const ENV = { PATH: process.env.PATH ?? "", PYTHONWARNINGS: "ignore", WANDB_SILENT: "true", WANDB_MODE: "offline", HOME: os.tmpdir() };
 const root = mkdtempSync(path.join(os.tmpdir(), "fw-stepsync-"));
+// Offline, and every file wandb writes (settings, cache, the run) stays under the test's temporary folder.
+const ENV = {
+  PATH: process.env.PATH ?? "",
+  PYTHONWARNINGS: "ignore",
+  WANDB_SILENT: "true",
+  WANDB_MODE: "offline",
+  HOME: root,
+  WANDB_CONFIG_DIR: path.join(root, "config"),
+  WANDB_CACHE_DIR: path.join(root, "cache"),
+  WANDB_DATA_DIR: path.join(root, "data"),
+};
 after(() => rmSync(root, { recursive: true, force: true }));
 
 function pythonHasWandb(): boolean {
