@@ -1,0 +1,64 @@
+/**
+ * Conformance of the simulator's key names with real runs (../shared/real-inputs/ when present, not
+ * part of the repository; sources in its README): a verl console log (its `step:0` val-before-train line and
+ * `step:1` training line) and a TRL GRPO run's wandb-summary.json. Skips with a plain message when
+ * the folder is absent.
+ */
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import * as path from "node:path";
+import { test } from "node:test";
+
+import { simulateFramework } from "../../tools/simulate-frameworks/simulate";
+
+const repoRoot = path.resolve(__dirname, "../..");
+const REAL = path.resolve(repoRoot, "../shared/real-inputs");
+const VERL_LOG = path.join(REAL, "other-rl-logs", "verl-grpo+sft__RLDecisionAgent__char_count_README.md");
+const TRL_SUMMARY = path.join(REAL, "wandb-history", "grpo-code-reasoning__wandb-summary.json");
+const BOOK = ["_runtime", "_step", "_timestamp"];
+
+/** Keys of verl's console metrics line `step:N - k:v - k:v ...` for step N. */
+function verlLineKeys(text: string, step: number): Set<string> {
+  const line = text.split("\n").find((l) => l.includes(`step:${step} - `) && !l.includes("train/loss"));
+  assert.ok(line, `no verl metrics line for step ${step}`);
+  const body = line.slice(line.indexOf(`step:${step} - `) + `step:${step} - `.length);
+  return new Set(body.split(" - ").map((kv) => kv.slice(0, kv.lastIndexOf(":"))));
+}
+
+test("verl: training-row keys are the real run's (bar keys it did not enable); val names match after the core/aux prefix", (t) => {
+  if (!existsSync(VERL_LOG)) {
+    t.skip(`real verl log not found at ${VERL_LOG}: conformance not checked`);
+    return;
+  }
+  const text = readFileSync(VERL_LOG, "utf8");
+  const real = verlLineKeys(text, 1);
+  const sim = simulateFramework({ framework: "verl", rounds: [{ steps: 1 }], refPolicy: false, testFreq: 0, datasets: ["char_count"] });
+  const trainKeys = Object.keys(sim.runs[0].history[1]).filter((k) => !BOOK.includes(k));
+  // timing_s/update_weights is a newer verl timer than that run's.
+  assert.deepEqual(
+    trainKeys.filter((k) => !real.has(k)),
+    ["timing_s/update_weights"],
+  );
+  const realVal = new Set([...verlLineKeys(text, 0)].map((k) => k.replace(/^val-(core|aux)\//, "")));
+  const simVal = Object.keys(sim.runs[0].history[0]).filter((k) => !BOOK.includes(k));
+  assert.ok(simVal.length > 0);
+  assert.deepEqual(
+    simVal.map((k) => k.replace(/^val-(core|aux)\//, "")).filter((k) => !realVal.has(k)),
+    [],
+  );
+});
+
+test("trl: every key of a training row is in the real GRPO run's summary (beta != 0, one reward function named _reward)", (t) => {
+  if (!existsSync(TRL_SUMMARY)) {
+    t.skip(`real TRL summary not found at ${TRL_SUMMARY}: conformance not checked`);
+    return;
+  }
+  const real = new Set(Object.keys(JSON.parse(readFileSync(TRL_SUMMARY, "utf8")) as Record<string, unknown>));
+  const sim = simulateFramework({ framework: "trl", rounds: [{ steps: 10 }], beta: 0.04, rewardFuncs: ["_reward"] });
+  const keys = Object.keys(sim.runs[0].history[0]);
+  assert.ok(keys.length > 30);
+  assert.deepEqual(
+    keys.filter((k) => !real.has(k)),
+    [],
+  );
+});

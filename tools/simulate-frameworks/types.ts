@@ -1,0 +1,143 @@
+/**
+ * Types of the framework simulator (simulate.ts): options, the `wandb.log` calls it makes and the
+ * runs it returns. Key names, step axes and restart behaviour per framework follow the upstream
+ * sources cited in each generator (verl.ts, openrlhf.ts, trl.ts).
+ */
+import type { HistoryRow } from "../../lib/types";
+import type { FrameworkTruth } from "./truth";
+
+/** The frameworks simulated. */
+export type Framework = "verl" | "openrlhf" | "trl";
+
+/** One round: one W&B run. */
+export interface FrameworkRound {
+  /** Training steps the round logs after its checkpoint (TRL: optimizer steps, logged every `loggingSteps`). */
+  steps: number;
+  /** "crashed": the run stops after its last step (no final validation, no TRL end-of-training row). */
+  state?: "finished" | "crashed";
+}
+
+/** A planted value: NaN or exactly 0 in the framework's grad-norm key at one step of one round. */
+export interface Anomaly {
+  round: number;
+  step: number;
+  kind: "nan" | "zero";
+}
+
+/** Options of `simulateFramework`. Defaults are per framework (see `resolveOptions`). */
+export interface FrameworkOptions {
+  framework: Framework;
+  seed?: number;
+  /** Rounds in order; default two rounds of 12 steps (TRL: 60 steps). */
+  rounds?: FrameworkRound[];
+  /** A round after the first resumes from a checkpoint this many steps before the previous round's last step; default 0. */
+  restartOverlap?: number;
+  /** NaN / zero grad norms; default a NaN at two steps and a 0 at one step of round 0. */
+  anomalies?: Anomaly[];
+  entity?: string;
+  project?: string;
+  startMs?: number;
+  /** verl `trainer.test_freq`: val keys merged into every test_freq-th step row (and the last step of a finished run); default 5. */
+  testFreq?: number;
+  /** verl `trainer.val_before_train`; default true. */
+  valBeforeTrain?: boolean;
+  /** verl reference policy (`use_kl_loss`): `actor/kl_loss`, `actor/kl_coef`, `timing_s/ref`; default true. */
+  refPolicy?: boolean;
+  /** Validation / eval data sets (verl val, OpenRLHF and TRL eval); default ["gsm8k"]. */
+  datasets?: string[];
+  /** OpenRLHF `--actor.entropy_coef`; null (default) = not set, `train/entropy_loss` absent. */
+  entropyCoef?: number | null;
+  /** OpenRLHF: a samples-table `wandb.log` before each metrics row; default false. */
+  samplesTable?: boolean;
+  /** OpenRLHF / TRL eval every k steps; default 5 (OpenRLHF), null = none (TRL). */
+  evalSteps?: number | null;
+  /** TRL `logging_steps`; default 10. */
+  loggingSteps?: number;
+  /** TRL `beta` (KL to the reference); 0 (default) = `train/kl` absent. */
+  beta?: number;
+  /** TRL reward function names (`train/rewards/<fn>/mean|std`); default ["accuracy_reward", "format_reward"]. */
+  rewardFuncs?: string[];
+  /** TRL vLLM importance-sampling correction (`train/sampling/*`); default true. */
+  importanceSampling?: boolean;
+  /**
+   * TRL: the end-of-training scalars (`train_runtime`, ...) go into the history row as `train/train_runtime`
+   * etc. Default false: transformers' WandbCallback writes them to the run summary only, and the final
+   * history row holds `train/epoch` and `train/global_step`.
+   */
+  finalScalarsInHistory?: boolean;
+  /**
+   * TRL: `profiling/Time taken: GRPOTrainer.<block>` rows, one `wandb.log` per profiled block per
+   * optimizer step, as TRL logs them whenever it reports to W&B; default false (fewer rows).
+   */
+  profiling?: boolean;
+  /**
+   * OpenRLHF and TRL declare `define_metric(glob, step_metric=..., step_sync=True)`: the Python SDK then
+   * inserts the step metric's last logged value (0 before any) into a covered row that lacks it
+   * (OpenRLHF's samples-table row gets the previous step's `train/global_step`, its eval rows
+   * `eval/epoch` 0; TRL's profiling rows `train/global_step`). true = the simulator adds those values;
+   * default false = the rows as the JS SDK logs them (it has no define_metric).
+   */
+  stepSync?: boolean;
+}
+
+/** A non-numeric logged value (OpenRLHF's samples table as the SDK serialises a wandb.Table). */
+export interface TableValue {
+  _type: "table-file";
+  ncols: number;
+  nrows: number;
+  path: string;
+}
+
+/** One logged value, in the order the framework puts it in the dict. */
+export interface FwValue {
+  key: string;
+  value: number | TableValue;
+}
+
+/** What a row is. */
+export type FwRowKind = "train" | "val" | "eval" | "samples" | "final" | "profiling";
+
+/** One `wandb.log` call. */
+export interface FwRow {
+  kind: FwRowKind;
+  /** The framework step of the row (verl global step, OpenRLHF / TRL `train/global_step`, eval: its global step). */
+  step: number;
+  /** `step=` passed to wandb.log (verl), else null. */
+  explicitStep: number | null;
+  /** Wall time of the call, epoch ms (becomes `_timestamp`). */
+  timeMs: number;
+  values: FwValue[];
+  /** `_step` of the row in its run. */
+  historyStep: number;
+}
+
+/** One simulated run (round). */
+export interface FwRun {
+  runId: string;
+  round: string;
+  state: "finished" | "crashed";
+  /** Step the run resumed from (its rows re-log steps after it); null for the first round. */
+  checkpointStep: number | null;
+  /** First and last training step of the run. */
+  firstStep: number;
+  lastStep: number;
+  /** `wandb.init` time, epoch ms (the SDK's `_runtime` counts from here). */
+  initMs: number;
+  config: Record<string, unknown>;
+  /** Values the framework writes to the run summary only (TRL end-of-training scalars), else empty. */
+  summary: Record<string, number>;
+  /** The `wandb.log` calls in order. */
+  rows: FwRow[];
+  /** The frozen history rows: numeric keys only plus `_step`, `_runtime`, `_timestamp`. */
+  history: HistoryRow[];
+}
+
+/** A simulation. */
+export interface FrameworkSimulation {
+  framework: Framework;
+  seed: number;
+  entity: string;
+  project: string;
+  runs: FwRun[];
+  truth: FrameworkTruth;
+}
