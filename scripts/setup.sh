@@ -32,7 +32,7 @@ KDIR=".venv/share/jupyter/kernels/slime-diagnostics-ts"
 mkdir -p "$KDIR"
 cat > "$KDIR/kernel.json.tmp" <<JSON
 {
-  "argv": ["/bin/sh", "-c", "cd '$ROOT' && exec '$ROOT/node_modules/.bin/tslab' kernel --config-path \"\$0\"", "{connection_file}"],
+  "argv": ["/bin/sh", "-c", "cd '$ROOT' && exec node --require '$ROOT/scripts/tslab-prebuilt-lib.js' '$ROOT/node_modules/tslab/bin/tslab' kernel --config-path \"\$0\"", "{connection_file}"],
   "display_name": "TypeScript (slime diagnostics workspace)",
   "language": "typescript",
   "metadata": {"workspace": "$ROOT"}
