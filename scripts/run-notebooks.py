@@ -18,9 +18,13 @@ import sys
 import tempfile
 import time
 
-import nbformat
-from nbclient import NotebookClient
-from nbclient.exceptions import CellExecutionError
+# jsonschema (imported by nbformat) compiles the ~40 grammars of the optional rfc3987_syntax package at
+# import, ~0.9 s of CPU, only to check the "iri" string format; notebook schemas use no string format.
+sys.modules.setdefault("rfc3987_syntax", None)
+
+import nbformat  # noqa: E402
+from nbclient import NotebookClient  # noqa: E402
+from nbclient.exceptions import CellExecutionError  # noqa: E402
 
 KERNEL = "slime-diagnostics-ts"
 
