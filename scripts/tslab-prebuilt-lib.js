@@ -30,8 +30,11 @@ const KEEP = 4;
 const NAME = "tslab-prebuilt-lib";
 
 const requireFromTslab = Module.createRequire(require.resolve("tslab/package.json", { paths: [ROOT] }));
-const ts = requireFromTslab("@tslab/typescript-for-tslab");
 const tslabVersion = requireFromTslab("./package.json").version;
+const tsVersion = requireFromTslab("@tslab/typescript-for-tslab/package.json").version;
+/** tslab's TypeScript, loaded only to build or install (a cache check needs only its version). */
+let tsModule = null;
+const tsc = () => (tsModule ??= requireFromTslab("@tslab/typescript-for-tslab"));
 
 /** Every .ts file under lib/ (no .d.ts), sorted, as absolute paths with forward slashes. */
 function libFiles(dir = LIB) {
@@ -47,7 +50,7 @@ function libFiles(dir = LIB) {
 /** Cache key: contents of lib/, this file, the compiler and tslab versions, Node's major (tslab's target depends on it). */
 function cacheKey(files) {
   const h = crypto.createHash("sha256");
-  h.update(`${ts.version}\0${tslabVersion}\0${process.versions.node.split(".")[0]}\0`);
+  h.update(`${tsVersion}\0${tslabVersion}\0${process.versions.node.split(".")[0]}\0`);
   h.update(fs.readFileSync(__filename));
   for (const f of files) h.update(`\0${path.relative(ROOT, f)}\0`).update(fs.readFileSync(f));
   return h.digest("hex").slice(0, 16);
@@ -55,6 +58,7 @@ function cacheKey(files) {
 
 /** The compiler options tslab's converter uses (node_modules/tslab/dist/converter.js, Node >= 18). */
 function tslabOptions(outDir) {
+  const ts = tsc();
   return {
     module: ts.ModuleKind.ESNext,
     moduleResolution: ts.ModuleResolutionKind.Node10,
@@ -82,6 +86,7 @@ function tslabOptions(outDir) {
  * (empty: built). JavaScript goes through tslab's own ES-module-to-CommonJS step.
  */
 function compileLib(files, dir) {
+  const ts = tsc();
   const { esModuleToCommonJSModule } = requireFromTslab("./dist/converter");
   const outDir = path.join(ROOT, "__tslab_prebuilt_out__").split(path.sep).join("/");
   const program = ts.createProgram(files, tslabOptions(outDir));
@@ -164,7 +169,7 @@ function libStem(file, ext) {
 /** Install the two views of the build: declarations for the kernel's TypeScript, JavaScript for Node. */
 function install(dir) {
   const built = (stem, ext) => path.join(dir, stem + ext);
-  const sys = ts.sys;
+  const sys = tsc().sys;
   const fileExists = sys.fileExists.bind(sys);
   const readFile = sys.readFile.bind(sys);
   // TypeScript resolves "./lib/x" as x.ts, then x.tsx, then x.d.ts: hide x.ts when its build exists.
