@@ -28,6 +28,8 @@ done
 
 # The kernel starts in the workspace root so that cells can `import ... from "./lib/..."`:
 # tslab compiles with rootDir = its working folder and cannot import ../lib from notebooks/.
+# Node preloads scripts/tslab-prebuilt-lib.js: the kernel uses lib/ compiled once for all kernels
+# (rebuilt when a lib file changed) instead of compiling it itself.
 KDIR=".venv/share/jupyter/kernels/slime-diagnostics-ts"
 mkdir -p "$KDIR"
 cat > "$KDIR/kernel.json.tmp" <<JSON
