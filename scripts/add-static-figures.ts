@@ -3,8 +3,11 @@
  * plotly.js in ONE headless Chromium for the whole run, so the figures show in nbconvert HTML,
  * nbviewer and GitHub too. Notebooks are rewritten in place (atomically).
  *
- * Usage: tsx scripts/add-static-figures.ts [--chromium PATH] [--scale 1] NOTEBOOK.ipynb|DIR ...
+ * Usage: tsx scripts/add-static-figures.ts [--chromium PATH] [--scale 1] [--wait] NOTEBOOK.ipynb|DIR ...
  * Without a usable Chromium it keeps the interactive outputs, prints one line and exits 0.
+ * --wait: start the browser and load plotly.js first, then wait for a line "go" on stdin before
+ * reading the notebooks (the main command starts it while the notebooks run); stdin closing without
+ * "go" ends it without touching anything.
  * Chromium: `apt-get install -y chromium` (Debian); or set CHROMIUM_PATH / --chromium.
  */
 import * as fs from "node:fs";
@@ -35,6 +38,20 @@ function notebookFiles(inputs: string[]): string[] {
   return files;
 }
 
+/** Resolves true on a line "go" on stdin, false when stdin closes first. */
+function goSignal(): Promise<boolean> {
+  return new Promise((resolve) => {
+    let text = "";
+    process.stdin.setEncoding("utf8");
+    process.stdin.on("data", (chunk: string) => {
+      text += chunk;
+      if (/^go$/m.test(text)) resolve(true);
+    });
+    process.stdin.on("end", () => resolve(/^go$/m.test(text)));
+    process.stdin.on("error", () => resolve(false));
+  });
+}
+
 function writeAtomic(file: string, text: string): void {
   const tmp = `${file}.tmp-${process.pid}`;
   fs.writeFileSync(tmp, text);
@@ -48,33 +65,41 @@ async function main(): Promise<number> {
     options: {
       chromium: { type: "string" },
       scale: { type: "string", default: "1" },
+      wait: { type: "boolean", default: false },
       help: { type: "boolean", short: "h" },
     },
     allowPositionals: true,
   });
   if (values.help || positionals.length === 0) {
-    console.log(`usage: ${NAME}.ts [--chromium PATH] [--scale N] NOTEBOOK.ipynb|DIR ...`);
+    console.log(`usage: ${NAME}.ts [--chromium PATH] [--scale N] [--wait] NOTEBOOK.ipynb|DIR ...`);
     return values.help ? 0 : 2;
   }
   const scale = Number(values.scale);
   if (!Number.isFinite(scale) || scale <= 0) throw new Error(`invalid scale: ${values.scale}`);
 
-  const files = notebookFiles(positionals);
-  const notebooks: { file: string; nb: Notebook; figures: number }[] = files.map((file) => {
-    const nb = parseNotebook(fs.readFileSync(file, "utf8"), file);
-    return { file, nb, figures: plotlyOutputs(nb, file).length };
-  });
-  const total = notebooks.reduce((n, x) => n + x.figures, 0);
-  if (total === 0) {
-    console.log(`${NAME}: no plotly outputs in ${files.length} notebook(s); nothing to do`);
+  const read = () => {
+    const files = notebookFiles(positionals);
+    const notebooks: { file: string; nb: Notebook; figures: number }[] = files.map((file) => {
+      const nb = parseNotebook(fs.readFileSync(file, "utf8"), file);
+      return { file, nb, figures: plotlyOutputs(nb, file).length };
+    });
+    return { files, notebooks, total: notebooks.reduce((n, x) => n + x.figures, 0) };
+  };
+  const nothingToDo = (count: number) => {
+    console.log(`${NAME}: no plotly outputs in ${count} notebook(s); nothing to do`);
     return 0;
-  }
+  };
+  let input = values.wait ? null : read();
+  if (input && input.total === 0) return nothingToDo(input.files.length);
 
   // The one browser of this run. Missing or failing to start: a warning, not a failure.
   const explicit = values.chromium ?? process.env.CHROMIUM_PATH;
   const executable = explicit ? findChromium([explicit]) : findChromium();
-  const skip = (why: string) => {
-    console.log(`${NAME}: static images skipped (${why}); the ${total} plotly figure(s) stay interactive-only (install: apt-get install -y chromium)`);
+  const skip = async (why: string) => {
+    if (values.wait && !(await goSignal())) return 0;
+    input ??= read();
+    if (input.total === 0) return nothingToDo(input.files.length);
+    console.log(`${NAME}: static images skipped (${why}); the ${input.total} plotly figure(s) stay interactive-only (install: apt-get install -y chromium)`);
     return 0;
   };
   if (!executable) return skip(`no Chromium at ${explicit ?? CHROMIUM_CANDIDATES.join(", ")}`);
@@ -86,6 +111,18 @@ async function main(): Promise<number> {
   }
   const { launchMs, plotlyMs } = renderer.startup;
   console.log(`${NAME}: Chromium ${renderer.browserVersion} ready in ${seconds(launchMs + plotlyMs)} (launch ${seconds(launchMs)}, plotly.js ${seconds(plotlyMs)})`);
+  if (values.wait && !(await goSignal())) {
+    await renderer.close();
+    console.log(`${NAME}: no go on stdin; nothing done`);
+    return 0;
+  }
+  try {
+    input ??= read();
+  } catch (err) {
+    await renderer.close();
+    throw err;
+  }
+  const { notebooks } = input;
 
   const times: number[] = [];
   let warnings = 0;

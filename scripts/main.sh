@@ -2,13 +2,59 @@
 # The README's main command (`npm start`): set-up, then execute every notebook in order on the frozen
 # data in data/, write the shareable executed copies (exports/notebooks/), add static images to their
 # figures, and write the HTML report (exports/report/). Notebook 05 regenerates the CSV exports.
+# Ends with the wall and CPU time of each step.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-bash scripts/setup.sh
 export TZ=UTC
+
+STEPS=()
+TIMES="$(mktemp)" FIGLOG="$(mktemp)" FIFO="$(mktemp -u)"
+trap 'exec 3>&-; rm -f "$TIMES" "$FIGLOG" "$FIFO"' EXIT
+# CPU_NOW = CPU seconds (user + sys) of the finished children of this shell, from the `times`
+# builtin (it must run in this shell, not in a $(...) subshell).
+cpu_now() {
+  times >"$TIMES"
+  CPU_NOW=$(awk 'END { s = 0; for (i = 1; i <= 2; i++) { split($i, p, /[ms]/); s += p[1] * 60 + p[2] } printf "%.1f", s }' "$TIMES")
+}
+# step NAME COMMAND...: run it and keep its wall and CPU time (CPU: the processes it waited for, so
+# Chromium's helper processes are partly missed).
+step() {
+  local name="$1" t0 c0
+  shift
+  t0=$EPOCHREALTIME
+  cpu_now
+  c0=$CPU_NOW
+  "$@"
+  cpu_now
+  STEPS+=("$(awk -v n="$name" -v t0="$t0" -v t1="$EPOCHREALTIME" -v c0="$c0" -v c1="$CPU_NOW" 'BEGIN { printf "%s|%.1f|%.1f", n, t1 - t0, c1 - c0 }')")
+}
+START=$EPOCHREALTIME
+
+step "set-up check" bash scripts/setup.sh
+# lib/ compiled once for all kernels (reused until a lib file changes), instead of once per kernel.
+step "lib build for the kernels" node scripts/tslab-prebuilt-lib.js
+# The static-figure pass starts Chromium and plotly.js now, on the CPU the notebooks leave idle, and
+# waits for "go" on the FIFO (if this script stops early, the FIFO closes and it ends untouched).
+mkfifo "$FIFO"
+node --import tsx scripts/add-static-figures.ts --wait exports/notebooks <"$FIFO" >"$FIGLOG" 2>&1 &
+FIG_PID=$!
+exec 3>"$FIFO"
 # Notebooks are independent (each loads the frozen archive), so two run at once on 2 cores.
-.venv/bin/python scripts/run-notebooks.py --jobs "${NOTEBOOK_JOBS:-2}" --out exports/notebooks notebooks/[0-9]*.ipynb
-if [ -f scripts/add-static-figures.ts ]; then npx tsx scripts/add-static-figures.ts exports/notebooks/*.ipynb; fi
-if [ -f scripts/html-report.ts ]; then npx tsx scripts/html-report.ts exports/notebooks exports/report; fi
+step "notebooks" .venv/bin/python scripts/run-notebooks.py --jobs "${NOTEBOOK_JOBS:-2}" --out exports/notebooks notebooks/[0-9]*.ipynb
+figures() {
+  echo go >&3
+  exec 3>&-
+  local rc=0
+  wait "$FIG_PID" || rc=$?
+  cat "$FIGLOG"
+  return "$rc"
+}
+step "static figures (browser started during the notebooks)" figures
+step "HTML report" node --import tsx scripts/html-report.ts exports/notebooks exports/report
+
 echo "[main] done: executed notebooks in exports/notebooks/, report in exports/report/index.html"
+cpu_now
+STEPS+=("$(awk -v t0="$START" -v t1="$EPOCHREALTIME" -v c="$CPU_NOW" 'BEGIN { printf "total|%.1f|%.1f", t1 - t0, c }')")
+printf '[main] %-55s %7s %7s\n' "step" "wall s" "CPU s"
+for s in "${STEPS[@]}"; do IFS='|' read -r n w c <<<"$s"; printf '[main] %-55s %7s %7s\n' "$n" "$w" "$c"; done

@@ -12,14 +12,19 @@ Exit status 0 when every cell of every notebook replied ok, 1 otherwise.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import sys
 import tempfile
 import time
 
-import nbformat
-from nbclient import NotebookClient
-from nbclient.exceptions import CellExecutionError
+# jsonschema (imported by nbformat) compiles the ~40 grammars of the optional rfc3987_syntax package at
+# import, ~0.9 s of CPU, only to check the "iri" string format; notebook schemas use no string format.
+sys.modules.setdefault("rfc3987_syntax", None)
+
+import nbformat  # noqa: E402
+from nbclient import NotebookClient  # noqa: E402
+from nbclient.exceptions import CellExecutionError  # noqa: E402
 
 KERNEL = "slime-diagnostics-ts"
 
@@ -72,11 +77,27 @@ def write_atomic(nb, path: str) -> None:
     os.replace(tmp, path)
 
 
-def run_one(path: str, out_dir: str | None, kernel: str, timeout: int, root: str, tty: bool) -> bool:
+class Report:
+    """What one notebook's run prints, kept together so parallel runs print each notebook whole."""
+
+    def __init__(self):
+        self.out: list[str] = []
+        self.err: list[str] = []
+
+    def flush(self) -> None:
+        sys.stdout.write("".join(self.out))
+        sys.stderr.write("".join(self.err))
+        sys.stdout.flush()
+        sys.stderr.flush()
+
+
+async def run_one(path: str, out_dir: str | None, kernel: str, timeout: int, root: str, tty: bool, report: Report) -> bool:
     nb = clean(nbformat.read(path, as_version=4))
     name = os.path.basename(path)
     code_cells = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and c.source.strip()]
     started = time.monotonic()
+    say = lambda line: report.out.append(line + "\n")  # noqa: E731
+    warn = lambda line: report.err.append(line + "\n")  # noqa: E731
 
     def on_start(cell, cell_index):
         if cell.cell_type == "code" and cell.source.strip():
@@ -95,23 +116,23 @@ def run_one(path: str, out_dir: str | None, kernel: str, timeout: int, root: str
         on_cell_start=on_start,
     )
     try:
-        client.execute()
+        await client.async_execute()
     except CellFailed as e:
         cell = nb.cells[e.cell_index]
         if tty:
             sys.stdout.write("\r\033[K")
-        print(f"FAILED {path}: cell {e.cell_index} (execution reply status: {e.status})", file=sys.stderr)
-        print("  source:\n" + excerpt(cell.source), file=sys.stderr)
+        warn(f"FAILED {path}: cell {e.cell_index} (execution reply status: {e.status})")
+        warn("  source:\n" + excerpt(cell.source))
         err = stderr_of(cell).strip()
         if err:
-            print("  kernel stderr:\n" + "\n".join("    " + l for l in err.splitlines()[:40]), file=sys.stderr)
+            warn("  kernel stderr:\n" + "\n".join("    " + l for l in err.splitlines()[:40]))
         elif e.status == "abort":
-            print("  (aborted: the kernel refused the cell after an earlier error)", file=sys.stderr)
+            warn("  (aborted: the kernel refused the cell after an earlier error)")
         return False
     except (CellExecutionError, TimeoutError, RuntimeError) as e:  # timeouts, dead kernel
         if tty:
             sys.stdout.write("\r\033[K")
-        print(f"FAILED {path}: {type(e).__name__}: {e}", file=sys.stderr)
+        warn(f"FAILED {path}: {type(e).__name__}: {e}")
         return False
     if tty:
         sys.stdout.write("\r\033[K")
@@ -119,33 +140,36 @@ def run_one(path: str, out_dir: str | None, kernel: str, timeout: int, root: str
     if out_dir:
         nb.metadata["kernelspec"] = {"name": kernel, "display_name": "TypeScript (slime diagnostics workspace)", "language": "typescript"}
         write_atomic(nb, os.path.join(out_dir, name))
-    print(f"ok {path}: {len(code_cells)} code cells in {took:.1f}s" + (f" -> {os.path.join(out_dir, name)}" if out_dir else ""))
+    say(f"ok {path}: {len(code_cells)} code cells in {took:.1f}s" + (f" -> {os.path.join(out_dir, name)}" if out_dir else ""))
     return True
 
 
-def run_parallel(args) -> int:
-    """One runner process per notebook, `args.jobs` at a time; each notebook's report is printed whole."""
-    import subprocess
-    from concurrent.futures import ThreadPoolExecutor
+async def run_all(args, root: str) -> list[str]:
+    """Run the notebooks, `args.jobs` at a time in this one process (each has its own kernel); the
+    failed ones are returned. Reports print whole, in the order given. One at a time, the first
+    failure stops the run unless --keep-going; side by side, every notebook runs."""
+    jobs = max(1, min(args.jobs, len(args.notebooks)))
+    tty = sys.stdout.isatty() and jobs == 1
+    gate = asyncio.Semaphore(jobs)
+    stop = asyncio.Event()
 
-    def one(path):
-        cmd = [sys.executable, os.path.abspath(__file__), "--no-summary", "--kernel", args.kernel, "--timeout", str(args.timeout)]
-        if args.out:
-            cmd += ["--out", args.out]
-        return path, subprocess.run(cmd + [path], capture_output=True, text=True)
+    async def one(path: str):
+        async with gate:
+            report = Report()
+            if stop.is_set():
+                return path, None, report
+            ok = await run_one(path, args.out, args.kernel, args.timeout, root, tty, report)
+            if not ok and jobs == 1 and not args.keep_going:
+                stop.set()
+            return path, ok, report
 
     failed = []
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        for path, r in pool.map(one, args.notebooks):
-            sys.stdout.write(r.stdout)
-            sys.stderr.write(r.stderr)
-            sys.stdout.flush()
-            if r.returncode != 0:
-                failed.append(path)
-    if failed:
-        print(f"{len(failed)} notebook(s) failed: {', '.join(failed)}", file=sys.stderr)
-        return 1
-    return 0
+    for task in [asyncio.ensure_future(one(p)) for p in args.notebooks]:
+        path, ok, report = await task
+        report.flush()
+        if ok is False:
+            failed.append(path)
+    return failed
 
 
 def main() -> int:
@@ -155,22 +179,12 @@ def main() -> int:
     ap.add_argument("--kernel", default=KERNEL)
     ap.add_argument("--timeout", type=int, default=600, help="seconds per cell")
     ap.add_argument("--keep-going", action="store_true", help="run later notebooks after a failure")
-    ap.add_argument("--jobs", type=int, default=1, help="notebooks run at once, each in its own runner process (they must be independent)")
-    ap.add_argument("--no-summary", action="store_true", help=argparse.SUPPRESS)  # set for the children of --jobs
+    ap.add_argument("--jobs", type=int, default=1, help="notebooks run at once, each with its own kernel (they must be independent)")
     args = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    tty = sys.stdout.isatty()
-    if args.jobs > 1 and len(args.notebooks) > 1:
-        return run_parallel(args)
-    failed = []
-    for path in args.notebooks:
-        if not run_one(path, args.out, args.kernel, args.timeout, root, tty):
-            failed.append(path)
-            if not args.keep_going:
-                break
+    failed = asyncio.run(run_all(args, root))
     if failed:
-        if not args.no_summary:
-            print(f"{len(failed)} notebook(s) failed: {', '.join(failed)}", file=sys.stderr)
+        print(f"{len(failed)} notebook(s) failed: {', '.join(failed)}", file=sys.stderr)
         return 1
     return 0
 

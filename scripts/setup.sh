@@ -29,11 +29,13 @@ done
 
 # The kernel starts in the workspace root so that cells can `import ... from "./lib/..."`:
 # tslab compiles with rootDir = its working folder and cannot import ../lib from notebooks/.
+# Node preloads scripts/tslab-prebuilt-lib.js: the kernel uses lib/ compiled once for all kernels
+# (rebuilt when a lib file changed) instead of compiling it itself.
 KDIR=".venv/share/jupyter/kernels/slime-diagnostics-ts"
 mkdir -p "$KDIR"
 cat > "$KDIR/kernel.json.tmp" <<JSON
 {
-  "argv": ["/bin/sh", "-c", "cd '$ROOT' && exec '$ROOT/node_modules/.bin/tslab' kernel --config-path \"\$0\"", "{connection_file}"],
+  "argv": ["/bin/sh", "-c", "cd '$ROOT' && exec node --require '$ROOT/scripts/tslab-prebuilt-lib.js' '$ROOT/node_modules/tslab/bin/tslab' kernel --config-path \"\$0\"", "{connection_file}"],
   "display_name": "TypeScript (slime diagnostics workspace)",
   "language": "typescript",
   "metadata": {"workspace": "$ROOT"}

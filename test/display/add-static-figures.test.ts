@@ -86,3 +86,27 @@ test("option and input errors", () => {
   assert.equal(missing.status, 1);
   assert.match(missing.stderr, /invalid notebook: \/nonexistent\/nb.ipynb \(no such file or folder\)/);
 });
+
+test("--wait: browser first; the notebooks are read only after a go on stdin, untouched without it", { skip: chromium ? false : "no Chromium (apt-get install -y chromium)" }, () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "static-figures-"));
+  try {
+    const text = serializeNotebook(notebookFixture());
+    const waitFile = path.join(dir, "wait.ipynb");
+    const plainFile = path.join(dir, "plain.ipynb");
+    const wait = (input: string) => spawnSync(process.execPath, ["--import", "tsx", SCRIPT, "--wait", waitFile], { cwd: ROOT, encoding: "utf8", input });
+    fs.writeFileSync(waitFile, text);
+    const noGo = wait("");
+    assert.equal(noGo.status, 0, noGo.stderr);
+    assert.match(noGo.stdout, /no go on stdin; nothing done/);
+    assert.equal(fs.readFileSync(waitFile, "utf8"), text, "stdin closed without go: notebook untouched");
+
+    const go = wait("go\n");
+    assert.equal(go.status, 0, go.stderr);
+    assert.match(go.stdout, /2 figure\(s\) in 1 notebook\(s\)/);
+    fs.writeFileSync(plainFile, text);
+    assert.equal(runScript([plainFile]).status, 0);
+    assert.equal(fs.readFileSync(waitFile, "utf8"), fs.readFileSync(plainFile, "utf8"), "same images as without --wait");
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
