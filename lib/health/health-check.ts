@@ -5,6 +5,7 @@
  * proof of a bug.
  */
 import type { AlignedRuns } from "../types";
+import type { FrameworkProfile } from "../registry/framework-profile";
 
 /** How loudly a flag asks to be read: `warning` = look before citing the run; `notice` = worth a look. */
 export type HealthSeverity = "warning" | "notice";
@@ -76,8 +77,8 @@ export interface HealthCheck {
    * Under another profile the check is not applicable (its keys would not be the framework's).
    */
   profiles?: readonly string[];
-  /** The rule, with parameter values filled in. */
-  rule(p: HealthCheckParams): string;
+  /** The rule, with parameter values filled in (and the framework's keys, when the profile is given). */
+  rule(p: HealthCheckParams, profile?: FrameworkProfile): string;
   /** What a flag is. */
   is: string;
   /** What a flag is not: an observable diagnostic, never proof of a bug. */

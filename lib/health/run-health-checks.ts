@@ -57,7 +57,7 @@ function checkParams(c: HealthCheck, params: HealthParams): HealthCheckParams {
 }
 
 function runOne(aligned: AlignedRuns, c: HealthCheck, p: HealthCheckParams): HealthCheckResult {
-  const rule = c.rule(p);
+  const rule = c.rule(p, profileOfAligned(aligned));
   const base = { check: c.name, severity: c.severity, unit: c.unit, params: p, rule, is: c.is, isNot: c.isNot };
   const outcome = c.profiles === undefined ? c.run(aligned, p) : (profileGate(aligned, c) ?? c.run(aligned, p));
   if (outcome.applicable === false) return { ...base, status: "not applicable", reason: outcome.reason, evidence: null, flags: [] };

@@ -86,10 +86,22 @@ test("runs read with another framework's profile: slime-keyed checks are not app
   const kl = report.results.find((r) => r.check === "ppo_kl_first_update")!;
   assert.equal(kl.status, "not applicable");
   assert.match(kl.reason!, /^the rule reads slime keys; these runs were read with the verl profile; verl logs one row per training step/);
+  // truncation_surge reads the registry concept: verl's response_length/clip_ratio, per training step.
   const trunc = report.results.find((r) => r.check === "truncation_surge")!;
-  assert.equal(trunc.reason, "the rule reads slime keys; these runs were read with the verl profile");
+  assert.notEqual(trunc.status, "not applicable");
+  assert.match(trunc.rule, /^response_length\/clip_ratio > 0\.5 and > 3 x the median of its round/);
   assert.deepEqual(
     report.flags.map((f) => [f.check, f.unit, f.key]),
     [["non_finite", "rollout", "actor/grad_norm"]],
+  );
+});
+
+test("truncation_surge under verl: a training step whose response_length/clip_ratio surges is flagged with verl's key", () => {
+  const aligned = buildAligned([{ round: "R0", batches: [0.1, 0.1, 0.9, 0.1].map((c) => ({ rollout: { "response_length/clip_ratio": c } })) }]);
+  aligned.profile = { name: "verl", how: "detected", evidence: [] };
+  const report = runHealthChecks(aligned);
+  assert.deepEqual(
+    report.flags.filter((f) => f.check === "truncation_surge").map((f) => [f.key, f.first, f.last, f.value]),
+    [["response_length/clip_ratio", 3, 3, 0.9]],
   );
 });
