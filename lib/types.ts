@@ -58,6 +58,11 @@ export interface ManifestRun {
   displayName?: string | null;
   /** Non-numeric keys left out of the frozen file (media, strings, ...): key -> rows, keys sorted. */
   droppedKeys?: Record<string, number>;
+  /**
+   * How the history was read when not by `HistoryPage` windows alone: "parquet" (exported files) or
+   * "parquet+pages" (exported files, then the live tail paged). Absent = pages.
+   */
+  historyPath?: "parquet" | "parquet+pages";
 }
 
 /** The source manifest of a frozen archive. */
