@@ -4,7 +4,8 @@
  * a generation and an HMAC; a wrong signature or an expired URL gets 403, a request that carries an
  * `Authorization` header gets 400 (cloud storage refuses a signed URL plus credentials). Faults: a
  * status (5xx, 429 with Retry-After, ...), a cut body (full Content-Length, half the bytes), and
- * `expired` (403, and every URL handed out so far stops working: a reader must ask for new URLs).
+ * `expired` (403, and every URL handed out so far stops working: a reader must ask for new URLs),
+ * and `redirect` (302 to a given Location).
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import http from "node:http";
@@ -14,7 +15,8 @@ import type { AddressInfo } from "node:net";
 export type FileFault =
   | { kind: "status"; status: number; retryAfter?: string; count?: number }
   | { kind: "cut"; count?: number }
-  | { kind: "expired"; count?: number };
+  | { kind: "expired"; count?: number }
+  | { kind: "redirect"; location: string; count?: number };
 
 /** One download request as the file server saw it. */
 export interface FileRequestLogEntry {
@@ -109,6 +111,7 @@ export async function startExportFileServer(host = "127.0.0.1"): Promise<ExportF
     const fault = takeFault();
     entry.fault = fault?.kind ?? null;
     if (fault?.kind === "status") return reply(fault.status, xmlError("InjectedFault", `HTTP ${fault.status}`), fault.retryAfter ? { "Retry-After": fault.retryAfter } : {});
+    if (fault?.kind === "redirect") return reply(302, "", { Location: fault.location });
     if (fault?.kind === "expired") {
       minValidGeneration = generation + 1;
       generation++;
