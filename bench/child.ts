@@ -8,8 +8,11 @@ import * as path from "node:path";
 /** Repository root (bench/ lives directly under it). */
 export const ROOT = path.resolve(__dirname, "..");
 
-/** Python of the workspace venv. */
+/** Python of the workspace venv (wandb 0.21.0, the legacy client, and pandas). */
 export const VENV_PYTHON = path.join(ROOT, ".venv", "bin", "python");
+
+/** Python of the current official client's venv (wandb 0.31.x, requirements-wandb-current.txt). */
+export const CURRENT_PYTHON = path.join(ROOT, ".venv-wandb-current", "bin", "python");
 
 /** What a child reported, plus the wall time the parent saw. */
 export interface ChildResult<T> {
