@@ -27,6 +27,11 @@ export function tsxCommand(script: string, args: string[]): [string, string[]] {
   return [process.execPath, ["--import", "tsx", path.join(ROOT, script), ...args]];
 }
 
+/** Command line of a TypeScript child run from its prebuilt bundle (scripts/prebuilt.cjs), as `npm run fetch` runs. */
+export function prebuiltCommand(script: string, args: string[]): [string, string[]] {
+  return [process.execPath, [path.join(ROOT, "scripts", "prebuilt.cjs"), script, ...args]];
+}
+
 /**
  * Spawns `cmd args`, waits for it, and parses the last non-empty stdout line as JSON; throws with
  * the child's stderr when it fails or prints no JSON.

@@ -12,7 +12,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 
 import { startWandbTestServer, type WandbTestServer } from "../tools/wandb-test-server/server";
-import { CURRENT_PYTHON, runChild, tsxCommand, VENV_PYTHON, type ChildResult } from "./child";
+import { CURRENT_PYTHON, prebuiltCommand, runChild, VENV_PYTHON, type ChildResult } from "./child";
 import { median } from "./stats";
 import { benchRunSet, generateRun, pyJsonRow, rolloutsForRows } from "./slime-history";
 
@@ -213,7 +213,8 @@ export async function runFetchBench(opts: FetchBenchOptions): Promise<FetchBench
       } else {
         const mode = side === "ours-freeze" || side === "ours-freeze-parquet" ? "freeze" : side === "ours-scan" ? "scan" : "raw";
         const out = path.join(tmp, `archive-${rep}`);
-        const [cmd, args] = tsxCommand("bench/fetch-ours.ts", [mode, projectPath, mode === "freeze" ? out : "-", ...runIds]);
+        // Prebuilt, as `npm run fetch` starts: no TypeScript compile in the whole-process time.
+        const [cmd, args] = prebuiltCommand("bench/fetch-ours.ts", [mode, projectPath, mode === "freeze" ? out : "-", ...runIds]);
         res = await runChild<ChildReport>(cmd, args, baseEnv);
         rmSync(out, { recursive: true, force: true });
       }
