@@ -137,7 +137,7 @@ export async function fetchAndFreeze(opts: FetchAndFreezeOptions): Promise<Sourc
           let droppedKeys: Record<string, number>;
           let taken: string;
           try {
-            const scan = await readHistory(conn, meta, { pageSize, historyPath, signal, onRows: (rows) => writer.writeRows(rows) });
+            const scan = await readHistory(conn, meta, { pageSize, historyPath, signal, onLines: (lines) => writer.writeLines(lines) });
             droppedKeys = scan.droppedKeys;
             taken = scan.path;
             info = await writer.close();

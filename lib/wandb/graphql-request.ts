@@ -170,7 +170,11 @@ export async function graphqlRequest<T>(conn: WandbConnection, op: GraphqlOperat
         const pause = rateLimitPauseMs(conn.policy, res.headers);
         if (pause > 0) {
           conn.reporter.info?.(`W&B ${op.operationName}: rate limit reached (RateLimit-Remaining: 0); waiting ${(pause / 1000).toFixed(1)} s (RateLimit-Reset)`);
-          await conn.policy.sleep(pause, signal);
+          try {
+            await conn.policy.sleep(pause, signal);
+          } catch (e) {
+            throw fail(attempt, status, "aborted by the caller while waiting for the rate limit to reset", e);
+          }
         }
         return parsed.data;
       }

@@ -7,6 +7,7 @@
  * non-finite marker, as the paged path would; everything else (media, strings, booleans, nested
  * values) is dropped and counted, like the paged path does.
  */
+import { frozenValue } from "../archive/frozen-row";
 import type { HistoryRow } from "../types";
 import { nonFiniteValue, parseExtendedJson, type DroppedKeyCounts } from "./parse-history-row";
 import { loadParquetModules, type ParquetModules } from "./parquet-module";
@@ -32,6 +33,8 @@ export interface ExportFile {
   groupRows: number[];
   /** `_step` of the first row, null when the file has no rows. */
   firstStep: number | null;
+  /** Columns with nested values (structs, lists): such a file is read row by row. */
+  nestedColumns: number;
   buffer: ArrayBuffer;
   metadata: Metadata;
 }
@@ -62,7 +65,9 @@ export async function openExportFile(bytes: Uint8Array, index: number): Promise<
   const { hyparquet, compressors } = await loadParquetModules();
   const buffer = exactBuffer(bytes);
   const metadata = hyparquet.parquetMetadata(buffer);
-  const columns: ExportColumn[] = hyparquet.parquetSchema(metadata).children.map((c) => ({ name: c.element.name, kind: columnKind(c as never) }));
+  const tree = hyparquet.parquetSchema(metadata).children;
+  const columns: ExportColumn[] = tree.map((c) => ({ name: c.element.name, kind: columnKind(c as never) }));
+  const nestedColumns = tree.filter((c) => c.children.length > 0).length;
   const step = columns.find((c) => c.name === "_step");
   if (!step) throw new Error(`has no _step column (columns: ${columns.slice(0, 8).map((c) => c.name).join(", ")}${columns.length > 8 ? ", ..." : ""})`);
   if (step.kind !== "number") throw new Error("its _step column is not numeric");
@@ -82,7 +87,7 @@ export async function openExportFile(bytes: Uint8Array, index: number): Promise<
       },
     });
   }
-  return { index, columns, rows, groupRows: metadata.row_groups.map((g) => Number(g.num_rows)), firstStep, buffer, metadata };
+  return { index, columns, rows, groupRows: metadata.row_groups.map((g) => Number(g.num_rows)), firstStep, nestedColumns, buffer, metadata };
 }
 
 /** Number for a text column's value (JSON text of a number or of a non-finite marker), else undefined. */
@@ -135,5 +140,88 @@ export async function readExportRows(file: ExportFile, dropped: DroppedKeyCounts
     values = [];
     await onRows(rows);
     start += count;
+  }
+}
+
+/** One row group as frozen lines, with each row's `_step` (NaN when missing) and the numeric keys seen. */
+export interface ExportLines {
+  lines: string[];
+  steps: number[];
+  keys: string[];
+}
+
+/**
+ * Reads an opened export row group by row group straight into frozen lines (lib/archive/frozen-row.ts
+ * format): the columns are walked in frozen key order and each row's line is written from them, with
+ * no row object, no per-row key sort and no transposition of the columns into rows. Same bytes as
+ * `readExportRows` + the frozen serializer (a test compares them); same null/absent and drop rules.
+ */
+export async function readExportLines(file: ExportFile, dropped: DroppedKeyCounts, onGroup: (group: ExportLines) => void | Promise<void>): Promise<void> {
+  const { hyparquet, compressors } = await loadParquetModules();
+  const names = file.columns.map((c) => c.name);
+  // Frozen key order is Array#sort's (UTF-16 code units); each column's text before its value is made once.
+  const cols = file.columns
+    .map((c) => ({ name: c.name, kind: c.kind, prefix: JSON.stringify(c.name) + ":", isStep: c.name === "_step", values: [] as ArrayLike<unknown>, base: 0 }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  let start = 0;
+  for (const count of file.groupRows) {
+    const end = start + count;
+    const pieces = new Map<string, { data: ArrayLike<unknown>; rowStart: number; rowEnd: number }[]>();
+    await hyparquet.parquetRead({
+      file: file.buffer,
+      metadata: file.metadata,
+      compressors,
+      columns: names,
+      rowStart: start,
+      rowEnd: end,
+      onChunk: (chunk) => {
+        const list = pieces.get(chunk.columnName) ?? [];
+        list.push({ data: chunk.columnData as ArrayLike<unknown>, rowStart: chunk.rowStart, rowEnd: chunk.rowEnd });
+        pieces.set(chunk.columnName, list);
+      },
+    });
+    for (const col of cols) {
+      const list = pieces.get(col.name) ?? [];
+      const whole = list.find((p) => p.rowStart <= start && p.rowEnd >= end);
+      if (whole) {
+        col.values = whole.data;
+        col.base = whole.rowStart;
+      } else {
+        // Several pieces (or none: an all-null column): one array for the group.
+        const values: unknown[] = new Array(count).fill(null);
+        for (const p of list) for (let r = Math.max(p.rowStart, start); r < Math.min(p.rowEnd, end); r++) values[r - start] = p.data[r - p.rowStart];
+        col.values = values;
+        col.base = start;
+      }
+    }
+    const lines: string[] = new Array(count);
+    const steps: number[] = new Array(count);
+    const keys = new Set<string>();
+    for (let i = 0; i < count; i++) {
+      const r = start + i;
+      let out = "";
+      let step = NaN;
+      for (let c = 0; c < cols.length; c++) {
+        const col = cols[c];
+        const v = col.values[r - col.base];
+        if (v === null || v === undefined) continue;
+        let n: number | undefined;
+        if (col.kind === "number") n = typeof v === "bigint" ? Number(v) : (v as number);
+        else if (col.kind === "text" && typeof v === "string") n = numberFromText(v);
+        if (n === undefined) {
+          dropped.set(col.name, (dropped.get(col.name) ?? 0) + 1);
+          continue;
+        }
+        if (col.isStep) step = n;
+        keys.add(col.name);
+        // String(n) prints finite numbers exactly as the frozen serializer does.
+        out += (out === "" ? "{" : ",") + col.prefix + (Number.isFinite(n) ? String(n) : frozenValue(n));
+      }
+      lines[i] = out === "" ? "{}" : out + "}";
+      steps[i] = step;
+    }
+    for (const col of cols) col.values = [];
+    await onGroup({ lines, steps, keys: Array.from(keys) });
+    start = end;
   }
 }

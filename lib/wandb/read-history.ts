@@ -10,12 +10,13 @@
  * rows == historyLineCount, `_step` integer and strictly increasing across files and the live tail,
  * the live tail's steps are the ones the server listed, whatever the first step is.
  */
+import { frozenRowSerializer } from "../archive/frozen-row";
 import type { HistoryRow, RunMeta } from "../types";
 import type { WandbConnection } from "./connection";
 import { downloadExportFile, ExpiredExportUrl } from "./download-export";
 import { graphqlRequest } from "./graphql-request";
 import type { DroppedKeyCounts } from "./parse-history-row";
-import { openExportFile, readExportRows, type ExportFile } from "./parquet-rows";
+import { openExportFile, readExportLines, readExportRows, type ExportFile } from "./parquet-rows";
 import { PARQUET_HISTORY_QUERY } from "./queries";
 import { runPath } from "./read-run-meta";
 import { scanHistory, sortedCounts, type ScanHistoryOptions } from "./scan-history";
@@ -38,6 +39,11 @@ export function checkHistoryPath(value: string): HistoryPathChoice {
 
 /** Options of `readHistory`: those of `scanHistory` plus the path. */
 export interface ReadHistoryOptions extends Pick<ScanHistoryOptions, "pageSize" | "onRows" | "signal"> {
+  /**
+   * Receives the rows as frozen lines instead (lib/archive/frozen-row.ts format, no newlines): what a
+   * freeze needs; exported files are then written straight from their columns. Takes precedence over onRows.
+   */
+  onLines?: (lines: string[]) => void | Promise<void>;
   /** Default "auto". */
   historyPath?: HistoryPathChoice;
 }
@@ -140,10 +146,10 @@ async function fetchExportFiles(conn: WandbConnection, meta: RunMeta, listing: P
   return files.sort((a, b) => (a.firstStep ?? Infinity) - (b.firstStep ?? Infinity));
 }
 
-/** Checks one group of exported rows: integer, strictly increasing `_step`, within the run's last step. */
-function checkExportedSteps(rows: HistoryRow[], prev: { step: number }, meta: RunMeta, file: ExportFile, fileCount: number): void {
-  for (let i = 0; i < rows.length; i++) {
-    const step = rows[i]._step;
+/** Checks one group of exported rows' steps: integer, strictly increasing `_step`, within the run's last step. */
+function checkExportedSteps(steps: ArrayLike<unknown>, prev: { step: number }, meta: RunMeta, file: ExportFile, fileCount: number): void {
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i];
     const where = `exported file ${file.index + 1} of ${fileCount}`;
     const fail = (detail: string) => new WandbError({ operation: "completeness", runPath: runPath(meta), detail: `${where}: ${detail}` });
     if (typeof step !== "number" || !Number.isInteger(step)) throw fail(`a row has no integer _step (after step ${prev.step})`);
@@ -162,23 +168,45 @@ async function readParquetPath(conn: WandbConnection, meta: RunMeta, listing: Pa
   const keys = new Set<string>();
   const collected: HistoryRow[] = [];
   const prev = { step: -Infinity };
+  const serialize = frozenRowSerializer();
+  // Rows go on as frozen lines when the caller freezes (onLines), else as rows.
+  const emit = async (rows: HistoryRow[]) => {
+    if (opts.onLines) await opts.onLines(rows.map(serialize));
+    else if (opts.onRows) await opts.onRows(rows);
+    else for (const row of rows) collected.push(row);
+  };
   let exported = 0;
+  /** Checks shared by both ways of reading a file: steps, distinct keys, row count. */
+  const checkGroup = (file: ExportFile, steps: ArrayLike<unknown>, groupKeys: Iterable<string>) => {
+    checkExportedSteps(steps, prev, meta, file, files.length);
+    for (const key of groupKeys) keys.add(key);
+    if (keys.size + dropped.size > conn.limits.maxKeys) {
+      throw new WandbError({ operation: "parquet read", runPath: path, detail: `more than ${conn.limits.maxKeys} distinct history keys (maxKeys) by _step ${prev.step}: refused rather than held in memory` });
+    }
+    exported += steps.length;
+    if (exported > meta.historyLineCount) {
+      throw new WandbError({ operation: "completeness", runPath: path, detail: `exported files hold more than the ${meta.historyLineCount} rows the server holds (historyLineCount), by step ${prev.step}` });
+    }
+  };
   conn.reporter.progress?.(task, 0, meta.historyLineCount);
   for (const file of files) {
-    await readExportRows(file, dropped, async (rows) => {
-      checkExportedSteps(rows, prev, meta, file, files.length);
-      for (const row of rows) for (const key in row) keys.add(key);
-      if (keys.size + dropped.size > conn.limits.maxKeys) {
-        throw new WandbError({ operation: "parquet read", runPath: path, detail: `more than ${conn.limits.maxKeys} distinct history keys (maxKeys) by _step ${prev.step}: refused rather than held in memory` });
-      }
-      exported += rows.length;
-      if (exported > meta.historyLineCount) {
-        throw new WandbError({ operation: "completeness", runPath: path, detail: `exported files hold more than the ${meta.historyLineCount} rows the server holds (historyLineCount), by step ${prev.step}` });
-      }
-      if (opts.onRows) await opts.onRows(rows);
-      else for (const row of rows) collected.push(row);
-      conn.reporter.progress?.(task, exported, meta.historyLineCount);
-    });
+    const onLines = opts.onLines;
+    if (onLines && file.nestedColumns === 0) {
+      // The freeze's fast way: frozen lines straight from the columns.
+      await readExportLines(file, dropped, async (group) => {
+        checkGroup(file, group.steps, group.keys);
+        await onLines(group.lines);
+        conn.reporter.progress?.(task, exported, meta.historyLineCount);
+      });
+    } else {
+      await readExportRows(file, dropped, async (rows) => {
+        const groupKeys = new Set<string>();
+        for (const row of rows) for (const key in row) groupKeys.add(key);
+        checkGroup(file, rows.map((r) => r._step), groupKeys);
+        await emit(rows);
+        conn.reporter.progress?.(task, exported, meta.historyLineCount);
+      });
+    }
     file.buffer = new ArrayBuffer(0); // done with it: let the bytes go before the next file
   }
   const lastExported = prev.step;
@@ -207,8 +235,7 @@ async function readParquetPath(conn: WandbConnection, meta: RunMeta, listing: Pa
           }
         }
         liveCount += rows.length;
-        if (opts.onRows) await opts.onRows(rows);
-        else for (const row of rows) collected.push(row);
+        await emit(rows);
       },
     });
     pages = scan.pages;
@@ -246,6 +273,9 @@ export async function readHistory(conn: WandbConnection, meta: RunMeta, opts: Re
       });
     }
   }
-  const scan = await scanHistory(conn, meta, { pageSize: opts.pageSize, signal: opts.signal, onRows: opts.onRows });
+  const onLines = opts.onLines;
+  const serialize = frozenRowSerializer();
+  const onRows = onLines ? (rows: HistoryRow[]) => onLines(rows.map(serialize)) : opts.onRows;
+  const scan = await scanHistory(conn, meta, { pageSize: opts.pageSize, signal: opts.signal, onRows });
   return { rows: scan.rows, rowCount: scan.rowCount, droppedKeys: scan.droppedKeys, path: "pages", files: 0, pages: scan.pages };
 }
