@@ -36,10 +36,12 @@ export function prebuiltCommand(script: string, args: string[]): [string, string
  * Spawns `cmd args`, waits for it, and parses the last non-empty stdout line as JSON; throws with
  * the child's stderr when it fails or prints no JSON.
  */
-export function runChild<T>(cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd = ROOT): Promise<ChildResult<T>> {
+export function runChild<T>(cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd = ROOT, timeoutMs = 0): Promise<ChildResult<T>> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    // `timeout` kills a child that hangs (the official client can lose its wandb-core service on a
+    // loaded machine and then waits forever); the kill shows as a failure with signal SIGTERM.
+    const child = spawn(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], timeout: timeoutMs || undefined, killSignal: "SIGKILL" });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on("data", (b: Buffer) => out.push(b));
