@@ -143,7 +143,10 @@ export async function readExportRows(file: ExportFile, dropped: DroppedKeyCounts
   }
 }
 
-/** One row group as frozen lines, with each row's `_step` (NaN when missing) and the numeric keys seen. */
+/** Rows per batch of frozen lines handed on by `readExportLines`. */
+const LINE_BATCH = 1000;
+
+/** One batch of rows as frozen lines, with each row's `_step` (NaN when missing) and the numeric keys seen. */
 export interface ExportLines {
   lines: string[];
   steps: number[];
@@ -151,7 +154,7 @@ export interface ExportLines {
 }
 
 /**
- * Reads an opened export row group by row group straight into frozen lines (lib/archive/frozen-row.ts
+ * Reads an opened export row group by row group straight into frozen lines, handed on in batches of 1000 (lib/archive/frozen-row.ts
  * format): the columns are walked in frozen key order and each row's line is written from them, with
  * no row object, no per-row key sort and no transposition of the columns into rows. Same bytes as
  * `readExportRows` + the frozen serializer (a test compares them); same null/absent and drop rules.
@@ -194,9 +197,11 @@ export async function readExportLines(file: ExportFile, dropped: DroppedKeyCount
         col.base = start;
       }
     }
-    const lines: string[] = new Array(count);
-    const steps: number[] = new Array(count);
-    const keys = new Set<string>();
+    // Lines go on in batches: a line built by concatenation is a rope several times its flat size
+    // until the writer flattens it, so a whole row group of them would multiply the peak memory.
+    let lines: string[] = [];
+    let steps: number[] = [];
+    let keys = new Set<string>();
     for (let i = 0; i < count; i++) {
       const r = start + i;
       let out = "";
@@ -217,11 +222,16 @@ export async function readExportLines(file: ExportFile, dropped: DroppedKeyCount
         // String(n) prints finite numbers exactly as the frozen serializer does.
         out += (out === "" ? "{" : ",") + col.prefix + (Number.isFinite(n) ? String(n) : frozenValue(n));
       }
-      lines[i] = out === "" ? "{}" : out + "}";
-      steps[i] = step;
+      lines.push(out === "" ? "{}" : out + "}");
+      steps.push(step);
+      if (lines.length === LINE_BATCH || i === count - 1) {
+        await onGroup({ lines, steps, keys: Array.from(keys) });
+        lines = [];
+        steps = [];
+        keys = new Set<string>();
+      }
     }
     for (const col of cols) col.values = [];
-    await onGroup({ lines, steps, keys: Array.from(keys) });
     start = end;
   }
 }
