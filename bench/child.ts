@@ -8,8 +8,11 @@ import * as path from "node:path";
 /** Repository root (bench/ lives directly under it). */
 export const ROOT = path.resolve(__dirname, "..");
 
-/** Python of the workspace venv. */
+/** Python of the workspace venv (wandb 0.21.0, the legacy client, and pandas). */
 export const VENV_PYTHON = path.join(ROOT, ".venv", "bin", "python");
+
+/** Python of the current official client's venv (wandb 0.31.x, requirements-wandb-current.txt). */
+export const CURRENT_PYTHON = path.join(ROOT, ".venv-wandb-current", "bin", "python");
 
 /** What a child reported, plus the wall time the parent saw. */
 export interface ChildResult<T> {
@@ -24,14 +27,21 @@ export function tsxCommand(script: string, args: string[]): [string, string[]] {
   return [process.execPath, ["--import", "tsx", path.join(ROOT, script), ...args]];
 }
 
+/** Command line of a TypeScript child run from its prebuilt bundle (scripts/prebuilt.cjs), as `npm run fetch` runs. */
+export function prebuiltCommand(script: string, args: string[]): [string, string[]] {
+  return [process.execPath, [path.join(ROOT, "scripts", "prebuilt.cjs"), script, ...args]];
+}
+
 /**
  * Spawns `cmd args`, waits for it, and parses the last non-empty stdout line as JSON; throws with
  * the child's stderr when it fails or prints no JSON.
  */
-export function runChild<T>(cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd = ROOT): Promise<ChildResult<T>> {
+export function runChild<T>(cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd = ROOT, timeoutMs = 0): Promise<ChildResult<T>> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    // `timeout` kills a child that hangs (the official client can lose its wandb-core service on a
+    // loaded machine and then waits forever); the kill shows as a failure with signal SIGTERM.
+    const child = spawn(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], timeout: timeoutMs || undefined, killSignal: "SIGKILL" });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on("data", (b: Buffer) => out.push(b));

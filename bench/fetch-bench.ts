@@ -1,24 +1,70 @@
 /**
  * Fetch benchmark: the local W&B test server holds `runs` slime-shaped runs of `rowsPerRun` rows;
- * our reader (fetchAndFreeze with default settings, and the bare scan) and the official Python
- * client's scan_history read all of them, alternating, each side as its own process. Reports rows/s,
- * the per-repetition ratio official/ours and peak memory against the frozen data size.
+ * our reader (fetchAndFreeze with default settings, and the bare scan), the current official Python
+ * client (wandb 0.31, `.venv-wandb-current`) on both of its paths, the legacy client (wandb 0.21.0,
+ * `.venv`) and a lean sequential reader of the same protocol in plain Python read all of them,
+ * alternating, each side as its own process. The `*-parquet` sides run while the server offers W&B-
+ * style parquet exports of every run (the other sides while it offers none, so they page). Reports
+ * rows/s, per-repetition ratios (theirs / ours) and peak memory against the frozen data size.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 
 import { startWandbTestServer, type WandbTestServer } from "../tools/wandb-test-server/server";
-import { runChild, tsxCommand, VENV_PYTHON, type ChildResult } from "./child";
+import { CURRENT_PYTHON, prebuiltCommand, runChild, VENV_PYTHON, type ChildResult } from "./child";
 import { median } from "./stats";
 import { benchRunSet, generateRun, pyJsonRow, rolloutsForRows } from "./slime-history";
 
 const ENTITY = "bench-entity";
 const PROJECT = "bench-fetch";
-const API_KEY = "bench-local-key-".padEnd(40, "0");
+const API_KEY = "benchlocalkey".padEnd(40, "0");
 
-/** Sides of the fetch benchmark. */
-export type FetchSide = "ours-freeze" | "ours-scan" | "official" | "server-raw";
+/** Sides of the fetch benchmark. `official` is the current client (0.31) on the HistoryPage path. */
+export type FetchSide =
+  | "ours-freeze"
+  | "ours-scan"
+  | "official"
+  | "server-raw"
+  | "official-legacy"
+  | "lean"
+  | "ours-freeze-parquet"
+  | "official-parquet";
+
+/** Every side, in the order a repetition runs them by default. */
+export const ALL_FETCH_SIDES: readonly FetchSide[] = [
+  "ours-freeze",
+  "official",
+  "ours-freeze-parquet",
+  "official-parquet",
+  "official-legacy",
+  "lean",
+  "ours-scan",
+  "server-raw",
+];
+
+/** A whole official-client process longer than this is taken as hung (killed, then run once more). */
+const OFFICIAL_TIMEOUT_MS = 5 * 60_000;
+
+/** Sides read while the server offers parquet exports. */
+const PARQUET_SIDES: ReadonlySet<FetchSide> = new Set(["ours-freeze-parquet", "official-parquet"]);
+
+/** Ratio pairs reported: theirs / ours, per repetition, median. */
+export const FETCH_PAIRS: readonly { theirs: FetchSide; ours: FetchSide; label: string }[] = [
+  { theirs: "official", ours: "ours-freeze", label: "current official client, HistoryPage path" },
+  { theirs: "official-parquet", ours: "ours-freeze-parquet", label: "current official client, parquet path" },
+  { theirs: "official-legacy", ours: "ours-freeze", label: "wandb 0.21.0 (legacy)" },
+  { theirs: "lean", ours: "ours-freeze", label: "lean sequential reader (plain Python)" },
+];
+
+/** One reported ratio: medians over repetitions of theirs / ours, in-process and whole-process. */
+export interface PairRatio {
+  theirs: FetchSide;
+  ours: FetchSide;
+  label: string;
+  inProcess: number;
+  wall: number;
+}
 
 /** Options of {@link runFetchBench}. */
 export interface FetchBenchOptions {
@@ -29,7 +75,10 @@ export interface FetchBenchOptions {
   reps: number;
   /** Sides to run, in the order of each repetition. */
   sides?: FetchSide[];
+  /** Python of the legacy client and the lean reader (default .venv). */
   python?: string;
+  /** Python of the current official client (default .venv-wandb-current). */
+  currentPython?: string;
   seed?: number;
   /** Added delay of every HistoryPage answer, ms (a remote server's round trip); default 0. */
   latencyMs?: number;
@@ -84,6 +133,10 @@ export interface FetchBenchResult {
   /** Every side read every row of every run. */
   rowsAgree: boolean;
   wandbVersion: string | null;
+  /** Theirs / ours for each pair in FETCH_PAIRS whose two sides ran (absent in older results). */
+  pairs?: PairRatio[];
+  /** wandb version of the legacy side. */
+  legacyWandbVersion?: string | null;
 }
 
 interface ChildReport {
@@ -114,6 +167,7 @@ export async function runFetchBench(opts: FetchBenchOptions): Promise<FetchBench
   const log = opts.log ?? (() => undefined);
   const sides = opts.sides ?? ["ours-freeze", "official", "ours-scan"];
   const python = opts.python ?? VENV_PYTHON;
+  const currentPython = opts.currentPython ?? CURRENT_PYTHON;
   const tmp = mkdtempSync(path.join(os.tmpdir(), "bench-fetch-"));
   const server = await startWandbTestServer({ apiKey: API_KEY });
   try {
@@ -149,12 +203,34 @@ export async function runFetchBench(opts: FetchBenchOptions): Promise<FetchBench
     const projectPath = `${ENTITY}/${PROJECT}`;
     const runSide = async (side: FetchSide, rep: number): Promise<FetchSample> => {
       let res: ChildResult<ChildReport>;
-      if (side === "official") {
-        res = await runChild<ChildReport>(python, [path.join(__dirname, "fetch_official.py"), projectPath, ...runIds], pyEnv);
+      server.setParquetExports({ enabled: PARQUET_SIDES.has(side) });
+      if (side === "official" || side === "official-parquet" || side === "official-legacy") {
+        // A fresh cache per process: the current client caches downloaded exports (WANDB_CACHE_DIR).
+        const py = side === "official-legacy" ? python : currentPython;
+        const attempt = async (n: number) => {
+          const env = { ...pyEnv, WANDB_CACHE_DIR: path.join(tmp, `wandb-cache-${side}-${rep}-${n}`) };
+          try {
+            return await runChild<ChildReport>(py, [path.join(__dirname, "fetch_official.py"), projectPath, ...runIds], env, undefined, OFFICIAL_TIMEOUT_MS);
+          } finally {
+            rmSync(env.WANDB_CACHE_DIR, { recursive: true, force: true });
+          }
+        };
+        try {
+          res = await attempt(1);
+        } catch (e) {
+          // Seen on the loaded 2-core machine: the client loses its wandb-core service and hangs.
+          log(`  rep ${rep + 1} ${side}: failed or hung (${(e as Error).message.split("\n")[0]}); run again once`);
+          res = await attempt(2);
+        }
+      } else if (side === "lean") {
+        const out = path.join(tmp, `lean-${rep}`);
+        res = await runChild<ChildReport>(python, [path.join(__dirname, "fetch_lean.py"), projectPath, out, ...runIds], baseEnv);
+        rmSync(out, { recursive: true, force: true });
       } else {
-        const mode = side === "ours-freeze" ? "freeze" : side === "ours-scan" ? "scan" : "raw";
+        const mode = side === "ours-freeze" || side === "ours-freeze-parquet" ? "freeze" : side === "ours-scan" ? "scan" : "raw";
         const out = path.join(tmp, `archive-${rep}`);
-        const [cmd, args] = tsxCommand("bench/fetch-ours.ts", [mode, projectPath, mode === "freeze" ? out : "-", ...runIds]);
+        // Prebuilt, as `npm run fetch` starts: no TypeScript compile in the whole-process time.
+        const [cmd, args] = prebuiltCommand("bench/fetch-ours.ts", [mode, projectPath, mode === "freeze" ? out : "-", ...runIds]);
         res = await runChild<ChildReport>(cmd, args, baseEnv);
         rmSync(out, { recursive: true, force: true });
       }
@@ -170,8 +246,10 @@ export async function runFetchBench(opts: FetchBenchOptions): Promise<FetchBench
         wandb: r.wandb,
       };
     };
-    // Warm-up (not counted): the server's request path gets compiled, files get into the page cache.
+    // Warm-up (not counted): the server's request path gets compiled, files get into the page cache,
+    // and the server writes its parquet exports once (they are cached, as W&B's are).
     if (sides.includes("ours-scan")) await runSide("ours-scan", -1);
+    if (sides.some((s) => PARQUET_SIDES.has(s))) await runSide("ours-freeze-parquet", -1);
     const samples: FetchSample[] = [];
     for (let rep = 0; rep < opts.reps; rep++) {
       for (const side of sides) {
@@ -203,7 +281,21 @@ export async function runFetchBench(opts: FetchBenchOptions): Promise<FetchBench
       }
       return median(ratios);
     };
-    const frozen = samples.find((s) => s.side === "ours-freeze" && s.bytes !== null);
+    const frozen = samples.find((s) => (s.side === "ours-freeze" || s.side === "ours-freeze-parquet") && s.bytes !== null);
+    const pairs: PairRatio[] = [];
+    for (const p of FETCH_PAIRS) {
+      if (!sides.includes(p.theirs) || !sides.includes(p.ours)) continue;
+      const ratio = (field: "seconds" | "wallSeconds") => {
+        const xs: number[] = [];
+        for (let rep = 0; rep < opts.reps; rep++) {
+          const a = samples.find((s) => s.side === p.theirs && s.rep === rep)!;
+          const b = samples.find((s) => s.side === p.ours && s.rep === rep)!;
+          xs.push(a[field] / b[field]);
+        }
+        return median(xs);
+      };
+      pairs.push({ ...p, inProcess: ratio("seconds"), wall: ratio("wallSeconds") });
+    }
     return {
       rowsPerRun: expected[0],
       latencyMs,
@@ -218,7 +310,9 @@ export async function runFetchBench(opts: FetchBenchOptions): Promise<FetchBench
       ratioScan: pairRatio("ours-scan", "seconds"),
       ratioFreezeWall: pairRatio("ours-freeze", "wallSeconds"),
       rowsAgree,
-      wandbVersion: samples.find((s) => s.wandb)?.wandb ?? null,
+      wandbVersion: samples.find((s) => (s.side === "official" || s.side === "official-parquet") && s.wandb)?.wandb ?? null,
+      pairs,
+      legacyWandbVersion: samples.find((s) => s.side === "official-legacy" && s.wandb)?.wandb ?? null,
     };
   } finally {
     await server.close();

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import * as os from "node:os";
 import * as v8 from "node:v8";
 
-import { VENV_PYTHON } from "./child";
+import { CURRENT_PYTHON, VENV_PYTHON } from "./child";
 
 /** Machine and versions. */
 export interface MachineInfo {
@@ -17,7 +17,10 @@ export interface MachineInfo {
   /** Heap limit of a Node process started without options (what a tslab kernel gets), MiB. */
   nodeDefaultHeapMiB: number;
   python: string | null;
+  /** wandb in .venv: the legacy client (0.21.0). */
   wandb: string | null;
+  /** wandb in .venv-wandb-current: the current official client (absent in older results). */
+  wandbCurrent?: string | null;
   pandas: string | null;
   numpy: string | null;
   /** 1-minute load average when read: a busy shared machine makes every figure slower. */
@@ -75,6 +78,7 @@ export function machineInfo(python = VENV_PYTHON): MachineInfo {
     nodeDefaultHeapMiB: defaultHeapMiB(),
     python: pyVersion,
     wandb: pyVersion && pythonPackageVersion(python, "wandb"),
+    wandbCurrent: pythonPackageVersion(CURRENT_PYTHON, "wandb"),
     pandas: pyVersion && pythonPackageVersion(python, "pandas"),
     numpy: pyVersion && pythonPackageVersion(python, "numpy"),
     loadAverage: Math.round(os.loadavg()[0] * 100) / 100,

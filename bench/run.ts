@@ -10,7 +10,7 @@ import { parseArgs } from "node:util";
 
 import { runAnalysisBench, type AnalysisBenchResult } from "./analysis-bench";
 import { ROOT } from "./child";
-import { runFetchBench, type FetchBenchResult, type FetchSide } from "./fetch-bench";
+import { ALL_FETCH_SIDES, runFetchBench, type FetchBenchResult, type FetchSide } from "./fetch-bench";
 import { machineInfo } from "./machine";
 import { judgeTargets, renderResults, type BenchResults } from "./report";
 import { runWorkspaceBench, type WorkspaceBenchResult } from "./workspace-bench";
@@ -27,7 +27,9 @@ const HELP = `npm run bench -- [options]
   --analysis-reps N   repetitions per side below the largest analysis size (default 3)
   --workspace-reps N  runs of npm start (default 1)
   --only L            parts to run: fetch,analysis,workspace (default all)
-  --sides L           fetch sides (default ours-freeze,official,ours-scan,server-raw)
+  --sides L           fetch sides (default ${ALL_FETCH_SIDES.join(",")};
+                      official = wandb 0.31 (.venv-wandb-current), official-legacy = 0.21.0 (.venv),
+                      *-parquet = while the server offers parquet exports, lean = plain-Python floor)
   --latency-ms N      also fetch the --rows size with N ms added to every HistoryPage answer, like
                       a remote server's round trip (default 50; 0 = skip); sides ours-freeze, official
   --latency-reps N    repetitions of that configuration (default 2)
@@ -74,7 +76,7 @@ async function main(): Promise<void> {
       "analysis-reps": { type: "string", default: "3" },
       "workspace-reps": { type: "string", default: "1" },
       only: { type: "string", default: "fetch,analysis,workspace" },
-      sides: { type: "string", default: "ours-freeze,official,ours-scan,server-raw" },
+      sides: { type: "string", default: ALL_FETCH_SIDES.join(",") },
       "latency-ms": { type: "string", default: "50" },
       "latency-reps": { type: "string", default: "2" },
       "heap-mb": { type: "string", default: "16384" },
@@ -106,7 +108,7 @@ async function main(): Promise<void> {
   const only = new Set(values.only!.split(",").map((s) => s.trim()));
   for (const part of only) if (!["fetch", "analysis", "workspace"].includes(part)) throw new Error(`invalid only: ${part}`);
   const sides = values.sides!.split(",").map((s) => s.trim()) as FetchSide[];
-  for (const s of sides) if (!["ours-freeze", "official", "ours-scan", "server-raw"].includes(s)) throw new Error(`invalid sides: ${s}`);
+  for (const s of sides) if (ALL_FETCH_SIDES.indexOf(s) < 0) throw new Error(`invalid sides: ${s}`);
   const latencyMs = Number(values["latency-ms"]);
   if (!Number.isInteger(latencyMs) || latencyMs < 0) throw new Error(`invalid latency-ms: ${values["latency-ms"]}`);
   const latencyReps = quick ? 1 : count("latency-reps", values["latency-reps"]!);
@@ -136,7 +138,11 @@ async function main(): Promise<void> {
     execFileSync("bash", ["scripts/setup.sh"], {
       cwd: ROOT,
       stdio: "inherit",
-      env: { ...process.env, EXTRA_REQUIREMENTS: "requirements-wandb.txt requirements-bench.txt" },
+      env: {
+        ...process.env,
+        EXTRA_REQUIREMENTS: "requirements-wandb.txt requirements-bench.txt",
+        EXTRA_VENVS: ".venv-wandb-current:requirements-wandb-current.txt",
+      },
     });
   }
   const machine = machineInfo();
@@ -148,9 +154,13 @@ async function main(): Promise<void> {
   const fetch: FetchBenchResult[] = [];
   if (only.has("fetch")) {
     let fetchSides = sides;
-    if (!machine.wandb && sides.includes("official")) {
-      skipped.push("official client side of the fetch benchmark (wandb not installed in .venv)");
-      fetchSides = sides.filter((s) => s !== "official");
+    if (!machine.wandb && sides.includes("official-legacy")) {
+      skipped.push("legacy official client side of the fetch benchmark (wandb not installed in .venv)");
+      fetchSides = fetchSides.filter((s) => s !== "official-legacy");
+    }
+    if (!machine.wandbCurrent && (sides.includes("official") || sides.includes("official-parquet"))) {
+      skipped.push("current official client sides of the fetch benchmark (wandb not installed in .venv-wandb-current)");
+      fetchSides = fetchSides.filter((s) => s !== "official" && s !== "official-parquet");
     }
     for (const size of fetchSizes) {
       const big = size > rows;
@@ -159,7 +169,7 @@ async function main(): Promise<void> {
     }
     if (latencyMs > 0) {
       log(`[bench] fetch with ${latencyMs} ms per page: ${runs} run(s) x ${rows} rows, ${latencyReps} rep(s)`);
-      const remoteSides = fetchSides.filter((s) => s === "ours-freeze" || s === "official");
+      const remoteSides = fetchSides.filter((s) => s === "ours-freeze" || s === "official" || s === "lean");
       fetch.push(await runFetchBench({ rowsPerRun: rows, runs, reps: latencyReps, sides: remoteSides, latencyMs, log }));
     }
     endPart("fetch");

@@ -60,6 +60,11 @@ export interface ManifestRun {
   droppedKeys?: Record<string, number>;
   /** Set when the run was read from a local `.wandb` transaction log instead of a server. */
   source?: ManifestSource;
+  /**
+   * How the history was read when not by `HistoryPage` windows alone: "parquet" (exported files) or
+   * "parquet+pages" (exported files, then the live tail paged). Absent = pages.
+   */
+  historyPath?: "parquet" | "parquet+pages";
 }
 
 /** Where a run read without a server came from (a `.wandb` transaction log). */

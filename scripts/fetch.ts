@@ -4,7 +4,8 @@
  *   npm run fetch -- --entity E --project P --run ID=LABEL [--run ID=LABEL ...] --out DIR
  *   npm run fetch -- --config data/runs.json --out DIR
  *   npm run fetch -- --wandb-file PATH=LABEL [--wandb-file PATH=LABEL ...] --out DIR   (offline runs, no server)
- *   options: --page-size N (1000)  --concurrency N (4)  --base-url URL  --allow-running  --help
+ *   options: --page-size N (1000)  --concurrency N (4)  --history-path auto|parquet|pages (auto)
+ *            --base-url URL  --allow-running  --help
  *
  * Credentials: WANDB_API_KEY, else the ~/.netrc (or $NETRC) entry of the server host; never a flag,
  * so the key stays out of shell history. Server: --base-url, else WANDB_BASE_URL, else api.wandb.ai.
@@ -15,11 +16,12 @@ import { parseArgs } from "node:util";
 import { fetchAndFreeze, type RunSelection } from "../lib/archive/fetch-and-freeze";
 import { readRunsConfig } from "../lib/archive/runs-config";
 import { locateWandbFile, peekWandbFileRunId } from "../lib/wandb-file/locate-wandb-file";
+import { HISTORY_PATH_CHOICES, type HistoryPathChoice } from "../lib/wandb/read-history";
 import { cliReporter } from "./cli-reporter";
 
 const USAGE = `usage: npm run fetch -- (--entity E --project P --run ID=LABEL [--run ...] | --config data/runs.json) --out DIR
        npm run fetch -- --wandb-file PATH=LABEL [--wandb-file ...] [--entity E --project P --run ID=LABEL ...] --out DIR
-         [--page-size N] [--concurrency N] [--base-url URL] [--allow-running]`;
+         [--page-size N] [--concurrency N] [--history-path auto|parquet|pages] [--base-url URL] [--allow-running]`;
 
 /** An option error: printed as is with the usage, exit code 2. */
 class UsageError extends Error {}
@@ -31,6 +33,7 @@ interface CliOptions {
   outDir: string;
   pageSize?: number;
   concurrency?: number;
+  historyPath?: HistoryPathChoice;
   baseUrl?: string;
   allowRunning: boolean;
 }
@@ -67,6 +70,7 @@ function parseCli(argv: string[]): CliOptions | null {
         out: { type: "string" },
         "page-size": { type: "string" },
         concurrency: { type: "string" },
+        "history-path": { type: "string" },
         "base-url": { type: "string" },
         "allow-running": { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
@@ -79,6 +83,10 @@ function parseCli(argv: string[]): CliOptions | null {
   }
   const v = parsed.values;
   if (v.help) return null;
+  const historyPath = v["history-path"];
+  if (historyPath !== undefined && (HISTORY_PATH_CHOICES as readonly string[]).indexOf(historyPath) < 0) {
+    throw new UsageError(`invalid --history-path: ${historyPath} (auto, parquet or pages)`);
+  }
   if (!v.out) throw new UsageError("invalid --out: missing (the archive folder, e.g. data/archive)");
   let entity: string | undefined;
   let project: string | undefined;
@@ -113,6 +121,7 @@ function parseCli(argv: string[]): CliOptions | null {
     outDir: v.out,
     pageSize: positiveInt("page-size", v["page-size"]),
     concurrency: positiveInt("concurrency", v.concurrency),
+    historyPath: historyPath as HistoryPathChoice | undefined,
     baseUrl: v["base-url"],
     allowRunning: v["allow-running"] ?? false,
   };
@@ -152,7 +161,7 @@ async function main(): Promise<number> {
     process.stdout.write(`froze ${manifest.runs.length} run(s), ${rows} rows, into ${opts.outDir}\n`);
     for (const r of manifest.runs) {
       const dropped = Object.keys(r.droppedKeys ?? {}).length;
-      process.stdout.write(`  ${r.round}  ${r.entity}/${r.project}/${r.runId}  ${r.state}  ${r.historyEvents} rows  ${r.file}${dropped ? `  (${dropped} non-numeric keys left out)` : ""}${r.source ? `  from ${r.source.file} (SDK ${r.source.sdkVersion ?? "unknown"}, no server)` : ""}\n`);
+      process.stdout.write(`  ${r.round}  ${r.entity}/${r.project}/${r.runId}  ${r.state}  ${r.historyEvents} rows  ${r.file}${r.historyPath ? `  (${r.historyPath})` : ""}${dropped ? `  (${dropped} non-numeric keys left out)` : ""}${r.source ? `  from ${r.source.file} (SDK ${r.source.sdkVersion ?? "unknown"}, no server)` : ""}\n`);
     }
     return 0;
   } catch (e) {

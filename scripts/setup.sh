@@ -2,8 +2,9 @@
 # Idempotent set-up, run before `npm start`, `npm test` and `npm run lab`:
 #   1. node_modules from package-lock.json (npm ci) when missing or older than the lock;
 #   2. a project-local Python venv (.venv) with the pinned Jupyter side (requirements.txt);
-#   3. the project-local tslab kernelspec inside that venv (no global install, no IPython);
-#   4. the project's JupyterLab settings defaults inside that venv (jupyter/lab-settings-overrides.json).
+#   3. extra venvs named in EXTRA_VENVS (tests and benchmark: the current official W&B client);
+#   4. the project-local tslab kernelspec inside that venv (no global install, no IPython);
+#   5. the project's JupyterLab settings defaults inside that venv (jupyter/lab-settings-overrides.json).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -23,6 +24,22 @@ for REQ in requirements.txt ${EXTRA_REQUIREMENTS:-}; do
   if [ "$(cat "$STAMP" 2>/dev/null)" != "$WANT" ]; then
     echo "[setup] pip install -r $REQ into .venv"
     .venv/bin/python -m pip install --quiet --disable-pip-version-check -r "$REQ"
+    echo "$WANT" > "$STAMP"
+  fi
+done
+
+# Further venvs beside .venv, each with one requirements file: EXTRA_VENVS="DIR:REQUIREMENTS ...".
+# The tests and the benchmark put the current official client (wandb 0.31, parquet history path) in
+# .venv-wandb-current, because .venv keeps wandb 0.21.0 (the paged path, the benchmark's legacy row).
+for SPEC in ${EXTRA_VENVS:-}; do
+  DIR="${SPEC%%:*}"
+  REQ="${SPEC#*:}"
+  [ -x "$DIR/bin/python" ] || { echo "[setup] Python venv $DIR"; "$PY" -m venv "$DIR"; }
+  STAMP="$DIR/.stamp-$(basename "$REQ").sha256"
+  WANT="$(sha256sum "$REQ" | cut -d' ' -f1)"
+  if [ "$(cat "$STAMP" 2>/dev/null)" != "$WANT" ]; then
+    echo "[setup] pip install -r $REQ into $DIR"
+    "$DIR/bin/python" -m pip install --quiet --disable-pip-version-check -r "$REQ"
     echo "$WANT" > "$STAMP"
   fi
 done

@@ -13,7 +13,8 @@ import { checkConcurrency, mapConcurrent } from "../wandb/map-concurrent";
 import { readRunMeta, runPath } from "../wandb/read-run-meta";
 import type { ReaderLimits } from "../wandb/reader-limits";
 import type { RetryPolicy } from "../wandb/retry-policy";
-import { checkPageSize, DEFAULT_PAGE_SIZE, scanHistory } from "../wandb/scan-history";
+import { checkHistoryPath, readHistory, type HistoryPathChoice } from "../wandb/read-history";
+import { checkPageSize, DEFAULT_PAGE_SIZE } from "../wandb/scan-history";
 import { READER_VERSION } from "../wandb/version";
 import { resolveClock } from "./clock";
 import { freezeWandbFileRun } from "./freeze-wandb-file";
@@ -45,6 +46,8 @@ export interface FetchAndFreezeOptions {
   pageSize?: number;
   /** Runs fetched at once, default 4. */
   concurrency?: number;
+  /** W&B history path: exported parquet files when the server lists them ("auto", default), or forced. */
+  historyPath?: HistoryPathChoice;
   reporter?: Reporter;
   /** Clock of `fetchedAt`; default SOURCE_DATE_EPOCH if set, else the wall clock. */
   now?: () => Date;
@@ -96,6 +99,7 @@ export async function fetchAndFreeze(opts: FetchAndFreezeOptions): Promise<Sourc
   checkSelection(opts);
   const pageSize = checkPageSize(opts.pageSize ?? DEFAULT_PAGE_SIZE);
   const concurrency = checkConcurrency(opts.concurrency ?? DEFAULT_CONCURRENCY);
+  const historyPath = checkHistoryPath(opts.historyPath ?? "auto");
   const env = opts.env ?? process.env;
   const clock = resolveClock(opts.now, env);
   const reporter = opts.reporter ?? {};
@@ -139,9 +143,11 @@ export async function fetchAndFreeze(opts: FetchAndFreezeOptions): Promise<Sourc
           const writer = await FrozenFileWriter.create(path.join(tmp, file));
           let info;
           let droppedKeys: Record<string, number>;
+          let taken: string;
           try {
-            const scan = await scanHistory(conn!, meta, { pageSize, signal, onRows: (rows) => writer.writeRows(rows) });
+            const scan = await readHistory(conn!, meta, { pageSize, historyPath, signal, onLines: (lines) => writer.writeLines(lines) });
             droppedKeys = scan.droppedKeys;
+            taken = scan.path;
             info = await writer.close();
           } catch (e) {
             await writer.abandon();
@@ -162,6 +168,7 @@ export async function fetchAndFreeze(opts: FetchAndFreezeOptions): Promise<Sourc
             sha256: info.sha256,
             bytes: info.bytes,
             droppedKeys,
+            ...(taken === "pages" ? {} : { historyPath: taken as ManifestRun["historyPath"] }),
           };
         },
         opts.signal,

@@ -41,6 +41,15 @@ export class FrozenFileWriter {
     }
   }
 
+  /** Appends frozen lines (already in the frozen format, without newlines), one each. */
+  async writeLines(lines: readonly string[]): Promise<void> {
+    for (const line of lines) {
+      this.pending += line + "\n";
+      this.rows++;
+      if (this.pending.length >= CHUNK_CHARS) await this.flush();
+    }
+  }
+
   private async flush(): Promise<void> {
     if (!this.pending) return;
     const buf = Buffer.from(this.pending, "utf8");

@@ -26,33 +26,30 @@ export function serializeFrozenRow(row: HistoryRow): string {
 
 /**
  * A serializer for many rows (the freeze of a whole run): same bytes as serializeFrozenRow, about 2x
- * faster, because slime rows repeat a handful of key sets: each key set is sorted once and each key's
- * JSON text made once. The caches are per serializer and bounded.
+ * faster, because slime rows repeat a handful of key sets: each key set is sorted once, with the text
+ * before each value (`{"key":` or `,"key":`) made once. Number formatting (String(v), what
+ * JSON.stringify does too) is what is left: about half of the time. The cache is per serializer and
+ * bounded.
  */
 export function frozenRowSerializer(maxCached = 10_000): (row: HistoryRow) => string {
-  const keyText = new Map<string, string>();
-  const sortedBySignature = new Map<string, string[]>();
+  const bySignature = new Map<string, { keys: string[]; prefixes: string[] }>();
   return (row) => {
     const raw = Object.keys(row);
+    if (raw.length === 0) return "{}";
     const signature = raw.join("\u0000");
-    let keys = sortedBySignature.get(signature);
-    if (keys === undefined) {
-      keys = raw.slice().sort();
-      if (sortedBySignature.size >= maxCached) sortedBySignature.clear();
-      sortedBySignature.set(signature, keys);
+    let entry = bySignature.get(signature);
+    if (entry === undefined) {
+      const keys = raw.slice().sort();
+      entry = { keys, prefixes: keys.map((k, i) => (i === 0 ? "{" : ",") + JSON.stringify(k) + ":") };
+      if (bySignature.size >= maxCached) bySignature.clear();
+      bySignature.set(signature, entry);
     }
-    let out = "{";
+    const { keys, prefixes } = entry;
+    let out = "";
     for (let i = 0; i < keys.length; i++) {
-      const k = keys[i];
-      let text = keyText.get(k);
-      if (text === undefined) {
-        text = JSON.stringify(k) + ":";
-        if (keyText.size >= maxCached) keyText.clear();
-        keyText.set(k, text);
-      }
-      const v = row[k];
+      const v = row[keys[i]];
       // String(v) prints finite numbers exactly as JSON.stringify does (shortest round trip, -0 as 0).
-      out += (i > 0 ? "," : "") + text + (Number.isFinite(v) ? String(v) : frozenValue(v));
+      out += prefixes[i] + (Number.isFinite(v) ? String(v) : frozenValue(v));
     }
     return out + "}";
   };

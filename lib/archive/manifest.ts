@@ -43,6 +43,8 @@ function orderedRun(r: ManifestRun): ManifestRun {
     sha256: r.sha256,
     bytes: r.bytes,
     droppedKeys: dropped,
+    // Only when not the default, so archives read by pages keep their bytes.
+    ...(r.historyPath ? { historyPath: r.historyPath } : {}),
   };
   // Only runs read from a .wandb file carry a source: server-run manifests keep their bytes.
   if (r.source) run.source = orderedSource(r.source);
@@ -104,6 +106,9 @@ export function parseManifest(text: string, file: string): SourceManifest {
     }
     for (const key of ["historyEvents", "lastStep", "bytes"]) {
       if (typeof run[key] !== "number" || !Number.isInteger(run[key])) throw bad(`runs[${i}].${key} is not an integer`);
+    }
+    if (run.historyPath !== undefined && run.historyPath !== "parquet" && run.historyPath !== "parquet+pages") {
+      throw bad(`runs[${i}].historyPath is ${JSON.stringify(run.historyPath)}, expected "parquet" or "parquet+pages"`);
     }
     const runId = run.runId as string;
     if (!RUN_ID.test(runId)) throw bad(`runs[${i}].runId ${JSON.stringify(runId)} is not a safe run id`);

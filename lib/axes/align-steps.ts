@@ -8,7 +8,7 @@
  * later round replaces every record of earlier rounds from its first step on. Nothing is interpolated.
  */
 import type { AlignedRuns, AlignmentNote, CoverageIssue, EvalRecord, HistoryRow, Reporter, RolloutRecord, RunAxis, RunCoverage, RunHistory, SupersededRecords } from "../types";
-import type { FrameworkProfile, ProfileAxis } from "../registry/framework-profile";
+import { singular, type FrameworkProfile, type ProfileAxis } from "../registry/framework-profile";
 
 type StepAxis = Extract<ProfileAxis, { kind: "step" }>;
 
@@ -98,7 +98,7 @@ export function alignSteps(runs: RunHistory[], profile: FrameworkProfile, opts: 
       r0: r0 === Infinity ? 0 : r0,
       formulas: {
         update: `optimizer updates are not observable: ${profile.updates.note}`,
-        rollout: `record = ${axis.stepKey} (one per ${profile.recordNoun.replace(/s$/, "")})`,
+        rollout: `record = ${axis.stepKey} (one per ${singular(profile.recordNoun)})`,
         updateInRollout: "not observable",
       },
       runs: runAxes,

@@ -8,6 +8,7 @@ import { conceptSeriesFigure, type ConceptSeriesOptions } from "../figures/conce
 import { resolveDisplay, type ShowOptions } from "./display-target";
 import { escapeMarkdown, metricNoteMarkdown } from "./metric-note";
 import { showFigure } from "./show-figure";
+import { singular } from "../registry/framework-profile";
 
 /**
  * Figure and note of a concept, or the reason it is not shown.
@@ -19,6 +20,6 @@ export function showConcept(aligned: AlignedRuns, concept: ConceptId, caption: s
     resolveDisplay(options).markdown(`*${escapeMarkdown(caption)}: not shown.* ${escapeMarkdown(series.absent)}`);
     return;
   }
-  showFigure(series.figure, `${caption} per ${series.over.replace(/s$/, "")}`, options);
+  showFigure(series.figure, `${caption} per ${singular(series.over)}`, options);
   resolveDisplay(options).markdown(metricNoteMarkdown(series.metric, series.over));
 }

@@ -67,6 +67,11 @@ export function absentReason(profile: FrameworkProfile, concept: ConceptId): str
   return "absent" in m ? `${profile.label} logs no ${concept}: ${m.absent}` : null;
 }
 
+/** One record of a plural noun: "rollout batches" -> "rollout batch", "training steps" -> "training step". */
+export function singular(noun: string): string {
+  return noun.endsWith("ches") ? noun.slice(0, -2) : noun.replace(/s$/, "");
+}
+
 /** True when a key matches a signature entry (exact key, or a prefix ending in "/"). */
 export function matchesEntry(key: string, entry: string): boolean {
   return entry.endsWith("/") ? key.startsWith(entry) : key === entry;

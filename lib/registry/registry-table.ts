@@ -5,6 +5,7 @@
  * keeps the committed copies equal to it.
  */
 import { CONCEPT_IDS, CONCEPTS } from "./concepts";
+import { singular } from "./framework-profile";
 import { PROFILES } from "./profiles";
 
 function cell(text: string): string {
@@ -19,7 +20,7 @@ export function conceptTableMarkdown(): string {
     const cells = PROFILES.map((p) => {
       const m = p.metrics[id];
       if ("absent" in m) return `none: ${cell(m.absent)}`;
-      const grain = m.grain === "update" ? "per update" : `per ${p.recordNoun.replace(/s$/, "")}`;
+      const grain = m.grain === "update" ? "per update" : `per ${singular(p.recordNoun)}`;
       return `\`${m.key}\` (${grain}); not: ${cell(m.isNot)}`;
     });
     return `| **${CONCEPTS[id].label}** | ${cells.join(" | ")} |`;

@@ -5,7 +5,7 @@
  * it), and a response body is read up to `maxResponseBytes`, never further.
  */
 import type { WandbConnection } from "./connection";
-import { decideRetry, parseRetryAfter, type AttemptFailure } from "./retry-policy";
+import { decideRetry, rateLimitPauseMs, rateLimitWaitMs, type AttemptFailure } from "./retry-policy";
 import { USER_AGENT } from "./version";
 import { WandbError } from "./wandb-error";
 
@@ -166,9 +166,19 @@ export async function graphqlRequest<T>(conn: WandbConnection, op: GraphqlOperat
           throw fail(attempt, status, `GraphQL error: ${snippet(graphqlMessages(parsed.errors), conn.apiKey)} (GraphQL errors are not retried)`);
         }
         if (parsed.data === undefined || parsed.data === null) throw fail(attempt, status, "response has neither data nor errors");
+        // Quota used up (RateLimit-Remaining: 0): wait for its reset before the caller's next request.
+        const pause = rateLimitPauseMs(conn.policy, res.headers);
+        if (pause > 0) {
+          conn.reporter.info?.(`W&B ${op.operationName}: rate limit reached (RateLimit-Remaining: 0); waiting ${(pause / 1000).toFixed(1)} s (RateLimit-Reset)`);
+          try {
+            await conn.policy.sleep(pause, signal);
+          } catch (e) {
+            throw fail(attempt, status, "aborted by the caller while waiting for the rate limit to reset", e);
+          }
+        }
         return parsed.data;
       }
-      failure = { kind: "status", status: res.status, retryAfterMs: parseRetryAfter(res.headers.get("retry-after"), conn.policy.now()) };
+      failure = { kind: "status", status: res.status, retryAfterMs: rateLimitWaitMs(res.headers, conn.policy.now()) };
       detail = snippet(text, conn.apiKey);
     } catch (e) {
       if (e instanceof WandbError) throw e;

@@ -13,6 +13,8 @@ export interface ReaderLimits {
   maxRowChars: number;
   /** Most distinct history keys of one run, numeric and dropped ones together (default 100,000). */
   maxKeys: number;
+  /** Largest exported parquet file, in bytes, downloaded from a signed URL (default 2 GiB). */
+  maxExportFileBytes: number;
 }
 
 /** The default limits. */
@@ -20,12 +22,13 @@ export const DEFAULT_READER_LIMITS: Readonly<ReaderLimits> = Object.freeze({
   maxResponseBytes: 256 * 1024 * 1024,
   maxRowChars: 4 * 1024 * 1024,
   maxKeys: 100_000,
+  maxExportFileBytes: 2 * 1024 * 1024 * 1024,
 });
 
 /** Full limits from partial overrides; throws `invalid <field>: <value>` unless a positive integer. */
 export function resolveReaderLimits(overrides: Partial<ReaderLimits> = {}): ReaderLimits {
   const limits: ReaderLimits = { ...DEFAULT_READER_LIMITS, ...overrides };
-  for (const field of ["maxResponseBytes", "maxRowChars", "maxKeys"] as const) {
+  for (const field of ["maxResponseBytes", "maxRowChars", "maxKeys", "maxExportFileBytes"] as const) {
     const v = limits[field];
     if (!Number.isInteger(v) || v < 1) throw new Error(`invalid ${field}: ${v}`);
   }

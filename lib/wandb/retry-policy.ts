@@ -1,7 +1,8 @@
 /**
  * The retry policy of the W&B reader, written as data in one place (ofetch style). It copies the
  * current official Python client: up to 20 retries, 30 s per attempt, exponential back-off with
- * jitter capped at 60 s, a valid Retry-After header used as given. Analysis code never retries.
+ * jitter capped at 60 s, a valid Retry-After header used as given, else W&B's `RateLimit-Reset` (and a
+ * pause before the next request when `RateLimit-Remaining` is 0). Analysis code never retries.
  */
 
 /** HTTP statuses that are never retried: repeating the same request cannot succeed. */
@@ -111,6 +112,42 @@ export function parseRetryAfter(header: string | null | undefined, nowMs: number
   const at = Date.parse(header);
   if (Number.isNaN(at)) return null;
   return Math.max(0, at - nowMs);
+}
+
+/** Headers a wait can be read from (a fetch `Headers` object fits). */
+export interface HeaderSource {
+  get(name: string): string | null;
+}
+
+/**
+ * Seconds of a `RateLimit-Reset` header (W&B's limits doc: wait this long on 429 or when
+ * `RateLimit-Remaining` is 0) as ms, or null when absent or not a non-negative number.
+ */
+export function parseRateLimitReset(header: string | null | undefined): number | null {
+  if (header === null || header === undefined) return null;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*$/.exec(header);
+  return m ? Math.ceil(Number(m[1]) * 1000) : null;
+}
+
+/**
+ * Wait in ms a failed response asks for: a valid Retry-After as given, else `RateLimit-Reset`
+ * (W&B sends it with 429 and with `RateLimit-Remaining: 0`), else null (computed back-off).
+ */
+export function rateLimitWaitMs(headers: HeaderSource, nowMs: number): number | null {
+  const retryAfter = parseRetryAfter(headers.get("retry-after"), nowMs);
+  if (retryAfter !== null) return retryAfter;
+  return parseRateLimitReset(headers.get("ratelimit-reset"));
+}
+
+/**
+ * Pause in ms before the NEXT request after a successful response that says the quota is used up
+ * (`RateLimit-Remaining: 0` with a `RateLimit-Reset`), capped at the policy's `maxWaitMs`; 0 otherwise.
+ */
+export function rateLimitPauseMs(policy: RetryPolicy, headers: HeaderSource): number {
+  const remaining = headers.get("ratelimit-remaining");
+  if (remaining === null || Number(remaining.trim()) !== 0) return 0;
+  const reset = parseRateLimitReset(headers.get("ratelimit-reset"));
+  return reset === null ? 0 : Math.min(reset, policy.maxWaitMs);
 }
 
 /** Retry decision for a failed attempt: wait `waitMs` and retry, or give up now. */

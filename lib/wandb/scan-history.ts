@@ -23,6 +23,12 @@ export interface ScanHistoryOptions {
   /** Receives each page's numeric rows; when given, rows are not collected in the result. */
   onRows?: (rows: HistoryRow[]) => void | Promise<void>;
   signal?: AbortSignal;
+  /** First step of the first window (default 0); the parquet path pages only the live tail from here. */
+  fromStep?: number;
+  /** Rows expected in `[fromStep, lastStep]` (default meta.historyLineCount). */
+  expectedRows?: number;
+  /** Rows read before this scan (progress only, default 0). */
+  rowsBefore?: number;
 }
 
 /** What a scan returns. */
@@ -48,10 +54,10 @@ export function checkPageSize(pageSize: number): number {
 }
 
 /** Step windows `[minStep, maxStep)` a complete scan of a run with this `lastStep` asks for. */
-export function historyWindows(lastStep: number, pageSize: number): { minStep: number; maxStep: number }[] {
+export function historyWindows(lastStep: number, pageSize: number, fromStep = 0): { minStep: number; maxStep: number }[] {
   const stop = lastStep + 1;
   const windows: { minStep: number; maxStep: number }[] = [];
-  for (let offset = 0; offset < stop; offset += pageSize) windows.push({ minStep: offset, maxStep: Math.min(offset + pageSize, stop) });
+  for (let offset = fromStep; offset < stop; offset += pageSize) windows.push({ minStep: offset, maxStep: Math.min(offset + pageSize, stop) });
   return windows;
 }
 
@@ -81,11 +87,14 @@ export async function scanHistory(conn: WandbConnection, meta: RunMeta, opts: Sc
   const dataError = (detail: string, cause?: unknown) => new WandbError({ operation: "HistoryPage", runPath: path, detail, cause });
   const { maxRowChars, maxKeys } = conn.limits;
   const keys = new Set<string>(); // distinct numeric keys (dropped ones are counted in `dropped`)
+  const fromStep = opts.fromStep ?? 0;
+  const expected = opts.expectedRows ?? meta.historyLineCount;
+  const before = opts.rowsBefore ?? 0;
   let rowCount = 0;
   let pages = 0;
   let prevStep = -Infinity;
-  conn.reporter.progress?.(task, 0, meta.historyLineCount);
-  for (const { minStep, maxStep } of historyWindows(meta.lastStep, pageSize)) {
+  conn.reporter.progress?.(task, before, meta.historyLineCount);
+  for (const { minStep, maxStep } of historyWindows(meta.lastStep, pageSize, fromStep)) {
     const data = await graphqlRequest<HistoryPageData>(
       conn,
       {
@@ -133,22 +142,23 @@ export async function scanHistory(conn: WandbConnection, meta: RunMeta, opts: Sc
       }
     }
     rowCount += rows.length;
-    if (rowCount > meta.historyLineCount) {
+    if (rowCount > expected) {
       throw new WandbError({
         operation: "completeness",
         runPath: path,
-        detail: `read ${rowCount} rows up to step ${prevStep}, more than the ${meta.historyLineCount} rows the server holds`,
+        detail: `read ${before + rowCount} rows up to step ${prevStep}, more than the ${meta.historyLineCount} rows the server holds`,
       });
     }
     if (opts.onRows) await opts.onRows(rows);
     else for (const row of rows) collected.push(row);
-    conn.reporter.progress?.(task, rowCount, meta.historyLineCount);
+    conn.reporter.progress?.(task, before + rowCount, meta.historyLineCount);
   }
-  if (rowCount !== meta.historyLineCount) {
+  if (rowCount !== expected) {
+    const exported = before > 0 ? ` and ${before} exported rows before them` : "";
     throw new WandbError({
       operation: "completeness",
       runPath: path,
-      detail: `read ${rowCount} rows in steps [0, ${meta.lastStep}], the server holds ${meta.historyLineCount} (historyLineCount): history is incomplete`,
+      detail: `read ${rowCount} rows in steps [${fromStep}, ${meta.lastStep}]${exported}, the server holds ${meta.historyLineCount} (historyLineCount): history is incomplete`,
     });
   }
   return { rows: collected, rowCount, droppedKeys: sortedCounts(dropped), pages };

@@ -79,3 +79,22 @@ test("option errors: invalid <option>: <value> and the usage, exit 2", async () 
     assert.match(r.stderr, /\nusage: npm run fetch -- /);
   }
 });
+
+test("npm run fetch's prebuilt entry (scripts/prebuilt.cjs) runs the same CLI, with --history-path, and refuses other entries", async () => {
+  const run = (args: string[]) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(process.execPath, [path.join(ROOT, "scripts/prebuilt.cjs"), ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", HOME: root, WANDB_BASE_URL: server.url, WANDB_API_KEY: server.apiKey } }, (err, stdout, stderr) =>
+        resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr }),
+      );
+    });
+  const out = path.join(root, "prebuilt", "archive");
+  const r = await run(["scripts/fetch.ts", "--entity", "e", "--project", "p", "--run", "r2=R1", "--out", out, "--history-path", "pages"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, `froze 1 run(s), 1 rows, into ${out}\n  R1  e/p/r2  finished  1 rows  history/r2.jsonl\n`);
+  const bad = await run(["scripts/fetch.ts", "--entity", "e", "--project", "p", "--run", "r2=R1", "--out", out, "--history-path", "fast"]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /^invalid --history-path: fast \(auto, parquet or pages\)\nusage: npm run fetch -- /);
+  const other = await run(["../elsewhere.ts"]);
+  assert.equal(other.code, 2);
+  assert.equal(other.stderr, "invalid entry: ../elsewhere.ts (a .ts file under scripts/, bench/ or tools/)\n");
+});

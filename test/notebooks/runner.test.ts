@@ -80,3 +80,9 @@ test("--jobs 2 runs notebooks side by side, writes the good one and fails naming
     rmSync(out, { recursive: true, force: true });
   }
 });
+
+test("the parquet reader (hyparquet, ESM-only) loads and reads a file inside a tslab kernel", () => {
+  const r = run("ok-parquet-reader.ipynb");
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  assert.equal(r.written, true);
+});

@@ -134,7 +134,11 @@ test("a complete fetch with retries sends the key to the configured server only,
     retry: { sleep: async () => undefined },
   });
   const sent = target.requests.slice(before);
-  assert.equal(sent.length, 4, "Run (500, then ok), HistoryPage (reset, then ok)");
+  // The default path (auto) asks parquetHistory first; this server lists no exports, so it pages.
+  assert.deepEqual(
+    sent.map((r) => `${r.operationName}${r.fault ? ` (${r.fault})` : ""}`),
+    ["Run (status)", "Run (reset)", "Run", "RunParquetHistory", "HistoryPage"],
+  );
   assert.ok(sent.every((r) => r.authOk), "every request carried the key");
   assert.deepEqual(other.seen, []);
 });

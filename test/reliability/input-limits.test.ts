@@ -89,9 +89,9 @@ async function refusedKeepingPrevious(runId: string, extra: Partial<FetchAndFree
 }
 
 test("defaults: 256 MiB per response, 4 Mi characters per row, 100,000 keys per run; invalid values refused", () => {
-  assert.deepEqual({ ...DEFAULT_READER_LIMITS }, { maxResponseBytes: 256 * MiB, maxRowChars: 4 * MiB, maxKeys: 100_000 });
+  assert.deepEqual({ ...DEFAULT_READER_LIMITS }, { maxResponseBytes: 256 * MiB, maxRowChars: 4 * MiB, maxKeys: 100_000, maxExportFileBytes: 2048 * MiB });
   assert.deepEqual(connectWandb({ baseUrl: server.url, apiKey: "k", env: {} }).limits, DEFAULT_READER_LIMITS);
-  assert.deepEqual(resolveReaderLimits({ maxKeys: 7 }), { maxResponseBytes: 256 * MiB, maxRowChars: 4 * MiB, maxKeys: 7 });
+  assert.deepEqual(resolveReaderLimits({ maxKeys: 7 }), { maxResponseBytes: 256 * MiB, maxRowChars: 4 * MiB, maxKeys: 7, maxExportFileBytes: 2048 * MiB });
   assert.throws(() => resolveReaderLimits({ maxKeys: 0 }), { message: "invalid maxKeys: 0" });
   assert.throws(() => resolveReaderLimits({ maxResponseBytes: 1.5 }), { message: "invalid maxResponseBytes: 1.5" });
   assert.throws(() => connectWandb({ baseUrl: server.url, apiKey: "k", env: {}, limits: { maxRowChars: -1 } }), { message: "invalid maxRowChars: -1" });

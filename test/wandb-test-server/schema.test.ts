@@ -49,7 +49,7 @@ for (const [client, ops] of [["python", PYTHON_OPERATIONS], ["js sdk", JS_SDK_OP
       const store = new RunStore();
       const run = store.create("e", "p", "r1", { createdAt: "2024-01-01T00:00:00" });
       insertRows(run, ['{"_step": 0, "loss": NaN}', '{"_step": 1, "loss": 0.5}']);
-      const ctx: ResolverContext = { store, viewerEntity: "e", takeShortPage: () => 0 };
+      const ctx: ResolverContext = { store, viewerEntity: "e", takeShortPage: () => 0, exportOf: () => ({ urls: [], exportedRows: 0 }) };
       const variables: Record<string, unknown> = {
         entity: "e", project: "p", name: name === "RunUploadUrls" ? "p" : "r1", run: "r1", minStep: 0, maxStep: 2, pageSize: 10,
         spec: JSON.stringify({ keys: ["_step", "loss"], samples: 10 }), specs: [JSON.stringify({ keys: ["_step"] })],

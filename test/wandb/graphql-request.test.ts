@@ -200,3 +200,19 @@ test("key from the netrc entry of the server's host:port, WANDB_BASE_URL from en
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("429 with RateLimit-Reset waits that long; a 200 with RateLimit-Remaining 0 pauses before the next request", async () => {
+  const waits: number[] = [];
+  const notes: string[] = [];
+  const answers = [
+    new Response('{"errors":[{"message":"rate limited"}]}', { status: 429, headers: { "RateLimit-Remaining": "0", "RateLimit-Reset": "7" } }),
+    new Response('{"data":{"viewer":null}}', { status: 200, headers: { "RateLimit-Remaining": "0", "RateLimit-Reset": "3" } }),
+  ];
+  const fetchStub = (async () => answers.shift()!) as unknown as typeof fetch;
+  const conn = connectWandb(quiet(waits, notes, {}, { fetch: fetchStub }));
+  const data = await graphqlRequest<{ viewer: null }>(conn, { operationName: "Viewer", query: "{ viewer { id } }", variables: {}, runPath: null });
+  assert.deepEqual(data, { viewer: null });
+  assert.deepEqual(waits, [7000, 3000]);
+  assert.match(notes[0], /HTTP 429, .*retry 1 of 20 in 7\.0 s$/);
+  assert.equal(notes[1], "W&B Viewer: rate limit reached (RateLimit-Remaining: 0); waiting 3.0 s (RateLimit-Reset)");
+});

@@ -6,7 +6,10 @@ import {
   backoffMs,
   decideRetry,
   DEFAULT_RETRY_POLICY,
+  parseRateLimitReset,
   parseRetryAfter,
+  rateLimitPauseMs,
+  rateLimitWaitMs,
   resolveRetryPolicy,
   type AttemptFailure,
 } from "../../lib/wandb/retry-policy";
@@ -80,4 +83,33 @@ test("abortableSleep rejects with the caller's reason", async () => {
   const p = abortableSleep(60_000, c.signal);
   c.abort(new Error("stop"));
   await assert.rejects(p, /stop/);
+});
+
+const headers = (h: Record<string, string>) => new Headers(h);
+
+test("RateLimit-Reset (W&B's limits doc) is read as seconds; nonsense is ignored", () => {
+  assert.equal(parseRateLimitReset("7"), 7000);
+  assert.equal(parseRateLimitReset(" 1.5 "), 1500);
+  assert.equal(parseRateLimitReset(null), null);
+  assert.equal(parseRateLimitReset("-3"), null);
+  assert.equal(parseRateLimitReset("soon"), null);
+});
+
+test("a failed response's wait: Retry-After first, else RateLimit-Reset, else none (computed back-off)", () => {
+  assert.equal(rateLimitWaitMs(headers({ "Retry-After": "2", "RateLimit-Reset": "9" }), 0), 2000);
+  assert.equal(rateLimitWaitMs(headers({ "RateLimit-Remaining": "0", "RateLimit-Reset": "9" }), 0), 9000);
+  assert.equal(rateLimitWaitMs(headers({ "Retry-After": "later", "RateLimit-Reset": "4" }), 0), 4000);
+  assert.equal(rateLimitWaitMs(headers({}), 0), null);
+  const policy = fixed(0);
+  const waitMs = rateLimitWaitMs(headers({ "RateLimit-Reset": "9" }), 0);
+  assert.deepEqual(decideRetry(policy, { kind: "status", status: 429, retryAfterMs: waitMs }, 1), { retry: true, waitMs: 9000 });
+});
+
+test("after a success with RateLimit-Remaining 0 the next request waits RateLimit-Reset (capped at maxWaitMs); not otherwise", () => {
+  const policy = fixed(0);
+  assert.equal(rateLimitPauseMs(policy, headers({ "RateLimit-Remaining": "0", "RateLimit-Reset": "3" })), 3000);
+  assert.equal(rateLimitPauseMs(policy, headers({ "RateLimit-Remaining": "0", "RateLimit-Reset": "600" })), 60_000);
+  assert.equal(rateLimitPauseMs(policy, headers({ "RateLimit-Remaining": "5", "RateLimit-Reset": "3" })), 0);
+  assert.equal(rateLimitPauseMs(policy, headers({ "RateLimit-Remaining": "0" })), 0);
+  assert.equal(rateLimitPauseMs(policy, headers({})), 0);
 });

@@ -213,7 +213,11 @@ type Run {
   events(samples: Int): [JSONString!]
   "[py] SampledHistoryPage / RunSampledHistory: per spec, rows holding ALL spec keys, maxStep inclusive"
   sampledHistory(specs: [JSONString!]!): [JSON]
-  "newer servers: exported parquet files + live rows; here no files and every row live"
+  """
+  [py 0.27.1+][reader] RunParquetHistory: signed URLs of the exported parquet files, and for each row
+  not exported yet (the live tail) its liveKeys (wandb-core asks ["_step"]); with exports disabled
+  (the default) no files and every row live.
+  """
   parquetHistory(liveKeys: [String!]!): ParquetHistory!
   "[js] RunUploadUrls"
   files(names: [String], after: String, first: Int): FileConnection
@@ -232,6 +236,8 @@ export interface ResolverContext {
   viewerEntity: string;
   /** Rows to drop from the next windowed history answer (short-page fault), 0 for none. */
   takeShortPage(): number;
+  /** Signed URLs of the run's exported files and how many rows they hold (none when exports are off). */
+  exportOf(run: StoredRun): { urls: string[]; exportedRows: number };
 }
 
 // ---- scalars ---------------------------------------------------------------------------------
@@ -362,8 +368,16 @@ class RunNode {
     });
   }
 
-  parquetHistory() {
-    return { parquetUrls: [], liveData: this.run.texts.map((t) => parseExtendedJson(t)) };
+  parquetHistory(args: { liveKeys: string[] }, ctx: ResolverContext) {
+    const { urls, exportedRows } = ctx.exportOf(this.run);
+    const liveData = this.run.texts.slice(exportedRows).map((t) => {
+      const row = parseExtendedJson(t) as Record<string, unknown>;
+      if (args.liveKeys.length === 0) return row;
+      const projected: Record<string, unknown> = {};
+      for (const k of args.liveKeys) if (row[k] !== undefined) projected[k] = row[k];
+      return projected;
+    });
+    return { parquetUrls: urls, liveData };
   }
 
   files(args: { names?: (string | null)[] | null }) {

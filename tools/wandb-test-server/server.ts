@@ -7,7 +7,9 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { DocumentNode, executeSync, GraphQLError, GraphQLSchema, Kind, parse, validate } from "graphql";
 import { buildWandbSchema, ResolverContext, rootValue } from "./schema";
-import { insertRows, lastStep, RowInput, RunStore, wandbTimestamp, wrapConfig, writeStreamLines } from "./run-store";
+import { insertRows, lastStep, RowInput, RunStore, StoredRun, wandbTimestamp, wrapConfig, writeStreamLines } from "./run-store";
+import { startExportFileServer, type ExportFileServer, type FileFault, type FileRequestLogEntry } from "./export-file-server";
+import { buildRunExport, DEFAULT_PARQUET_EXPORTS, type ParquetExportConfig, type RunExport } from "./parquet-exports";
 
 /** A fault applied to the next matching /graphql request(s) (`count` defaults to 1). */
 export type Fault =
@@ -56,6 +58,14 @@ export interface WandbTestServer {
   getRun(entity: string, project: string, runId: string): { state: string; rows: string[]; lastStep: number } | undefined;
   injectFault(fault: Fault): void;
   requests: RequestLogEntry[];
+  /** Additive: exported parquet history (off by default), served from a second port (`fileUrl`). */
+  setParquetExports(config: Partial<ParquetExportConfig>): void;
+  /** "http://127.0.0.1:PORT" of the export file server (another port than `url`). */
+  fileUrl: string;
+  /** Faults of the next file download(s): status, cut body, expired URL. */
+  injectFileFault(fault: FileFault): void;
+  /** Every request to the export file server. */
+  fileRequests: FileRequestLogEntry[];
   /** Additive: called synchronously for each logged request before it is answered (e.g. to append rows mid-scan). */
   onRequest: ((entry: RequestLogEntry) => void) | null;
   close(): Promise<void>;
@@ -112,6 +122,21 @@ export async function startWandbTestServer(
   const docCache = new Map<string, CachedDocument>();
   const pendingDelays = new Set<() => void>();
   let closed = false;
+  const fileServer: ExportFileServer = await startExportFileServer(opts.host ?? "127.0.0.1");
+  let exportConfig: ParquetExportConfig = { ...DEFAULT_PARQUET_EXPORTS };
+  // Built files per run, rebuilt when the run's rows or the export settings change.
+  const exportCache = new WeakMap<StoredRun, { key: string; built: RunExport }>();
+
+  function exportOf(run: StoredRun): { urls: string[]; exportedRows: number } {
+    if (!exportConfig.enabled) return { urls: [], exportedRows: 0 };
+    const key = `${run.steps.length}|${run.texts[run.texts.length - 1] ?? ""}|${exportConfig.lagSteps}|${exportConfig.filesPerRun}|${exportConfig.rowGroupSize}`;
+    let cached = exportCache.get(run);
+    if (!cached || cached.key !== key) exportCache.set(run, (cached = { key, built: buildRunExport(run, exportConfig) }));
+    const dir = `/wandb-exports/${[run.entity, run.project, run.name].map(encodeURIComponent).join("/")}`;
+    // URLs are signed afresh on every query, as W&B hands out short-lived signed URLs.
+    const urls = cached.built.files.map((bytes, i) => fileServer.publish(`${dir}/${encodeURIComponent(run.name)}_${i}.runhistory.parquet`, bytes, exportConfig.urlTtlSeconds));
+    return { urls, exportedRows: cached.built.exportedRows };
+  }
 
   function takeFault(operationName: string | null): Fault | null {
     const i = faults.findIndex(
@@ -233,7 +258,7 @@ export async function startWandbTestServer(
     } else if (!compiled.document) {
       result = { errors: compiled.errors };
     } else {
-      const ctx: ResolverContext = { store, viewerEntity, takeShortPage };
+      const ctx: ResolverContext = { store, viewerEntity, takeShortPage, exportOf };
       result = executeSync({
         schema,
         document: compiled.document,
@@ -309,6 +334,9 @@ export async function startWandbTestServer(
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);
     httpServer.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", () => resolve());
+  }).catch(async (e) => {
+    await fileServer.close();
+    throw e;
   });
   const address = httpServer.address() as AddressInfo;
   const hostForUrl = address.family === "IPv6" ? `[${address.address}]` : address.address;
@@ -324,6 +352,18 @@ export async function startWandbTestServer(
     apiKey,
     requests,
     onRequest: null,
+    fileUrl: fileServer.url,
+    fileRequests: fileServer.requests,
+    setParquetExports(config) {
+      const next = { ...exportConfig, ...config };
+      for (const field of ["lagSteps", "filesPerRun", "rowGroupSize", "urlTtlSeconds"] as const) {
+        if (!Number.isInteger(next[field]) || next[field] < (field === "lagSteps" ? 0 : 1)) throw new Error(`invalid ${field}: ${next[field]}`);
+      }
+      exportConfig = next;
+    },
+    injectFileFault(fault) {
+      fileServer.injectFault(fault);
+    },
     addRun(spec) {
       if (store.get(spec.entity, spec.project, spec.runId)) {
         throw new Error(`run ${spec.entity}/${spec.project}/${spec.runId} already exists`);
@@ -357,13 +397,16 @@ export async function startWandbTestServer(
     injectFault(fault) {
       faults.push({ fault, remaining: fault.count ?? 1 });
     },
-    close() {
+    async close() {
       closed = true;
       for (const done of [...pendingDelays]) done();
-      return new Promise<void>((resolve) => {
-        httpServer.close(() => resolve());
-        httpServer.closeAllConnections();
-      });
+      await Promise.all([
+        new Promise<void>((resolve) => {
+          httpServer.close(() => resolve());
+          httpServer.closeAllConnections();
+        }),
+        fileServer.close(),
+      ]);
     },
   };
   return server_;

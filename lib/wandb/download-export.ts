@@ -1,0 +1,130 @@
+/**
+ * Downloads one exported parquet file from its signed URL. The URL points at another host (cloud
+ * storage) and carries its own signature: the API key is never sent there (no Authorization header,
+ * whatever the host), redirects are refused, the body is read up to `maxExportFileBytes`, and the
+ * query string (the signature) never appears in a message. Transient failures are retried with the
+ * connection's policy; an expired or refused URL (403) is reported as `ExpiredExportUrl`, so that the
+ * caller asks the API for fresh URLs.
+ */
+import type { WandbConnection } from "./connection";
+import { decideRetry, rateLimitWaitMs, type AttemptFailure } from "./retry-policy";
+import { USER_AGENT } from "./version";
+import { WandbError } from "./wandb-error";
+
+/** Thrown when the signed URL was refused with 403 (expired or revoked): ask for new URLs. */
+export class ExpiredExportUrl extends Error {
+  constructor(readonly where: string) {
+    super(`signed URL of ${where} was refused (HTTP 403: expired or revoked)`);
+    this.name = "ExpiredExportUrl";
+  }
+}
+
+/** `host/path` of a signed URL, without the query string that holds the signature. */
+export function describeExportUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return "(not a URL)";
+  }
+}
+
+/** Parquet files start and end with the magic bytes "PAR1"; anything else is cut or not Parquet. */
+export function isWholeParquet(bytes: Uint8Array): boolean {
+  const n = bytes.byteLength;
+  const magic = (at: number) => bytes[at] === 0x50 && bytes[at + 1] === 0x41 && bytes[at + 2] === 0x52 && bytes[at + 3] === 0x31;
+  return n >= 12 && magic(0) && magic(n - 4);
+}
+
+class TooLarge extends Error {}
+class NotParquet extends Error {}
+
+async function readCapped(res: Response, maxBytes: number): Promise<Uint8Array> {
+  const declared = Number(res.headers.get("content-length") ?? NaN);
+  if (declared > maxBytes) {
+    await res.body?.cancel().catch(() => undefined);
+    throw new TooLarge(`Content-Length ${declared}`);
+  }
+  if (res.body === null) return new Uint8Array(0);
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw new TooLarge(`more than ${maxBytes} bytes read`);
+    }
+    chunks.push(value);
+  }
+  return chunks.length === 1 ? chunks[0] : new Uint8Array(Buffer.concat(chunks));
+}
+
+/** What a download is about, for messages: run path and "file 2 of 3". */
+export interface ExportFileRef {
+  runPath: string;
+  index: number;
+  count: number;
+}
+
+/** Downloads the file at `url` (see the module doc); throws `ExpiredExportUrl` on 403, else `WandbError`. */
+export async function downloadExportFile(conn: WandbConnection, url: string, ref: ExportFileRef, signal?: AbortSignal): Promise<Uint8Array> {
+  const shown = describeExportUrl(url);
+  const where = `exported file ${ref.index + 1} of ${ref.count}`;
+  const maxAttempts = conn.policy.retries + 1;
+  const fail = (attempt: number, status: number | null, detail: string, cause?: unknown) =>
+    new WandbError({ operation: "parquet download", runPath: ref.runPath, status, attempt, maxAttempts, endpoint: `GET ${shown}`, detail: `${where}: ${detail}`, cause });
+  for (let attempt = 1; ; attempt++) {
+    if (signal?.aborted) throw fail(attempt - 1, null, "aborted by the caller", signal.reason);
+    const timeout = AbortSignal.timeout(conn.policy.timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    let failure: AttemptFailure;
+    let detail: string;
+    let status: number | null = null;
+    try {
+      // No Authorization header at all: the signature in the URL is the credential.
+      const res = await conn.fetch(url, { method: "GET", headers: { "User-Agent": USER_AGENT }, signal: combined, redirect: "manual" });
+      status = res.status;
+      if (status >= 300 && status < 400) {
+        await res.body?.cancel().catch(() => undefined);
+        const location = res.headers.get("location");
+        throw fail(attempt, status, `server answered with a redirect to ${location === null ? "(no Location header)" : describeExportUrl(location)}; redirects are not followed`);
+      }
+      if (status === 403) {
+        await res.body?.cancel().catch(() => undefined);
+        throw new ExpiredExportUrl(where);
+      }
+      if (res.ok) {
+        let bytes: Uint8Array;
+        try {
+          bytes = await readCapped(res, conn.limits.maxExportFileBytes);
+        } catch (e) {
+          if (e instanceof TooLarge) throw fail(attempt, status, `file is over the limit of ${conn.limits.maxExportFileBytes} bytes (maxExportFileBytes; ${e.message})`);
+          throw e;
+        }
+        if (!isWholeParquet(bytes)) throw new NotParquet(`${bytes.byteLength} bytes without the Parquet magic at both ends`);
+        return bytes;
+      }
+      const text = await res.text().catch(() => "");
+      failure = { kind: "status", status, retryAfterMs: rateLimitWaitMs(res.headers, conn.policy.now()) };
+      detail = `server answered: ${text.replace(/\s+/g, " ").trim().slice(0, 200) || "(empty body)"}`;
+    } catch (e) {
+      if (e instanceof WandbError || e instanceof ExpiredExportUrl) throw e;
+      if (signal?.aborted) failure = { kind: "aborted" };
+      else if (e instanceof NotParquet) failure = { kind: "truncated" };
+      else if (timeout.aborted) failure = { kind: "timeout" };
+      else failure = { kind: "network" };
+      detail = failure.kind === "aborted" ? "aborted by the caller" : `${failure.kind === "truncated" ? "body is not a whole Parquet file" : "download failed"}: ${(e as Error).message}`;
+    }
+    const decision = decideRetry(conn.policy, failure, attempt);
+    if (decision.retry === false) throw fail(attempt, failure.kind === "status" ? status : null, `${detail} (${decision.reason})`);
+    conn.reporter.info?.(`W&B parquet download of ${ref.runPath}: ${where}: ${detail}; retry ${attempt} of ${conn.policy.retries} in ${(decision.waitMs / 1000).toFixed(1)} s`);
+    try {
+      await conn.policy.sleep(decision.waitMs, signal);
+    } catch (e) {
+      throw fail(attempt, status, "aborted by the caller while waiting to retry", e);
+    }
+  }
+}

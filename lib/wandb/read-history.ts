@@ -1,0 +1,281 @@
+/**
+ * Complete history of one run over either of W&B's two paths:
+ * - `pages`: the `HistoryPage` step-window scan (scan-history.ts);
+ * - `parquet`: what the official client does since 0.27.1: `parquetHistory(liveKeys: ["_step"])`
+ *   gives signed URLs of the exported parquet files and the steps not exported yet; the files are
+ *   downloaded and read, then the live tail is paged with `HistoryPage` from the step after the last
+ *   exported one.
+ * `auto` takes the parquet path when the server lists exported files, else pages. Both paths give
+ * the same rows (absent keys stay absent), and the completeness check covers both parts together:
+ * rows == historyLineCount, `_step` integer and strictly increasing across files and the live tail,
+ * the live tail's steps are the ones the server listed, whatever the first step is.
+ */
+import { frozenRowSerializer } from "../archive/frozen-row";
+import type { HistoryRow, RunMeta } from "../types";
+import type { WandbConnection } from "./connection";
+import { downloadExportFile, ExpiredExportUrl } from "./download-export";
+import { graphqlRequest } from "./graphql-request";
+import type { DroppedKeyCounts } from "./parse-history-row";
+import { openExportFile, readExportLines, readExportRows, type ExportFile } from "./parquet-rows";
+import { PARQUET_HISTORY_QUERY } from "./queries";
+import { runPath } from "./read-run-meta";
+import { scanHistory, sortedCounts, type ScanHistoryOptions } from "./scan-history";
+import { WandbError } from "./wandb-error";
+
+/** Which history path to take (`--history-path`). */
+export type HistoryPathChoice = "auto" | "parquet" | "pages";
+
+/** The path a run's history actually came through (recorded in the manifest). */
+export type HistoryPathTaken = "pages" | "parquet" | "parquet+pages";
+
+/** The choices, in the order help texts list them. */
+export const HISTORY_PATH_CHOICES: readonly HistoryPathChoice[] = ["auto", "parquet", "pages"];
+
+/** Throws `invalid historyPath: <v>` unless one of auto, parquet, pages. */
+export function checkHistoryPath(value: string): HistoryPathChoice {
+  if ((HISTORY_PATH_CHOICES as readonly string[]).indexOf(value) < 0) throw new Error(`invalid historyPath: ${value}`);
+  return value as HistoryPathChoice;
+}
+
+/** Options of `readHistory`: those of `scanHistory` plus the path. */
+export interface ReadHistoryOptions extends Pick<ScanHistoryOptions, "pageSize" | "onRows" | "signal"> {
+  /**
+   * Receives the rows as frozen lines instead (lib/archive/frozen-row.ts format, no newlines): what a
+   * freeze needs; exported files are then written straight from their columns. Takes precedence over onRows.
+   */
+  onLines?: (lines: string[]) => void | Promise<void>;
+  /** Default "auto". */
+  historyPath?: HistoryPathChoice;
+}
+
+/** What `readHistory` returns. */
+export interface HistoryReadResult {
+  /** All rows in `_step` order (empty when `onRows` took them). */
+  rows: HistoryRow[];
+  rowCount: number;
+  /** Non-numeric keys dropped: key -> rows, keys sorted. */
+  droppedKeys: Record<string, number>;
+  path: HistoryPathTaken;
+  /** Exported files read (0 on the pages path). */
+  files: number;
+  /** `HistoryPage` requests made. */
+  pages: number;
+}
+
+interface ParquetHistoryData {
+  project: { run: { parquetHistory: { parquetUrls: unknown; liveData: unknown } | null } | null } | null;
+}
+
+/** What `parquetHistory` lists: signed file URLs and the steps of the rows not exported yet. */
+export interface ParquetListing {
+  urls: string[];
+  liveSteps: number[];
+}
+
+/** How often fresh URLs are asked for when a signed URL is refused (expired) before giving up. */
+export const MAX_URL_REFRESHES = 3;
+
+/** Asks `parquetHistory(liveKeys: ["_step"])` for one run; checks the answer's shape. */
+export async function listParquetHistory(conn: WandbConnection, meta: RunMeta, signal?: AbortSignal): Promise<ParquetListing> {
+  const path = runPath(meta);
+  const bad = (detail: string) => new WandbError({ operation: "RunParquetHistory", runPath: path, detail });
+  const data = await graphqlRequest<ParquetHistoryData>(
+    conn,
+    {
+      operationName: "RunParquetHistory",
+      query: PARQUET_HISTORY_QUERY,
+      variables: { entity: meta.entity, project: meta.project, runName: meta.runId, liveKeys: ["_step"] },
+      runPath: path,
+    },
+    signal,
+  );
+  if (!data.project || !data.project.run) throw bad("run not found");
+  const ph = data.project.run.parquetHistory;
+  if (!ph) throw bad("parquetHistory is null");
+  const urls = ph.parquetUrls ?? [];
+  if (!Array.isArray(urls) || !urls.every((u) => typeof u === "string" && /^https?:\/\//.test(u))) throw bad("parquetUrls is not a list of http(s) URLs");
+  const live = ph.liveData ?? [];
+  if (!Array.isArray(live)) throw bad("liveData is not a list");
+  const liveSteps = live.map((row, i) => {
+    let obj: unknown = row;
+    if (typeof row === "string") {
+      try {
+        obj = JSON.parse(row);
+      } catch {
+        obj = null;
+      }
+    }
+    const step = obj !== null && typeof obj === "object" ? (obj as { _step?: unknown })._step : undefined;
+    if (typeof step !== "number" || !Number.isInteger(step)) throw bad(`liveData row ${i} has no integer _step: ${JSON.stringify(row).slice(0, 120)}`);
+    return step;
+  });
+  return { urls: urls as string[], liveSteps };
+}
+
+/** Downloads and opens every listed file, asking for fresh URLs when one is refused as expired. */
+async function fetchExportFiles(conn: WandbConnection, meta: RunMeta, listing: ParquetListing, signal?: AbortSignal): Promise<ExportFile[]> {
+  const path = runPath(meta);
+  const files: ExportFile[] = [];
+  let urls = listing.urls;
+  let refreshes = 0;
+  for (let i = 0; i < urls.length; ) {
+    let bytes: Uint8Array;
+    try {
+      bytes = await downloadExportFile(conn, urls[i], { runPath: path, index: i, count: urls.length }, signal);
+    } catch (e) {
+      if (!(e instanceof ExpiredExportUrl)) throw e;
+      if (++refreshes > MAX_URL_REFRESHES) {
+        throw new WandbError({ operation: "parquet download", runPath: path, status: 403, detail: `${e.message}, also after asking for fresh URLs ${MAX_URL_REFRESHES} times` });
+      }
+      conn.reporter.info?.(`W&B parquet download of ${path}: ${e.message}; asking for fresh URLs (${refreshes} of ${MAX_URL_REFRESHES})`);
+      const fresh = await listParquetHistory(conn, meta, signal);
+      if (fresh.urls.length !== urls.length || fresh.liveSteps.length !== listing.liveSteps.length) {
+        throw new WandbError({ operation: "RunParquetHistory", runPath: path, detail: `the export changed while it was read (${urls.length} files before, ${fresh.urls.length} now): fetch again` });
+      }
+      urls = fresh.urls;
+      continue;
+    }
+    try {
+      files.push(await openExportFile(bytes, i));
+    } catch (e) {
+      throw new WandbError({ operation: "parquet read", runPath: path, detail: `exported file ${i + 1} of ${urls.length}: ${(e as Error).message}`, cause: e });
+    }
+    i++;
+  }
+  // Files are read in `_step` order whatever order the server lists them in.
+  return files.sort((a, b) => (a.firstStep ?? Infinity) - (b.firstStep ?? Infinity));
+}
+
+/** Checks one group of exported rows' steps: integer, strictly increasing `_step`, within the run's last step. */
+function checkExportedSteps(steps: ArrayLike<unknown>, prev: { step: number }, meta: RunMeta, file: ExportFile, fileCount: number): void {
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i];
+    const where = `exported file ${file.index + 1} of ${fileCount}`;
+    const fail = (detail: string) => new WandbError({ operation: "completeness", runPath: runPath(meta), detail: `${where}: ${detail}` });
+    if (typeof step !== "number" || !Number.isInteger(step)) throw fail(`a row has no integer _step (after step ${prev.step})`);
+    if (step <= prev.step) throw fail(`step ${step} follows step ${prev.step}: _step is not strictly increasing (duplicate or overlapping exports)`);
+    if (step > meta.lastStep) throw fail(`step ${step} lies after the run's last step ${meta.lastStep}`);
+    prev.step = step;
+  }
+}
+
+/** The parquet path for one run whose listing has files; see the module doc. */
+async function readParquetPath(conn: WandbConnection, meta: RunMeta, listing: ParquetListing, opts: ReadHistoryOptions): Promise<HistoryReadResult> {
+  const path = runPath(meta);
+  const task = `fetch ${path}`;
+  const files = await fetchExportFiles(conn, meta, listing, opts.signal);
+  const dropped: DroppedKeyCounts = new Map();
+  const keys = new Set<string>();
+  const collected: HistoryRow[] = [];
+  const prev = { step: -Infinity };
+  const serialize = frozenRowSerializer();
+  // Rows go on as frozen lines when the caller freezes (onLines), else as rows.
+  const emit = async (rows: HistoryRow[]) => {
+    if (opts.onLines) await opts.onLines(rows.map(serialize));
+    else if (opts.onRows) await opts.onRows(rows);
+    else for (const row of rows) collected.push(row);
+  };
+  let exported = 0;
+  /** Checks shared by both ways of reading a file: steps, distinct keys, row count. */
+  const checkGroup = (file: ExportFile, steps: ArrayLike<unknown>, groupKeys: Iterable<string>) => {
+    checkExportedSteps(steps, prev, meta, file, files.length);
+    for (const key of groupKeys) keys.add(key);
+    if (keys.size + dropped.size > conn.limits.maxKeys) {
+      throw new WandbError({ operation: "parquet read", runPath: path, detail: `more than ${conn.limits.maxKeys} distinct history keys (maxKeys) by _step ${prev.step}: refused rather than held in memory` });
+    }
+    exported += steps.length;
+    if (exported > meta.historyLineCount) {
+      throw new WandbError({ operation: "completeness", runPath: path, detail: `exported files hold more than the ${meta.historyLineCount} rows the server holds (historyLineCount), by step ${prev.step}` });
+    }
+  };
+  conn.reporter.progress?.(task, 0, meta.historyLineCount);
+  for (const file of files) {
+    const onLines = opts.onLines;
+    if (onLines && file.nestedColumns === 0) {
+      // The freeze's fast way: frozen lines straight from the columns.
+      await readExportLines(file, dropped, async (group) => {
+        checkGroup(file, group.steps, group.keys);
+        await onLines(group.lines);
+        conn.reporter.progress?.(task, exported, meta.historyLineCount);
+      });
+    } else {
+      await readExportRows(file, dropped, async (rows) => {
+        const groupKeys = new Set<string>();
+        for (const row of rows) for (const key in row) groupKeys.add(key);
+        checkGroup(file, rows.map((r) => r._step), groupKeys);
+        await emit(rows);
+        conn.reporter.progress?.(task, exported, meta.historyLineCount);
+      });
+    }
+    file.buffer = new ArrayBuffer(0); // done with it: let the bytes go before the next file
+  }
+  const lastExported = prev.step;
+  let firstLive = Infinity;
+  for (const step of listing.liveSteps) if (step < firstLive) firstLive = step;
+  if (firstLive <= lastExported) {
+    throw new WandbError({ operation: "completeness", runPath: path, detail: `live step ${firstLive} is not after the last exported step ${lastExported}: exports and live rows overlap` });
+  }
+  // The live tail: every step after the exported data, paged as the paged path would.
+  const fromStep = Number.isFinite(lastExported) ? lastExported + 1 : 0;
+  const liveRows = meta.historyLineCount - exported;
+  const liveSteps = new Set(listing.liveSteps);
+  let pages = 0;
+  let liveCount = 0;
+  if (fromStep <= meta.lastStep || liveRows !== 0) {
+    const scan = await scanHistory(conn, meta, {
+      pageSize: opts.pageSize,
+      signal: opts.signal,
+      fromStep,
+      expectedRows: liveRows,
+      rowsBefore: exported,
+      onRows: async (rows) => {
+        for (const row of rows) {
+          if (!liveSteps.has(row._step)) {
+            throw new WandbError({ operation: "completeness", runPath: path, detail: `HistoryPage gave step ${row._step} after the exported data, but parquetHistory did not list it as live` });
+          }
+        }
+        liveCount += rows.length;
+        await emit(rows);
+      },
+    });
+    pages = scan.pages;
+    for (const [key, n] of Object.entries(scan.droppedKeys)) dropped.set(key, (dropped.get(key) ?? 0) + n);
+  }
+  if (liveCount !== listing.liveSteps.length) {
+    throw new WandbError({ operation: "completeness", runPath: path, detail: `read ${liveCount} live rows after step ${lastExported}, parquetHistory listed ${listing.liveSteps.length}: history is incomplete` });
+  }
+  return { rows: collected, rowCount: exported + liveCount, droppedKeys: sortedCounts(dropped), path: liveCount > 0 ? "parquet+pages" : "parquet", files: files.length, pages };
+}
+
+/**
+ * Reads one run's complete history over the chosen path (see the module doc). Throws `WandbError`
+ * when `parquet` is forced and the server lists no exported files.
+ */
+export async function readHistory(conn: WandbConnection, meta: RunMeta, opts: ReadHistoryOptions = {}): Promise<HistoryReadResult> {
+  const choice = opts.historyPath ?? "auto";
+  if (choice !== "pages") {
+    let listing: ParquetListing;
+    try {
+      listing = await listParquetHistory(conn, meta, opts.signal);
+    } catch (e) {
+      // A server without the field (older W&B Server) answers with a GraphQL error: page instead.
+      const noField = e instanceof WandbError && (e.status === 200 || e.status === 400) && /GraphQL error/.test(e.message);
+      if (choice === "parquet" || !noField) throw e;
+      conn.reporter.info?.(`W&B RunParquetHistory of ${runPath(meta)}: not offered by this server; reading HistoryPage windows`);
+      listing = { urls: [], liveSteps: [] };
+    }
+    if (listing.urls.length > 0) return readParquetPath(conn, meta, listing, opts);
+    if (choice === "parquet" && meta.historyLineCount > 0) {
+      throw new WandbError({
+        operation: "RunParquetHistory",
+        runPath: runPath(meta),
+        detail: `the server lists no exported parquet files for this run (${listing.liveSteps.length} live rows); use --history-path auto or pages`,
+      });
+    }
+  }
+  const onLines = opts.onLines;
+  const serialize = frozenRowSerializer();
+  const onRows = onLines ? (rows: HistoryRow[]) => onLines(rows.map(serialize)) : opts.onRows;
+  const scan = await scanHistory(conn, meta, { pageSize: opts.pageSize, signal: opts.signal, onRows });
+  return { rows: scan.rows, rowCount: scan.rowCount, droppedKeys: scan.droppedKeys, path: "pages", files: 0, pages: scan.pages };
+}

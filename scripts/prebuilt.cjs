@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+/**
+ * `node scripts/prebuilt.cjs <entry.ts> [args...]`: runs a TypeScript entry (`npm run fetch` runs
+ * scripts/fetch.ts this way) from a prebuilt CommonJS bundle, so that it does not pay tsx's
+ * TypeScript compile at every start (measured: fetch --help in 0.15 s instead of 0.6 s).
+ * The bundle (our sources only; npm packages stay `require`d from node_modules) is built with
+ * esbuild (installed with tsx) into node_modules/.cache and rebuilt whenever one of its source files
+ * is newer than it, so an edited lib/ file is never run stale. Without esbuild it falls back to tsx.
+ */
+"use strict";
+const fs = require("node:fs");
+const path = require("node:path");
+
+const ROOT = path.resolve(__dirname, "..");
+const CACHE = path.join(ROOT, "node_modules", ".cache", "rl-run-diagnostics");
+// The entry, relative to the repository; the script then sees its own arguments as process.argv[2...].
+const ENTRY = path.relative(ROOT, path.resolve(process.argv[2] || ""));
+if (!/^(scripts|bench|tools)\/[\w.-]+\.ts$/.test(ENTRY)) {
+  process.stderr.write(`invalid entry: ${process.argv[2]} (a .ts file under scripts/, bench/ or tools/)\n`);
+  process.exit(2);
+}
+process.argv.splice(2, 1);
+const NAME = ENTRY.replace(/[\/.]/g, "_");
+const BUNDLE = path.join(CACHE, `${NAME}.cjs`);
+const INPUTS = path.join(CACHE, `${NAME}.inputs.json`);
+
+/** True when the bundle is missing or older than any source file it was built from. */
+function stale() {
+  let built;
+  let inputs;
+  try {
+    built = fs.statSync(BUNDLE).mtimeMs;
+    inputs = JSON.parse(fs.readFileSync(INPUTS, "utf8"));
+  } catch {
+    return true;
+  }
+  for (const file of inputs) {
+    try {
+      if (fs.statSync(path.join(ROOT, file)).mtimeMs > built) return true;
+    } catch {
+      return true; // a source file was removed or renamed
+    }
+  }
+  return false;
+}
+
+/** Builds the bundle next to its final place, then renames it in (two first runs at once are fine). */
+function build() {
+  const esbuild = require("esbuild");
+  fs.mkdirSync(CACHE, { recursive: true });
+  const tmp = `${BUNDLE}.${process.pid}.tmp`;
+  const result = esbuild.buildSync({
+    absWorkingDir: ROOT,
+    entryPoints: [ENTRY],
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    target: "node20",
+    packages: "external",
+    outfile: tmp,
+    metafile: true,
+    logLevel: "error",
+  });
+  fs.writeFileSync(`${INPUTS}.${process.pid}.tmp`, JSON.stringify(Object.keys(result.metafile.inputs)));
+  fs.renameSync(`${INPUTS}.${process.pid}.tmp`, INPUTS);
+  fs.renameSync(tmp, BUNDLE);
+}
+
+let entry = BUNDLE;
+try {
+  if (stale()) build();
+} catch {
+  entry = null;
+}
+if (entry) {
+  require(entry);
+} else {
+  require("tsx/cjs");
+  require(path.join(ROOT, ENTRY));
+}
