@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { REDUCE_ABOVE, REDUCE_BUCKETS, reducedIndices, reductionText } from "../../lib/figures/reduce-points";
+import { REDUCE_ABOVE, REDUCE_BUCKETS, reducedIndices, reductionText, type Reduction } from "../../lib/figures/reduce-points";
 import { rolloutSeriesFigure } from "../../lib/figures/rollout-series";
 import { updateSeriesFigure } from "../../lib/figures/update-series";
 import { updatesByPositionFigure } from "../../lib/figures/updates-by-position";
@@ -100,7 +100,7 @@ test("rollout series: the band and the line keep each bucket's extremes of all t
   assert.equal(at(upper, 777), 1e5, "the band's spike is drawn");
   assert.equal(line.x[0], 1);
   assert.equal(line.x[line.x.length - 1], BIG);
-  assert.equal(fig.layout.meta!.reduced!.from, BIG);
+  assert.equal((fig.layout.meta!.reduced as Reduction).from, BIG);
   assert.ok(Buffer.byteLength(JSON.stringify(fig)) < 1_000_000);
 });
 
