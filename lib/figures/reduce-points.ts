@@ -94,13 +94,16 @@ export function addReduction(a: Reduction | undefined, from: number, to: number)
   return { from: (a ? a.from : 0) + from, to: (a ? a.to : 0) + to };
 }
 
-/** The caption line of a reduced figure: drawn points of all, and that every number uses all. */
+/** The caption line of a reduced figure (the hover text says how points were chosen and that numbers use all). */
 export function reductionText(r: Reduction): string {
   const f = (n: number): string => n.toLocaleString("en-US");
-  return `drawn: ${f(r.to)} of ${f(r.from)} points (first, last, min, max and gaps per 1/${REDUCE_BUCKETS} of the x range); every number is computed from all points`;
+  return `drawn: ${f(r.to)} of ${f(r.from)} points (min, max, first, last per x bucket)`;
 }
 
-/** Records a reduction in a layout: `meta.reduced` and a caption line above the plot, top right. */
+/** What a reduction keeps and what it never changes, for the caption's hover text. */
+export const REDUCTION_HOVER = `Above ${REDUCE_ABOVE.toLocaleString("en-US")} points a trace keeps, in each of ${REDUCE_BUCKETS.toLocaleString("en-US")} buckets of its x range, the first, last, lowest and highest point and the first gap; every number in tables, notes and the meta is computed from all points.`;
+
+/** Records a reduction in a layout: `meta.reduced` and a caption line under the plot, right, level with the x axis title. */
 export function noteReduction(layout: FigureLayout, r: Reduction | undefined): void {
   if (r === undefined || r.to === r.from) return;
   const note: FigureAnnotation = {
@@ -108,11 +111,12 @@ export function noteReduction(layout: FigureLayout, r: Reduction | undefined): v
     xref: "paper",
     yref: "paper",
     x: 1,
-    y: 1,
+    y: 0,
     xanchor: "right",
-    yanchor: "bottom",
-    yshift: 22,
+    yanchor: "top",
+    yshift: -36,
     showarrow: false,
+    hovertext: REDUCTION_HOVER,
     font: { size: 10, color: "#7f7f7f" },
   };
   layout.annotations = [...(layout.annotations ?? []), note];

@@ -84,7 +84,8 @@ test("a reduced figure counts every point in its meta, says so in a caption, and
   assert.deepEqual(meta.zeroAt, zeros);
   const note = fig.layout.annotations!.at(-1)!;
   assert.equal(note.text, reductionText({ from: BIG, to: drawn }));
-  assert.match(String(note.text), /^drawn: [\d,]+ of 100,000 points .*every number is computed from all points$/);
+  assert.match(String(note.text), /^drawn: [\d,]+ of 100,000 points \(min, max, first, last per x bucket\)$/);
+  assert.match(String(note.hovertext), /every number in tables, notes and the meta is computed from all points/);
   const bytes = Buffer.byteLength(JSON.stringify(fig));
   assert.ok(bytes < 1_000_000, `figure JSON ${bytes} bytes < 1 MB`);
 });
