@@ -80,14 +80,15 @@ export function parquetColumnType(name: string): ParquetColumnType {
   return Object.prototype.hasOwnProperty.call(PARQUET_COLUMN_TYPES, name) ? PARQUET_COLUMN_TYPES[name] : "float64";
 }
 
-/** Validity bitmap (Arrow: least significant bit first, 1 = a value) and null count of a column. */
-function validity(cells: readonly ExportCell[]): { nullBitmap: Uint8Array; nullCount: number } {
-  const nullBitmap = new Uint8Array(Math.ceil(cells.length / 8));
+/** Validity bitmap (Arrow: least significant bit first, 1 = a value) and null count of column `j`. */
+function validity(rows: readonly ExportCell[][], j: number): { nullBitmap: Uint8Array; nullCount: number } {
+  const nullBitmap = new Uint8Array(Math.ceil(rows.length / 8));
   let nullCount = 0;
-  cells.forEach((c, i) => {
-    if (c === null) nullCount++;
+  for (let i = 0; i < rows.length; i++) {
+    const c = rows[i][j];
+    if (c === null || c === undefined) nullCount++;
     else nullBitmap[i >> 3] |= 1 << (i & 7);
-  });
+  }
   return { nullBitmap, nullCount };
 }
 
@@ -96,36 +97,43 @@ function cellError(table: string, row: number, column: string, type: ParquetColu
   return new Error(`invalid cell of ${table}: data row ${row + 1}, column ${column}: ${JSON.stringify(cell)} is not a ${type} value`);
 }
 
-/** Arrow data of one column. */
-function columnData(arrow: ArrowModule, table: string, column: string, type: ParquetColumnType, cells: readonly ExportCell[]): ArrowData {
-  const { nullBitmap, nullCount } = validity(cells);
-  const length = cells.length;
-  if (type === "string") {
-    const parts = cells.map((c, i) => {
-      if (c === null) return Buffer.alloc(0);
-      if (typeof c !== "string") throw cellError(table, i, column, type, c);
-      return Buffer.from(c, "utf8");
-    });
-    const valueOffsets = new Int32Array(length + 1);
-    parts.forEach((p, i) => (valueOffsets[i + 1] = valueOffsets[i] + p.length));
-    return arrow.makeData({ type: new arrow.Utf8(), length, nullCount, nullBitmap, valueOffsets, data: new Uint8Array(Buffer.concat(parts)) });
+/** Arrow Utf8 data of string column `j`: each distinct text encoded once (round and run_id repeat on every row). */
+function stringData(arrow: ArrowModule, table: ExportTable, j: number): ArrowData {
+  const { rows } = table;
+  const encoded = new Map<string, Buffer>();
+  const valueOffsets = new Int32Array(rows.length + 1);
+  for (let i = 0; i < rows.length; i++) {
+    const c = rows[i][j];
+    let size = 0;
+    if (c !== null && c !== undefined) {
+      if (typeof c !== "string") throw cellError(table.name, i, table.columns[j], "string", c);
+      let b = encoded.get(c);
+      if (b === undefined) encoded.set(c, (b = Buffer.from(c, "utf8")));
+      size = b.length;
+    }
+    valueOffsets[i + 1] = valueOffsets[i] + size;
   }
-  if (type === "int64") {
-    const data = new BigInt64Array(length);
-    cells.forEach((c, i) => {
-      if (c === null) return;
-      if (typeof c !== "number" || !Number.isSafeInteger(c)) throw cellError(table, i, column, type, c);
-      data[i] = BigInt(c);
-    });
-    return arrow.makeData({ type: new arrow.Int64(), length, nullCount, nullBitmap, data });
+  const data = new Uint8Array(valueOffsets[rows.length]);
+  for (let i = 0; i < rows.length; i++) {
+    const c = rows[i][j];
+    if (typeof c === "string") data.set(encoded.get(c)!, valueOffsets[i]);
   }
-  const data = new Float64Array(length);
-  cells.forEach((c, i) => {
-    if (c === null) return;
-    if (typeof c !== "number") throw cellError(table, i, column, type, c);
-    data[i] = c;
-  });
-  return arrow.makeData({ type: new arrow.Float64(), length, nullCount, nullBitmap, data });
+  return arrow.makeData({ type: new arrow.Utf8(), length: rows.length, ...validity(rows, j), valueOffsets, data });
+}
+
+/** Arrow data of column `j` of its type; one pass over the rows, no copy of the cells. */
+function columnData(arrow: ArrowModule, table: ExportTable, j: number, type: ParquetColumnType): ArrowData {
+  if (type === "string") return stringData(arrow, table, j);
+  const { rows } = table;
+  const data = type === "int64" ? new BigInt64Array(rows.length) : new Float64Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const c = rows[i][j];
+    if (c === null || c === undefined) continue;
+    if (typeof c !== "number" || (type === "int64" && !Number.isSafeInteger(c))) throw cellError(table.name, i, table.columns[j], type, c);
+    if (data instanceof BigInt64Array) data[i] = BigInt(c);
+    else data[i] = c;
+  }
+  return arrow.makeData({ type: type === "int64" ? new arrow.Int64() : new arrow.Float64(), length: rows.length, ...validity(rows, j), data });
 }
 
 /**
@@ -140,8 +148,7 @@ export function parquetBytes(table: ExportTable, createdBy: string, omit: readon
   const children: ArrowData[] = [];
   for (const { name, j } of kept) {
     const type = parquetColumnType(name);
-    const cells = table.rows.map((row) => (row[j] === undefined ? null : row[j]));
-    const data = columnData(arrow, table.name, name, type, cells);
+    const data = columnData(arrow, table, j, type);
     fields.push(new arrow.Field(name, type === "string" ? new arrow.Utf8() : type === "int64" ? new arrow.Int64() : new arrow.Float64(), true));
     children.push(data);
   }
