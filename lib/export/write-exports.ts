@@ -13,7 +13,7 @@ import type { Reporter } from "../types";
 import { chooseProfile } from "../registry/profile-choice";
 import { buildExports, sha256Text, type ExportFile } from "./build-exports";
 import { EXPORT_MANIFEST_FILE, type ExportFileEntry } from "./export-manifest";
-import type { ParquetLayout } from "./parquet-file";
+import { loadParquetWriter, type ParquetLayout } from "./parquet-file";
 import { writeFilesAtomically, type FileToWrite } from "./write-files-atomically";
 
 /** Every path a Parquet export may write (both layouts): an export removes those it does not write, so no stale Parquet outlives it. */
@@ -115,6 +115,7 @@ export async function writeExports(opts: WriteExportsOptions): Promise<ExportRes
       `alignment found ${aligned.issues.length} issue(s), listed in ${EXPORT_MANIFEST_FILE} (alignmentIssues); first: ${aligned.issues[0].message}`,
     );
   }
+  if (opts.parquet) await loadParquetWriter();
   const build = buildExports(archive, aligned, { reporter, allowIssues: opts.allowIssues, health: opts.health, parquet: opts.parquet });
   const set = writeSet(build.files);
   await writeFilesAtomically(outDir, set.plain, { folders: set.folders, remove: set.remove });
