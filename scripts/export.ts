@@ -2,7 +2,8 @@
  * Write the CSV exports from the frozen archive (offline: no network, no credentials).
  *
  *   npm run export -- [--data DIR (data/wandb)] [--out DIR (exports)] [--allow-issues]
- *                     [--n RUN=N ...] [--always-use-train-step RUN=true|false ...] [--profile NAME] [--config FILE] [--help]
+ *                     [--n RUN=N ...] [--always-use-train-step RUN=true|false ...] [--profile NAME] [--config FILE]
+ *                     [--format csv|csv,parquet] [--layout flat|hive] [--help]
  *
  * Verifies every frozen file against its manifest sha256 (refusing, naming the file, on a
  * mismatch), aligns the runs, runs the health checks, and writes rollouts.csv, updates.csv,
@@ -10,19 +11,23 @@
  * archive, same code, same thresholds: byte-identical files. Refuses (exit 1) when the axis mapping
  * does not hold for a run, unless --allow-issues. Health thresholds: the `health` object of --config
  * (default: runs.json beside the archive folder, if it exists), then HEALTH_* variables.
+ * `--format csv,parquet` also writes rollouts.parquet and updates.parquet (`--layout hive`: one file per
+ * round, rollouts/round=R0/part-0.parquet ...), listed in the manifest; the default writes CSV only.
  */
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 
 
+import type { ParquetLayout } from "../lib/export/parquet-file";
 import { writeExports } from "../lib/export/write-exports";
 import { healthSettings, healthSummaryLine, type HealthSettings } from "../lib/health/index";
 import { PROFILES } from "../lib/registry/profiles";
 import { cliReporter } from "./cli-reporter";
 
 const USAGE =
-  "usage: npm run export -- [--data DIR] [--out DIR] [--profile slime|verl|openrlhf|trl] [--allow-issues] [--n RUN=N ...] [--always-use-train-step RUN=true|false ...] [--config FILE]\n" +
-  "       (defaults: --data data/wandb --out exports --config <DIR>/../runs.json; --allow-issues exports although the axis mapping does not hold for a run)";
+  "usage: npm run export -- [--data DIR] [--out DIR] [--profile slime|verl|openrlhf|trl] [--allow-issues] [--n RUN=N ...] [--always-use-train-step RUN=true|false ...] [--config FILE] [--format csv|csv,parquet] [--layout flat|hive]\n" +
+  "       (defaults: --data data/wandb --out exports --config <DIR>/../runs.json --format csv --layout flat; --allow-issues exports although the axis mapping does not hold for a run;\n" +
+  "        --format csv,parquet also writes rollouts.parquet and updates.parquet, --layout hive as rollouts/round=<R>/part-0.parquet ... one file per round)";
 
 interface ExportCli {
   dataDir: string;
@@ -31,6 +36,22 @@ interface ExportCli {
   align: { n?: Record<string, number>; alwaysUseTrainStep?: Record<string, boolean>; profile?: string };
   /** runs.json whose `health` object sets thresholds (a missing file sets none). */
   config: string;
+  /** Parquet files too, in this layout; null: CSV only. */
+  parquet: { layout: ParquetLayout } | null;
+}
+
+/** The --format and --layout options: CSV always, Parquet when listed; a layout only with Parquet. */
+function parquetOption(format: string, layout: string | undefined): ExportCli["parquet"] {
+  const formats = format.split(",");
+  if (new Set(formats).size !== formats.length || !formats.every((f) => f === "csv" || f === "parquet") || !formats.includes("csv")) {
+    throw new UsageError(`invalid --format: ${format} (csv or csv,parquet: the CSVs and the manifest are always written)`);
+  }
+  if (layout !== undefined && layout !== "flat" && layout !== "hive") throw new UsageError(`invalid --layout: ${layout} (flat or hive)`);
+  if (!formats.includes("parquet")) {
+    if (layout !== undefined) throw new UsageError(`invalid --layout: ${layout} (a layout of Parquet files: add --format csv,parquet)`);
+    return null;
+  }
+  return { layout: layout ?? "flat" };
 }
 
 /** RUN=VALUE pairs of a repeatable option, each value checked by `parse`. */
@@ -62,6 +83,8 @@ function parseCli(argv: string[]): ExportCli | null {
         "always-use-train-step": { type: "string", multiple: true },
         profile: { type: "string" },
         config: { type: "string" },
+        format: { type: "string", default: "csv" },
+        layout: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
       strict: true,
@@ -92,7 +115,8 @@ function parseCli(argv: string[]): ExportCli | null {
   if (v.config === "") throw new UsageError(`invalid --config: ""`);
   // The workspace layout keeps runs.json beside the archive folder (data/runs.json, data/wandb/).
   const config = v.config ?? path.join(path.dirname(v.data), "runs.json");
-  return { dataDir: v.data, outDir: v.out, allowIssues: v["allow-issues"] === true, align, config };
+  const parquet = parquetOption(v.format ?? "csv", v.layout);
+  return { dataDir: v.data, outDir: v.out, allowIssues: v["allow-issues"] === true, align, config, parquet };
 }
 
 async function main(): Promise<number> {
@@ -110,7 +134,15 @@ async function main(): Promise<number> {
   const { reporter, stop } = cliReporter({ tty: Boolean(process.stderr.isTTY), clearOnComplete: true });
   try {
     const health: HealthSettings = healthSettings(process.env, opts.config);
-    const result = await writeExports({ dataDir: opts.dataDir, outDir: opts.outDir, allowIssues: opts.allowIssues, align: opts.align, reporter, health: health.params });
+    const result = await writeExports({
+      dataDir: opts.dataDir,
+      outDir: opts.outDir,
+      allowIssues: opts.allowIssues,
+      align: opts.align,
+      reporter,
+      health: health.params,
+      ...(opts.parquet ? { parquet: opts.parquet } : {}),
+    });
     stop();
     process.stdout.write(`wrote ${result.files.length + 1} files into ${result.outDir} from ${opts.dataDir}\n`);
     for (const f of result.files) {

@@ -14,6 +14,7 @@ import {
   EXPORT_MANIFEST_KIND,
   FILE_DESCRIPTIONS,
   exportSourceRuns,
+  parquetFileDescription,
   exportSuperseded,
   serializeExportManifest,
   summaryColumnEntry,
@@ -23,15 +24,19 @@ import {
 } from "./export-manifest";
 import { assertMappingHolds, blockingIssues } from "../axes/coverage";
 import { healthTable } from "./health-table";
-import { rolloutsTable, supersededTable, updatesTable } from "./record-tables";
+import { parquetCreatedBy, parquetFiles, type ParquetLayout } from "./parquet-file";
+import { rolloutsTable, supersededTable, updatesTable, ROLLOUTS_FILE, UPDATES_FILE } from "./record-tables";
 import { profileOfAligned } from "../registry/profiles";
 import { summaryColumnsFor, summaryTable } from "./summary-table";
 import { workspaceVersion as readWorkspaceVersion } from "./workspace-version";
 
 /** One file of the export set. */
 export interface ExportFile {
+  /** Path inside the export folder: a plain name, or `folder/...` for the files of a hive layout. */
   name: string;
   text: string;
+  /** Binary content (Parquet); `text` is then empty. */
+  bytes?: Uint8Array;
 }
 
 /** The export set: files in writing order (CSVs, then manifest.json) and the manifest object. */
@@ -52,6 +57,8 @@ export interface BuildExportsOptions {
   allowIssues?: boolean;
   /** Thresholds of the health checks (health.csv). Default: the declared defaults. */
   health?: HealthParams;
+  /** Also write rollouts.csv and updates.csv as Parquet, in this layout. Default: CSV only (the manifest then lists no Parquet file). */
+  parquet?: { layout: ParquetLayout };
 }
 
 /** The manifest's profile entry of aligned runs. */
@@ -73,6 +80,9 @@ function exportProfile(aligned: AlignedRuns): ExportProfile {
 export function sha256Text(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
+
+/** The tables written as Parquet too, when asked. */
+const PARQUET_TABLES: readonly string[] = [ROLLOUTS_FILE, UPDATES_FILE];
 
 /**
  * Builds the export files from an archive and its alignment (`alignRuns(archive.runs)`). Throws
@@ -100,6 +110,10 @@ export function buildExports(archive: Archive, aligned: AlignedRuns, opts: Build
   ];
   const files: ExportFile[] = [];
   const entries: ExportFileEntry[] = [];
+  // Parquet files follow the CSVs in the manifest; made while their table is alive.
+  const parquet: ExportFile[] = [];
+  const parquetEntries: ExportFileEntry[] = [];
+  const workspaceVersion = opts.workspaceVersion ?? readWorkspaceVersion();
   for (const make of makers) {
     const t = make();
     const text = csvText(t);
@@ -112,12 +126,27 @@ export function buildExports(archive: Archive, aligned: AlignedRuns, opts: Build
       rows: t.rows.length,
       columns: [...t.columns],
     });
+    if (opts.parquet && PARQUET_TABLES.includes(t.name)) {
+      for (const f of parquetFiles(t, opts.parquet.layout, parquetCreatedBy(workspaceVersion))) {
+        parquet.push({ name: f.name, text: "", bytes: f.bytes });
+        parquetEntries.push({
+          name: f.name,
+          description: parquetFileDescription(t.name, opts.parquet.layout),
+          sha256: createHash("sha256").update(f.bytes).digest("hex"),
+          bytes: f.bytes.byteLength,
+          rows: f.rows,
+          columns: f.columns,
+        });
+      }
+    }
   }
+  files.push(...parquet);
+  entries.push(...parquetEntries);
   const source = archive.manifest;
   const manifest: ExportManifest = {
     kind: EXPORT_MANIFEST_KIND,
     formatVersion: 1,
-    workspaceVersion: opts.workspaceVersion ?? readWorkspaceVersion(),
+    workspaceVersion,
     source: { kind: source.kind, formatVersion: source.formatVersion, readerVersion: source.readerVersion, runs: exportSourceRuns(source) },
     profile: exportProfile(aligned),
     axes: aligned.mapping,

@@ -22,7 +22,7 @@ export type ExportSourceRun = Pick<
   "entity" | "project" | "runId" | "round" | "state" | "historyEvents" | "lastStep" | "fetchedAt" | "file" | "sha256"
 >;
 
-/** One exported CSV file. */
+/** One exported file (a CSV, or a Parquet file when asked). */
 export interface ExportFileEntry {
   name: string;
   /** What one row is and how rows are ordered. */
@@ -138,6 +138,18 @@ export const FILE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   [HEALTH_FILE]:
     "one row per health flag (an observable diagnostic, never proof of a bug), in check order, then round order, then first; first/last are display update numbers (unit update) or rollout ids (unit rollout), count the records in the range that fired the rule, value the most extreme value of the range (empty when the flag is about an absence), rule the check's rule with the thresholds used",
 };
+
+/**
+ * What a Parquet file of the export holds: the rows of `csvName` (all of them, or one round's in a hive
+ * layout), same columns, typed.
+ */
+export function parquetFileDescription(csvName: string, layout: "flat" | "hive"): string {
+  const rows =
+    layout === "flat"
+      ? `the rows of ${csvName} in the same order, the same columns`
+      : `the rows of ${csvName} of one round, in the same order (round=<label> in the path, not a column of the file: readers add it from the path), the other columns`;
+  return `${rows}, as Parquet: round and run_id strings, rollout, update, train_step and update_in_rollout int64, every other column float64 (NaN and ±Infinity as IEEE values, null where the CSV cell is empty)`;
+}
 
 /** How cells are written in every CSV. */
 export const CELL_CONVENTIONS: Readonly<Record<string, string>> = {

@@ -11,9 +11,13 @@ import type { HealthParams } from "../health/health-params";
 import type { HealthReport } from "../health/run-health-checks";
 import type { Reporter } from "../types";
 import { chooseProfile } from "../registry/profile-choice";
-import { buildExports, sha256Text } from "./build-exports";
+import { buildExports, sha256Text, type ExportFile } from "./build-exports";
 import { EXPORT_MANIFEST_FILE, type ExportFileEntry } from "./export-manifest";
-import { writeFilesAtomically } from "./write-files-atomically";
+import { loadParquetWriter, type ParquetLayout } from "./parquet-file";
+import { writeFilesAtomically, type FileToWrite } from "./write-files-atomically";
+
+/** Every path a Parquet export may write (both layouts): an export removes those it does not write, so no stale Parquet outlives it. */
+export const PARQUET_OUTPUTS: readonly string[] = ["rollouts.parquet", "updates.parquet", "rollouts", "updates"];
 
 /** Options of {@link writeExports}. */
 export interface WriteExportsOptions {
@@ -29,17 +33,43 @@ export interface WriteExportsOptions {
   align?: Pick<AlignRunsOptions, "n" | "alwaysUseTrainStep" | "profile">;
   /** Thresholds of the health checks (health.csv). Default: the declared defaults. */
   health?: HealthParams;
+  /** Also write rollouts and updates as Parquet in this layout. Default: CSV only. */
+  parquet?: { layout: ParquetLayout };
 }
 
 /** What {@link writeExports} wrote. */
 export interface ExportResult {
   outDir: string;
-  /** The CSV files: name, sha256, bytes, data rows and header columns. */
+  /** The CSV files (then the Parquet files, when asked): name, sha256, bytes, data rows and header columns. */
   files: ExportFileEntry[];
   /** The export manifest file. */
   manifest: { name: string; sha256: string; bytes: number };
   /** The health report written to health.csv. */
   health: HealthReport;
+}
+
+/** The export files as written: plain files, the hive layout's files grouped into their top folders, and the Parquet paths to remove. */
+function writeSet(files: readonly ExportFile[]): { plain: FileToWrite[]; folders: { name: string; files: FileToWrite[] }[]; remove: string[] } {
+  const plain: FileToWrite[] = [];
+  const folders = new Map<string, FileToWrite[]>();
+  for (const f of files) {
+    const slash = f.name.indexOf("/");
+    if (slash < 0) {
+      plain.push(f);
+      continue;
+    }
+    const top = f.name.slice(0, slash);
+    const inside = { ...f, name: f.name.slice(slash + 1) };
+    const list = folders.get(top);
+    if (list) list.push(inside);
+    else folders.set(top, [inside]);
+  }
+  const written = new Set([...plain.map((f) => f.name), ...folders.keys()]);
+  return {
+    plain,
+    folders: Array.from(folders, ([name, list]) => ({ name, files: list })),
+    remove: PARQUET_OUTPUTS.filter((name) => !written.has(name)),
+  };
 }
 
 /** True when `child` is `parent` or inside it. */
@@ -50,7 +80,8 @@ function isInside(child: string, parent: string): boolean {
 
 /**
  * Verifies, loads and aligns the archive in `dataDir`, then writes rollouts.csv, updates.csv,
- * summary.csv, health.csv and manifest.json into `outDir` all or nothing.
+ * summary.csv, health.csv and manifest.json (and the Parquet files when asked) into `outDir` all or
+ * nothing, removing the PARQUET_OUTPUTS it does not write.
  * @example const result = await writeExports({ dataDir: "data/wandb", outDir: "exports" });
  */
 export async function writeExports(opts: WriteExportsOptions): Promise<ExportResult> {
@@ -84,8 +115,10 @@ export async function writeExports(opts: WriteExportsOptions): Promise<ExportRes
       `alignment found ${aligned.issues.length} issue(s), listed in ${EXPORT_MANIFEST_FILE} (alignmentIssues); first: ${aligned.issues[0].message}`,
     );
   }
-  const build = buildExports(archive, aligned, { reporter, allowIssues: opts.allowIssues, health: opts.health });
-  await writeFilesAtomically(outDir, build.files);
+  if (opts.parquet) await loadParquetWriter();
+  const build = buildExports(archive, aligned, { reporter, allowIssues: opts.allowIssues, health: opts.health, parquet: opts.parquet });
+  const set = writeSet(build.files);
+  await writeFilesAtomically(outDir, set.plain, { folders: set.folders, remove: set.remove });
   const manifestFile = build.files.find((f) => f.name === EXPORT_MANIFEST_FILE)!;
   return {
     outDir,

@@ -3,6 +3,8 @@
  * temp folder inside the target folder, then renamed over its target (rename replaces atomically, so
  * a target is never half written). If any step fails, the files already moved are put back as they
  * were, so a failure never leaves a mixed old/new set. Other files in the folder are left alone.
+ * Folders (a hive layout's partitions) are written whole: the previous folder of that name is
+ * replaced, never merged, so no stale partition outlives the export that wrote it.
  */
 import { promises as fsp } from "node:fs";
 import * as path from "node:path";
@@ -30,34 +32,73 @@ async function exists(p: string): Promise<boolean> {
   );
 }
 
+/** A file to write: text (UTF-8), or bytes when given. */
+export interface FileToWrite {
+  name: string;
+  text: string;
+  bytes?: Uint8Array;
+}
+
+/** Options of {@link writeFilesAtomically}. */
+export interface WriteFilesOptions {
+  /** Folders written whole (the previous folder is replaced): file names inside are relative paths with `/`. */
+  folders?: readonly { name: string; files: readonly FileToWrite[] }[];
+  /** Plain names of files or folders in outDir that this set removes when present (outputs it no longer writes). */
+  remove?: readonly string[];
+}
+
+/** True for a plain file or folder name: no separator, not "", "." or "..". */
+function isPlainName(name: string): boolean {
+  return name !== "" && name !== "." && name !== ".." && name === path.basename(name) && !name.includes("/") && !name.includes("\\");
+}
+
+/** Throws unless every name is plain and given once; nested names of folders are checked segment by segment. */
+function checkNames(files: readonly FileToWrite[], opts: WriteFilesOptions): void {
+  const names = new Set<string>();
+  const top = [...files.map((f) => f.name), ...(opts.folders ?? []).map((d) => d.name), ...(opts.remove ?? [])];
+  for (const name of top) {
+    if (!isPlainName(name)) throw new Error(`invalid file name: ${JSON.stringify(name)}`);
+    if (names.has(name)) throw new Error(`invalid file name: ${JSON.stringify(name)} is given twice`);
+    names.add(name);
+  }
+  for (const d of opts.folders ?? []) {
+    const inside = new Set<string>();
+    for (const f of d.files) {
+      if (!f.name.split("/").every(isPlainName) || inside.has(f.name)) throw new Error(`invalid file name: ${JSON.stringify(`${d.name}/${f.name}`)}`);
+      inside.add(f.name);
+    }
+  }
+}
+
+/** Writes and fsyncs one file, creating its folder. */
+async function writeOne(p: string, f: FileToWrite): Promise<void> {
+  await fsp.mkdir(path.dirname(p), { recursive: true });
+  if (f.bytes !== undefined) await fsp.writeFile(p, f.bytes);
+  else await fsp.writeFile(p, f.text, "utf8");
+  await sync(p);
+}
+
 /**
- * Writes `files` (plain names, no folders) into `outDir` (created if missing), all or nothing.
- * Throws `invalid file name: <name>` for a name with a path separator, and rethrows write errors
- * after restoring the previous files.
+ * Writes `files` (plain names, no folders) and `opts.folders` (each whole) into `outDir` (created if
+ * missing), and removes `opts.remove`, all or nothing. Throws `invalid file name: <name>` for a name
+ * with a path separator, and rethrows write errors after restoring the previous files and folders.
  * @example await writeFilesAtomically("exports", [{ name: "a.csv", text: "x\n1\n" }]);
  */
-export async function writeFilesAtomically(outDir: string, files: readonly { name: string; text: string }[]): Promise<void> {
-  const names = new Set<string>();
-  for (const f of files) {
-    if (f.name === "" || f.name === "." || f.name === ".." || f.name !== path.basename(f.name) || f.name.includes("/") || f.name.includes("\\")) {
-      throw new Error(`invalid file name: ${JSON.stringify(f.name)}`);
-    }
-    if (names.has(f.name)) throw new Error(`invalid file name: ${JSON.stringify(f.name)} is given twice`);
-    names.add(f.name);
-  }
+export async function writeFilesAtomically(outDir: string, files: readonly FileToWrite[], opts: WriteFilesOptions = {}): Promise<void> {
+  checkNames(files, opts);
   await fsp.mkdir(outDir, { recursive: true });
   // Inside outDir, so every rename stays on one file system.
   const stage = await fsp.mkdtemp(path.join(outDir, STAGING_PREFIX));
   const fresh = path.join(stage, "new");
   const previous = path.join(stage, "old");
-  const moved: { target: string; backup: string | null }[] = [];
+  const moved: { target: string; backup: string | null; whole?: boolean }[] = [];
   try {
     await fsp.mkdir(fresh);
     await fsp.mkdir(previous);
-    for (const f of files) {
-      const p = path.join(fresh, f.name);
-      await fsp.writeFile(p, f.text, "utf8");
-      await sync(p);
+    for (const f of files) await writeOne(path.join(fresh, f.name), f);
+    for (const d of opts.folders ?? []) {
+      await fsp.mkdir(path.join(fresh, d.name));
+      for (const f of d.files) await writeOne(path.join(fresh, d.name, ...f.name.split("/")), f);
     }
     for (const f of files) {
       const target = path.join(outDir, f.name);
@@ -70,11 +111,24 @@ export async function writeFilesAtomically(outDir: string, files: readonly { nam
       moved.push({ target, backup });
       await fsp.rename(path.join(fresh, f.name), target);
     }
+    // A folder cannot be hard-linked nor renamed over a non-empty one: the old one is moved aside first.
+    const whole = [...(opts.folders ?? []).map((d) => ({ name: d.name, fresh: true })), ...(opts.remove ?? []).map((name) => ({ name, fresh: false }))];
+    for (const w of whole) {
+      const target = path.join(outDir, w.name);
+      let backup: string | null = null;
+      if (await exists(target)) {
+        backup = path.join(previous, w.name);
+        await fsp.rename(target, backup);
+      }
+      moved.push({ target, backup, whole: true });
+      if (w.fresh) await fsp.rename(path.join(fresh, w.name), target);
+    }
     await sync(outDir);
   } catch (e) {
     for (const m of moved.reverse()) {
+      // A file's backup is renamed back over it; a folder must go before its backup can return.
+      if (m.whole || m.backup === null) await fsp.rm(m.target, { recursive: true, force: true }).catch(() => undefined);
       if (m.backup !== null) await fsp.rename(m.backup, m.target).catch(() => undefined);
-      else await fsp.rm(m.target, { force: true }).catch(() => undefined);
     }
     throw e;
   } finally {

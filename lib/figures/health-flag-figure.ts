@@ -8,6 +8,7 @@ import type { HealthCheckResult } from "../health/run-health-checks";
 import type { AlignedRuns } from "../types";
 import { baseLayout, describeKey, integerAxisTicks, keyAxisTitle, plotValue, type Figure, type FigureAnnotation, type FigureShape, type Trace } from "./figure";
 import { HIGHLIGHT_COLOR, SERIES_COLOR } from "./palette";
+import { noteReduction, pickAt, reducedIndices } from "./reduce-points";
 import { roundMarks, roundSpans } from "./round-marks";
 import { rolloutsInOrder } from "./rollout-series";
 import { MARKER_LIMIT, updatesInOrder } from "./update-series";
@@ -40,12 +41,16 @@ export function healthFlagFigure(aligned: AlignedRuns, result: HealthCheckResult
   const byX = new Map(records.map((r) => [r.x, r.v]));
   const { label } = describeKey(key);
   const xTitle = unit === "update" ? "optimizer update" : "rollout batch (rollout id)";
+  // The line is reduced above REDUCE_ABOVE points; the fired records are all marked.
+  const xs = records.map((r) => r.x);
+  const ys = records.map((r) => plotValue(r.v));
+  const drawn = reducedIndices(xs, [ys]);
   const line: Trace = {
     type: "scatter",
     mode: records.length > MARKER_LIMIT ? "lines" : "lines+markers",
     name: label,
-    x: records.map((r) => r.x),
-    y: records.map((r) => plotValue(r.v)),
+    x: pickAt(xs, drawn),
+    y: pickAt(ys, drawn),
     hovertemplate: `${unit} %{x}<br>${label}: %{y}<extra></extra>`,
     line: { color: SERIES_COLOR, width: 1.5 },
     marker: { color: SERIES_COLOR, size: 4 },
@@ -98,5 +103,6 @@ export function healthFlagFigure(aligned: AlignedRuns, result: HealthCheckResult
   layout.shapes = [...ranges, ...rounds.shapes];
   layout.annotations = [...rounds.annotations, ...labels];
   layout.meta = { figure: "health-flags", check: result.check, key, unit, flags: flags.length, otherFlags: result.flags.length - flags.length };
+  noteReduction(layout, drawn === null ? undefined : { from: xs.length, to: drawn.length });
   return { data: [line, marks], layout };
 }

@@ -9,3 +9,4 @@ export * from "./time-breakdown";
 export * from "./step-axes";
 export * from "./concept-series";
 export * from "./health-flag-figure";
+export * from "./reduce-points";

@@ -6,6 +6,7 @@
 import type { AlignedRuns, RolloutRecord } from "../types";
 import { baseLayout, describeKey, integerAxisTicks, keyAxisTitle, plotValue, type Figure, type Trace } from "./figure";
 import { BAND_FILL, SERIES_COLOR } from "./palette";
+import { noteReduction, pickAt, reducedIndices } from "./reduce-points";
 import { roundMarks, roundSpans } from "./round-marks";
 import { MARKER_LIMIT, requireKey } from "./update-series";
 
@@ -54,16 +55,22 @@ export function rolloutSeriesFigure(aligned: AlignedRuns, key: string, options: 
     else if (!Number.isFinite(v)) nonFinite++;
   }
 
+  // Drawn: every batch up to REDUCE_ABOVE, else per bucket what any of the (up to) three lines needs.
+  const y = rollouts.map((r) => plotValue(r.values[key]));
+  const yMin = options.band ? rollouts.map((r) => plotValue(r.values[options.band!.min])) : null;
+  const yMax = options.band ? rollouts.map((r) => plotValue(r.values[options.band!.max])) : null;
+  const drawn = reducedIndices(x, yMin && yMax ? [y, yMin, yMax] : [y]);
+  const xDrawn = pickAt(x, drawn);
   const data: Trace[] = [];
-  if (options.band) {
+  if (options.band && yMin && yMax) {
     const { min, max } = options.band;
     // Lower edge first (invisible), then the upper edge filled down to it ("tonexty").
     data.push({
       type: "scatter",
       mode: "lines",
       name: describeKey(min).label,
-      x,
-      y: rollouts.map((r) => plotValue(r.values[min])),
+      x: xDrawn,
+      y: pickAt(yMin, drawn),
       line: { width: 0, color: SERIES_COLOR },
       hoverinfo: "skip",
       showlegend: false,
@@ -73,8 +80,8 @@ export function rolloutSeriesFigure(aligned: AlignedRuns, key: string, options: 
       type: "scatter",
       mode: "lines",
       name: `${describeKey(min).label} .. ${describeKey(max).label}`,
-      x,
-      y: rollouts.map((r) => plotValue(r.values[max])),
+      x: xDrawn,
+      y: pickAt(yMax, drawn),
       fill: "tonexty",
       fillcolor: BAND_FILL,
       line: { width: 0, color: SERIES_COLOR },
@@ -86,9 +93,9 @@ export function rolloutSeriesFigure(aligned: AlignedRuns, key: string, options: 
     type: "scatter",
     mode: rollouts.length > MARKER_LIMIT ? "lines" : "lines+markers",
     name: label,
-    x,
-    y: rollouts.map((r) => plotValue(r.values[key])),
-    customdata: rollouts.map(rolloutCustomData),
+    x: xDrawn,
+    y: pickAt(y, drawn),
+    customdata: pickAt(rollouts, drawn).map(rolloutCustomData),
     hovertemplate: `rollout %{x}<br>${label}: %{y}<br>round %{customdata[0]}, run %{customdata[1]}<extra></extra>`,
     line: { color: SERIES_COLOR, width: 1.5 },
     marker: { color: SERIES_COLOR, size: 4 },
@@ -102,5 +109,6 @@ export function rolloutSeriesFigure(aligned: AlignedRuns, key: string, options: 
   layout.shapes = shapes;
   layout.annotations = annotations;
   layout.meta = { figure: "rollout-series", key, missing, nonFinite, ...(options.band ? { band: { ...options.band } } : {}) };
+  noteReduction(layout, drawn === null ? undefined : { from: x.length, to: drawn.length });
   return { data, layout };
 }

@@ -7,6 +7,7 @@ import { STEP_KEYS } from "../schema/slime-metrics";
 import type { RunHistory } from "../types";
 import { baseLayout, type Figure, type Trace } from "./figure";
 import { categoryColor } from "./palette";
+import { addReduction, noteReduction, pickAt, reducedIndices, type Reduction } from "./reduce-points";
 
 /** Options of stepAxesFigure. */
 export interface StepAxesOptions {
@@ -26,16 +27,22 @@ const SYMBOLS = ["circle", "diamond-open", "square-open", "triangle-up-open"] as
 export function stepAxesFigure(runs: readonly RunHistory[], options: StepAxesOptions = {}): Figure {
   const stepKeys = options.stepKeys ?? [STEP_KEYS.rollout, STEP_KEYS.train];
   const data: Trace[] = [];
+  // Each trace drawn in full up to REDUCE_ABOVE points, else reduced per bucket of _step.
+  let reduced: Reduction | undefined;
   runs.forEach((run, i) => {
     stepKeys.forEach((key, k) => {
       const rows = run.rows.filter((row) => key in row && Number.isFinite(row[key]) && Number.isFinite(row._step));
+      const xs = rows.map((row) => row._step);
+      const ys = rows.map((row) => row[key]);
+      const drawn = reducedIndices(xs, [ys]);
+      reduced = addReduction(reduced, xs.length, drawn === null ? xs.length : drawn.length);
       data.push({
         type: "scatter",
         mode: "markers",
         name: `${run.round} (${run.runId}): ${key}`,
         legendgroup: run.runId,
-        x: rows.map((row) => row._step),
-        y: rows.map((row) => row[key]),
+        x: pickAt(xs, drawn),
+        y: pickAt(ys, drawn),
         marker: { color: categoryColor(i), symbol: SYMBOLS[k % SYMBOLS.length], size: 5 },
         hovertemplate: `${run.round} (${run.runId})<br>_step %{x}<br>${key} %{y}<extra></extra>`,
       });
@@ -47,5 +54,6 @@ export function stepAxesFigure(runs: readonly RunHistory[], options: StepAxesOpt
     "step key value",
   );
   layout.meta = { figure: "step-axes", stepKeys: stepKeys.slice(), runs: runs.map((r) => r.runId) };
+  noteReduction(layout, reduced);
   return { data, layout };
 }

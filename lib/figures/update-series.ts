@@ -6,6 +6,7 @@
 import type { AlignedRuns, UpdateRecord } from "../types";
 import { baseLayout, describeKey, integerAxisTicks, keyAxisTitle, plotValue, type Figure, type Trace } from "./figure";
 import { HIGHLIGHT_COLOR, SERIES_COLOR } from "./palette";
+import { noteReduction, pickAt, reducedIndices } from "./reduce-points";
 import { roundMarks, roundSpans } from "./round-marks";
 
 /** Options of updateSeriesFigure. */
@@ -61,13 +62,16 @@ export function updateSeriesFigure(aligned: AlignedRuns, key: string, options: U
     else if (!Number.isFinite(v)) nonFinite++;
     y.push(plotValue(v));
   }
+  // Drawn: every update up to REDUCE_ABOVE, else each bucket's first, last, min, max and first gap.
+  const xs = updates.map((u) => u.update);
+  const drawn = reducedIndices(xs, [y]);
   const line: Trace = {
     type: "scatter",
     mode: updates.length > MARKER_LIMIT ? "lines" : "lines+markers",
     name: label,
-    x: updates.map((u) => u.update),
-    y,
-    customdata: updates.map(updateCustomData),
+    x: pickAt(xs, drawn),
+    y: pickAt(y, drawn),
+    customdata: pickAt(updates, drawn).map(updateCustomData),
     hovertemplate: updateHoverTemplate(label),
     line: { color: SERIES_COLOR, width: 1.5 },
     marker: { color: SERIES_COLOR, size: 4 },
@@ -97,5 +101,7 @@ export function updateSeriesFigure(aligned: AlignedRuns, key: string, options: U
   layout.shapes = shapes;
   layout.annotations = annotations;
   layout.meta = { figure: "update-series", key, missing, nonFinite, ...(markZero ? { zeroAt } : {}) };
+  // The zero markers are never reduced: every exact zero stays drawn.
+  noteReduction(layout, drawn === null ? undefined : { from: xs.length, to: drawn.length });
   return { data, layout };
 }

@@ -7,6 +7,7 @@ import { METRICS } from "../schema/slime-metrics";
 import type { AlignedRuns } from "../types";
 import { baseLayout, describeKey, integerAxisTicks, keyAxisTitle, plotValue, type Figure, type Trace } from "./figure";
 import { BOUNDARY_COLOR, categoryColor } from "./palette";
+import { addReduction, noteReduction, pickAt, reducedIndices, type Reduction } from "./reduce-points";
 import { roundMarks, roundSpans } from "./round-marks";
 import { requireKey, updateCustomData, updateHoverTemplate, updatesInOrder } from "./update-series";
 
@@ -40,13 +41,24 @@ export function updatesByPositionFigure(
     else if (!Number.isFinite(v)) nonFinite++;
   }
 
+  // Each trace drawn in full up to REDUCE_ABOVE points, else reduced per bucket on its own; the
+  // figure's note counts the points of all traces.
+  let reduced: Reduction | undefined;
+  const reduce = (xs: number[], ys: (number | null)[]): number[] | null => {
+    const idx = reducedIndices(xs, [ys]);
+    reduced = addReduction(reduced, xs.length, idx === null ? xs.length : idx.length);
+    return idx;
+  };
+  const xAll = updates.map((u) => u.update);
+  const yAll = updates.map((u) => plotValue(u.values[key]));
+  const drawnAll = reduce(xAll, yAll);
   const data: Trace[] = [
     {
       type: "scatter",
       mode: "lines",
       name: "all updates in order",
-      x: updates.map((u) => u.update),
-      y: updates.map((u) => plotValue(u.values[key])),
+      x: pickAt(xAll, drawnAll),
+      y: pickAt(yAll, drawnAll),
       hoverinfo: "skip",
       line: { color: BOUNDARY_COLOR, width: 0.75 },
       connectgaps: false,
@@ -58,13 +70,16 @@ export function updatesByPositionFigure(
   for (const u of updates) positions.add(u.updateInRollout);
   for (const p of Array.from(positions).sort((a, b) => a - b)) {
     const at = updates.filter((u) => u.updateInRollout === p);
+    const xs = at.map((u) => u.update);
+    const ys = at.map((u) => plotValue(u.values[key]));
+    const drawn = reduce(xs, ys);
     data.push({
       type: "scatter",
       mode: "markers",
       name: `update ${p + 1} of ${n} in its batch`,
-      x: at.map((u) => u.update),
-      y: at.map((u) => plotValue(u.values[key])),
-      customdata: at.map(updateCustomData),
+      x: pickAt(xs, drawn),
+      y: pickAt(ys, drawn),
+      customdata: pickAt(at, drawn).map(updateCustomData),
       hovertemplate: updateHoverTemplate(label),
       marker: { color: categoryColor(p), size: 6 },
     });
@@ -80,5 +95,6 @@ export function updatesByPositionFigure(
   layout.shapes = shapes;
   layout.annotations = annotations;
   layout.meta = { figure: "updates-by-position", key, missing, nonFinite, updatesPerRollout: n };
+  noteReduction(layout, reduced);
   return { data, layout };
 }

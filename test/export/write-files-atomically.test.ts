@@ -50,3 +50,42 @@ test("file names must be plain and distinct", async (t) => {
   await assert.rejects(writeFilesAtomically(out, [{ name: "a", text: "" }, { name: "a", text: "" }]), { message: 'invalid file name: "a" is given twice' });
   assert.deepEqual(fs.readdirSync(out), []);
 });
+
+test("folders are written whole: old partitions do not survive; a failure restores the old folder and a removed file", async (t) => {
+  const out = tempDir(t);
+  const part = (round: string) => ({ name: `round=${round}/part-0.parquet`, text: "", bytes: new Uint8Array([1, 2, 3]) });
+  await writeFilesAtomically(out, [{ name: "a.csv", text: "a\n" }], { folders: [{ name: "updates", files: [part("R0"), part("R1")] }] });
+  assert.deepEqual(fs.readdirSync(path.join(out, "updates")).sort(), ["round=R0", "round=R1"]);
+  assert.deepEqual([...fs.readFileSync(path.join(out, "updates", "round=R1", "part-0.parquet"))], [1, 2, 3], "bytes written as given");
+  await writeFilesAtomically(out, [{ name: "a.csv", text: "a\n" }], { folders: [{ name: "updates", files: [part("R0")] }] });
+  assert.deepEqual(fs.readdirSync(path.join(out, "updates")), ["round=R0"], "round R1 of the previous export is gone");
+
+  fs.writeFileSync(path.join(out, "updates.parquet"), "old flat\n");
+  // The last step fails (moving the new rollouts/ folder in): every step before it is rolled back.
+  const rename = fs.promises.rename.bind(fs.promises);
+  const failing = t.mock.method(fs.promises, "rename", async (from: fs.PathLike, to: fs.PathLike) => {
+    if (String(to) === path.join(out, "rollouts")) throw new Error("disk full");
+    return rename(from, to);
+  });
+  await assert.rejects(
+    writeFilesAtomically(out, [{ name: "a.csv", text: "new\n" }], {
+      folders: [
+        { name: "updates", files: [part("R5")] },
+        { name: "rollouts", files: [part("R9")] },
+      ],
+      remove: ["updates.parquet"],
+    }),
+    { message: "disk full" },
+  );
+  failing.mock.restore();
+  assert.equal(fs.readFileSync(path.join(out, "a.csv"), "utf8"), "a\n", "a.csv restored");
+  assert.deepEqual(fs.readdirSync(path.join(out, "updates")), ["round=R0"], "the old updates/ folder is back");
+  assert.equal(fs.existsSync(path.join(out, "rollouts")), false, "the new folder is not left behind");
+  assert.deepEqual(fs.readdirSync(out).sort(), ["a.csv", "updates", "updates.parquet"], "nothing else, no temp folder");
+
+  await writeFilesAtomically(out, [{ name: "a.csv", text: "a\n" }], { remove: ["updates.parquet", "updates"] });
+  assert.deepEqual(fs.readdirSync(out), ["a.csv"], "removed, no temp folder left");
+  await assert.rejects(writeFilesAtomically(out, [], { folders: [{ name: "updates", files: [{ name: "../x", text: "" }] }] }), {
+    message: 'invalid file name: "updates/../x"',
+  });
+});
