@@ -30,3 +30,11 @@ test("warnings are counted and printed", () => {
   assert.deepEqual(r.warnings, ["run a train/step 4: train/grad_norm is NaN"]);
   assert.deepEqual(lines, ["warning: run a train/step 4: train/grad_norm is NaN", "working offline"]);
 });
+
+test("warnings beyond maxWarnings are counted and kept, not printed (a kernel drops a flood of output)", () => {
+  const err: string[] = [];
+  const r = notebookReporter({ maxWarnings: 2, out: () => {}, err: (l) => err.push(l) });
+  for (let i = 0; i < 5; i++) r.warn(`w${i}`);
+  assert.deepEqual(err, ["warning: w0", "warning: w1", "warning: more warnings follow, not printed (counted: see reporter.warnings)"]);
+  assert.deepEqual(r.warnings, ["w0", "w1", "w2", "w3", "w4"]);
+});
