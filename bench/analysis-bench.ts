@@ -153,7 +153,9 @@ export async function runAnalysisBench(opts: AnalysisBenchOptions): Promise<Anal
   const of = (side: AnalysisSide) => samples.filter((s) => s.side === side);
   const medianPhases = (side: AnalysisSide) => Object.fromEntries(PHASES.map((p) => [p, median(of(side).map((s) => s.phases[p] ?? 0))]));
   const peak = (side: AnalysisSide) => {
-    const xs = of(side).map((s) => s.peakRssKb).filter((x): x is number => x !== null);
+    const xs = of(side)
+      .map((s) => s.peakRssKb)
+      .filter((x): x is number => x !== null);
     return xs.length ? Math.max(...xs) : null;
   };
   const reps = Math.min(of("ours").length, of("pandas").length);

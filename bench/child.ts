@@ -51,7 +51,10 @@ export function runChild<T>(cmd: string, args: string[], env: NodeJS.ProcessEnv,
       const wallSeconds = (performance.now() - t0) / 1000;
       const stdout = Buffer.concat(out).toString("utf8");
       const stderr = Buffer.concat(err).toString("utf8");
-      const name = `${path.basename(cmd)} ${args.map((a) => path.basename(a)).slice(0, 4).join(" ")}`;
+      const name = `${path.basename(cmd)} ${args
+        .map((a) => path.basename(a))
+        .slice(0, 4)
+        .join(" ")}`;
       if (code !== 0) {
         reject(new Error(`${name} failed (exit ${code ?? signal}):\n${stderr.slice(-4000)}`));
         return;

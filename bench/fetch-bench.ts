@@ -21,15 +21,7 @@ const PROJECT = "bench-fetch";
 const API_KEY = "benchlocalkey".padEnd(40, "0");
 
 /** Sides of the fetch benchmark. `official` is the current client (0.31) on the HistoryPage path. */
-export type FetchSide =
-  | "ours-freeze"
-  | "ours-scan"
-  | "official"
-  | "server-raw"
-  | "official-legacy"
-  | "lean"
-  | "ours-freeze-parquet"
-  | "official-parquet";
+export type FetchSide = "ours-freeze" | "ours-scan" | "official" | "server-raw" | "official-legacy" | "lean" | "ours-freeze-parquet" | "official-parquet";
 
 /** Every side, in the order a repetition runs them by default. */
 export const ALL_FETCH_SIDES: readonly FetchSide[] = [
@@ -255,7 +247,9 @@ export async function runFetchBench(opts: FetchBenchOptions): Promise<FetchBench
       for (const side of sides) {
         const s = await runSide(side, rep);
         samples.push(s);
-        log(`  rep ${rep + 1}/${opts.reps} ${side.padEnd(11)} ${s.seconds.toFixed(2)} s (process ${s.wallSeconds.toFixed(2)} s), peak ${s.peakRssKb === null ? "n/a" : Math.round(s.peakRssKb / 1024)} MiB`);
+        log(
+          `  rep ${rep + 1}/${opts.reps} ${side.padEnd(11)} ${s.seconds.toFixed(2)} s (process ${s.wallSeconds.toFixed(2)} s), peak ${s.peakRssKb === null ? "n/a" : Math.round(s.peakRssKb / 1024)} MiB`,
+        );
       }
     }
     const rowsAgree = samples.every((s) => s.rows.length === expected.length && s.rows.every((n, i) => n === expected[i]));

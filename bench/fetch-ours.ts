@@ -59,9 +59,7 @@ async function main(): Promise<void> {
     throw new Error(`invalid mode: ${mode}`);
   }
   const seconds = (performance.now() - t0) / 1000;
-  process.stdout.write(
-    JSON.stringify({ side: `ours-${mode}`, rows, seconds, processSeconds: process.uptime(), bytes, peakRssKb: vmHwmKb() }) + "\n",
-  );
+  process.stdout.write(JSON.stringify({ side: `ours-${mode}`, rows, seconds, processSeconds: process.uptime(), bytes, peakRssKb: vmHwmKb() }) + "\n");
 }
 
 main().catch((e) => {

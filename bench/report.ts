@@ -67,7 +67,12 @@ export function judgeTargets(r: BenchResults): TargetRow[] {
       why: ok ? "" : fetchWhy(f),
     });
   } else {
-    rows.push({ target: `fetch >= 3x faster than the official client (its HistoryPage path) at ${sci(r.targetRows)} rows per run`, measured: "-", met: "not measured", why: "fetch benchmark at that size not run" });
+    rows.push({
+      target: `fetch >= 3x faster than the official client (its HistoryPage path) at ${sci(r.targetRows)} rows per run`,
+      measured: "-",
+      met: "not measured",
+      why: "fetch benchmark at that size not run",
+    });
   }
   for (const t of PAIR_TARGETS) {
     const p = f?.pairs?.find((x) => x.theirs === t.theirs);
@@ -76,7 +81,10 @@ export function judgeTargets(r: BenchResults): TargetRow[] {
       target: `${t.target} at ${sci(r.targetRows)} rows per run`,
       measured: `${fmt(p.wall)}x whole process, ${fmt(p.inProcess)}x in-process (median of ${f.reps} paired runs, ${f.runs} runs x ${int(f.rowsPerRun)} rows)`,
       met: p.wall >= t.min ? "met" : "not met",
-      why: p.wall >= t.min ? "" : `ours ${fmt(f.sides.find((s) => s.side === p.ours)!.medianWallSeconds, 2)} s vs ${fmt(f.sides.find((s) => s.side === p.theirs)!.medianWallSeconds, 2)} s (whole processes, medians)`,
+      why:
+        p.wall >= t.min
+          ? ""
+          : `ours ${fmt(f.sides.find((s) => s.side === p.ours)!.medianWallSeconds, 2)} s vs ${fmt(f.sides.find((s) => s.side === p.theirs)!.medianWallSeconds, 2)} s (whole processes, medians)`,
     });
   }
   if (remote && remote.ratioFreeze !== null) {
@@ -140,7 +148,10 @@ export function judgeTargets(r: BenchResults): TargetRow[] {
       why: ok
         ? ""
         : slowest
-          ? `${w.notebooks.length} notebook${w.notebooks.length === 1 ? "" : "s"}; their times add up to ${fmt(w.notebooks.reduce((s, n) => s + n.seconds, 0), 1)} s (each starts its own tslab kernel, which compiles the lib it imports), slowest ${slowest.path} ${fmt(slowest.seconds, 1)} s`
+          ? `${w.notebooks.length} notebook${w.notebooks.length === 1 ? "" : "s"}; their times add up to ${fmt(
+              w.notebooks.reduce((s, n) => s + n.seconds, 0),
+              1,
+            )} s (each starts its own tslab kernel, which compiles the lib it imports), slowest ${slowest.path} ${fmt(slowest.seconds, 1)} s`
           : "",
     });
   } else {
@@ -157,7 +168,10 @@ function fetchWhy(f: FetchBenchResult): string {
   const official = by("official");
   const parts: string[] = [];
   if (freeze && scan) parts.push(`freezing costs ${fmt(freeze.medianSeconds - scan.medianSeconds, 1)} s over the bare scan (${fmt(scan.medianSeconds, 1)} s)`);
-  if (raw && official) parts.push(`the local server alone needs ${fmt(raw.medianSeconds, 1)} s to hand out the pages, so no client can be more than ${fmt(official.medianSeconds / raw.medianSeconds, 1)}x faster than the official one here`);
+  if (raw && official)
+    parts.push(
+      `the local server alone needs ${fmt(raw.medianSeconds, 1)} s to hand out the pages, so no client can be more than ${fmt(official.medianSeconds / raw.medianSeconds, 1)}x faster than the official one here`,
+    );
   return parts.join("; ");
 }
 
@@ -165,7 +179,8 @@ function fetchWhy(f: FetchBenchResult): string {
 function heapVerdict(a: AnalysisBenchResult, defaultHeapMiB: number): string | null {
   if (a.oursNodeOptions.length === 0) return null;
   const peak = a.maxPeakRssKb.ours === null ? "" : `peak RSS ${fmt(a.maxPeakRssKb.ours / 2 ** 20, 1)} GiB, `;
-  if (a.defaultHeapFailed) return `with Node's default heap (${fmt(defaultHeapMiB / 1024, 1)} GiB, what a tslab kernel gets) it runs out of memory; ${peak}measured with a raised heap`;
+  if (a.defaultHeapFailed)
+    return `with Node's default heap (${fmt(defaultHeapMiB / 1024, 1)} GiB, what a tslab kernel gets) it runs out of memory; ${peak}measured with a raised heap`;
   return `measured with a raised heap only (${peak}Node's default heap ${fmt(defaultHeapMiB / 1024, 1)} GiB not tried: --try-default-heap)`;
 }
 
@@ -184,7 +199,9 @@ export function renderResults(r: BenchResults): string {
   out.push(
     `Written by \`npm run bench\` (\`${r.command}\`), started ${r.startedAt}, took ${fmt(r.totalSeconds / 60, 1)} min. ` +
       "Rerun it to refresh this file; knobs: `npm run bench -- --help`. Time per part: " +
-      Object.entries(r.partSeconds).map(([k, v]) => `${k} ${fmt(v / 60, 1)} min`).join(", ") +
+      Object.entries(r.partSeconds)
+        .map(([k, v]) => `${k} ${fmt(v / 60, 1)} min`)
+        .join(", ") +
       ".",
     "",
   );
@@ -214,7 +231,13 @@ export function renderResults(r: BenchResults): string {
     );
   }
   out.push("## Targets", "");
-  out.push(mdTable(["target", "measured", "verdict", "why not"], judgeTargets(r).map((t) => [t.target, t.measured, t.met, t.why || "-"])), "");
+  out.push(
+    mdTable(
+      ["target", "measured", "verdict", "why not"],
+      judgeTargets(r).map((t) => [t.target, t.measured, t.met, t.why || "-"]),
+    ),
+    "",
+  );
   if (r.skipped.length) out.push("Skipped: " + r.skipped.join("; "), "");
 
   if (r.fetch.length) {
@@ -262,7 +285,9 @@ export function renderResults(r: BenchResults): string {
       ),
       "",
     );
-    const pairRows = r.fetch.flatMap((f) => (f.pairs ?? []).map((p) => [label(f), p.label, `${SIDE_LABEL[p.theirs]} / ${SIDE_LABEL[p.ours]}`, `${fmt(p.inProcess)}x`, `${fmt(p.wall)}x`]));
+    const pairRows = r.fetch.flatMap((f) =>
+      (f.pairs ?? []).map((p) => [label(f), p.label, `${SIDE_LABEL[p.theirs]} / ${SIDE_LABEL[p.ours]}`, `${fmt(p.inProcess)}x`, `${fmt(p.wall)}x`]),
+    );
     if (pairRows.length) {
       out.push(
         "Theirs / ours per repetition, median (> 1: ours faster), in-process and whole process (start-up, imports and TypeScript compile included):",
@@ -321,8 +346,17 @@ export function renderResults(r: BenchResults): string {
       out.push(`Skipped: ${w.skipped}`, "");
       if (w.failure) out.push("```", w.failure, "```", "");
     } else {
-      out.push(`Wall time of the main command (set-up check, notebooks, static figures, HTML report): median ${fmt(w.medianWallSeconds ?? 0, 1)} s over ${w.reps} run(s) (${w.wallSeconds.map((s) => fmt(s, 1)).join(", ")} s).`, "");
-      out.push(mdTable(["notebook", "code cells", "seconds (median)"], w.notebooks.map((n) => [n.path, n.codeCells, fmt(n.seconds, 1)])), "");
+      out.push(
+        `Wall time of the main command (set-up check, notebooks, static figures, HTML report): median ${fmt(w.medianWallSeconds ?? 0, 1)} s over ${w.reps} run(s) (${w.wallSeconds.map((s) => fmt(s, 1)).join(", ")} s).`,
+        "",
+      );
+      out.push(
+        mdTable(
+          ["notebook", "code cells", "seconds (median)"],
+          w.notebooks.map((n) => [n.path, n.codeCells, fmt(n.seconds, 1)]),
+        ),
+        "",
+      );
     }
   }
   return out.join("\n").replace(/\n{3,}/g, "\n\n");

@@ -147,7 +147,9 @@ async function main(): Promise<void> {
   }
   const machine = machineInfo();
   endPart("set-up");
-  log(`[bench] ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, node ${machine.node}, python ${machine.python}, wandb ${machine.wandb}, pandas ${machine.pandas}; load ${machine.loadAverage}`);
+  log(
+    `[bench] ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, node ${machine.node}, python ${machine.python}, wandb ${machine.wandb}, pandas ${machine.pandas}; load ${machine.loadAverage}`,
+  );
   mkdirSync(workDir, { recursive: true });
   const skipped: string[] = [];
 
@@ -188,9 +190,7 @@ async function main(): Promise<void> {
         // takes minutes of garbage collection (see --try-default-heap).
         const nodeOptions = isLargest && !values["try-default-heap"] ? heap : [];
         log(`[bench] analysis: ${u} updates, ${r} rep(s)${nodeOptions.length ? `, our side with ${nodeOptions.join(" ")}` : ""}`);
-        analysis.push(
-          await runAnalysisBench({ updates: u, reps: r, workDir, log, nodeOptions, retryNodeOptions: heap, compareCsv: u <= csvCompareMax }),
-        );
+        analysis.push(await runAnalysisBench({ updates: u, reps: r, workDir, log, nodeOptions, retryNodeOptions: heap, compareCsv: u <= csvCompareMax }));
       }
     }
     endPart("analysis");

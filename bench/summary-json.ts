@@ -117,7 +117,9 @@ export function diffJson(a: unknown, b: unknown, tol = 1e-9, max = 20, at = "$")
       const kx = Object.keys(x as object).sort();
       const ky = Object.keys(y as object).sort();
       if (kx.join("\n") !== ky.join("\n")) {
-        out.push(`${p}: keys ${kx.filter((k) => !ky.includes(k)).join(",") || "-"} only left, ${ky.filter((k) => !kx.includes(k)).join(",") || "-"} only right`);
+        out.push(
+          `${p}: keys ${kx.filter((k) => !ky.includes(k)).join(",") || "-"} only left, ${ky.filter((k) => !kx.includes(k)).join(",") || "-"} only right`,
+        );
         return;
       }
       for (const k of kx) walk((x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k], `${p}.${k}`);
@@ -161,8 +163,7 @@ export function diffCsv(fileA: string, fileB: string, tol = 1e-9, max = 20): str
       if (x === y) continue;
       const nx = cellNumber(x);
       const ny = cellNumber(y);
-      const same =
-        nx !== null && ny !== null && nx !== undefined && ny !== undefined ? (nx !== nx && ny !== ny) || close(nx, ny, tol) : false;
+      const same = nx !== null && ny !== null && nx !== undefined && ny !== undefined ? (nx !== nx && ny !== ny) || close(nx, ny, tol) : false;
       // A list cell (space-separated update numbers) compares by its numbers.
       const listSame = !same && x.includes(" ") && x.split(" ").map(Number).join(" ") === y.split(" ").map(Number).join(" ");
       if (!same && !listSame) out.push(`${name} row ${i} column ${a[0][j]}: ${JSON.stringify(x)} vs ${JSON.stringify(y)}`);

@@ -101,14 +101,7 @@ export interface Archive {
 }
 
 /** What a history row is, judged from its keys (see lib/axes/classify-row.ts). */
-export type RowKind =
-  | "rollout-manager"
-  | "trainer-rollout"
-  | "optimizer-update"
-  | "critic-update"
-  | "trainer-perf"
-  | "eval"
-  | "other";
+export type RowKind = "rollout-manager" | "trainer-rollout" | "optimizer-update" | "critic-update" | "trainer-perf" | "eval" | "other";
 
 /** How one run's step keys map to rollout ids and display update numbers (lib/axes). */
 export interface RunAxis {

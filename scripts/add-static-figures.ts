@@ -110,7 +110,9 @@ async function main(): Promise<number> {
     return skip(`${executable} did not start: ${String((err as Error).message).split("\n")[0]}`);
   }
   const { launchMs, plotlyMs } = renderer.startup;
-  console.log(`${NAME}: Chromium ${renderer.browserVersion} ready in ${seconds(launchMs + plotlyMs)} (launch ${seconds(launchMs)}, plotly.js ${seconds(plotlyMs)})`);
+  console.log(
+    `${NAME}: Chromium ${renderer.browserVersion} ready in ${seconds(launchMs + plotlyMs)} (launch ${seconds(launchMs)}, plotly.js ${seconds(plotlyMs)})`,
+  );
   if (values.wait && !(await goSignal())) {
     await renderer.close();
     console.log(`${NAME}: no go on stdin; nothing done`);

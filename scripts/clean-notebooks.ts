@@ -17,7 +17,14 @@ const ROOT = path.resolve(__dirname, "..");
 function main(): number {
   const { values, positionals } = parseArgs({ options: { check: { type: "boolean", default: false } }, allowPositionals: true });
   const dir = path.join(ROOT, "notebooks");
-  const files = positionals.length > 0 ? positionals : fs.readdirSync(dir).filter((f) => f.endsWith(".ipynb")).sort().map((f) => path.join(dir, f));
+  const files =
+    positionals.length > 0
+      ? positionals
+      : fs
+          .readdirSync(dir)
+          .filter((f) => f.endsWith(".ipynb"))
+          .sort()
+          .map((f) => path.join(dir, f));
   const dirty: string[] = [];
   for (const file of files) {
     const text = fs.readFileSync(file, "utf8");

@@ -36,7 +36,12 @@ export function cliReporter(opts: CliReporterOptions): { reporter: Reporter; sto
     return { reporter, stop: () => undefined };
   }
   const multibar = new cliProgress.MultiBar(
-    { format: ` {bar} {percentage}% | {value}/{total}${unit} | {task}`, hideCursor: true, clearOnComplete: opts.clearOnComplete ?? false, stream: process.stderr },
+    {
+      format: ` {bar} {percentage}% | {value}/{total}${unit} | {task}`,
+      hideCursor: true,
+      clearOnComplete: opts.clearOnComplete ?? false,
+      stream: process.stderr,
+    },
     cliProgress.Presets.shades_classic,
   );
   const bars = new Map<string, cliProgress.SingleBar>();

@@ -17,7 +17,6 @@
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 
-
 import type { ParquetLayout } from "../lib/export/parquet-file";
 import { writeExports } from "../lib/export/write-exports";
 import { healthSettings, healthSummaryLine, type HealthSettings } from "../lib/health/index";

@@ -12,7 +12,6 @@
  */
 import { parseArgs } from "node:util";
 
-
 import { fetchAndFreeze, type RunSelection } from "../lib/archive/fetch-and-freeze";
 import { readRunsConfig } from "../lib/archive/runs-config";
 import { locateWandbFile, peekWandbFileRunId } from "../lib/wandb-file/locate-wandb-file";
@@ -47,7 +46,8 @@ function positiveInt(name: string, v: string | undefined): number | undefined {
 /** `--wandb-file PATH=LABEL`: PATH a .wandb file or a run folder holding one; the run id is read from the file. */
 function wandbFileSelection(spec: string): RunSelection {
   const eq = spec.lastIndexOf("=");
-  if (eq <= 0 || eq === spec.length - 1) throw new UsageError(`invalid --wandb-file: ${spec} (expected PATH=ROUND_LABEL, e.g. wandb/offline-run-20260101_120000-abc123=R0)`);
+  if (eq <= 0 || eq === spec.length - 1)
+    throw new UsageError(`invalid --wandb-file: ${spec} (expected PATH=ROUND_LABEL, e.g. wandb/offline-run-20260101_120000-abc123=R0)`);
   try {
     const file = locateWandbFile(spec.slice(0, eq));
     return { runId: peekWandbFileRunId(file), round: spec.slice(eq + 1), file };
@@ -161,7 +161,9 @@ async function main(): Promise<number> {
     process.stdout.write(`froze ${manifest.runs.length} run(s), ${rows} rows, into ${opts.outDir}\n`);
     for (const r of manifest.runs) {
       const dropped = Object.keys(r.droppedKeys ?? {}).length;
-      process.stdout.write(`  ${r.round}  ${r.entity}/${r.project}/${r.runId}  ${r.state}  ${r.historyEvents} rows  ${r.file}${r.historyPath ? `  (${r.historyPath})` : ""}${dropped ? `  (${dropped} non-numeric keys left out)` : ""}${r.source ? `  from ${r.source.file} (SDK ${r.source.sdkVersion ?? "unknown"}, no server)` : ""}\n`);
+      process.stdout.write(
+        `  ${r.round}  ${r.entity}/${r.project}/${r.runId}  ${r.state}  ${r.historyEvents} rows  ${r.file}${r.historyPath ? `  (${r.historyPath})` : ""}${dropped ? `  (${dropped} non-numeric keys left out)` : ""}${r.source ? `  from ${r.source.file} (SDK ${r.source.sdkVersion ?? "unknown"}, no server)` : ""}\n`,
+      );
     }
     return 0;
   } catch (e) {

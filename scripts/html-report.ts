@@ -174,7 +174,10 @@ function main(): number {
   const jupyter = values.jupyter ?? path.join(ROOT, ".venv/bin/jupyter");
   if (!fs.existsSync(inDir) || !fs.statSync(inDir).isDirectory()) throw new Error(`invalid IN_DIR: ${inDir} (no such folder)`);
   if (!fs.existsSync(jupyter)) throw new Error(`invalid jupyter: ${jupyter} (not found; run scripts/setup.sh)`);
-  const files = fs.readdirSync(inDir).filter((f) => f.endsWith(".ipynb")).sort();
+  const files = fs
+    .readdirSync(inDir)
+    .filter((f) => f.endsWith(".ipynb"))
+    .sort();
   if (files.length === 0) throw new Error(`no notebooks (*.ipynb) in ${inDir}`);
 
   const notebooks = files.map((f) => {
@@ -199,9 +202,16 @@ function main(): number {
     const run = spawnSync(
       command,
       [
-        ...prefix, "--to", "html", "--template", TEMPLATE_NAME,
+        ...prefix,
+        "--to",
+        "html",
+        "--template",
+        TEMPLATE_NAME,
         `--TemplateExporter.extra_template_basedirs=${templates}`,
-        "--output-dir", outDir, "--log-level", "WARN",
+        "--output-dir",
+        outDir,
+        "--log-level",
+        "WARN",
         ...notebooks.map((n) => n.file),
       ],
       // nbconvert validates the notebook after each of its preprocessors; with nbformat's default

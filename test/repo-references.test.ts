@@ -49,7 +49,14 @@ function repoFiles(): string[] {
 
 const FILES = repoFiles();
 const FILE_SET = new Set(FILES);
-const DIR_SET = new Set(FILES.flatMap((f) => f.split("/").slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join("/"))));
+const DIR_SET = new Set(
+  FILES.flatMap((f) =>
+    f
+      .split("/")
+      .slice(0, -1)
+      .map((_, i, parts) => parts.slice(0, i + 1).join("/")),
+  ),
+);
 
 /** A text to check: a file's lines, or a notebook's markdown cells (named "cell N"). */
 interface Source {
@@ -190,8 +197,10 @@ test("4. every relative markdown link resolves to a repository file or folder, a
         const [target, fragment] = link.split("#", 2);
         const file = target === "" ? src.file : path.posix.normalize(path.posix.join(path.posix.dirname(src.file), decodeURIComponent(target)));
         if (file.startsWith("../")) found.push(`${src.where(i)}: link ${link} leads out of the repository`);
-        else if (!FILE_SET.has(file) && !DIR_SET.has(file.replace(/\/$/, ""))) found.push(`${src.where(i)}: link ${link} resolves to ${file}, which is not in the repository`);
-        else if (fragment && file.endsWith(".md") && !headingSlugs(file).has(fragment)) found.push(`${src.where(i)}: link ${link}: ${file} has no heading #${fragment}`);
+        else if (!FILE_SET.has(file) && !DIR_SET.has(file.replace(/\/$/, "")))
+          found.push(`${src.where(i)}: link ${link} resolves to ${file}, which is not in the repository`);
+        else if (fragment && file.endsWith(".md") && !headingSlugs(file).has(fragment))
+          found.push(`${src.where(i)}: link ${link}: ${file} has no heading #${fragment}`);
       }
     });
   }

@@ -105,15 +105,18 @@ export async function fetchAndFreeze(opts: FetchAndFreezeOptions): Promise<Sourc
   const reporter = opts.reporter ?? {};
   const serverRuns = opts.runs.filter((r) => !r.file);
   // Runs read from .wandb files only: no server, so no credentials are asked for.
-  const conn = serverRuns.length === 0 ? null : connectWandb({
-    baseUrl: opts.baseUrl,
-    apiKey: opts.apiKey,
-    netrcPath: opts.netrcPath,
-    retry: opts.retry,
-    limits: opts.limits,
-    reporter,
-    env,
-  });
+  const conn =
+    serverRuns.length === 0
+      ? null
+      : connectWandb({
+          baseUrl: opts.baseUrl,
+          apiKey: opts.apiKey,
+          netrcPath: opts.netrcPath,
+          retry: opts.retry,
+          limits: opts.limits,
+          reporter,
+          env,
+        });
   await checkArchiveDir(opts.outDir); // fail before any request; checked again under the lock
 
   return replaceDirAtomically(

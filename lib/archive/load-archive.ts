@@ -60,7 +60,10 @@ async function unlistedFiles(dir: string, manifest: SourceManifest): Promise<str
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw e;
   }
-  return names.map((n) => `${HISTORY_DIR}/${n}`).filter((f) => !listed.has(f)).sort();
+  return names
+    .map((n) => `${HISTORY_DIR}/${n}`)
+    .filter((f) => !listed.has(f))
+    .sort();
 }
 
 /** sha256 of a file, streamed (files can exceed the 2 GB readFile limit); null when missing. */
@@ -148,7 +151,8 @@ async function readHistoryFile(filePath: string, run: ManifestRun, reporter: Rep
       reporter.progress?.(task, rows.length, run.historyEvents);
     }
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new Error(`archive file ${filePath} is missing (listed in ${MANIFEST_FILE} for run ${run.runId})`);
+    if ((e as NodeJS.ErrnoException).code === "ENOENT")
+      throw new Error(`archive file ${filePath} is missing (listed in ${MANIFEST_FILE} for run ${run.runId})`);
     throw e;
   }
   const actual = hash.digest("hex");

@@ -139,7 +139,10 @@ async function recoverInterrupted(outDir: string, reporter: Reporter): Promise<v
   const full = names.map((n) => path.join(parent, n));
   for (const p of full.filter((p) => p.startsWith(tmpPrefix))) await fsp.rm(p, { recursive: true, force: true });
   const olds = full.filter((p) => p.startsWith(oldPrefix));
-  const exists = await fsp.stat(outDir).then(() => true, () => false);
+  const exists = await fsp.stat(outDir).then(
+    () => true,
+    () => false,
+  );
   if (!exists && olds.length === 1) {
     await fsp.rename(olds[0], outDir);
     reporter.warn?.(`restored archive ${outDir} from ${olds[0]}, left by an interrupted fetch`);
@@ -153,11 +156,7 @@ async function recoverInterrupted(outDir: string, reporter: Reporter): Promise<v
  * it resolves, the temp folder is fsynced and renamed into place. If `fill` throws, `outDir` is
  * untouched and the temp folder removed. Holds the lock throughout.
  */
-export async function replaceDirAtomically<T>(
-  outDir: string,
-  fill: (tmpDir: string) => Promise<T>,
-  reporter: Reporter = {},
-): Promise<T> {
+export async function replaceDirAtomically<T>(outDir: string, fill: (tmpDir: string) => Promise<T>, reporter: Reporter = {}): Promise<T> {
   const target = path.resolve(outDir);
   const { parent, tmpPrefix, oldPrefix } = archiveSiblings(target);
   const lock = await lockArchiveDir(target, reporter);
@@ -168,9 +167,18 @@ export async function replaceDirAtomically<T>(
     tmp = await fsp.mkdtemp(tmpPrefix);
     const result = await fill(tmp);
     for (const dir of [path.join(tmp, HISTORY_DIR), tmp]) {
-      if (await fsp.stat(dir).then(() => true, () => false)) await syncDir(dir);
+      if (
+        await fsp.stat(dir).then(
+          () => true,
+          () => false,
+        )
+      )
+        await syncDir(dir);
     }
-    const exists = await fsp.stat(target).then(() => true, () => false);
+    const exists = await fsp.stat(target).then(
+      () => true,
+      () => false,
+    );
     if (exists) {
       // Two renames: Node has no renameat2(RENAME_EXCHANGE). The old copy is removed only after the
       // new one is in place; an interruption in between is repaired by the next fetch (see above).

@@ -40,7 +40,10 @@ export function readRunsConfig(path: string): RunsConfig {
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw bad("not a JSON object");
   const cfg = parsed as Record<string, unknown>;
   // entity and project may be left out only when every run is a .wandb file (no server asked).
-  const onlyFiles = Array.isArray(cfg.runs) && cfg.runs.length > 0 && cfg.runs.every((r: unknown) => r !== null && typeof r === "object" && (r as Record<string, unknown>).file !== undefined);
+  const onlyFiles =
+    Array.isArray(cfg.runs) &&
+    cfg.runs.length > 0 &&
+    cfg.runs.every((r: unknown) => r !== null && typeof r === "object" && (r as Record<string, unknown>).file !== undefined);
   for (const key of ["entity", "project"]) {
     if (onlyFiles && cfg[key] === undefined) continue;
     if (typeof cfg[key] !== "string" || !(cfg[key] as string).trim()) throw bad(`"${key}" must be a non-empty string`);
@@ -57,7 +60,8 @@ export function readRunsConfig(path: string): RunsConfig {
       try {
         wandbFile = locateWandbFile(resolve(dirname(path), file));
         const inFile = peekWandbFileRunId(wandbFile);
-        if (runId !== undefined && runId !== inFile) throw new Error(`${file} holds run ${JSON.stringify(inFile)}, not ${JSON.stringify(runId)}: a file of another run`);
+        if (runId !== undefined && runId !== inFile)
+          throw new Error(`${file} holds run ${JSON.stringify(inFile)}, not ${JSON.stringify(runId)}: a file of another run`);
         runId = inFile;
       } catch (e) {
         throw bad(`runs[${i}]: ${(e as Error).message}`);

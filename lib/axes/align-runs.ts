@@ -426,7 +426,8 @@ function runNotes(per: RunRows[], superseded: SupersededRecords[], notes: Alignm
       });
     }
   }
-  for (const s of superseded) notes.push({ runId: s.runId, round: s.round, kind: "superseded", step: s.rollouts.length > 0 ? s.rollouts[0] : null, message: s.message });
+  for (const s of superseded)
+    notes.push({ runId: s.runId, round: s.round, kind: "superseded", step: s.rollouts.length > 0 ? s.rollouts[0] : null, message: s.message });
 }
 
 /** Run order, then the rollout the issue concerns (issues not tied to a step first); ties keep creation order. */

@@ -7,7 +7,19 @@
  * Superseding as for slime: a run whose step goes back re-logged from there (resumed in place), and a
  * later round replaces every record of earlier rounds from its first step on. Nothing is interpolated.
  */
-import type { AlignedRuns, AlignmentNote, CoverageIssue, EvalRecord, HistoryRow, Reporter, RolloutRecord, RunAxis, RunCoverage, RunHistory, SupersededRecords } from "../types";
+import type {
+  AlignedRuns,
+  AlignmentNote,
+  CoverageIssue,
+  EvalRecord,
+  HistoryRow,
+  Reporter,
+  RolloutRecord,
+  RunAxis,
+  RunCoverage,
+  RunHistory,
+  SupersededRecords,
+} from "../types";
 import { singular, type FrameworkProfile, type ProfileAxis } from "../registry/framework-profile";
 
 type StepAxis = Extract<ProfileAxis, { kind: "step" }>;
@@ -167,7 +179,13 @@ function collectRecords(
   mine.sort((a, b) => a.rollout - b.rollout);
   for (const r of mine) rollouts.push(r);
   if (summaries > 0) {
-    notes.push({ runId, round, kind: "run-totals", step: null, message: `run ${runId} (round ${round}): ${summaries} row(s) of run totals (e.g. train_runtime) kept out of the step records` });
+    notes.push({
+      runId,
+      round,
+      kind: "run-totals",
+      step: null,
+      message: `run ${runId} (round ${round}): ${summaries} row(s) of run totals (e.g. train_runtime) kept out of the step records`,
+    });
   }
   if (others.length > 0) {
     issues.push({
@@ -238,10 +256,19 @@ function coverageOf(runs: RunHistory[], rollouts: RolloutRecord[], issues: Cover
     const add = (step: number, message: string, kind: CoverageIssue["kind"]) =>
       issues.push({ runId: run.runId, round: run.round, kind, step, key: null, message: `run ${run.runId} (round ${run.round}): ${message}` });
     for (let i = 1; i < steps.length; i++) {
-      if (steps[i] - steps[i - 1] > spacing) add(steps[i - 1] + spacing, `steps ${steps[i - 1] + spacing}..${steps[i] - spacing} missing between ${steps[i - 1]} and ${steps[i]}`, "missing-rollout");
+      if (steps[i] - steps[i - 1] > spacing)
+        add(
+          steps[i - 1] + spacing,
+          `steps ${steps[i - 1] + spacing}..${steps[i] - spacing} missing between ${steps[i - 1]} and ${steps[i]}`,
+          "missing-rollout",
+        );
     }
     if (steps.length > 0 && prevLast !== null && prevRun !== null && steps[0] > prevLast + spacing) {
-      add(prevLast + spacing, `steps ${prevLast + spacing}..${steps[0] - spacing} missing between round ${prevRun.round} (run ${prevRun.runId}), which ends at step ${prevLast}, and this round, which starts at step ${steps[0]}`, "gap-between-rounds");
+      add(
+        prevLast + spacing,
+        `steps ${prevLast + spacing}..${steps[0] - spacing} missing between round ${prevRun.round} (run ${prevRun.runId}), which ends at step ${prevLast}, and this round, which starts at step ${steps[0]}`,
+        "gap-between-rounds",
+      );
     }
     if (steps.length > 0) {
       prevLast = steps[steps.length - 1];

@@ -22,7 +22,6 @@ export function makeAxisMapping(n: number, r0: number): Omit<AxisMapping, "runs"
   };
 }
 
-
 /** Display number of an update of one run: train/step - N*first_rollout + update_base + 1 (see RunAxis). */
 export function runUpdateNumber(axis: { n: number; firstRollout: number | null; updateBase: number }, trainStep: number): number {
   return trainStep - axis.n * (axis.firstRollout ?? 0) + axis.updateBase + 1;

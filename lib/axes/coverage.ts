@@ -56,9 +56,7 @@ export function checkCoverage(
     const R = rolloutIds[i].sort();
     const T = trainSteps[i].sort();
     const Ru = dedupe(R, (v, count) => add("duplicate-rollout", v, `rollout ${v} has ${count} rollout records`));
-    const U = dedupe(T, (v, count) =>
-      add("duplicate-update", v, `train/step ${v} (update ${updateNumber(v)}) has ${count} optimizer-update rows`),
-    );
+    const U = dedupe(T, (v, count) => add("duplicate-update", v, `train/step ${v} (update ${updateNumber(v)}) has ${count} optimizer-update rows`));
 
     // Rollouts the run owns: those with rollout rows and those its updates belong to.
     const S = mergeUnique(Ru, U, n);
@@ -117,11 +115,19 @@ export function checkCoverage(
       if (maxPrevRun !== null) {
         const prev = `round ${maxPrevRun.round} (run ${maxPrevRun.runId})`;
         if (first > maxPrev + 1) {
-          add("gap-between-rounds", maxPrev + 1, `${range("rollout", maxPrev + 1, first - 1)} missing between ${prev}, which ends at rollout ${maxPrev}, and this round, which starts at rollout ${first}`);
+          add(
+            "gap-between-rounds",
+            maxPrev + 1,
+            `${range("rollout", maxPrev + 1, first - 1)} missing between ${prev}, which ends at rollout ${maxPrev}, and this round, which starts at rollout ${first}`,
+          );
         } else if (first <= maxPrev) {
           let count = 0;
           while (count < S.length && S[count] <= maxPrev) count++;
-          add("overlap-between-rounds", first, `starts at rollout ${first}, but ${prev} already reaches rollout ${maxPrev}: ${count} rollout(s) of this run (${S[0]}..${S[count - 1]}) are owned twice`);
+          add(
+            "overlap-between-rounds",
+            first,
+            `starts at rollout ${first}, but ${prev} already reaches rollout ${maxPrev}: ${count} rollout(s) of this run (${S[0]}..${S[count - 1]}) are owned twice`,
+          );
         }
       }
       if (last > maxPrev) {
@@ -262,12 +268,7 @@ function range(what: string, a: number, b: number): string {
   return a === b ? `${what} ${a}` : `${what}s ${a}..${b}`;
 }
 
-function groupSteps<T extends { runId: string }>(
-  nRuns: number,
-  index: Map<string, number>,
-  records: T[],
-  step: (r: T) => number,
-): Float64Array[] {
+function groupSteps<T extends { runId: string }>(nRuns: number, index: Map<string, number>, records: T[], step: (r: T) => number): Float64Array[] {
   // Run index per record; records of one run are usually adjacent, so the last lookup is reused.
   const at = new Int32Array(records.length);
   const counts = new Array<number>(nRuns).fill(0);

@@ -77,14 +77,23 @@ export interface RunAxisDecision {
 export function inferAxisMapping(runs: RunHistory[], opts: InferAxisMappingOptions = {}): AxisMapping {
   const scans = runs.map(scanRun);
   const decisions = decideRunAxes(scans, opts);
-  return mappingFromRunAxes(buildRunAxes(decisions, scans.map((s, i) => firstRolloutOf(s, decisions[i]))));
+  return mappingFromRunAxes(
+    buildRunAxes(
+      decisions,
+      scans.map((s, i) => firstRolloutOf(s, decisions[i])),
+    ),
+  );
 }
 
 /** Per-run axes with display numbering in the surviving lineage (lib/axes/supersede.ts updateBases). */
 export function buildRunAxes(decisions: RunAxisDecision[], firsts: (number | null)[]): RunAxis[] {
   let r0 = Infinity;
   for (const f of firsts) if (f !== null) r0 = Math.min(r0, f);
-  const bases = updateBases(firsts, decisions.map((d) => d.n), r0 === Infinity ? 0 : r0);
+  const bases = updateBases(
+    firsts,
+    decisions.map((d) => d.n),
+    r0 === Infinity ? 0 : r0,
+  );
   return decisions.map((d, i) => {
     const first = firsts[i];
     return {
@@ -123,9 +132,7 @@ export function decideRunAxes(scans: RunScan[], opts: InferAxisMappingOptions = 
       while (j < out.length && evidence[j].trainSteps.length === 0) j++;
     }
     if (j >= out.length || out[j] === null) {
-      throw new Error(
-        "cannot infer N (optimizer updates per rollout batch): no run has optimizer-update rows (train/step); pass the n option",
-      );
+      throw new Error("cannot infer N (optimizer updates per rollout batch): no run has optimizer-update rows (train/step); pass the n option");
     }
     const n = out[j]!.n;
     out[i] = decideFlagWithoutUpdates(evidence[i], n, pick(opts.alwaysUseTrainStep, evidence[i].scan.run.runId), out[j]!);
@@ -300,10 +307,11 @@ function decideRun(e: RunEvidence, forcedN: number | undefined, forcedFlag: bool
   const ns = forcedN !== undefined ? [forcedN] : candidates(e);
   const flags = forcedFlag !== undefined ? [forcedFlag] : [false, true];
   const scores: Score[] = [];
-  for (const n of ns) for (const f of flags) {
-    const s = score(e, n, f);
-    if (s !== null) scores.push(s);
-  }
+  for (const n of ns)
+    for (const f of flags) {
+      const s = score(e, n, f);
+      if (s !== null) scores.push(s);
+    }
   const run = e.scan.run;
   if (scores.length === 0) {
     throw new Error(
@@ -329,18 +337,17 @@ function decideRun(e: RunEvidence, forcedN: number | undefined, forcedFlag: bool
 
 function flagEvidence(e: RunEvidence, best: Score, other: Score | undefined, indifferent: boolean, forced: boolean): string {
   if (forced) return `given: rollout/step read as ${best.flag ? "rollout_id * N" : "rollout_id"}`;
-  if (indifferent || best.n === 1) return `N = ${best.n}${best.n === 1 ? "" : " and only rollout 0"}: rollout/step reads the same with or without --wandb-always-use-train-step`;
-  const alt = other === undefined ? "the other reading is impossible (values are not multiples of N)" : `the other reading leaves ${other.order} order contradiction(s) and ${other.gaps} gap(s)`;
+  if (indifferent || best.n === 1)
+    return `N = ${best.n}${best.n === 1 ? "" : " and only rollout 0"}: rollout/step reads the same with or without --wandb-always-use-train-step`;
+  const alt =
+    other === undefined
+      ? "the other reading is impossible (values are not multiples of N)"
+      : `the other reading leaves ${other.order} order contradiction(s) and ${other.gaps} gap(s)`;
   const how = best.flag ? "rollout/step = rollout_id * N (--wandb-always-use-train-step)" : "rollout/step = rollout_id";
   return `${how}: ${best.order} order contradiction(s) and ${best.gaps} gap(s) over ${e.trainSteps.length} updates and ${e.rawRollouts.length} rollout ids; ${alt}`;
 }
 
-function decideFlagWithoutUpdates(
-  e: RunEvidence,
-  n: number,
-  forcedFlag: boolean | undefined,
-  from: RunAxisDecision | null,
-): RunAxisDecision {
+function decideFlagWithoutUpdates(e: RunEvidence, n: number, forcedFlag: boolean | undefined, from: RunAxisDecision | null): RunAxisDecision {
   const run = e.scan.run;
   const base = { runId: run.runId, round: run.round, n };
   const src =
@@ -358,7 +365,8 @@ function decideFlagWithoutUpdates(
   let nonZero = false;
   for (let i = 0; i < e.rawRollouts.length; i++) if (e.rawRollouts[i] !== 0) nonZero = true;
   if (n === 1 || !nonZero) return { ...base, alwaysUseTrainStep: null, flagEvidence: `${src}; rollout/step reads the same either way` };
-  if (!allMultiples(e, n)) return { ...base, alwaysUseTrainStep: false, flagEvidence: `${src}; rollout/step values are not all multiples of N, so they are rollout ids` };
+  if (!allMultiples(e, n))
+    return { ...base, alwaysUseTrainStep: false, flagEvidence: `${src}; rollout/step values are not all multiples of N, so they are rollout ids` };
   throw new Error(
     `run ${run.runId} (round ${run.round}): cannot decide how rollout/step was logged (${src}): ` +
       `its rollout/step values ${describeRaw(e)} are all multiples of N = ${n}, so they fit both ` +

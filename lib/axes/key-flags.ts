@@ -91,15 +91,7 @@ export function keyFlags(k: string): number {
 }
 
 /** Row kinds by numeric code (the codes scanRun stores per row). */
-export const ROW_KINDS: readonly RowKind[] = [
-  "rollout-manager",
-  "trainer-rollout",
-  "optimizer-update",
-  "critic-update",
-  "trainer-perf",
-  "eval",
-  "other",
-];
+export const ROW_KINDS: readonly RowKind[] = ["rollout-manager", "trainer-rollout", "optimizer-update", "critic-update", "trainer-perf", "eval", "other"];
 export const CODE_ROLLOUT_MANAGER = 0;
 export const CODE_TRAINER_ROLLOUT = 1;
 export const CODE_OPTIMIZER_UPDATE = 2;

@@ -47,9 +47,7 @@ export function isRolloutCode(code: number): boolean {
 export function readStepKey(row: HistoryRow, key: string, run: RunHistory): number {
   const v = row[key];
   if (!Number.isInteger(v) || v < 0) {
-    throw new Error(
-      `run ${run.runId} (round ${run.round}): ${key} = ${v} at _step ${row._step} is not a non-negative integer`,
-    );
+    throw new Error(`run ${run.runId} (round ${run.round}): ${key} = ${v} at _step ${row._step} is not a non-negative integer`);
   }
   return v;
 }

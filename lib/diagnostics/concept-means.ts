@@ -63,7 +63,11 @@ export interface ConceptMeans<F extends string> {
  * One pass over updates and one over rollout records, accumulating each column's key in its round
  * slot and the `all` slot; one warning per excluded non-finite value (round slot only).
  */
-export function conceptMeans<F extends string>(aligned: AlignedRuns, columns: readonly ResolvedColumn<F>[], opts: { reporter?: Reporter } = {}): ConceptMeans<F> {
+export function conceptMeans<F extends string>(
+  aligned: AlignedRuns,
+  columns: readonly ResolvedColumn<F>[],
+  opts: { reporter?: Reporter } = {},
+): ConceptMeans<F> {
   const warn = opts.reporter?.warn?.bind(opts.reporter);
   const index = roundIndex(aligned);
   const R = index.rounds.length;

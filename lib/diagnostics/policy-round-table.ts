@@ -14,14 +14,7 @@ import { roundIndex } from "./round-index";
 import type { TableColumn } from "./table-column";
 
 /** The mean columns of the policy table. */
-export type PolicyMeanField =
-  | "entropy"
-  | "clipfrac"
-  | "gradNorm"
-  | "actorTokPerS"
-  | "logprobAbsDiff"
-  | "ppoKlFirst"
-  | "ppoKlLater";
+export type PolicyMeanField = "entropy" | "clipfrac" | "gradNorm" | "actorTokPerS" | "logprobAbsDiff" | "ppoKlFirst" | "ppoKlLater";
 
 /** One round (or the `all` row) of the policy table. */
 export interface PolicyRoundRow extends Record<PolicyMeanField, MeanResult> {
@@ -69,7 +62,6 @@ export const POLICY_SPECS: readonly ConceptColumnSpec<PolicyMeanField>[] = [
 export function policyColumns(profile: FrameworkProfile): TableColumn<PolicyMeanField>[] {
   return resolveColumns(POLICY_SPECS, profile);
 }
-
 
 /**
  * Per-round means of the policy diagnostics, plus an `all` row. The keys come from the runs'

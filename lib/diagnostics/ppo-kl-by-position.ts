@@ -53,8 +53,7 @@ export function ppoKlByPosition(aligned: AlignedRuns, opts: PpoKlByPositionOptio
   for (const u of aligned.updates) {
     const i = updateRoundPosition(index, u);
     const p = u.updateInRollout;
-    if (!Number.isInteger(p) || p < 0 || p >= n)
-      throw new Error(`${describeUpdate(u)}: position in batch ${p} is outside 0..${n - 1} (N = ${n})`);
+    if (!Number.isInteger(p) || p < 0 || p >= n) throw new Error(`${describeUpdate(u)}: position in batch ${p} is outside 0..${n - 1} (N = ${n})`);
     updates[i]++;
     const v: number | undefined = u.values[key];
     accs[R][p].add(v);

@@ -47,7 +47,6 @@ export function rolloutColumns(profile: FrameworkProfile): TableColumn<RolloutMe
   return resolveColumns(ROLLOUT_SPECS, profile);
 }
 
-
 /**
  * Per-round means over rollout batches (training steps, logged steps: the framework's records) of
  * response length, truncated fraction, rollout time and actor tokens/s, plus an `all` row.

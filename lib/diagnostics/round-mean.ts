@@ -75,8 +75,7 @@ export class MeanAccumulator {
       if (this.missing > 0) note += `; ${this.missing} of ${records} ${noun} lack it`;
     } else if (this.nonFinite > 0 || this.missing > 0) {
       const parts: string[] = [];
-      if (this.nonFinite > 0)
-        parts.push(`${this.nonFinite} non-finite value${this.nonFinite === 1 ? "" : "s"} of ${key} excluded`);
+      if (this.nonFinite > 0) parts.push(`${this.nonFinite} non-finite value${this.nonFinite === 1 ? "" : "s"} of ${key} excluded`);
       if (this.missing > 0) parts.push(`${this.missing} of ${records} ${noun} lack ${key}`);
       note = `${where}: ${parts.join("; ")}`;
     }
@@ -137,8 +136,7 @@ export interface RoundMeansOptions {
 export function roundMeans(aligned: AlignedRuns, key: string, opts: RoundMeansOptions = {}): RoundMeans {
   const metric = metricByKey(key);
   const grain = opts.grain ?? metric?.grain ?? KEY_FAMILIES.find((f) => key.startsWith(f.prefix))?.grain;
-  if (grain !== "update" && grain !== "rollout")
-    throw new Error(`invalid grain: ${grain} (key ${key} has no known family; pass grain "update" or "rollout")`);
+  if (grain !== "update" && grain !== "rollout") throw new Error(`invalid grain: ${grain} (key ${key} has no known family; pass grain "update" or "rollout")`);
   const index = roundIndex(aligned);
   const accs = index.rounds.map(() => new MeanAccumulator());
   const all = new MeanAccumulator();
@@ -209,7 +207,9 @@ export class AliasUse {
       if (i >= rounds.length) return;
       for (const [old, n] of m) {
         const alias = aliasOf(old);
-        out.push(`round ${rounds[i]}: ${n} ${noun} logged ${old} (slime until ${alias?.alias.until ?? "?"}) instead of ${this.key}, read as it: ${alias?.alias.note ?? ""}`);
+        out.push(
+          `round ${rounds[i]}: ${n} ${noun} logged ${old} (slime until ${alias?.alias.until ?? "?"}) instead of ${this.key}, read as it: ${alias?.alias.note ?? ""}`,
+        );
       }
     });
     return out;

@@ -152,8 +152,7 @@ export function timeBreakdown(aligned: AlignedRuns, opts: TimeBreakdownOptions =
       return { key: keys[x], metric: metricByKey(keys[x]), time: acc.result(round, ROLLOUTS, keys[x]), share: null };
     });
     const total = totalOf(entries, basis, where);
-    if (total.value !== null && total.value !== 0)
-      for (const e of entries) e.share = e.time.mean === null ? null : e.time.mean / total.value;
+    if (total.value !== null && total.value !== 0) for (const e of entries) e.share = e.time.mean === null ? null : e.time.mean / total.value;
     return { round: round ?? "all", runId: round === null ? null : index.runIds[i], rollouts: rollouts[i], entries, total };
   };
   const rows = index.rounds.map((_, i) => row(i));
@@ -164,9 +163,7 @@ export function timeBreakdown(aligned: AlignedRuns, opts: TimeBreakdownOptions =
   for (const [i, round] of index.rounds.entries()) {
     const lacking = missing.filter((m) => m.round === round).map((m) => m.rollout);
     if (lacking.length)
-      notes.push(
-        `round ${round}: ${lacking.length} of ${rollouts[i]} rollout batches lack the trainer perf row (rollout ${lacking.join(", ")})`,
-      );
+      notes.push(`round ${round}: ${lacking.length} of ${rollouts[i]} rollout batches lack the trainer perf row (rollout ${lacking.join(", ")})`);
   }
   if (rolloutKey !== null && !anyTrainerTimer && rollouts[R] > 0)
     notes.push(`no rollout batch has a trainer timer (a perf/*_time key other than ${rolloutKey})`);

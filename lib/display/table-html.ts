@@ -37,8 +37,11 @@ export function escapeHtml(text: string): string {
 /** True for a danfojs DataFrame (or anything with `columns` and `values` arrays). */
 export function isDataFrameLike(table: unknown): table is DataFrameLike {
   return (
-    typeof table === "object" && table !== null && !Array.isArray(table) &&
-    Array.isArray((table as DataFrameLike).columns) && Array.isArray((table as DataFrameLike).values)
+    typeof table === "object" &&
+    table !== null &&
+    !Array.isArray(table) &&
+    Array.isArray((table as DataFrameLike).columns) &&
+    Array.isArray((table as DataFrameLike).values)
   );
 }
 

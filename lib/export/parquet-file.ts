@@ -75,7 +75,7 @@ function parquetWriter(): ParquetWriterModule {
 
 /** Type of a column by name: PARQUET_COLUMN_TYPES, else float64. */
 export function parquetColumnType(name: string): ParquetColumnType {
-  return Object.prototype.hasOwnProperty.call(PARQUET_COLUMN_TYPES, name) ? PARQUET_COLUMN_TYPES[name] : "float64";
+  return Object.hasOwn(PARQUET_COLUMN_TYPES, name) ? PARQUET_COLUMN_TYPES[name] : "float64";
 }
 
 /** Throws naming the table, row (1-based, as in the CSV) and column when a cell does not fit the column type. */

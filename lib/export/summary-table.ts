@@ -58,19 +58,40 @@ export type SummaryColumn = SummaryMeanColumn | SummaryPlainColumn;
 export function summaryColumnsFor(profile: FrameworkProfile): SummaryColumn[] {
   const policy = policyColumns(profile);
   const rollout = rolloutColumns(profile);
-  const p = (name: string, field: PolicyMeanField): SummaryMeanColumn => ({ name, kind: "mean", source: { table: "policy", field }, column: policy.find((c) => c.field === field)! });
-  const r = (name: string, field: RolloutMeanField): SummaryMeanColumn => ({ name, kind: "mean", source: { table: "rollout", field }, column: rollout.find((c) => c.field === field)! });
+  const p = (name: string, field: PolicyMeanField): SummaryMeanColumn => ({
+    name,
+    kind: "mean",
+    source: { table: "policy", field },
+    column: policy.find((c) => c.field === field)!,
+  });
+  const r = (name: string, field: RolloutMeanField): SummaryMeanColumn => ({
+    name,
+    kind: "mean",
+    source: { table: "rollout", field },
+    column: rollout.find((c) => c.field === field)!,
+  });
   const noUpdates = profile.updates.observable ? null : `empty: ${profile.label}: ${profile.updates.note}`;
   const gradNorm = profile.metrics.gradNorm;
   return [
     { name: "round", kind: "label", description: `round label from data/runs.json; "${ALL_ROUNDS}" for the row over every record of every round` },
     { name: "run_id", kind: "label", description: `W&B run id of the round (several runs of one round joined with "+"); empty on the "${ALL_ROUNDS}" row` },
-    { name: "state", kind: "label", description: `W&B run state when the run was read (several runs joined with "+"); empty on the "${ALL_ROUNDS}" row, which is not a run` },
-    { name: "history_events", kind: "count", description: `W&B history rows frozen for the round (all rows: rollout, update, perf, eval, other); "${ALL_ROUNDS}" = the sum` },
+    {
+      name: "state",
+      kind: "label",
+      description: `W&B run state when the run was read (several runs joined with "+"); empty on the "${ALL_ROUNDS}" row, which is not a run`,
+    },
+    {
+      name: "history_events",
+      kind: "count",
+      description: `W&B history rows frozen for the round (all rows: rollout, update, perf, eval, other); "${ALL_ROUNDS}" = the sum`,
+    },
     {
       name: "rollouts",
       kind: "count",
-      description: profile.axis.kind === "slime" ? "rollout batches (distinct rollout/step) of the round" : `${profile.recordNoun} (distinct ${profile.axis.stepKey}) the round owns`,
+      description:
+        profile.axis.kind === "slime"
+          ? "rollout batches (distinct rollout/step) of the round"
+          : `${profile.recordNoun} (distinct ${profile.axis.stepKey}) the round owns`,
     },
     { name: "updates", kind: "count", description: noUpdates ?? "optimizer updates (distinct train/step) of the round" },
     p("entropy_mean", "entropy"),
@@ -93,7 +114,6 @@ export function summaryColumnsFor(profile: FrameworkProfile): SummaryColumn[] {
     },
   ];
 }
-
 
 /** The summary table and the notes of its means (empty rounds, missing keys, excluded values). */
 export interface SummaryExport {

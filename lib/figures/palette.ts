@@ -4,18 +4,7 @@
  */
 
 /** Category colours, indexed by series position (round, run, or update position in its batch). */
-export const CATEGORY_COLORS = [
-  "#1f77b4",
-  "#ff7f0e",
-  "#2ca02c",
-  "#d62728",
-  "#9467bd",
-  "#8c564b",
-  "#e377c2",
-  "#7f7f7f",
-  "#bcbd22",
-  "#17becf",
-] as const;
+export const CATEGORY_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"] as const;
 
 /** Colour of the main line of a single-series figure. */
 export const SERIES_COLOR = "#1f77b4";

@@ -102,7 +102,12 @@ export function rolloutSeriesFigure(aligned: AlignedRuns, key: string, options: 
     connectgaps: false,
   });
 
-  const { shapes, annotations } = roundMarks(roundSpans(aligned.rounds, rollouts.map((r) => ({ round: r.round, x: r.rollout }))));
+  const { shapes, annotations } = roundMarks(
+    roundSpans(
+      aligned.rounds,
+      rollouts.map((r) => ({ round: r.round, x: r.rollout })),
+    ),
+  );
   const layout = baseLayout(options.title ?? `${label} per rollout batch`, "rollout batch (rollout/step)", keyAxisTitle(key));
   if (options.yTickFormat !== undefined) layout.yaxis = { ...layout.yaxis, tickformat: options.yTickFormat };
   layout.xaxis = { ...layout.xaxis, ...integerAxisTicks(x) };

@@ -95,7 +95,12 @@ export function updateSeriesFigure(aligned: AlignedRuns, key: string, options: U
     });
   }
 
-  const { shapes, annotations } = roundMarks(roundSpans(aligned.rounds, updates.map((u) => ({ round: u.round, x: u.update }))));
+  const { shapes, annotations } = roundMarks(
+    roundSpans(
+      aligned.rounds,
+      updates.map((u) => ({ round: u.round, x: u.update })),
+    ),
+  );
   const layout = baseLayout(options.title ?? `${label} per optimizer update`, "optimizer update", keyAxisTitle(key));
   layout.xaxis = { ...layout.xaxis, ...integerAxisTicks(updates.map((u) => u.update)) };
   layout.shapes = shapes;

@@ -22,11 +22,7 @@ export interface UpdatesByPositionOptions {
  * thin grey line through all updates in order.
  * @example updatesByPositionFigure(aligned) // train/ppo_kl
  */
-export function updatesByPositionFigure(
-  aligned: AlignedRuns,
-  key: string = METRICS.ppoKl.key,
-  options: UpdatesByPositionOptions = {},
-): Figure {
+export function updatesByPositionFigure(aligned: AlignedRuns, key: string = METRICS.ppoKl.key, options: UpdatesByPositionOptions = {}): Figure {
   if (!key.startsWith("train/")) throw new Error(`invalid key: ${key} (updatesByPositionFigure plots train/* keys)`);
   requireKey(aligned.updates, key, "optimizer update");
   const updates = updatesInOrder(aligned.updates);
@@ -85,12 +81,13 @@ export function updatesByPositionFigure(
     });
   }
 
-  const { shapes, annotations } = roundMarks(roundSpans(aligned.rounds, updates.map((u) => ({ round: u.round, x: u.update }))));
-  const layout = baseLayout(
-    options.title ?? `${label} per optimizer update, by position in its rollout batch`,
-    "optimizer update",
-    keyAxisTitle(key),
+  const { shapes, annotations } = roundMarks(
+    roundSpans(
+      aligned.rounds,
+      updates.map((u) => ({ round: u.round, x: u.update })),
+    ),
   );
+  const layout = baseLayout(options.title ?? `${label} per optimizer update, by position in its rollout batch`, "optimizer update", keyAxisTitle(key));
   layout.xaxis = { ...layout.xaxis, ...integerAxisTicks(updates.map((u) => u.update)) };
   layout.shapes = shapes;
   layout.annotations = annotations;

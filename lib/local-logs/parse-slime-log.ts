@@ -114,7 +114,11 @@ function tail(pre: string): string {
 }
 
 /** The metric messages of one line: records, or the reason the line is malformed (with the message). */
-function readLine(line: string, lineNo: number, onRecord: (rec: LocalLogRecord) => void): { messages: number; bad: { message: string; reason: string } | null } {
+function readLine(
+  line: string,
+  lineNo: number,
+  onRecord: (rec: LocalLogRecord) => void,
+): { messages: number; bad: { message: string; reason: string } | null } {
   FRAGMENT.lastIndex = 0;
   let m = FRAGMENT.exec(line);
   if (m === null) return { messages: 0, bad: null };

@@ -34,7 +34,24 @@ const WS = /\s*/y;
 
 /** numpy scalar constructors whose argument is kept as a number (with its rounding). */
 const NUMPY_FLOAT = new Set(["float64", "float_", "double", "longdouble", "float128", "float96"]);
-const NUMPY_INT = new Set(["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "intc", "intp", "uintc", "uintp", "longlong", "ulonglong", "int_", "uint"]);
+const NUMPY_INT = new Set([
+  "int8",
+  "int16",
+  "int32",
+  "int64",
+  "uint8",
+  "uint16",
+  "uint32",
+  "uint64",
+  "intc",
+  "intp",
+  "uintc",
+  "uintp",
+  "longlong",
+  "ulonglong",
+  "int_",
+  "uint",
+]);
 
 /**
  * Parses the dict repr starting at `start` (which must point at `{`).
@@ -52,10 +69,11 @@ export function roundToFloat16(x: number): number {
   if (a >= 65520) return x > 0 ? Infinity : -Infinity; // rounds past the largest half, 65504
   // Spacing of halfs around a: 2^(e-10) for normals (2^e <= a), 2^-24 for subnormals.
   let e = Math.floor(Math.log2(a));
-  if (Math.pow(2, e) > a) e--; // log2 can round up just below a power of two
-  else if (Math.pow(2, e + 1) <= a) e++;
+  if (2 ** e > a)
+    e--; // log2 can round up just below a power of two
+  else if (2 ** (e + 1) <= a) e++;
   e = Math.max(e, -14);
-  const q = Math.pow(2, e - 10);
+  const q = 2 ** (e - 10);
   const m = a / q; // exact: q is a power of two
   const f = Math.floor(m);
   const d = m - f;

@@ -32,7 +32,8 @@ export const SLIME_PROFILE: FrameworkProfile = {
   signature: ["train/step", "rollout/step", "perf/actor_train_tok_per_s", "rollout/response_len/", "train/pg_clipfrac"],
   axis: { kind: "slime" },
   recordNoun: "rollout batches",
-  stepAxis: "rollout/step = rollout id (rollout_id * N with --wandb-always-use-train-step); train/step = rollout_id * N + step_id; _step counts logging calls of several processes",
+  stepAxis:
+    "rollout/step = rollout id (rollout_id * N with --wandb-always-use-train-step); train/step = rollout_id * N + step_id; _step counts logging calls of several processes",
   updates: { observable: true, note: "one W&B row per optimizer update (train/step)" },
   aggregation: "train/* per optimizer update (means over the update's micro-batches); rollout/* and perf/* per rollout batch",
   restart: "a new W&B run (or a run resumed in place) that re-logs rollouts after its checkpoint; the later logging supersedes",

@@ -18,7 +18,13 @@ export const VERL_PROFILE: FrameworkProfile = {
   name: "verl",
   label: "verl",
   signature: ["training/global_step", "actor/", "timing_s/", "response_length/", "critic/score/"],
-  axis: { kind: "step", stepKey: "training/global_step", evalPrefixes: ["val-core/", "val-aux/"], stepKeys: ["training/global_step", "training/epoch"], summaryKeys: [] },
+  axis: {
+    kind: "step",
+    stepKey: "training/global_step",
+    evalPrefixes: ["val-core/", "val-aux/"],
+    stepKeys: ["training/global_step", "training/epoch"],
+    summaryKeys: [],
+  },
   recordNoun: STEP,
   stepAxis: "training/global_step (= W&B _step: verl logs with step=global_steps), one row per training step (one rollout batch)",
   updates: {
@@ -26,7 +32,8 @@ export const VERL_PROFILE: FrameworkProfile = {
     note: "verl logs one row per training step with actor metrics averaged over its mini-batch updates: single updates and their positions are averaged away",
   },
   aggregation: "actor/* are means over the step's mini-batches (ppo_epochs x train_batch_size / ppo_mini_batch_size optimizer steps, 4 by default)",
-  restart: "a new W&B run that continues global_steps from its checkpoint: it re-logs the steps after the checkpoint (the later run supersedes) and logs a val-before-train row at the checkpoint step",
+  restart:
+    "a new W&B run that continues global_steps from its checkpoint: it re-logs the steps after the checkpoint (the later run supersedes) and logs a val-before-train row at the checkpoint step",
   metrics: {
     entropy: perStep(
       "actor/entropy",
@@ -35,7 +42,13 @@ export const VERL_PROFILE: FrameworkProfile = {
       "mean token entropy of the step's batch, from the old-log-prob pass before the update (the in-update mean when entropy_coeff != 0)",
       "not per optimizer update: one value per training step; not slime's per-update entropy_loss",
     ),
-    clipfrac: perStep("actor/pg_clipfrac", "clip fraction", "fraction of tokens", "mean over the step's mini-batches of the fraction of tokens where the clipped surrogate is active", "not per update; the dual-clip lower fraction is actor/pg_clipfrac_lower"),
+    clipfrac: perStep(
+      "actor/pg_clipfrac",
+      "clip fraction",
+      "fraction of tokens",
+      "mean over the step's mini-batches of the fraction of tokens where the clipped surrogate is active",
+      "not per update; the dual-clip lower fraction is actor/pg_clipfrac_lower",
+    ),
     gradNorm: perStep(
       "actor/grad_norm",
       "gradient norm",
@@ -43,20 +56,48 @@ export const VERL_PROFILE: FrameworkProfile = {
       "mean over the step's mini-batch optimizer steps of the pre-clip gradient norm",
       "not a single update's norm: an exact 0 in one mini-batch is averaged away, so zero-gradient updates cannot be listed",
     ),
-    ppoKl: perStep("actor/ppo_kl", "ppo_kl", "nats/token", "mean over the step's mini-batches of old_logp - new_logp", "positions inside the step are averaged away: the ~0 of a batch's first update cannot be checked"),
+    ppoKl: perStep(
+      "actor/ppo_kl",
+      "ppo_kl",
+      "nats/token",
+      "mean over the step's mini-batches of old_logp - new_logp",
+      "positions inside the step are averaged away: the ~0 of a batch's first update cannot be checked",
+    ),
     klToRef: perStep("actor/kl_loss", "KL to reference", "nats/token", "KL loss against the reference model (only with use_kl_loss)", "not ppo_kl"),
-    logprobGap: { absent: "verl logs training/rollout_probs_diff_* (a difference of probabilities) and rollout_corr/* (KL-type measures), not a mean |log-prob difference|" },
+    logprobGap: {
+      absent: "verl logs training/rollout_probs_diff_* (a difference of probabilities) and rollout_corr/* (KL-type measures), not a mean |log-prob difference|",
+    },
     responseLen: perStep("response_length/mean", "mean response length", "tokens", "mean response length of the step's batch", "not per episode"),
     responseLenMin: perStep("response_length/min", "min response length", "tokens", "shortest response of the step's batch", "not per episode"),
     responseLenMax: perStep("response_length/max", "max response length", "tokens", "longest response of the step's batch", "not per episode"),
-    truncated: perStep("response_length/clip_ratio", "truncated fraction", "fraction of samples", "fraction of the step's responses that reached the maximum response length", "not an episode failure rate"),
+    truncated: perStep(
+      "response_length/clip_ratio",
+      "truncated fraction",
+      "fraction of samples",
+      "fraction of the step's responses that reached the maximum response length",
+      "not an episode failure rate",
+    ),
     rolloutTime: perStep("timing_s/gen", "rollout wall time", "s", "wall time of the step's generation phase", "describes one machine and its scheduling"),
     actorTokPerS: { absent: "perf/throughput is tokens per GPU-second of the whole step, not actor training throughput" },
     stepTime: perStep("timing_s/step", "step time", "s", "wall time of the whole training step", "includes generation, reward and all training phases"),
   },
   timers: {
     isTimer,
-    containers: { "timing_s/step": ["timing_s/gen", "timing_s/reward", "timing_s/old_log_prob", "timing_s/ref", "timing_s/values", "timing_s/adv", "timing_s/update_critic", "timing_s/update_actor", "timing_s/update_weights", "timing_s/testing", "timing_s/save_checkpoint"] },
+    containers: {
+      "timing_s/step": [
+        "timing_s/gen",
+        "timing_s/reward",
+        "timing_s/old_log_prob",
+        "timing_s/ref",
+        "timing_s/values",
+        "timing_s/adv",
+        "timing_s/update_critic",
+        "timing_s/update_actor",
+        "timing_s/update_weights",
+        "timing_s/testing",
+        "timing_s/save_checkpoint",
+      ],
+    },
     stackable: (k) => isTimer(k) && k !== "timing_s/step" && !k.startsWith("timing_s/generate_sequences"),
   },
 };

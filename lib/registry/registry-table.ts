@@ -31,9 +31,12 @@ export function conceptTableMarkdown(): string {
 /** Each profile's step axis, single updates, aggregation before logging and restart behaviour. */
 export function profileTableMarkdown(): string {
   const rows = PROFILES.map(
-    (p) => `| ${p.label} | ${cell(p.stepAxis)} | ${cell(p.updates.note)} | ${cell(p.aggregation)} | ${cell(p.restart)} | ${p.signature.map((s) => `\`${s}\``).join(", ")} |`,
+    (p) =>
+      `| ${p.label} | ${cell(p.stepAxis)} | ${cell(p.updates.note)} | ${cell(p.aggregation)} | ${cell(p.restart)} | ${p.signature.map((s) => `\`${s}\``).join(", ")} |`,
   );
-  return ["| framework | step axis | optimizer updates | aggregation before logging | restart | detected by |", "|---|---|---|---|---|---|", ...rows].join("\n");
+  return ["| framework | step axis | optimizer updates | aggregation before logging | restart | detected by |", "|---|---|---|---|---|---|", ...rows].join(
+    "\n",
+  );
 }
 
 /** Markers around the generated tables in a markdown file. */

@@ -59,7 +59,8 @@ export const METRICS = {
     unit: "nats/token",
     grain: "update",
     is: "mean token entropy of the policy on the training batch (per-sample token mean, then mean over the samples of the optimizer step)",
-    isNot: "not the objective (entropy_coef defaults to 0); lower entropy proves neither better calibration, nor broader competence, nor less semantic diversity",
+    isNot:
+      "not the objective (entropy_coef defaults to 0); lower entropy proves neither better calibration, nor broader competence, nor less semantic diversity",
   }),
   clipfrac: m({
     key: "train/pg_clipfrac",
@@ -75,7 +76,8 @@ export const METRICS = {
     unit: "L2 norm",
     grain: "update",
     is: "gradient norm returned by the optimizer step (the total norm before clipping, when clip_grad > 0)",
-    isNot: "an exact 0 is not by itself evidence of a bug or of convergence: with clip_grad > 0 it follows when every sample of the step has zero advantage (e.g. all groups had equal rewards); with --clip-grad 0 Megatron reports 0 on every step; NaN when inf/nan gradients are not checked; the cause needs the admitted minibatch advantages and optimizer state",
+    isNot:
+      "an exact 0 is not by itself evidence of a bug or of convergence: with clip_grad > 0 it follows when every sample of the step has zero advantage (e.g. all groups had equal rewards); with --clip-grad 0 Megatron reports 0 on every step; NaN when inf/nan gradients are not checked; the cause needs the admitted minibatch advantages and optimizer state",
   }),
   ppoKl: m({
     key: "train/ppo_kl",
@@ -224,10 +226,7 @@ export const PERF_TIME_SUFFIX = "_time";
  * `perf/*_time` keys that are not phase timers: per-sample statistics of the rollout manager
  * (multi-turn or tool-using rollouts). Never stacked or summed.
  */
-export const NOT_TIMERS: ReadonlySet<string> = new Set([
-  "perf/longest_sample_non_generation_time",
-  "perf/longest_effective_sample_non_generation_time",
-]);
+export const NOT_TIMERS: ReadonlySet<string> = new Set(["perf/longest_sample_non_generation_time", "perf/longest_effective_sample_non_generation_time"]);
 
 /** True for slime's phase timers (`perf/*_time` but not NOT_TIMERS), e.g. `perf/actor_train_time`. */
 export function isPerfTimeKey(key: string): boolean {

@@ -98,9 +98,7 @@ export function netrcApiKey(netrcText: string, baseUrl: string): string | null {
   const entries = parseNetrc(netrcText);
   const pick = (e: NetrcEntry | undefined) => (e && e.password ? e.password : null);
   return (
-    pick(entries.find((e) => e.machine === url.host)) ??
-    pick(entries.find((e) => e.machine === url.hostname)) ??
-    pick(entries.find((e) => e.machine === null))
+    pick(entries.find((e) => e.machine === url.host)) ?? pick(entries.find((e) => e.machine === url.hostname)) ?? pick(entries.find((e) => e.machine === null))
   );
 }
 

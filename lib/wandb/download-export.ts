@@ -75,7 +75,16 @@ export async function downloadExportFile(conn: WandbConnection, url: string, ref
   const where = `exported file ${ref.index + 1} of ${ref.count}`;
   const maxAttempts = conn.policy.retries + 1;
   const fail = (attempt: number, status: number | null, detail: string, cause?: unknown) =>
-    new WandbError({ operation: "parquet download", runPath: ref.runPath, status, attempt, maxAttempts, endpoint: `GET ${shown}`, detail: `${where}: ${detail}`, cause });
+    new WandbError({
+      operation: "parquet download",
+      runPath: ref.runPath,
+      status,
+      attempt,
+      maxAttempts,
+      endpoint: `GET ${shown}`,
+      detail: `${where}: ${detail}`,
+      cause,
+    });
   for (let attempt = 1; ; attempt++) {
     if (signal?.aborted) throw fail(attempt - 1, null, "aborted by the caller", signal.reason);
     const timeout = AbortSignal.timeout(conn.policy.timeoutMs);
@@ -90,7 +99,11 @@ export async function downloadExportFile(conn: WandbConnection, url: string, ref
       if (status >= 300 && status < 400) {
         await res.body?.cancel().catch(() => undefined);
         const location = res.headers.get("location");
-        throw fail(attempt, status, `server answered with a redirect to ${location === null ? "(no Location header)" : describeExportUrl(location)}; redirects are not followed`);
+        throw fail(
+          attempt,
+          status,
+          `server answered with a redirect to ${location === null ? "(no Location header)" : describeExportUrl(location)}; redirects are not followed`,
+        );
       }
       if (status === 403) {
         await res.body?.cancel().catch(() => undefined);
@@ -101,7 +114,8 @@ export async function downloadExportFile(conn: WandbConnection, url: string, ref
         try {
           bytes = await readCapped(res, conn.limits.maxExportFileBytes);
         } catch (e) {
-          if (e instanceof TooLarge) throw fail(attempt, status, `file is over the limit of ${conn.limits.maxExportFileBytes} bytes (maxExportFileBytes; ${e.message})`);
+          if (e instanceof TooLarge)
+            throw fail(attempt, status, `file is over the limit of ${conn.limits.maxExportFileBytes} bytes (maxExportFileBytes; ${e.message})`);
           throw e;
         }
         if (!isWholeParquet(bytes)) throw new NotParquet(`${bytes.byteLength} bytes without the Parquet magic at both ends`);
@@ -116,11 +130,16 @@ export async function downloadExportFile(conn: WandbConnection, url: string, ref
       else if (e instanceof NotParquet) failure = { kind: "truncated" };
       else if (timeout.aborted) failure = { kind: "timeout" };
       else failure = { kind: "network" };
-      detail = failure.kind === "aborted" ? "aborted by the caller" : `${failure.kind === "truncated" ? "body is not a whole Parquet file" : "download failed"}: ${(e as Error).message}`;
+      detail =
+        failure.kind === "aborted"
+          ? "aborted by the caller"
+          : `${failure.kind === "truncated" ? "body is not a whole Parquet file" : "download failed"}: ${(e as Error).message}`;
     }
     const decision = decideRetry(conn.policy, failure, attempt);
     if (decision.retry === false) throw fail(attempt, failure.kind === "status" ? status : null, `${detail} (${decision.reason})`);
-    conn.reporter.info?.(`W&B parquet download of ${ref.runPath}: ${where}: ${detail}; retry ${attempt} of ${conn.policy.retries} in ${(decision.waitMs / 1000).toFixed(1)} s`);
+    conn.reporter.info?.(
+      `W&B parquet download of ${ref.runPath}: ${where}: ${detail}; retry ${attempt} of ${conn.policy.retries} in ${(decision.waitMs / 1000).toFixed(1)} s`,
+    );
     try {
       await conn.policy.sleep(decision.waitMs, signal);
     } catch (e) {

@@ -78,9 +78,7 @@ async function readBodyCapped(res: Response, maxBytes: number): Promise<string> 
 }
 
 function graphqlMessages(errors: unknown[]): string {
-  return errors
-    .map((x) => (x && typeof (x as { message?: unknown }).message === "string" ? (x as { message: string }).message : JSON.stringify(x)))
-    .join("; ");
+  return errors.map((x) => (x && typeof (x as { message?: unknown }).message === "string" ? (x as { message: string }).message : JSON.stringify(x))).join("; ");
 }
 
 function errorText(e: unknown): string {
@@ -169,7 +167,9 @@ export async function graphqlRequest<T>(conn: WandbConnection, op: GraphqlOperat
         // Quota used up (RateLimit-Remaining: 0): wait for its reset before the caller's next request.
         const pause = rateLimitPauseMs(conn.policy, res.headers);
         if (pause > 0) {
-          conn.reporter.info?.(`W&B ${op.operationName}: rate limit reached (RateLimit-Remaining: 0); waiting ${(pause / 1000).toFixed(1)} s (RateLimit-Reset)`);
+          conn.reporter.info?.(
+            `W&B ${op.operationName}: rate limit reached (RateLimit-Remaining: 0); waiting ${(pause / 1000).toFixed(1)} s (RateLimit-Reset)`,
+          );
           try {
             await conn.policy.sleep(pause, signal);
           } catch (e) {

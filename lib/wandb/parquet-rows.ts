@@ -48,7 +48,11 @@ function columnKind(node: { children: unknown[]; element: { type?: string; conve
   const logical = el.logical_type?.type;
   if (el.type !== undefined && NUMERIC_TYPES.has(el.type)) {
     // Dates, times and decimals are not plain numbers as a history value would be.
-    return logical === undefined || logical === "INTEGER" ? (el.converted_type === undefined || /^U?INT_/.test(el.converted_type) ? "number" : "other") : "other";
+    return logical === undefined || logical === "INTEGER"
+      ? el.converted_type === undefined || /^U?INT_/.test(el.converted_type)
+        ? "number"
+        : "other"
+      : "other";
   }
   if (el.type === "BYTE_ARRAY" && (logical === "STRING" || logical === "JSON" || el.converted_type === "UTF8" || el.converted_type === "JSON")) return "text";
   return "other";
@@ -69,7 +73,13 @@ export async function openExportFile(bytes: Uint8Array, index: number): Promise<
   const columns: ExportColumn[] = tree.map((c) => ({ name: c.element.name, kind: columnKind(c as never) }));
   const nestedColumns = tree.filter((c) => c.children.length > 0).length;
   const step = columns.find((c) => c.name === "_step");
-  if (!step) throw new Error(`has no _step column (columns: ${columns.slice(0, 8).map((c) => c.name).join(", ")}${columns.length > 8 ? ", ..." : ""})`);
+  if (!step)
+    throw new Error(
+      `has no _step column (columns: ${columns
+        .slice(0, 8)
+        .map((c) => c.name)
+        .join(", ")}${columns.length > 8 ? ", ..." : ""})`,
+    );
   if (step.kind !== "number") throw new Error("its _step column is not numeric");
   const rows = Number(metadata.num_rows);
   let firstStep: number | null = null;

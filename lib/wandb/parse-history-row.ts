@@ -92,7 +92,7 @@ export function parseHistoryRow(item: unknown, dropped?: DroppedKeyCounts): Hist
 
 /** Short preview of a bad value for error messages. */
 export function preview(v: unknown, max = 120): string {
-  const s = typeof v === "string" ? v : JSON.stringify(v) ?? String(v);
+  const s = typeof v === "string" ? v : (JSON.stringify(v) ?? String(v));
   return s.length > max ? `${s.slice(0, max)}...` : s;
 }
 

@@ -125,12 +125,21 @@ async function fetchExportFiles(conn: WandbConnection, meta: RunMeta, listing: P
     } catch (e) {
       if (!(e instanceof ExpiredExportUrl)) throw e;
       if (++refreshes > MAX_URL_REFRESHES) {
-        throw new WandbError({ operation: "parquet download", runPath: path, status: 403, detail: `${e.message}, also after asking for fresh URLs ${MAX_URL_REFRESHES} times` });
+        throw new WandbError({
+          operation: "parquet download",
+          runPath: path,
+          status: 403,
+          detail: `${e.message}, also after asking for fresh URLs ${MAX_URL_REFRESHES} times`,
+        });
       }
       conn.reporter.info?.(`W&B parquet download of ${path}: ${e.message}; asking for fresh URLs (${refreshes} of ${MAX_URL_REFRESHES})`);
       const fresh = await listParquetHistory(conn, meta, signal);
       if (fresh.urls.length !== urls.length || fresh.liveSteps.length !== listing.liveSteps.length) {
-        throw new WandbError({ operation: "RunParquetHistory", runPath: path, detail: `the export changed while it was read (${urls.length} files before, ${fresh.urls.length} now): fetch again` });
+        throw new WandbError({
+          operation: "RunParquetHistory",
+          runPath: path,
+          detail: `the export changed while it was read (${urls.length} files before, ${fresh.urls.length} now): fetch again`,
+        });
       }
       urls = fresh.urls;
       continue;
@@ -181,11 +190,19 @@ async function readParquetPath(conn: WandbConnection, meta: RunMeta, listing: Pa
     checkExportedSteps(steps, prev, meta, file, files.length);
     for (const key of groupKeys) keys.add(key);
     if (keys.size + dropped.size > conn.limits.maxKeys) {
-      throw new WandbError({ operation: "parquet read", runPath: path, detail: `more than ${conn.limits.maxKeys} distinct history keys (maxKeys) by _step ${prev.step}: refused rather than held in memory` });
+      throw new WandbError({
+        operation: "parquet read",
+        runPath: path,
+        detail: `more than ${conn.limits.maxKeys} distinct history keys (maxKeys) by _step ${prev.step}: refused rather than held in memory`,
+      });
     }
     exported += steps.length;
     if (exported > meta.historyLineCount) {
-      throw new WandbError({ operation: "completeness", runPath: path, detail: `exported files hold more than the ${meta.historyLineCount} rows the server holds (historyLineCount), by step ${prev.step}` });
+      throw new WandbError({
+        operation: "completeness",
+        runPath: path,
+        detail: `exported files hold more than the ${meta.historyLineCount} rows the server holds (historyLineCount), by step ${prev.step}`,
+      });
     }
   };
   conn.reporter.progress?.(task, 0, meta.historyLineCount);
@@ -202,7 +219,11 @@ async function readParquetPath(conn: WandbConnection, meta: RunMeta, listing: Pa
       await readExportRows(file, dropped, async (rows) => {
         const groupKeys = new Set<string>();
         for (const row of rows) for (const key in row) groupKeys.add(key);
-        checkGroup(file, rows.map((r) => r._step), groupKeys);
+        checkGroup(
+          file,
+          rows.map((r) => r._step),
+          groupKeys,
+        );
         await emit(rows);
         conn.reporter.progress?.(task, exported, meta.historyLineCount);
       });
@@ -213,7 +234,11 @@ async function readParquetPath(conn: WandbConnection, meta: RunMeta, listing: Pa
   let firstLive = Infinity;
   for (const step of listing.liveSteps) if (step < firstLive) firstLive = step;
   if (firstLive <= lastExported) {
-    throw new WandbError({ operation: "completeness", runPath: path, detail: `live step ${firstLive} is not after the last exported step ${lastExported}: exports and live rows overlap` });
+    throw new WandbError({
+      operation: "completeness",
+      runPath: path,
+      detail: `live step ${firstLive} is not after the last exported step ${lastExported}: exports and live rows overlap`,
+    });
   }
   // The live tail: every step after the exported data, paged as the paged path would.
   const fromStep = Number.isFinite(lastExported) ? lastExported + 1 : 0;
@@ -231,7 +256,11 @@ async function readParquetPath(conn: WandbConnection, meta: RunMeta, listing: Pa
       onRows: async (rows) => {
         for (const row of rows) {
           if (!liveSteps.has(row._step)) {
-            throw new WandbError({ operation: "completeness", runPath: path, detail: `HistoryPage gave step ${row._step} after the exported data, but parquetHistory did not list it as live` });
+            throw new WandbError({
+              operation: "completeness",
+              runPath: path,
+              detail: `HistoryPage gave step ${row._step} after the exported data, but parquetHistory did not list it as live`,
+            });
           }
         }
         liveCount += rows.length;
@@ -242,9 +271,20 @@ async function readParquetPath(conn: WandbConnection, meta: RunMeta, listing: Pa
     for (const [key, n] of Object.entries(scan.droppedKeys)) dropped.set(key, (dropped.get(key) ?? 0) + n);
   }
   if (liveCount !== listing.liveSteps.length) {
-    throw new WandbError({ operation: "completeness", runPath: path, detail: `read ${liveCount} live rows after step ${lastExported}, parquetHistory listed ${listing.liveSteps.length}: history is incomplete` });
+    throw new WandbError({
+      operation: "completeness",
+      runPath: path,
+      detail: `read ${liveCount} live rows after step ${lastExported}, parquetHistory listed ${listing.liveSteps.length}: history is incomplete`,
+    });
   }
-  return { rows: collected, rowCount: exported + liveCount, droppedKeys: sortedCounts(dropped), path: liveCount > 0 ? "parquet+pages" : "parquet", files: files.length, pages };
+  return {
+    rows: collected,
+    rowCount: exported + liveCount,
+    droppedKeys: sortedCounts(dropped),
+    path: liveCount > 0 ? "parquet+pages" : "parquet",
+    files: files.length,
+    pages,
+  };
 }
 
 /**

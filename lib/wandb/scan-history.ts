@@ -113,7 +113,9 @@ export async function scanHistory(conn: WandbConnection, meta: RunMeta, opts: Sc
     for (let i = 0; i < history.length; i++) {
       const item = history[i];
       if (typeof item === "string" && item.length > maxRowChars) {
-        throw dataError(`row ${i} of steps [${minStep}, ${maxStep}) (_step ${stepOfText(item)}) is ${item.length} characters long, over the limit of ${maxRowChars} (maxRowChars)`);
+        throw dataError(
+          `row ${i} of steps [${minStep}, ${maxStep}) (_step ${stepOfText(item)}) is ${item.length} characters long, over the limit of ${maxRowChars} (maxRowChars)`,
+        );
       }
     }
     let rows: HistoryRow[];
@@ -123,7 +125,9 @@ export async function scanHistory(conn: WandbConnection, meta: RunMeta, opts: Sc
       throw dataError(`steps [${minStep}, ${maxStep}): ${(e as Error).message}`, e);
     }
     if (keys.size + dropped.size > maxKeys) {
-      throw dataError(`more than ${maxKeys} distinct history keys (maxKeys) in steps [0, ${maxStep}), ${dropped.size} of them non-numeric: refused rather than held in memory`);
+      throw dataError(
+        `more than ${maxKeys} distinct history keys (maxKeys) in steps [0, ${maxStep}), ${dropped.size} of them non-numeric: refused rather than held in memory`,
+      );
     }
     for (let i = 0; i < rows.length; i++) {
       const step = rows[i]._step;
@@ -137,7 +141,9 @@ export async function scanHistory(conn: WandbConnection, meta: RunMeta, opts: Sc
         if (keys.has(key)) continue;
         keys.add(key);
         if (keys.size + dropped.size > maxKeys) {
-          throw dataError(`more than ${maxKeys} distinct history keys (maxKeys) by _step ${step} (new key ${preview(key, 60)}): refused rather than held in memory`);
+          throw dataError(
+            `more than ${maxKeys} distinct history keys (maxKeys) by _step ${step} (new key ${preview(key, 60)}): refused rather than held in memory`,
+          );
         }
       }
     }

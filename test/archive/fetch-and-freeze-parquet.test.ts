@@ -58,7 +58,10 @@ function sampleFixtures(): Record<string, string[]> {
   for (const run of manifest.runs.slice(0, 2)) {
     const text = fs.readFileSync(path.join(SAMPLE_ARCHIVE, run.file), "utf8");
     // Frozen rows hold "NaN" strings: W&B rows would hold the bare token, which the server keeps as text.
-    out[`sample-${run.runId}`] = text.trimEnd().split("\n").map((l) => l.replace(/"(NaN|-?Infinity)"/g, "$1"));
+    out[`sample-${run.runId}`] = text
+      .trimEnd()
+      .split("\n")
+      .map((l) => l.replace(/"(NaN|-?Infinity)"/g, "$1"));
   }
   return out;
 }
@@ -116,7 +119,11 @@ test("parquet path freezes byte-identical files, hashes and dropped keys on ever
       const { historyPath, ...rest } = r;
       assert.deepEqual(rest, paged.runs[i], `${setting.label}: manifest run ${r.runId}`);
       // Hand rule of the server's export lag: rows with _step > lastStep - lag are live.
-      const steps = pagedFiles[`${r.runId}.jsonl`].trimEnd().split("\n").filter(Boolean).map((l) => JSON.parse(l)._step as number);
+      const steps = pagedFiles[`${r.runId}.jsonl`]
+        .trimEnd()
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)._step as number);
       const live = steps.filter((s) => s > r.lastStep - setting.lagSteps).length;
       const expected = live === steps.length ? undefined : live > 0 ? "parquet+pages" : "parquet";
       assert.equal(historyPath, expected, `${setting.label}: historyPath of ${r.runId}`);

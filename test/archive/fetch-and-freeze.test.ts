@@ -44,7 +44,10 @@ function opts(outDir: string, extra: Partial<FetchAndFreezeOptions> = {}): Fetch
   return {
     entity: "e",
     project: "p",
-    runs: [{ runId: "runa", round: "R0" }, { runId: "runb", round: "R1" }],
+    runs: [
+      { runId: "runa", round: "R0" },
+      { runId: "runb", round: "R1" },
+    ],
     outDir,
     baseUrl: server.url,
     apiKey: SENTINEL,
@@ -83,27 +86,49 @@ test("freeze format: numeric keys only, sorted, JSON.stringify numbers, non-fini
   );
   const runa = manifest.runs[0];
   assert.deepEqual(Object.keys(runa), [
-    "entity", "project", "runId", "round", "displayName", "state", "historyEvents", "lastStep", "createdAt", "fetchedAt", "file", "sha256", "bytes", "droppedKeys",
+    "entity",
+    "project",
+    "runId",
+    "round",
+    "displayName",
+    "state",
+    "historyEvents",
+    "lastStep",
+    "createdAt",
+    "fetchedAt",
+    "file",
+    "sha256",
+    "bytes",
+    "droppedKeys",
   ]);
-  assert.deepEqual({ ...runa, sha256: "-", bytes: 0 }, {
-    entity: "e",
-    project: "p",
-    runId: "runa",
-    round: "R0",
-    displayName: "first",
-    state: "finished",
-    historyEvents: 3,
-    lastStep: 3,
-    createdAt: "2024-05-01T12:00:00",
-    fetchedAt: "2025-01-02T03:04:05.000Z",
-    file: "history/runa.jsonl",
-    sha256: "-",
-    bytes: 0,
-    droppedKeys: { img: 1, note: 1 },
-  });
+  assert.deepEqual(
+    { ...runa, sha256: "-", bytes: 0 },
+    {
+      entity: "e",
+      project: "p",
+      runId: "runa",
+      round: "R0",
+      displayName: "first",
+      state: "finished",
+      historyEvents: 3,
+      lastStep: 3,
+      createdAt: "2024-05-01T12:00:00",
+      fetchedAt: "2025-01-02T03:04:05.000Z",
+      file: "history/runa.jsonl",
+      sha256: "-",
+      bytes: 0,
+      droppedKeys: { img: 1, note: 1 },
+    },
+  );
   assert.equal(runa.bytes, fs.statSync(path.join(outDir, "history/runa.jsonl")).size);
   assert.deepEqual([manifest.kind, manifest.formatVersion, manifest.readerVersion, manifest.pageSize], ["wandb-frozen-history", 1, READER_VERSION, 1000]);
-  assert.deepEqual(manifest.runs.map((r) => [r.runId, r.round, r.state, r.historyEvents, r.lastStep]), [["runa", "R0", "finished", 3, 3], ["runb", "R1", "crashed", 2500, 4998]]);
+  assert.deepEqual(
+    manifest.runs.map((r) => [r.runId, r.round, r.state, r.historyEvents, r.lastStep]),
+    [
+      ["runa", "R0", "finished", 3, 3],
+      ["runb", "R1", "crashed", 2500, 4998],
+    ],
+  );
   const text = fs.readFileSync(path.join(outDir, "manifest.json"), "utf8");
   assert.equal(text, JSON.stringify(manifest, null, 2) + "\n", "2-space indent, trailing newline, fixed key order");
   assert.deepEqual(fs.readdirSync(path.dirname(outDir)).sort(), ["archive"], "no temp folder or lock left");
@@ -113,7 +138,13 @@ test("what was frozen loads back equal, NaN and infinities included", async () =
   const outDir = freshDir();
   await fetchAndFreeze(opts(outDir));
   const archive = await loadArchive(outDir);
-  assert.deepEqual(archive.runs.map((r) => [r.runId, r.round, r.state, r.rows.length]), [["runa", "R0", "finished", 3], ["runb", "R1", "crashed", 2500]]);
+  assert.deepEqual(
+    archive.runs.map((r) => [r.runId, r.round, r.state, r.rows.length]),
+    [
+      ["runa", "R0", "finished", 3],
+      ["runb", "R1", "crashed", 2500],
+    ],
+  );
   const [r0, r1, r2] = archive.runs[0].rows;
   assert.ok(Number.isNaN(r0["train/loss"]));
   assert.equal(r1.gn, Infinity);
@@ -151,10 +182,16 @@ test("a failed fetch leaves the previous archive byte-identical and no debris", 
   await fetchAndFreeze(opts(outDir));
   const before = snapshot(outDir);
   server.injectFault({ kind: "status", status: 404, operationName: "HistoryPage" });
-  await assert.rejects(fetchAndFreeze(opts(outDir, { now: () => new Date("2030-01-01T00:00:00Z") })), (e: unknown) => e instanceof WandbError && e.status === 404);
+  await assert.rejects(
+    fetchAndFreeze(opts(outDir, { now: () => new Date("2030-01-01T00:00:00Z") })),
+    (e: unknown) => e instanceof WandbError && e.status === 404,
+  );
   assert.deepEqual(snapshot(outDir), before);
   server.injectFault({ kind: "short-page", drop: 1 });
-  await assert.rejects(fetchAndFreeze(opts(outDir, { now: () => new Date("2030-01-01T00:00:00Z") })), (e: unknown) => e instanceof WandbError && e.operation === "completeness");
+  await assert.rejects(
+    fetchAndFreeze(opts(outDir, { now: () => new Date("2030-01-01T00:00:00Z") })),
+    (e: unknown) => e instanceof WandbError && e.operation === "completeness",
+  );
   assert.deepEqual(snapshot(outDir), before);
   assert.deepEqual(fs.readdirSync(path.dirname(outDir)), ["archive"]);
 });
@@ -202,7 +239,9 @@ test("an out folder holding other files is refused before any request", async ()
   fs.mkdirSync(outDir, { recursive: true });
   fs.writeFileSync(path.join(outDir, "runs.json"), "{}");
   const count = server.requests.length;
-  await assert.rejects(fetchAndFreeze(opts(outDir)), (e: unknown) => (e as Error).message.startsWith(`invalid outDir: ${outDir} holds runs.json, which are not part of an archive`));
+  await assert.rejects(fetchAndFreeze(opts(outDir)), (e: unknown) =>
+    (e as Error).message.startsWith(`invalid outDir: ${outDir} holds runs.json, which are not part of an archive`),
+  );
   assert.equal(server.requests.length, count);
 });
 
@@ -213,7 +252,15 @@ test("option errors", async () => {
     [{ concurrency: 1.5 }, "invalid concurrency: 1.5"],
     [{ runs: [] }, "invalid runs: no run selected"],
     [{ runs: [{ runId: "a/b", round: "R0" }] }, 'invalid runId: "a/b"'],
-    [{ runs: [{ runId: "a", round: "R0" }, { runId: "a", round: "R1" }] }, "invalid runs: run a is listed twice"],
+    [
+      {
+        runs: [
+          { runId: "a", round: "R0" },
+          { runId: "a", round: "R1" },
+        ],
+      },
+      "invalid runs: run a is listed twice",
+    ],
     [{ entity: "" }, 'invalid entity: ""'],
   ];
   for (const [extra, message] of cases) await assert.rejects(fetchAndFreeze(opts(outDir, extra)), { message });

@@ -14,7 +14,13 @@ let server: WandbTestServer;
 
 before(async () => {
   server = await startWandbTestServer({});
-  server.addRun({ entity: "e", project: "p", runId: "r1", createdAt: "2024-01-01T00:00:00", rows: Array.from({ length: 1500 }, (_, i) => ({ _step: i, x: i })) });
+  server.addRun({
+    entity: "e",
+    project: "p",
+    runId: "r1",
+    createdAt: "2024-01-01T00:00:00",
+    rows: Array.from({ length: 1500 }, (_, i) => ({ _step: i, x: i })),
+  });
   server.addRun({ entity: "e", project: "p", runId: "r2", createdAt: "2024-01-02T00:00:00", rows: ['{"_step": 0, "x": NaN}'] });
 });
 after(async () => {
@@ -37,10 +43,21 @@ test("--run flags: archive written, summary on stdout, plain progress lines on s
   const out = path.join(root, "a", "archive");
   const r = await cli(["--entity", "e", "--project", "p", "--run", "r1=R0", "--run", "r2=R1", "--out", out, "--page-size", "500", "--concurrency", "1"]);
   assert.equal(r.code, 0, r.stderr);
-  assert.equal(r.stdout, `froze 2 run(s), 1501 rows, into ${out}\n  R0  e/p/r1  finished  1500 rows  history/r1.jsonl\n  R1  e/p/r2  finished  1 rows  history/r2.jsonl\n`);
+  assert.equal(
+    r.stdout,
+    `froze 2 run(s), 1501 rows, into ${out}\n  R0  e/p/r1  finished  1500 rows  history/r1.jsonl\n  R1  e/p/r2  finished  1 rows  history/r2.jsonl\n`,
+  );
   assert.equal(
     r.stderr,
-    ["fetch e/p/r1: 0/1500 rows", "fetch e/p/r1: 500/1500 rows", "fetch e/p/r1: 1000/1500 rows", "fetch e/p/r1: 1500/1500 rows", "fetch e/p/r2: 0/1 rows", "fetch e/p/r2: 1/1 rows", ""].join("\n"),
+    [
+      "fetch e/p/r1: 0/1500 rows",
+      "fetch e/p/r1: 500/1500 rows",
+      "fetch e/p/r1: 1000/1500 rows",
+      "fetch e/p/r1: 1500/1500 rows",
+      "fetch e/p/r2: 0/1 rows",
+      "fetch e/p/r2: 1/1 rows",
+      "",
+    ].join("\n"),
   );
   assert.equal(fs.readFileSync(path.join(out, "history/r2.jsonl"), "utf8"), '{"_step":0,"x":"NaN"}\n');
 });
@@ -70,7 +87,10 @@ test("option errors: invalid <option>: <value> and the usage, exit 2", async () 
     [["--entity", "e", "--project", "p", "--run", "r1", "--out", "x"], "invalid --run: r1 (expected RUN_ID=ROUND_LABEL, e.g. 8ov14yyc=R0)"],
     [["--entity", "e", "--project", "p", "--run", "r1=R0", "--out", "x", "--page-size", "0"], "invalid --page-size: 0"],
     [["--entity", "e", "--project", "p", "--run", "r1=R0"], "invalid --out: missing (the archive folder, e.g. data/archive)"],
-    [["--config", "c.json", "--run", "r1=R0", "--out", "x"], "invalid --config: c.json cannot be combined with --entity, --project, --run or --wandb-file (list files in the config)"],
+    [
+      ["--config", "c.json", "--run", "r1=R0", "--out", "x"],
+      "invalid --config: c.json cannot be combined with --entity, --project, --run or --wandb-file (list files in the config)",
+    ],
   ];
   for (const [args, message] of cases) {
     const r = await cli(args);
@@ -83,8 +103,11 @@ test("option errors: invalid <option>: <value> and the usage, exit 2", async () 
 test("npm run fetch's prebuilt entry (scripts/prebuilt.cjs) runs the same CLI, with --history-path, and refuses other entries", async () => {
   const run = (args: string[]) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, [path.join(ROOT, "scripts/prebuilt.cjs"), ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", HOME: root, WANDB_BASE_URL: server.url, WANDB_API_KEY: server.apiKey } }, (err, stdout, stderr) =>
-        resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr }),
+      execFile(
+        process.execPath,
+        [path.join(ROOT, "scripts/prebuilt.cjs"), ...args],
+        { cwd: ROOT, env: { PATH: process.env.PATH ?? "", HOME: root, WANDB_BASE_URL: server.url, WANDB_API_KEY: server.apiKey } },
+        (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr }),
       );
     });
   const out = path.join(root, "prebuilt", "archive");

@@ -5,10 +5,7 @@ import { FrozenRowError, frozenValue, parseFrozenRow, serializeFrozenRow } from 
 
 test("keys sorted, numbers as JSON.stringify prints them, non-finite as strings", () => {
   const line = serializeFrozenRow({ _step: 12, "train/loss": 0.1 + 0.2, a: 1e21, _runtime: 3.5, n: NaN, p: Infinity, m: -Infinity, z: -0 });
-  assert.equal(
-    line,
-    '{"_runtime":3.5,"_step":12,"a":1e+21,"m":"-Infinity","n":"NaN","p":"Infinity","train/loss":0.30000000000000004,"z":0}',
-  );
+  assert.equal(line, '{"_runtime":3.5,"_step":12,"a":1e+21,"m":"-Infinity","n":"NaN","p":"Infinity","train/loss":0.30000000000000004,"z":0}');
 });
 
 test("keys needing escapes are JSON-escaped", () => {
@@ -27,7 +24,10 @@ test("round trip keeps NaN and infinities", () => {
 });
 
 test("non-numeric values and broken lines are refused with the key", () => {
-  assert.throws(() => parseFrozenRow('{"_step":1,"s":"hello"}'), (e: unknown) => e instanceof FrozenRowError && e.key === "s" && e.message === 'key "s" is not numeric: "hello"');
+  assert.throws(
+    () => parseFrozenRow('{"_step":1,"s":"hello"}'),
+    (e: unknown) => e instanceof FrozenRowError && e.key === "s" && e.message === 'key "s" is not numeric: "hello"',
+  );
   assert.throws(() => parseFrozenRow('{"_step":1,"n":null}'), /key "n" is not numeric: null/);
   assert.throws(() => parseFrozenRow('{"_step":1,"o":{"a":1}}'), /key "o" is not numeric/);
   assert.throws(() => parseFrozenRow('{"_step":1,"x":NaN}'), /^FrozenRowError: not valid JSON/, "bare NaN is not frozen format");

@@ -14,7 +14,14 @@ let n = 0;
 function fresh(): string {
   const dir = path.join(root, `a${n++}`);
   makeArchive(dir, [
-    { runId: "r0", round: "R0", rows: [{ _step: 0, a: 1 }, { _step: 2, a: NaN, b: -Infinity }] },
+    {
+      runId: "r0",
+      round: "R0",
+      rows: [
+        { _step: 0, a: 1 },
+        { _step: 2, a: NaN, b: -Infinity },
+      ],
+    },
     { runId: "r1", round: "R1", rows: [{ _step: 0, c: 0.5 }] },
   ]);
   return dir;
@@ -25,10 +32,13 @@ test("loads rows, rounds and non-finite values", async () => {
   const dir = fresh();
   const progress: string[] = [];
   const archive = await loadArchive(dir, { progress: (task, done, total) => progress.push(`${task} ${done}/${total}`) });
-  assert.deepEqual(archive.runs.map((r) => [r.runId, r.round, r.entity, r.project, r.state, r.rows.length]), [
-    ["r0", "R0", "e", "p", "finished", 2],
-    ["r1", "R1", "e", "p", "finished", 1],
-  ]);
+  assert.deepEqual(
+    archive.runs.map((r) => [r.runId, r.round, r.entity, r.project, r.state, r.rows.length]),
+    [
+      ["r0", "R0", "e", "p", "finished", 2],
+      ["r1", "R1", "e", "p", "finished", 1],
+    ],
+  );
   const [, second] = archive.runs[0].rows;
   assert.ok(Number.isNaN(second.a));
   assert.equal(second.b, -Infinity);
@@ -66,9 +76,18 @@ test("a missing file is refused and reported", async () => {
 test("a history file the manifest does not list is refused", async () => {
   const dir = fresh();
   fs.writeFileSync(path.join(dir, "history/stray.jsonl"), '{"_step":0}\n');
-  await assert.rejects(loadArchive(dir), { message: `archive ${dir}: ${path.join(dir, "history/stray.jsonl")} not listed in manifest.json (mixed or tampered archive)` });
+  await assert.rejects(loadArchive(dir), {
+    message: `archive ${dir}: ${path.join(dir, "history/stray.jsonl")} not listed in manifest.json (mixed or tampered archive)`,
+  });
   const report = await verifyArchive(dir);
-  assert.deepEqual(report.files[2], { file: "history/stray.jsonl", runId: "", expected: "", actual: sha('{"_step":0}\n'), ok: false, problem: "not listed in manifest.json" });
+  assert.deepEqual(report.files[2], {
+    file: "history/stray.jsonl",
+    runId: "",
+    expected: "",
+    actual: sha('{"_step":0}\n'),
+    ok: false,
+    problem: "not listed in manifest.json",
+  });
 });
 
 test("missing or invalid manifest", async () => {
@@ -77,7 +96,16 @@ test("missing or invalid manifest", async () => {
   await assert.rejects(loadArchive(dir), { message: `archive ${dir} has no manifest.json (not a frozen archive, or never fetched)` });
   assert.deepEqual(await verifyArchive(dir), {
     ok: false,
-    files: [{ file: "manifest.json", runId: "", expected: "", actual: null, ok: false, problem: `archive ${dir} has no manifest.json (not a frozen archive, or never fetched)` }],
+    files: [
+      {
+        file: "manifest.json",
+        runId: "",
+        expected: "",
+        actual: null,
+        ok: false,
+        problem: `archive ${dir} has no manifest.json (not a frozen archive, or never fetched)`,
+      },
+    ],
   });
   const bad = fresh();
   fs.writeFileSync(path.join(bad, "manifest.json"), '{"kind": "other"}');

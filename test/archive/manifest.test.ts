@@ -61,12 +61,16 @@ test("parse accepts what serialize wrote", () => {
 
 test("parse refuses unsafe or inconsistent runs, naming the field", () => {
   const bad = (patch: Record<string, unknown>) => serializeManifest({ ...manifest, runs: [{ ...run, ...patch }] } as SourceManifest);
-  assert.throws(() => parseManifest(bad({ file: "../etc/passwd" }), "m.json"), { message: 'invalid manifest m.json: runs[0].file is "../etc/passwd", expected "history/r1.jsonl"' });
+  assert.throws(() => parseManifest(bad({ file: "../etc/passwd" }), "m.json"), {
+    message: 'invalid manifest m.json: runs[0].file is "../etc/passwd", expected "history/r1.jsonl"',
+  });
   assert.throws(() => parseManifest(bad({ sha256: "xyz" }), "m.json"), { message: "invalid manifest m.json: runs[0].sha256 is not a sha256 hex digest" });
   assert.throws(() => parseManifest(bad({ historyEvents: "2" }), "m.json"), { message: "invalid manifest m.json: runs[0].historyEvents is not an integer" });
   const twice = JSON.stringify({ ...manifest, runs: [run, run] });
   assert.throws(() => parseManifest(twice, "m.json"), { message: "invalid manifest m.json: run r1 is listed twice" });
-  assert.throws(() => parseManifest(JSON.stringify({ ...manifest, formatVersion: 2 }), "m.json"), { message: "invalid manifest m.json: formatVersion 2 is not supported (expected 1)" });
+  assert.throws(() => parseManifest(JSON.stringify({ ...manifest, formatVersion: 2 }), "m.json"), {
+    message: "invalid manifest m.json: formatVersion 2 is not supported (expected 1)",
+  });
 });
 
 test("run ids must be safe file names", () => {

@@ -55,8 +55,9 @@ test("a failing fill leaves the target untouched and cleans up", async () => {
 test("a held lock refuses a second writer and names the lock file", async () => {
   const dir = fresh();
   const lock = await lockArchiveDir(dir);
-  await assert.rejects(replaceDirAtomically(dir, (tmp) => fillWith(tmp, "x")), (e: unknown) =>
-    (e as Error).message.startsWith(`archive ${path.resolve(dir)} is locked by another fetch (lock file ${lock.path}: {"pid":${process.pid},`),
+  await assert.rejects(
+    replaceDirAtomically(dir, (tmp) => fillWith(tmp, "x")),
+    (e: unknown) => (e as Error).message.startsWith(`archive ${path.resolve(dir)} is locked by another fetch (lock file ${lock.path}: {"pid":${process.pid},`),
   );
   await lock.release();
   await replaceDirAtomically(dir, (tmp) => fillWith(tmp, "after"));
@@ -71,10 +72,14 @@ test("an interrupted swap (target gone, old copy left) is repaired before the ne
   fs.mkdirSync(`${tmpPrefix}zzz`);
   const warnings: string[] = [];
   await assert.rejects(
-    replaceDirAtomically(dir, async () => {
-      assert.equal(fs.readFileSync(path.join(dir, "manifest.json"), "utf8"), "old", "restored before the fill runs");
-      throw new Error("stop");
-    }, { warn: (m) => warnings.push(m) }),
+    replaceDirAtomically(
+      dir,
+      async () => {
+        assert.equal(fs.readFileSync(path.join(dir, "manifest.json"), "utf8"), "old", "restored before the fill runs");
+        throw new Error("stop");
+      },
+      { warn: (m) => warnings.push(m) },
+    ),
     /stop/,
   );
   assert.deepEqual(warnings, [`restored archive ${path.resolve(dir)} from ${oldPrefix}abc, left by an interrupted fetch`]);
@@ -107,9 +112,15 @@ test("a lock left by a killed fetch on this machine is taken over with a warning
   assert.deepEqual(warnings, [`removed stale lock ${lock} of fetch pid ${deadPid}, which no longer runs`]);
   assert.equal(fs.existsSync(lock), false);
   fs.writeFileSync(lock, JSON.stringify({ pid: deadPid, host: "another-machine", startedAt: "x" }) + "\n");
-  await assert.rejects(replaceDirAtomically(dir, (tmp) => fillWith(tmp, "no")), /is locked by another fetch/);
+  await assert.rejects(
+    replaceDirAtomically(dir, (tmp) => fillWith(tmp, "no")),
+    /is locked by another fetch/,
+  );
   fs.writeFileSync(lock, JSON.stringify({ pid: process.pid, host: os.hostname(), startedAt: "x" }) + "\n");
-  await assert.rejects(replaceDirAtomically(dir, (tmp) => fillWith(tmp, "no")), /is locked by another fetch/);
+  await assert.rejects(
+    replaceDirAtomically(dir, (tmp) => fillWith(tmp, "no")),
+    /is locked by another fetch/,
+  );
   fs.rmSync(lock);
   assert.equal(fs.readFileSync(path.join(dir, "manifest.json"), "utf8"), "taken");
 });

@@ -15,8 +15,22 @@ const write = (name: string, body: unknown) => {
 };
 
 test("a valid config is read in order", () => {
-  const p = write("ok.json", { entity: "e", project: "p", runs: [{ runId: "b2", round: "R0" }, { runId: "a1", round: "R1" }] });
-  assert.deepEqual(readRunsConfig(p), { entity: "e", project: "p", runs: [{ runId: "b2", round: "R0" }, { runId: "a1", round: "R1" }] });
+  const p = write("ok.json", {
+    entity: "e",
+    project: "p",
+    runs: [
+      { runId: "b2", round: "R0" },
+      { runId: "a1", round: "R1" },
+    ],
+  });
+  assert.deepEqual(readRunsConfig(p), {
+    entity: "e",
+    project: "p",
+    runs: [
+      { runId: "b2", round: "R0" },
+      { runId: "a1", round: "R1" },
+    ],
+  });
 });
 
 test("the shipped example is valid", () => {
@@ -32,11 +46,25 @@ test("errors name the file and what is wrong", () => {
     [{ entity: "e", project: "p", runs: [] }, '"runs" must be a non-empty list of {"runId", "round"}'],
     [{ entity: "e", project: "p", runs: [{ runId: "../x", round: "R0" }] }, 'runs[0]: invalid runId: "../x"'],
     [{ entity: "e", project: "p", runs: [{ runId: "a", round: "" }] }, "runs[0].round must be a non-empty string"],
-    [{ entity: "e", project: "p", runs: [{ runId: "a", round: "R0" }, { runId: "a", round: "R1" }] }, "run a is listed twice"],
+    [
+      {
+        entity: "e",
+        project: "p",
+        runs: [
+          { runId: "a", round: "R0" },
+          { runId: "a", round: "R1" },
+        ],
+      },
+      "run a is listed twice",
+    ],
   ];
   cases.forEach(([body, what], i) => {
     const p = write(`bad${i}.json`, body);
-    assert.throws(() => readRunsConfig(p), (e: unknown) => (e as Error).message.startsWith(`invalid runs config: ${p}: ${what}`), what);
+    assert.throws(
+      () => readRunsConfig(p),
+      (e: unknown) => (e as Error).message.startsWith(`invalid runs config: ${p}: ${what}`),
+      what,
+    );
   });
   const missing = path.join(tmp, "missing.json");
   assert.throws(() => readRunsConfig(missing), new Error(`invalid runs config: ${missing}: cannot read (ENOENT)`));

@@ -37,9 +37,7 @@ test("the documented rule table lists every kind once, in rule order", () => {
 
 test("rollout row kinds are the three rows sharing rollout/step", () => {
   assert.deepEqual(
-    (["rollout-manager", "trainer-rollout", "trainer-perf", "optimizer-update", "critic-update", "eval", "other"] as const).map(
-      isRolloutRowKind,
-    ),
+    (["rollout-manager", "trainer-rollout", "trainer-perf", "optimizer-update", "critic-update", "eval", "other"] as const).map(isRolloutRowKind),
     [true, true, true, false, false, false, false],
   );
 });

@@ -21,18 +21,19 @@ const update = (runId: string, t: number): UpdateRecord => ({
 });
 
 test("reference shape: four rounds of 20 rollouts, N = 2, rollout ids 1..80", () => {
-  const runs = ["R0", "R1", "R2", "R3"].map((round, i) =>
-    slimeRun({ runId: `run${i}`, round, n: 2, rollouts: ids(20 * i + 1, 20 * i + 20) }),
-  );
+  const runs = ["R0", "R1", "R2", "R3"].map((round, i) => slimeRun({ runId: `run${i}`, round, n: 2, rollouts: ids(20 * i + 1, 20 * i + 20) }));
   const a = alignRuns(runs);
   assert.equal(a.updates.length, 160);
   assert.equal(a.rollouts.length, 80);
-  assert.deepEqual(a.coverage.map((c) => [c.firstRollout, c.lastRollout, c.firstUpdate, c.lastUpdate, c.historyEvents]), [
-    [1, 20, 1, 40, 100],
-    [21, 40, 41, 80, 100],
-    [41, 60, 81, 120, 100],
-    [61, 80, 121, 160, 100],
-  ]);
+  assert.deepEqual(
+    a.coverage.map((c) => [c.firstRollout, c.lastRollout, c.firstUpdate, c.lastUpdate, c.historyEvents]),
+    [
+      [1, 20, 1, 40, 100],
+      [21, 40, 41, 80, 100],
+      [41, 60, 81, 120, 100],
+      [61, 80, 121, 160, 100],
+    ],
+  );
   assert.deepEqual(coverageTable(a)[2], {
     round: "R2",
     runId: "run2",
@@ -56,16 +57,22 @@ test("checkCoverage on records: duplicate rollout records, a run without data, h
     [rollout("a", 1), rollout("a", 1), rollout("a", 2), rollout("b", 3), rollout("b", 6)],
     [update("a", 2), update("a", 3), update("a", 4), update("a", 5), update("b", 6), update("b", 7), update("b", 12), update("b", 13)],
   );
-  assert.deepEqual(res.issues.map((x) => [x.runId, x.kind, x.step, x.message]), [
-    ["a", "duplicate-rollout", 1, "run a (round R0): rollout 1 has 2 rollout records"],
-    ["empty", "missing-rollout", null, "run empty (round R1): has no rollout rows and no optimizer-update rows"],
-    ["b", "missing-rollout", 4, "run b (round R2): rollouts 4..5 missing (no rollout row and no update) between rollouts 3 and 6"],
-  ]);
-  assert.deepEqual(res.coverage.map((c) => [c.runId, c.rollouts, c.updates, c.firstUpdate, c.lastUpdate, c.ok]), [
-    ["a", 2, 4, 1, 4, false],
-    ["empty", 0, 0, null, null, false],
-    ["b", 2, 4, 5, 12, false],
-  ]);
+  assert.deepEqual(
+    res.issues.map((x) => [x.runId, x.kind, x.step, x.message]),
+    [
+      ["a", "duplicate-rollout", 1, "run a (round R0): rollout 1 has 2 rollout records"],
+      ["empty", "missing-rollout", null, "run empty (round R1): has no rollout rows and no optimizer-update rows"],
+      ["b", "missing-rollout", 4, "run b (round R2): rollouts 4..5 missing (no rollout row and no update) between rollouts 3 and 6"],
+    ],
+  );
+  assert.deepEqual(
+    res.coverage.map((c) => [c.runId, c.rollouts, c.updates, c.firstUpdate, c.lastUpdate, c.ok]),
+    [
+      ["a", 2, 4, 1, 4, false],
+      ["empty", 0, 0, null, null, false],
+      ["b", 2, 4, 5, 12, false],
+    ],
+  );
   assert.throws(() => checkCoverage(mapping, [meta("a", "R0")], [rollout("zz", 1)], []), {
     message: "invalid records: run zz is not among the aligned runs",
   });
@@ -80,7 +87,12 @@ test("overlap is measured against every earlier round, not only the previous one
   );
   const kinds = res.issues.filter((x) => x.kind.endsWith("-rounds")).map((x) => [x.runId, x.kind, x.step, x.message]);
   assert.deepEqual(kinds, [
-    ["c", "overlap-between-rounds", 2, "run c (round R2): starts at rollout 2, but round R1 (run b) already reaches rollout 4: 3 rollout(s) of this run (2..4) are owned twice"],
+    [
+      "c",
+      "overlap-between-rounds",
+      2,
+      "run c (round R2): starts at rollout 2, but round R1 (run b) already reaches rollout 4: 3 rollout(s) of this run (2..4) are owned twice",
+    ],
   ]);
 });
 
@@ -98,8 +110,11 @@ test("assertAligned lists the first issues with run, round, step and kind", () =
     ].join("\n"),
   });
   assert.throws(() => assertAligned(a, { max: 0 }), { message: "invalid max: 0" });
-  assert.deepEqual(coverageTable(a).map((r) => [r.round, r.rolloutRange, r.updateRange, r.issues, r.ok]), [
-    ["R0", "1..4", "1..8", 3, false],
-    ["R1", "6..6", "11..12", 1, false],
-  ]);
+  assert.deepEqual(
+    coverageTable(a).map((r) => [r.round, r.rolloutRange, r.updateRange, r.issues, r.ok]),
+    [
+      ["R0", "1..4", "1..8", 3, false],
+      ["R1", "6..6", "11..12", 1, false],
+    ],
+  );
 });

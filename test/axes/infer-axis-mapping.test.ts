@@ -77,36 +77,33 @@ test("asynchronous interleaving of manager rows does not disturb inference", () 
 
 test("N changing within a run is a clear error naming run, round, train/step and _step", () => {
   // Rollouts 0..3 with N = 2 (train/step 0..7), then rollouts 4..7 with N = 4 (train/step 16..31).
-  const rows = [
-    ...slimeRows({ runId: "a", round: "R0", n: 2, rollouts: ids(0, 3) }),
-    ...slimeRows({ runId: "a", round: "R0", n: 4, rollouts: ids(4, 7) }),
-  ];
+  const rows = [...slimeRows({ runId: "a", round: "R0", n: 2, rollouts: ids(0, 3) }), ...slimeRows({ runId: "a", round: "R0", n: 4, rollouts: ids(4, 7) })];
   // Rows: per rollout 2 + N + 1; train/step 2 is the first update of rollout 1, at _step 7.
-  assert.throws(
-    () => inferAxisMapping([runOf("zz9", "R3", rows)]),
-    {
-      message:
-        "N (updates per rollout batch) changes within run zz9 (round R3): train/step 2 (_step 7) was logged between the trainer rows of rollout 1, which fits N = 2, but the best reading, N = 4 with rollout/step = rollout_id, puts it in rollout 0; slime's train/step = rollout_id * N + step_id is then not one axis",
-    },
-  );
+  assert.throws(() => inferAxisMapping([runOf("zz9", "R3", rows)]), {
+    message:
+      "N (updates per rollout batch) changes within run zz9 (round R3): train/step 2 (_step 7) was logged between the trainer rows of rollout 1, which fits N = 2, but the best reading, N = 4 with rollout/step = rollout_id, puts it in rollout 0; slime's train/step = rollout_id * N + step_id is then not one axis",
+  });
 });
 
 test("a forced N that contradicts the trainer row order is refused the same way", () => {
   const run = slimeRun({ runId: "a", round: "R0", n: 2, rollouts: ids(1, 3) });
-  assert.throws(() => inferAxisMapping([run], { n: 3 }), /changes within run a \(round R0\): train\/step 2 \(_step 2\).*rollout 1, which fits N = 2, but the best reading, N = 3 with rollout\/step = rollout_id, puts it in rollout 0/);
+  assert.throws(
+    () => inferAxisMapping([run], { n: 3 }),
+    /changes within run a \(round R0\): train\/step 2 \(_step 2\).*rollout 1, which fits N = 2, but the best reading, N = 3 with rollout\/step = rollout_id, puts it in rollout 0/,
+  );
 });
 
 test("N differing between runs (global_batch_size changed between rounds): N per run, display updates in lineage order", () => {
-  const runs = [
-    slimeRun({ runId: "a", round: "R0", n: 2, rollouts: ids(1, 10) }),
-    slimeRun({ runId: "b", round: "R1", n: 4, rollouts: ids(11, 12) }),
-  ];
+  const runs = [slimeRun({ runId: "a", round: "R0", n: 2, rollouts: ids(1, 10) }), slimeRun({ runId: "b", round: "R1", n: 4, rollouts: ids(11, 12) })];
   const m = inferAxisMapping(runs);
   assert.equal(m.n, 4, "the largest N");
-  assert.deepEqual(m.runs.map((r) => [r.n, r.firstRollout, r.updateBase, r.formula]), [
-    [2, 1, 0, "update = train/step - 2*1 + 0 + 1"],
-    [4, 11, 20, "update = train/step - 4*11 + 20 + 1"],
-  ]);
+  assert.deepEqual(
+    m.runs.map((r) => [r.n, r.firstRollout, r.updateBase, r.formula]),
+    [
+      [2, 1, 0, "update = train/step - 2*1 + 0 + 1"],
+      [4, 11, 20, "update = train/step - 4*11 + 20 + 1"],
+    ],
+  );
   assert.match(m.formulas.update, /per run/);
 });
 

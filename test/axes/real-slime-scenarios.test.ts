@@ -42,7 +42,11 @@ const N_PER_ROUND: ScenarioOptions = {
   critic: true,
   evalInterval: 2,
   restartOverlap: 2,
-  rounds: [{ rollouts: 5, crash: true }, { rollouts: 5, n: 2, resumeInPlace: { crashAfter: 2, relog: 1 } }, { rollouts: 3, n: 2 }],
+  rounds: [
+    { rollouts: 5, crash: true },
+    { rollouts: 5, n: 2, resumeInPlace: { crashAfter: 2, relog: 1 } },
+    { rollouts: 3, n: 2 },
+  ],
 };
 
 function archiveOf(s: Scenario): Archive {
@@ -113,7 +117,10 @@ function checkAgainstTruth(s: Scenario, aligned: AlignedRuns): void {
   assert.deepEqual(mine("update"), sup("update"));
   // Critic-only rollouts and crashed trailing rollouts are notes, not issues.
   const criticOnly = t.runs.flatMap((r) => r.criticOnlyRollouts.filter((id) => r.ownedRollouts.includes(id)));
-  assert.equal(aligned.notes.some((x) => x.kind === "critic-only"), criticOnly.length > 0);
+  assert.equal(
+    aligned.notes.some((x) => x.kind === "critic-only"),
+    criticOnly.length > 0,
+  );
   // Evals: every eval row of the truth, converted to rollout ids, except those logged from weights a
   // restart discarded (superseded): of an earlier round at or after a later round's first rollout,
   // or of a run resumed in place, logged before the resume at or after the rollout it resumed from.
@@ -130,10 +137,7 @@ function checkAgainstTruth(s: Scenario, aligned: AlignedRuns): void {
     if (resume !== null && e.historyStep < resume.step && e.rolloutId >= resume.from) return false;
     return !starts.slice(j + 1).some((st) => e.rolloutId >= st);
   });
-  assert.deepEqual(
-    aligned.evals.map((e) => [e.runId, e.rollout, e.evalStep]).sort(),
-    survivingEvals.map((e) => [e.runId, e.rolloutId, e.evalStep]).sort(),
-  );
+  assert.deepEqual(aligned.evals.map((e) => [e.runId, e.rollout, e.evalStep]).sort(), survivingEvals.map((e) => [e.runId, e.rolloutId, e.evalStep]).sort());
 }
 
 function checkExportedNumbers(s: Scenario, aligned: AlignedRuns): void {
@@ -197,7 +201,15 @@ test("each trait alone aligns without issues and matches the truth", () => {
     ["restart overlap", { restartOverlap: 2, rounds: [{ rollouts: 5 }, { rollouts: 5 }] }],
     ["resume in place", { rounds: [{ rollouts: 6, resumeInPlace: { crashAfter: 3, relog: 2 } }] }],
     ["crash", { rounds: [{ rollouts: 4, crash: true }] }],
-    ["N per round", { rounds: [{ rollouts: 3, n: 2 }, { rollouts: 3, n: 4 }] }],
+    [
+      "N per round",
+      {
+        rounds: [
+          { rollouts: 3, n: 2 },
+          { rollouts: 3, n: 4 },
+        ],
+      },
+    ],
     ["interleaved writers", { critic: true, interleaveWriters: true, rounds: [{ rollouts: 5 }] }],
     ["2025-10 profile", { profile: "2025-10", rounds: [{ rollouts: 4 }] }],
     ["2025-12 profile", { profile: "2025-12", specDecoding: true, rounds: [{ rollouts: 4 }] }],
@@ -224,6 +236,9 @@ test("local logs of every trait at once (Ray prefixes, ANSI, tqdm, repeated line
     const check = crossCheck(aligned, local);
     assert.deepEqual([check.mismatches.length, check.onlyInLocal.length, check.unmatched, check.malformed.length], [0, 0, [], 0]);
     assert.equal(check.agree, true, check.verdict);
-    assert.ok(check.runs.some((r) => r.supersededRecords > 0), "lines of superseded records were left out, not compared");
+    assert.ok(
+      check.runs.some((r) => r.supersededRecords > 0),
+      "lines of superseded records were left out, not compared",
+    );
   }
 });

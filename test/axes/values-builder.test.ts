@@ -11,11 +11,29 @@ function build(vb: ValuesBuilder, pairs: [string, number][], drop?: string[]): R
 
 test("objects hold exactly the pushed pairs, whatever sequence came before", () => {
   const vb = new ValuesBuilder();
-  const a = build(vb, [["x", 1], ["y", NaN]]);
-  const b = build(vb, [["x", 2], ["y", -0]]); // same keys: template reused
-  const c = build(vb, [["y", 3], ["x", 4], ["z", Infinity]]); // other order and length
+  const a = build(vb, [
+    ["x", 1],
+    ["y", NaN],
+  ]);
+  const b = build(vb, [
+    ["x", 2],
+    ["y", -0],
+  ]); // same keys: template reused
+  const c = build(vb, [
+    ["y", 3],
+    ["x", 4],
+    ["z", Infinity],
+  ]); // other order and length
   const d = build(vb, []);
-  const e = build(vb, [["x", 0.25], ["y", 5], ["z", 6]], ["y"]);
+  const e = build(
+    vb,
+    [
+      ["x", 0.25],
+      ["y", 5],
+      ["z", 6],
+    ],
+    ["y"],
+  );
   assert.deepEqual(a, { x: 1, y: NaN });
   assert.deepEqual(b, { x: 2, y: -0 });
   assert.ok(Object.is(b.y, -0));
@@ -26,5 +44,12 @@ test("objects hold exactly the pushed pairs, whatever sequence came before", () 
   assert.equal(Object.getPrototypeOf(a), Object.prototype);
   assert.notEqual(a, b, "a new object each time");
   a.x = 99;
-  assert.equal(build(vb, [["x", 7], ["y", 8]]).x, 7, "templates are not shared with results");
+  assert.equal(
+    build(vb, [
+      ["x", 7],
+      ["y", 8],
+    ]).x,
+    7,
+    "templates are not shared with results",
+  );
 });

@@ -26,11 +26,17 @@ test("the benchmark archive is a valid frozen archive with the requested updates
   const a = await ensureAnalysisArchive(200, { workDir: work });
   assert.ok(a.writeSeconds > 0);
   const archive = await loadArchive(a.dir);
-  assert.deepEqual(archive.runs.map((r) => r.round), ["R0", "R1", "R2", "R3"]);
+  assert.deepEqual(
+    archive.runs.map((r) => r.round),
+    ["R0", "R1", "R2", "R3"],
+  );
   const updates = archive.runs.flatMap((r) => r.rows).filter((row) => row["train/step"] !== undefined && row["train/loss"] !== undefined);
   assert.equal(updates.length, 200);
   // 25 batches per run: 5 rows each, plus an eval row after batches 10 and 20.
-  assert.deepEqual(archive.runs.map((r) => r.rows.length), [127, 127, 127, 127]);
+  assert.deepEqual(
+    archive.runs.map((r) => r.rows.length),
+    [127, 127, 127, 127],
+  );
   const again = await ensureAnalysisArchive(200, { workDir: work });
   assert.equal(again.writeSeconds, 0);
   assert.equal(again.dir, a.dir);

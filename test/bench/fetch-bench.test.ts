@@ -14,7 +14,9 @@ function hasWandb(python: string): boolean {
   }
 }
 const SKIP = hasWandb(VENV_PYTHON) ? false : `${VENV_PYTHON} lacks wandb (pip install -r requirements-wandb.txt into .venv)`;
-const SKIP_CURRENT = hasWandb(CURRENT_PYTHON) ? false : `${CURRENT_PYTHON} lacks wandb (EXTRA_VENVS=".venv-wandb-current:requirements-wandb-current.txt" bash scripts/setup.sh)`;
+const SKIP_CURRENT = hasWandb(CURRENT_PYTHON)
+  ? false
+  : `${CURRENT_PYTHON} lacks wandb (EXTRA_VENVS=".venv-wandb-current:requirements-wandb-current.txt" bash scripts/setup.sh)`;
 
 test("fetch benchmark, tiny: every side reads every row of every run from the local server", { skip: SKIP }, async () => {
   const sides: FetchSide[] = ["ours-freeze", "official-legacy", "lean", "ours-freeze-parquet", "ours-scan", "server-raw"];
@@ -29,7 +31,10 @@ test("fetch benchmark, tiny: every side reads every row of every run from the lo
   assert.equal(r.legacyWandbVersion, "0.21.0");
   assert.equal(r.wandbVersion, null);
   assert.ok(r.frozenBytes !== null && r.frozenBytes > 400 * 100);
-  assert.deepEqual(r.pairs!.map((p) => p.theirs), ["official-legacy", "lean"]);
+  assert.deepEqual(
+    r.pairs!.map((p) => p.theirs),
+    ["official-legacy", "lean"],
+  );
   for (const p of r.pairs!) assert.ok(p.inProcess > 0 && p.wall > 0);
   for (const s of r.samples) assert.ok(s.peakRssKb !== null && s.peakRssKb > 0);
 });
@@ -38,7 +43,10 @@ test("fetch benchmark, tiny: the current official client on both of its paths", 
   const r = await runFetchBench({ rowsPerRun: 300, runs: 2, reps: 1, sides: ["ours-freeze", "official", "ours-freeze-parquet", "official-parquet"] });
   assert.equal(r.rowsAgree, true);
   assert.match(r.wandbVersion ?? "", /^0\.31\./);
-  assert.deepEqual(r.pairs!.map((p) => p.theirs), ["official", "official-parquet"]);
+  assert.deepEqual(
+    r.pairs!.map((p) => p.theirs),
+    ["official", "official-parquet"],
+  );
   assert.ok(r.ratioFreeze !== null && r.ratioFreeze > 0);
 });
 
@@ -47,5 +55,8 @@ test("fetch benchmark without the official side, with added page latency, still 
   assert.equal(r.latencyMs, 5);
   assert.equal(r.rowsAgree, true);
   assert.equal(r.ratioFreeze, null);
-  assert.deepEqual(r.samples.map((s) => s.rows), [[50], [50]]);
+  assert.deepEqual(
+    r.samples.map((s) => s.rows),
+    [[50], [50]],
+  );
 });

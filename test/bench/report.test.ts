@@ -62,7 +62,19 @@ function results(over: Partial<BenchResults>): BenchResults {
   return {
     startedAt: "2026-06-01T00:00:00.000Z",
     command: "npm run bench",
-    machine: { cpuModel: "Test CPU", cores: 2, memoryGiB: 8, os: "Linux", node: "v20", nodeDefaultHeapMiB: 4144, python: "3.11.7", wandb: "0.21.0", pandas: "3.1.1", numpy: "2.4.6", loadAverage: 0.5 },
+    machine: {
+      cpuModel: "Test CPU",
+      cores: 2,
+      memoryGiB: 8,
+      os: "Linux",
+      node: "v20",
+      nodeDefaultHeapMiB: 4144,
+      python: "3.11.7",
+      wandb: "0.21.0",
+      pandas: "3.1.1",
+      numpy: "2.4.6",
+      loadAverage: 0.5,
+    },
     loadAverageEnd: 0.7,
     totalSeconds: 600,
     partSeconds: { "set-up": 6, fetch: 300, analysis: 294 },
@@ -80,10 +92,20 @@ test("targets: met and not met are judged from the measured figures, with the re
   const r = results({
     fetch: [fetchResult(10, 20, 5, 4, 300 * 1024)],
     analysis: [analysisResult(20, 30)],
-    workspace: { skipped: null, reps: 1, wallSeconds: [42], medianWallSeconds: 42, notebooks: [{ path: "notebooks/01.ipynb", codeCells: 3, seconds: 20 }], failure: null },
+    workspace: {
+      skipped: null,
+      reps: 1,
+      wallSeconds: [42],
+      medianWallSeconds: 42,
+      notebooks: [{ path: "notebooks/01.ipynb", codeCells: 3, seconds: 20 }],
+      failure: null,
+    },
   });
   const t = judgeTargets(r);
-  assert.deepEqual(t.map((x) => x.met), ["not met", "met", "met", "not met"]);
+  assert.deepEqual(
+    t.map((x) => x.met),
+    ["not met", "met", "met", "not met"],
+  );
   assert.match(t[0].measured, /^2\.00x/);
   assert.match(t[0].why, /freezing costs 5\.0 s over the bare scan/);
   assert.match(t[0].why, /no client can be more than 5\.0x faster/);
@@ -93,7 +115,12 @@ test("targets: met and not met are judged from the measured figures, with the re
 });
 
 test("targets: an analysis that only runs with a raised heap does not meet the target", () => {
-  const a = { ...analysisResult(20, 30), oursNodeOptions: ["--max-old-space-size=16384"], defaultHeapFailed: true, maxPeakRssKb: { ours: 8 * 2 ** 20, pandas: 1 } };
+  const a = {
+    ...analysisResult(20, 30),
+    oursNodeOptions: ["--max-old-space-size=16384"],
+    defaultHeapFailed: true,
+    maxPeakRssKb: { ours: 8 * 2 ** 20, pandas: 1 },
+  };
   const t = judgeTargets(results({ analysis: [a] }))[2];
   assert.equal(t.met, "not met");
   assert.match(t.measured, /ours with --max-old-space-size=16384/);
@@ -104,7 +131,10 @@ test("targets: an analysis that only runs with a raised heap does not meet the t
 
 test("targets: not measured when a part was skipped or outputs differ", () => {
   const t = judgeTargets(results({ analysis: [analysisResult(20, 30, ["rep 1 summary $.n: 2 vs 3"])], workspace: null }));
-  assert.deepEqual(t.map((x) => x.met), ["not measured", "not measured", "not measured", "not measured"]);
+  assert.deepEqual(
+    t.map((x) => x.met),
+    ["not measured", "not measured", "not measured", "not measured"],
+  );
   assert.match(t[2].why, /\$\.n: 2 vs 3/);
 });
 

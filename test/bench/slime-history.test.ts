@@ -38,7 +38,10 @@ test("one rollout batch writes manager, trainer rollout, N updates and perf rows
   assert.equal(rows.length, 10 * ROWS_PER_ROLLOUT + 1);
   assert.deepEqual(rows.slice(0, 5).map(classifyRow), ["rollout-manager", "trainer-rollout", "optimizer-update", "optimizer-update", "trainer-perf"]);
   assert.equal(classifyRow(rows[rows.length - 1]), "eval");
-  assert.deepEqual(rows.map((r) => r._step), rows.map((_, i) => i));
+  assert.deepEqual(
+    rows.map((r) => r._step),
+    rows.map((_, i) => i),
+  );
   // train/step = rollout * N + position
   assert.deepEqual([rows[2]["train/step"], rows[3]["train/step"]], [2, 3]);
 });
@@ -53,6 +56,13 @@ test("generation is seeded and maxRows cuts exactly", () => {
 
 test("benchRunSet: consecutive rounds continue the rollout ids", () => {
   const set = benchRunSet(3, 20);
-  assert.deepEqual(set.runs.map((r) => [r.round, r.spec.firstRollout]), [["R0", 1], ["R1", 21], ["R2", 41]]);
+  assert.deepEqual(
+    set.runs.map((r) => [r.round, r.spec.firstRollout]),
+    [
+      ["R0", 1],
+      ["R1", 21],
+      ["R2", 41],
+    ],
+  );
   assert.equal(new Set(set.runs.map((r) => r.runId)).size, 3);
 });

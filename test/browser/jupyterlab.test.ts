@@ -107,7 +107,10 @@ describe("JupyterLab (npm run lab) with the project kernel and settings, in head
     const nb = JSON.parse(fs.readFileSync(path.join(ROOT, NOTEBOOK), "utf8"));
     for (const cell of nb.cells) if (cell.cell_type === "code") Object.assign(cell, { execution_count: null, outputs: [] });
     fs.writeFileSync(path.join(served, path.basename(NOTEBOOK)), JSON.stringify(nb, null, 1) + "\n");
-    notebookRel = path.relative(ROOT, path.join(served, path.basename(NOTEBOOK))).split(path.sep).join("/");
+    notebookRel = path
+      .relative(ROOT, path.join(served, path.basename(NOTEBOOK)))
+      .split(path.sep)
+      .join("/");
     const s = Date.now();
     lab = await startLab({ root: ROOT, env: { WORKSPACE_DATA: dataDir }, args: ["--LabApp.expose_app_in_browser=True"] });
     mark("labStartMs", s);
@@ -192,7 +195,10 @@ describe("JupyterLab (npm run lab) with the project kernel and settings, in head
     mark("pageAndKernelReadyMs", s);
     const initial = await codeCellStates(page, notebookRel);
     assert.ok(initial && initial.length > 0, "the lab's model of notebook 04 has no code cell");
-    assert.ok(initial.every((c) => c.count === null && c.plotly.length === 0), "the notebook copy starts unexecuted");
+    assert.ok(
+      initial.every((c) => c.count === null && c.plotly.length === 0),
+      "the notebook copy starts unexecuted",
+    );
 
     // Run > Run All Cells, through the real menu.
     s = Date.now();
@@ -214,9 +220,17 @@ describe("JupyterLab (npm run lab) with the project kernel and settings, in head
     await page.screenshot({ path: path.join(SCREENSHOTS, "jupyterlab-04-after-run-all.png") });
 
     const failed = cells.filter((c) => c.stderr !== "");
-    assert.deepEqual(failed.map((c) => `cell ${c.index} [${c.source}]:\n${c.stderr}`), [], "cells wrote to stderr");
+    assert.deepEqual(
+      failed.map((c) => `cell ${c.index} [${c.source}]:\n${c.stderr}`),
+      [],
+      "cells wrote to stderr",
+    );
     const unrun = cells.filter((c) => c.count === null);
-    assert.deepEqual(unrun.map((c) => `cell ${c.index}`), [], "code cells without an execution count");
+    assert.deepEqual(
+      unrun.map((c) => `cell ${c.index}`),
+      [],
+      "code cells without an execution count",
+    );
 
     // Every plotly output is drawn: its cell scrolled into view (the lab attaches only cells near
     // the viewport), it holds a plotly graph whose main svg has a real size and draws traces.
@@ -249,7 +263,10 @@ describe("JupyterLab (npm run lab) with the project kernel and settings, in head
           const r = o.querySelector(".js-plotly-plot .main-svg").getBoundingClientRect();
           return { width: Math.round(r.width), height: Math.round(r.height), traces: o.querySelectorAll(".js-plotly-plot .main-svg .trace").length };
         });
-        assert.ok(drawn.width > 300 && drawn.height > 200 && drawn.traces > 0, `cell ${cell.index} output ${j}: plotly figure not drawn: ${JSON.stringify(drawn)}`);
+        assert.ok(
+          drawn.width > 300 && drawn.height > 200 && drawn.traces > 0,
+          `cell ${cell.index} output ${j}: plotly figure not drawn: ${JSON.stringify(drawn)}`,
+        );
         await output.screenshot({ path: path.join(SCREENSHOTS, `jupyterlab-04-figure-${figures}.png`) });
       }
     }

@@ -58,7 +58,12 @@ test("HTML report: every figure renders, no console errors, no network", { skip 
 
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), "report-chromium-"));
   const t0 = Date.now();
-  const context = await chromium.launchPersistentContext(profile, { executablePath: executable as string, headless: true, args: CHROMIUM_FLAGS.slice(), viewport: { width: 1200, height: 900 } });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: executable as string,
+    headless: true,
+    args: CHROMIUM_FLAGS.slice(),
+    viewport: { width: 1200, height: 900 },
+  });
   t.diagnostic(`browser start ${Date.now() - t0} ms`);
   t.after(async () => {
     await context.close();
@@ -79,25 +84,51 @@ test("HTML report: every figure renders, no console errors, no network", { skip 
 
     await page.goto(pathToFileURL(path.join(outDir, "index.html")).href);
     const links = await page.$$eval("li a", (as: any[]) => as.map((a) => [a.textContent, a.getAttribute("href")]));
-    assert.deepEqual(links, [["01 Fixture notebook 1", "01-first.html"], ["02 Fixture notebook 2", "02-second.html"]]);
+    assert.deepEqual(links, [
+      ["01 Fixture notebook 1", "01-first.html"],
+      ["02 Fixture notebook 2", "02-second.html"],
+    ]);
     await page.screenshot({ path: path.join(SCREENSHOTS, `report-${mode}-index.png`), fullPage: true });
 
     for (const [, href] of links) {
       const t1 = Date.now();
       await page.goto(new URL(href as string, page.url()).href, { waitUntil: "load" });
       // Browser-side callbacks use `any`: the repo type-checks without the DOM lib on purpose.
-      const images = await page.$$eval(".workspace-figure img", (imgs: any[]) => imgs.map((img) => [img.alt, img.complete, img.naturalWidth, img.naturalHeight]));
-      assert.deepEqual(images, [[FIXTURE_TITLES[0], true, 900, 420], [FIXTURE_TITLES[1], true, 900, 420]], `${mode} ${href}: a loaded PNG per figure`);
+      const images = await page.$$eval(".workspace-figure img", (imgs: any[]) =>
+        imgs.map((img) => [img.alt, img.complete, img.naturalWidth, img.naturalHeight]),
+      );
+      assert.deepEqual(
+        images,
+        [
+          [FIXTURE_TITLES[0], true, 900, 420],
+          [FIXTURE_TITLES[1], true, 900, 420],
+        ],
+        `${mode} ${href}: a loaded PNG per figure`,
+      );
       if (mode === "interactive") {
-        await page.waitForFunction(() => (globalThis as any).document.querySelectorAll(".workspace-figure-interactive .main-svg").length >= 2, null, { timeout: 60_000 });
+        await page.waitForFunction(() => (globalThis as any).document.querySelectorAll(".workspace-figure-interactive .main-svg").length >= 2, null, {
+          timeout: 60_000,
+        });
         const plots = await page.$$eval(".workspace-figure-interactive", (divs: any[]) =>
           divs.map((d) => {
             const r = d.getBoundingClientRect();
             const img = d.parentElement.querySelector("img");
-            return [Math.round(r.width) > 300, Math.round(r.height), d.querySelectorAll(".scatterlayer .trace").length > 0, (globalThis as any).getComputedStyle(img).display];
+            return [
+              Math.round(r.width) > 300,
+              Math.round(r.height),
+              d.querySelectorAll(".scatterlayer .trace").length > 0,
+              (globalThis as any).getComputedStyle(img).display,
+            ];
           }),
         );
-        assert.deepEqual(plots, [[true, 420, true, "none"], [true, 420, true, "none"]], `${href}: live plots replace the PNGs`);
+        assert.deepEqual(
+          plots,
+          [
+            [true, 420, true, "none"],
+            [true, 420, true, "none"],
+          ],
+          `${href}: live plots replace the PNGs`,
+        );
       }
       t.diagnostic(`${mode} ${href}: figures visible ${Date.now() - t1} ms after navigation`);
       await page.screenshot({ path: path.join(SCREENSHOTS, `report-${mode}-${(href as string).replace(/\.html$/, "")}.png`), fullPage: true });

@@ -30,10 +30,7 @@ const aligned = buildAligned([
 test("rolloutRoundTable: exact round means over rollout batches", () => {
   const r0 = rolloutRoundTable(aligned).rows[0];
   assert.deepEqual([r0.round, r0.runId, r0.rollouts], ["R0", "syn-r0", 2]);
-  assert.deepEqual(
-    [r0.responseLen.mean, r0.truncatedRatio.mean, r0.rolloutTime.mean, r0.actorTokPerS.mean],
-    [288, 0.1875, 225, 13500],
-  );
+  assert.deepEqual([r0.responseLen.mean, r0.truncatedRatio.mean, r0.rolloutTime.mean, r0.actorTokPerS.mean], [288, 0.1875, 225, 13500]);
 });
 
 test("rolloutRoundTable: NaN and missing keys are excluded and counted, an empty round is noted", () => {
@@ -60,6 +57,9 @@ test("rolloutRoundTable: the all row over every batch", () => {
 
 test("rolloutRoundTable: columns carry the schema entries", () => {
   const t = rolloutRoundTable(aligned);
-  assert.deepEqual(t.columns.map((c) => c.metric!.key), [RL, TR, RT, T]);
+  assert.deepEqual(
+    t.columns.map((c) => c.metric!.key),
+    [RL, TR, RT, T],
+  );
   assert.equal(t.columns[1].metric!.isNot, METRICS.truncatedRatio.isNot);
 });

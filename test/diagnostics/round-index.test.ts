@@ -10,7 +10,13 @@ test("roundIndex: positions in run order, run ids per round (several joined with
   ]);
   aligned.runs.push({ runId: "syn-r1b", round: "R1", state: "finished", historyEvents: 0 });
   const ri = roundIndex(aligned);
-  assert.deepEqual([...ri.position], [["R0", 0], ["R1", 1]]);
+  assert.deepEqual(
+    [...ri.position],
+    [
+      ["R0", 0],
+      ["R1", 1],
+    ],
+  );
   assert.deepEqual(ri.runIds, ["syn-r0", "syn-r1+syn-r1b"]);
   assert.equal(updateRoundPosition(ri, aligned.updates[0]), 0);
   assert.equal(rolloutRoundPosition(ri, aligned.rollouts[0]), 0);

@@ -69,9 +69,7 @@ test("roundMeans: per round over records with the key, all row over all records 
   assert.equal(m.all.records, 6);
   assert.equal(m.all.value.mean, 4, "(1+2+3+10)/4, not (2+10)/2");
   assert.equal(m.rows[2].value.note, "round R2 has no optimizer updates");
-  assert.deepEqual(rep.warnings, [
-    "run syn-r1 train/step 7 (update 6, _step 5): train/loss is NaN; excluded from means",
-  ]);
+  assert.deepEqual(rep.warnings, ["run syn-r1 train/step 7 (update 6, _step 5): train/loss is NaN; excluded from means"]);
   assert.deepEqual(m.notes, [
     "round R0: 1 of 4 optimizer updates lack train/loss",
     "round R1: 1 non-finite value of train/loss excluded",

@@ -13,10 +13,7 @@ const other = { [METRICS.actorTokPerS.key]: 13500, [METRICS.responseLen.key]: 28
 const aligned = buildAligned([
   {
     round: "R0",
-    batches: [
-      { rollout: { [RT]: 100, [TW]: 10, [TT]: 50, [AT]: 40, ...other } },
-      { rollout: { [RT]: 120, [TW]: 30, [TT]: 70, [AT]: 60, ...other } },
-    ],
+    batches: [{ rollout: { [RT]: 100, [TW]: 10, [TT]: 50, [AT]: 40, ...other } }, { rollout: { [RT]: 120, [TW]: 30, [TT]: 70, [AT]: 60, ...other } }],
   },
   {
     round: "R1",
@@ -35,9 +32,24 @@ test("timeBreakdown: every perf/*_time key, sorted, mean per round over batches 
   const rep = collectingReporter();
   const b = timeBreakdown(aligned, { reporter: rep });
   assert.deepEqual(b.keys, [AT, RT, TT, TW]);
-  assert.deepEqual(means(b.rows[0]), [[AT, 50], [RT, 110], [TT, 60], [TW, 20]]);
-  assert.deepEqual(means(b.rows[1]), [[AT, 25], [RT, 100], [TT, 40], [TW, 5]]);
-  assert.deepEqual(means(b.rows[2]), [[AT, null], [RT, 80], [TT, 9], [TW, 1]]);
+  assert.deepEqual(means(b.rows[0]), [
+    [AT, 50],
+    [RT, 110],
+    [TT, 60],
+    [TW, 20],
+  ]);
+  assert.deepEqual(means(b.rows[1]), [
+    [AT, 25],
+    [RT, 100],
+    [TT, 40],
+    [TW, 5],
+  ]);
+  assert.deepEqual(means(b.rows[2]), [
+    [AT, null],
+    [RT, 80],
+    [TT, 9],
+    [TW, 1],
+  ]);
   const at1 = b.rows[1].entries[0].time;
   assert.deepEqual([at1.n, at1.nonFinite, at1.missing], [1, 1, 1], "the missing batch is not a 0");
   assert.equal(b.rows[1].entries[2].time.note, `round R1: 1 of 3 rollout batches lack ${TT}`);
@@ -50,24 +62,33 @@ test("timeBreakdown: every perf/*_time key, sorted, mean per round over batches 
 test("timeBreakdown: total (sum of timer means) and shares; no total when a timer has no mean", () => {
   const b = timeBreakdown(aligned);
   assert.deepEqual(b.rows[0].total, { basis: "sum", value: 240, note: null });
-  assert.deepEqual(b.rows[0].entries.map((e) => e.share), [50 / 240, 110 / 240, 0.25, 20 / 240]);
+  assert.deepEqual(
+    b.rows[0].entries.map((e) => e.share),
+    [50 / 240, 110 / 240, 0.25, 20 / 240],
+  );
   assert.equal(b.rows[1].total.value, 170);
   assert.deepEqual(b.rows[2].total, {
     basis: "sum",
     value: null,
     note: `round R2: no total (sum) because ${AT} has no mean; no shares`,
   });
-  assert.deepEqual(b.rows[2].entries.map((e) => e.share), [null, null, null, null]);
-  assert.deepEqual(means(b.all), [[AT, 125 / 3], [RT, 100], [TT, 41.8], [TW, 10.2]]);
+  assert.deepEqual(
+    b.rows[2].entries.map((e) => e.share),
+    [null, null, null, null],
+  );
+  assert.deepEqual(means(b.all), [
+    [AT, 125 / 3],
+    [RT, 100],
+    [TT, 41.8],
+    [TW, 10.2],
+  ]);
   assert.ok(close(b.all.total.value, 125 / 3 + 100 + 41.8 + 10.2));
   assert.deepEqual([b.all.round, b.all.runId, b.all.rollouts], ["all", null, 6]);
 });
 
 test("timeBreakdown: rollouts without the trainer perf row are listed; one absent timer is not that", () => {
   const b = timeBreakdown(aligned);
-  assert.deepEqual(b.missingTrainerPerf, [
-    { runId: "syn-r1", round: "R1", rollout: 4, historySteps: [6, 7], missingKeys: [AT, TT, TW] },
-  ]);
+  assert.deepEqual(b.missingTrainerPerf, [{ runId: "syn-r1", round: "R1", rollout: 4, historySteps: [6, 7], missingKeys: [AT, TT, TW] }]);
   assert.ok(b.notes.includes("round R1: 1 of 3 rollout batches lack the trainer perf row (rollout 4)"));
   assert.equal(b.rows[2].entries[0].time.missing, 1, "R2's absent actor_train_time shows in its entry");
 });
@@ -75,8 +96,14 @@ test("timeBreakdown: rollouts without the trainer perf row are listed; one absen
 test("timeBreakdown: a timer as total gives shares of that timer", () => {
   const b = timeBreakdown(aligned, { total: TT });
   assert.deepEqual(b.rows[0].total, { basis: TT, value: 60, note: null });
-  assert.deepEqual(b.rows[0].entries.map((e) => e.share), [50 / 60, 110 / 60, 1, 20 / 60]);
-  assert.deepEqual(b.rows[2].entries.map((e) => e.share), [null, 80 / 9, 1, 1 / 9]);
+  assert.deepEqual(
+    b.rows[0].entries.map((e) => e.share),
+    [50 / 60, 110 / 60, 1, 20 / 60],
+  );
+  assert.deepEqual(
+    b.rows[2].entries.map((e) => e.share),
+    [null, 80 / 9, 1, 1 / 9],
+  );
 });
 
 test("timeBreakdown: invalid total options", () => {

@@ -30,7 +30,9 @@ function pngSize(bytes: Buffer): { width: number; height: number } {
   return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
 }
 
-test("every plotly output gains a PNG and its title; nbconvert HTML shows an <img> per figure", { skip: chromium ? false : "no Chromium (apt-get install -y chromium)" }, (t) => {
+test("every plotly output gains a PNG and its title; nbconvert HTML shows an <img> per figure", {
+  skip: chromium ? false : "no Chromium (apt-get install -y chromium)",
+}, (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "static-figures-"));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, "fixture.ipynb");
@@ -87,7 +89,9 @@ test("option and input errors", () => {
   assert.match(missing.stderr, /invalid notebook: \/nonexistent\/nb.ipynb \(no such file or folder\)/);
 });
 
-test("--wait: browser first; the notebooks are read only after a go on stdin, untouched without it", { skip: chromium ? false : "no Chromium (apt-get install -y chromium)" }, () => {
+test("--wait: browser first; the notebooks are read only after a go on stdin, untouched without it", {
+  skip: chromium ? false : "no Chromium (apt-get install -y chromium)",
+}, () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "static-figures-"));
   try {
     const text = serializeNotebook(notebookFixture());

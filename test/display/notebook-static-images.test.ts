@@ -8,7 +8,13 @@ const fakeRender = async () => ({ base64: "iVBORw0KGgo=", width: 900, height: 42
 
 test("finds every plotly output with its cell, output index and title", () => {
   const refs = plotlyOutputs(notebookFixture());
-  assert.deepEqual(refs.map((r) => [r.cell, r.output, r.title]), [[1, 0, FIXTURE_TITLES[0]], [3, 0, FIXTURE_TITLES[1]]]);
+  assert.deepEqual(
+    refs.map((r) => [r.cell, r.output, r.title]),
+    [
+      [1, 0, FIXTURE_TITLES[0]],
+      [3, 0, FIXTURE_TITLES[1]],
+    ],
+  );
 });
 
 test("adds image/png and text/plain to the SAME output; other outputs untouched; input not changed", async () => {
@@ -17,7 +23,10 @@ test("adds image/png and text/plain to the SAME output; other outputs untouched;
   const { notebook, figures } = await withStaticImages(nb, fakeRender, "fixture.ipynb");
   assert.equal(JSON.stringify(nb), before);
   assert.equal(figures.length, 2);
-  for (const [cell, title] of [[1, FIXTURE_TITLES[0]], [3, FIXTURE_TITLES[1]]] as const) {
+  for (const [cell, title] of [
+    [1, FIXTURE_TITLES[0]],
+    [3, FIXTURE_TITLES[1]],
+  ] as const) {
     const out = notebook.cells[cell].outputs![0];
     assert.equal(notebook.cells[cell].outputs!.length, 1, "no extra output");
     assert.deepEqual(Object.keys(out.data!).sort(), [PLOTLY_MIME, "image/png", "text/plain"]);
@@ -38,7 +47,13 @@ test("re-running replaces the image; scale 2 records the CSS size", async () => 
 
 test("errors name the file, cell, output and figure", async () => {
   await assert.rejects(
-    withStaticImages(notebookFixture(), async () => { throw new Error("boom"); }, "x.ipynb"),
+    withStaticImages(
+      notebookFixture(),
+      async () => {
+        throw new Error("boom");
+      },
+      "x.ipynb",
+    ),
     { message: `x.ipynb: cell 1, output 0 ("${FIXTURE_TITLES[0]}"): boom` },
   );
   const nb = notebookFixture();
@@ -63,5 +78,8 @@ test("splitLines keeps line ends like Python's splitlines(keepends=True)", () =>
 
 test("serialisation as nbformat writes it: sorted keys, indent 1, final newline", () => {
   const text = serializeNotebook({ nbformat: 4, nbformat_minor: 5, metadata: { b: 1, a: [{ z: 1, y: 2 }] }, cells: [] });
-  assert.equal(text, '{\n "cells": [],\n "metadata": {\n  "a": [\n   {\n    "y": 2,\n    "z": 1\n   }\n  ],\n  "b": 1\n },\n "nbformat": 4,\n "nbformat_minor": 5\n}\n');
+  assert.equal(
+    text,
+    '{\n "cells": [],\n "metadata": {\n  "a": [\n   {\n    "y": 2,\n    "z": 1\n   }\n  ],\n  "b": 1\n },\n "nbformat": 4,\n "nbformat_minor": 5\n}\n',
+  );
 });

@@ -25,7 +25,13 @@ test("rows to an escaped HTML table with stated decimals", () => {
 });
 
 test("a danfojs-like DataFrame, column selection, default significant digits", () => {
-  const df = { columns: ["a", "b"], values: [[1, 0.123456789], [13538.13, 2]] };
+  const df = {
+    columns: ["a", "b"],
+    values: [
+      [1, 0.123456789],
+      [13538.13, 2],
+    ],
+  };
   const html = tableHtml(df, { columns: ["b", "a"] });
   assert.match(html, /<th>b<\/th><th>a<\/th>/);
   assert.match(html, /0\.123457<\/td><td style="text-align: right">1<\/td>/, "6 significant digits; integers whole");
@@ -53,7 +59,10 @@ test("precision note and option errors", () => {
 
 test("a real danfojs DataFrame; its null stays a missing dash", async () => {
   const dfd = await import("danfojs-node");
-  const df = new dfd.DataFrame([{ round: "R0", entropy: 0.180251 }, { round: "R1", entropy: null }]);
+  const df = new dfd.DataFrame([
+    { round: "R0", entropy: 0.180251 },
+    { round: "R1", entropy: null },
+  ]);
   const html = tableHtml(df as any, { precision: { entropy: 5 } });
   assert.match(html, /<th>round<\/th><th>entropy<\/th>/);
   assert.match(html, /<td style="text-align: left">R0<\/td><td style="text-align: right">0\.18025<\/td>/);

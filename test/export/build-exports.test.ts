@@ -20,7 +20,10 @@ async function sample() {
 test("buildExports: the five CSVs, then manifest.json, in that order", async () => {
   const { archive, aligned } = await sample();
   const { files } = buildExports(archive, aligned);
-  assert.deepEqual(files.map((f) => f.name), ["rollouts.csv", "updates.csv", "summary.csv", "superseded.csv", "health.csv", "manifest.json"]);
+  assert.deepEqual(
+    files.map((f) => f.name),
+    ["rollouts.csv", "updates.csv", "summary.csv", "superseded.csv", "health.csv", "manifest.json"],
+  );
   for (const f of files) assert.ok(f.text.endsWith("\n") && !f.text.includes("\r"), `${f.name}: \\n endings, trailing newline`);
 });
 
@@ -30,7 +33,22 @@ test("the export manifest lists sources, files (sha256, rows, columns), axes, co
   const text = files[5].text;
   const m = JSON.parse(text) as ExportManifest;
   assert.equal(text, JSON.stringify(m, null, 2) + "\n", "2-space indent, trailing newline");
-  assert.deepEqual(Object.keys(m), ["kind", "formatVersion", "workspaceVersion", "source", "profile", "axes", "files", "cells", "summaryColumns", "summaryNotes", "alignmentIssues", "builtDespiteIssues", "superseded", "alignmentNotes"]);
+  assert.deepEqual(Object.keys(m), [
+    "kind",
+    "formatVersion",
+    "workspaceVersion",
+    "source",
+    "profile",
+    "axes",
+    "files",
+    "cells",
+    "summaryColumns",
+    "summaryNotes",
+    "alignmentIssues",
+    "builtDespiteIssues",
+    "superseded",
+    "alignmentNotes",
+  ]);
   assert.equal(m.workspaceVersion, JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).version);
   assert.deepEqual(
     m.source.runs.map((r) => [r.round, r.runId, r.state, r.historyEvents, r.lastStep, r.fetchedAt, r.sha256]),
@@ -38,12 +56,15 @@ test("the export manifest lists sources, files (sha256, rows, columns), axes, co
   );
   assert.deepEqual(Object.keys(m.source.runs[0]), ["entity", "project", "runId", "round", "state", "historyEvents", "lastStep", "fetchedAt", "file", "sha256"]);
   assert.deepEqual(m.axes, { n: 2, r0: 1, formulas: aligned.mapping.formulas, runs: aligned.mapping.runs });
-  assert.deepEqual(m.axes.runs.map((r) => [r.round, r.n, r.alwaysUseTrainStep, r.firstRollout, r.formula]), [
-    ["R0", 2, false, 1, "update = train/step - 2*1 + 0 + 1"],
-    ["R1", 2, false, 21, "update = train/step - 2*21 + 40 + 1"],
-    ["R2", 2, false, 41, "update = train/step - 2*41 + 80 + 1"],
-    ["R3", 2, false, 61, "update = train/step - 2*61 + 120 + 1"],
-  ]);
+  assert.deepEqual(
+    m.axes.runs.map((r) => [r.round, r.n, r.alwaysUseTrainStep, r.firstRollout, r.formula]),
+    [
+      ["R0", 2, false, 1, "update = train/step - 2*1 + 0 + 1"],
+      ["R1", 2, false, 21, "update = train/step - 2*21 + 40 + 1"],
+      ["R2", 2, false, 41, "update = train/step - 2*41 + 80 + 1"],
+      ["R3", 2, false, 61, "update = train/step - 2*61 + 120 + 1"],
+    ],
+  );
   assert.deepEqual([m.builtDespiteIssues, m.superseded, m.alignmentNotes], [false, [], []]);
   files.slice(0, 5).forEach((f, i) => {
     const entry = m.files[i];
@@ -53,8 +74,14 @@ test("the export manifest lists sources, files (sha256, rows, columns), axes, co
     assert.equal(entry.rows, f.text.split("\n").length - 2, `${f.name} rows exclude the header`);
     assert.equal(entry.columns.join(","), f.text.slice(0, f.text.indexOf("\n")), `${f.name} columns = header`);
   });
-  assert.deepEqual(m.files.map((f) => f.rows), [80, 160, 5, 0, 1]);
-  assert.deepEqual(m.summaryColumns.map((c) => c.name), m.files[2].columns);
+  assert.deepEqual(
+    m.files.map((f) => f.rows),
+    [80, 160, 5, 0, 1],
+  );
+  assert.deepEqual(
+    m.summaryColumns.map((c) => c.name),
+    m.files[2].columns,
+  );
   const entropy = m.summaryColumns.find((c) => c.name === "entropy_mean")!;
   assert.deepEqual([entropy.key, entropy.grain, entropy.is, entropy.isNot], [METRICS.entropy.key, "update", METRICS.entropy.is, METRICS.entropy.isNot]);
   assert.equal(m.summaryColumns.find((c) => c.name === "actor_tok_per_s_mean")!.over, "rollout batches");
@@ -71,6 +98,7 @@ test("buildExports is deterministic and refuses an alignment of other runs", asy
   assert.deepEqual(buildExports(archive, aligned), buildExports(archive, aligned));
   const other = alignRuns(archive.runs.slice(1));
   assert.throws(() => buildExports(archive, other), {
-    message: "invalid aligned: runs sim-r1-kf63, sim-r2-85gs, sim-r3-1v8k are not the archive's runs sim-r0-ghfk, sim-r1-kf63, sim-r2-85gs, sim-r3-1v8k (align archive.runs)",
+    message:
+      "invalid aligned: runs sim-r1-kf63, sim-r2-85gs, sim-r3-1v8k are not the archive's runs sim-r0-ghfk, sim-r1-kf63, sim-r2-85gs, sim-r3-1v8k (align archive.runs)",
   });
 });

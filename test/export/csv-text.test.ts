@@ -4,7 +4,14 @@ import assert from "node:assert/strict";
 import { csvText } from "../../lib/export/csv-text";
 
 test("csvText writes header, rows, \\n line endings and a trailing newline", () => {
-  const text = csvText({ name: "t.csv", columns: ["round", "a", "b"], rows: [["R0", 1e-7, null], ["R1", NaN, -Infinity]] });
+  const text = csvText({
+    name: "t.csv",
+    columns: ["round", "a", "b"],
+    rows: [
+      ["R0", 1e-7, null],
+      ["R1", NaN, -Infinity],
+    ],
+  });
   assert.equal(text, "round,a,b\nR0,1e-7,\nR1,NaN,-Inf\n");
 });
 
@@ -18,10 +25,7 @@ test("csvText quotes only the cells that need it", () => {
       ["line\nbreak", 2, "=1+1"],
     ],
   });
-  assert.equal(
-    text,
-    'round,"x,y",note\n"a,b",1,"say ""hi"""\nplain,-1,-Inf looks like a formula but stays as is\n"line\nbreak",2,=1+1\n',
-  );
+  assert.equal(text, 'round,"x,y",note\n"a,b",1,"say ""hi"""\nplain,-1,-Inf looks like a formula but stays as is\n"line\nbreak",2,=1+1\n');
 });
 
 test("csvText of a table without rows is the header line", () => {

@@ -18,11 +18,14 @@ test("npm run export -- --data DIR --out DIR writes the six files, lists them an
   const r = runCli(["--data", "data/wandb", "--out", out]);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stderr, "");
-  assert.match(r.stdout, /^wrote 6 files into .* from data\/wandb\n  rollouts\.csv  80 rows x 44 columns  sha256 [0-9a-f]{64}\n  updates\.csv  160 rows x 16 columns/);
+  assert.match(
+    r.stdout,
+    /^wrote 6 files into .* from data\/wandb\n {2}rollouts\.csv {2}80 rows x 44 columns {2}sha256 [0-9a-f]{64}\n {2}updates\.csv {2}160 rows x 16 columns/,
+  );
   assert.deepEqual(fs.readdirSync(out).sort(), ["health.csv", "manifest.json", "rollouts.csv", "summary.csv", "superseded.csv", "updates.csv"]);
-  assert.match(r.stdout, /\nhealth checks \(1 flag; thresholds: defaults\):\n  ppo_kl_first_update: 0 flags \[warning\] \(rule: \|train\/ppo_kl\| > 1e-8 /);
-  assert.match(r.stdout, /\n  non_finite: 1 flag \[warning\]/);
-  assert.equal(r.stdout.split("\n").filter((l) => /^  [a-z_]+: (\d+ flags?|not applicable)/.test(l)).length, 10, "one line per check");
+  assert.match(r.stdout, /\nhealth checks \(1 flag; thresholds: defaults\):\n {2}ppo_kl_first_update: 0 flags \[warning\] \(rule: \|train\/ppo_kl\| > 1e-8 /);
+  assert.match(r.stdout, /\n {2}non_finite: 1 flag \[warning\]/);
+  assert.equal(r.stdout.split("\n").filter((l) => /^ {2}[a-z_]+: (\d+ flags?|not applicable)/.test(l)).length, 10, "one line per check");
 });
 
 test("health thresholds from --config (runs.json health object) and HEALTH_* variables; a bad value is an option error", (t) => {
@@ -53,7 +56,10 @@ test("a failure exits non-zero with one message and no stack trace", (t) => {
   const r = runCli(["--data", path.join(tmp, "data"), "--out", path.join(tmp, "out")]);
   assert.equal(r.code, 1);
   assert.equal(r.stdout, "");
-  assert.match(r.stderr, /^export failed: refusing to export from .*: .*sim-r0-ghfk\.jsonl: sha256 mismatch \(expected sha256 [0-9a-f]{64}, actual [0-9a-f]{64}\)\n$/);
+  assert.match(
+    r.stderr,
+    /^export failed: refusing to export from .*: .*sim-r0-ghfk\.jsonl: sha256 mismatch \(expected sha256 [0-9a-f]{64}, actual [0-9a-f]{64}\)\n$/,
+  );
   assert.ok(!/\n\s+at /.test(r.stderr), "no stack trace");
 });
 
@@ -77,7 +83,11 @@ test("--allow-issues, --n RUN=N and --always-use-train-step RUN=true|false are p
   const manifest = JSON.parse(fs.readFileSync(path.join(out, "manifest.json"), "utf8"));
   assert.equal(manifest.builtDespiteIssues, false, "nothing to allow on the sample");
   assert.equal(manifest.axes.runs[0].flagEvidence, "given: rollout/step read as rollout_id");
-  for (const [opt, value] of [["--n", "sim-r0-ghfk=0"], ["--n", "sim-r0-ghfk"], ["--always-use-train-step", "sim-r0-ghfk=yes"]]) {
+  for (const [opt, value] of [
+    ["--n", "sim-r0-ghfk=0"],
+    ["--n", "sim-r0-ghfk"],
+    ["--always-use-train-step", "sim-r0-ghfk=yes"],
+  ]) {
     const bad = runCli(["--data", "data/wandb", "--out", out, opt, value]);
     assert.equal(bad.code, 2);
     assert.equal(bad.stderr.split("\n")[0], `export: invalid ${opt}: ${value}`);

@@ -12,7 +12,7 @@ import { slimeRows, stamp } from "../axes/slime-history";
 
 test("NaN, Inf, -Inf, empty and shortest-form numbers survive csvText + readExportCsv", () => {
   const values = [NaN, Infinity, -Infinity, null, 1e-7, -0.5, 1 / 3, 5e-324];
-  const text = csvText({ name: "t.csv", columns: ["round", ...values.map((_, i) => `v${i}`)], rows: [["a,\"b\"", ...values]] });
+  const text = csvText({ name: "t.csv", columns: ["round", ...values.map((_, i) => `v${i}`)], rows: [['a,"b"', ...values]] });
   const { columns, rows } = readExportCsv(text, { file: "t.csv" });
   assert.deepEqual(columns, ["round", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7"]);
   assert.equal(rows.length, 1);
@@ -35,7 +35,10 @@ test("NaN/Inf/-Inf logged in the frozen history come back from the written CSVs"
     await writeExports({ dataDir: path.join(tmp, "data"), outDir: path.join(tmp, "out"), reporter: { warn: (m) => warnings.push(m) } });
 
     const updates = await readExportCsvFile(path.join(tmp, "out", "updates.csv"));
-    assert.deepEqual(updates.rows.map((r) => r.update), [1, 2, 3, 4]);
+    assert.deepEqual(
+      updates.rows.map((r) => r.update),
+      [1, 2, 3, 4],
+    );
     assert.ok(Number.isNaN(updates.rows[0]["train/loss"] as number));
     assert.equal(updates.rows[0]["train/grad_norm"], Infinity);
     assert.equal(updates.rows[1]["train/grad_norm"], -Infinity);
@@ -67,6 +70,8 @@ test("readExportCsv names file, data row and column of a bad cell", () => {
 });
 
 test("readExportCsv reads text columns as text, empty as null, and takes other text columns on request", () => {
-  const { rows } = readExportCsv("round,run_id,state,zero_grad_norm_updates,label\nall,,,66 70,7\n", { textColumns: ["round", "run_id", "state", "zero_grad_norm_updates", "label"] });
+  const { rows } = readExportCsv("round,run_id,state,zero_grad_norm_updates,label\nall,,,66 70,7\n", {
+    textColumns: ["round", "run_id", "state", "zero_grad_norm_updates", "label"],
+  });
   assert.deepEqual(rows, [{ round: "all", run_id: null, state: null, zero_grad_norm_updates: "66 70", label: "7" }]);
 });

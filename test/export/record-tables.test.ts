@@ -12,7 +12,10 @@ const aligned = buildAligned([
     batches: [
       {
         rollout: { "rollout/step": 1, "perf/b": 1e-7, "perf/B": 2, "multi_turn/x": 9 },
-        updates: [{ "train/z": 1, "train/step": 2 }, { "train/z": NaN, "train/a_b": 3, "train/step": 3 }],
+        updates: [
+          { "train/z": 1, "train/step": 2 },
+          { "train/z": NaN, "train/a_b": 3, "train/step": 3 },
+        ],
       },
     ],
   },
@@ -26,10 +29,7 @@ test("rollouts.csv: round,run_id,rollout then every key of the records (multi_tu
   const t = rolloutsTable(aligned);
   assert.equal(t.name, "rollouts.csv");
   assert.deepEqual(t.columns, ["round", "run_id", "rollout", "multi_turn/x", "perf/B", "perf/b", "rollout/a", "rollout/step"]);
-  assert.equal(
-    csvText(t),
-    "round,run_id,rollout,multi_turn/x,perf/B,perf/b,rollout/a,rollout/step\n" + "R0,syn-r0,1,9,2,1e-7,,1\n" + "R1,syn-r1,2,,,,Inf,2\n",
-  );
+  assert.equal(csvText(t), "round,run_id,rollout,multi_turn/x,perf/B,perf/b,rollout/a,rollout/step\n" + "R0,syn-r0,1,9,2,1e-7,,1\n" + "R1,syn-r1,2,,,,Inf,2\n");
 });
 
 test("updates.csv: axis columns then every train/* key in code-unit order; a key not logged is empty", () => {
@@ -47,8 +47,14 @@ test("updates.csv: axis columns then every train/* key in code-unit order; a key
 
 test("rows are sorted by rollout / update even when the records are not", () => {
   const shuffled = { ...aligned, rollouts: [...aligned.rollouts].reverse(), updates: [...aligned.updates].reverse() };
-  assert.deepEqual(rolloutsTable(shuffled).rows.map((r) => r[2]), [1, 2]);
-  assert.deepEqual(updatesTable(shuffled).rows.map((r) => r[2]), [1, 2, 3]);
+  assert.deepEqual(
+    rolloutsTable(shuffled).rows.map((r) => r[2]),
+    [1, 2],
+  );
+  assert.deepEqual(
+    updatesTable(shuffled).rows.map((r) => r[2]),
+    [1, 2, 3],
+  );
 });
 
 test("no records: header of the axis columns only", () => {

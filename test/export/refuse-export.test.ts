@@ -47,22 +47,19 @@ test("a run whose axis mapping does not hold: export and round tables refuse, na
 });
 
 test("a gap between rounds is reported but does not refuse (nothing is guessed, the mapping holds)", () => {
-  const runs = [
-    slimeRun({ runId: "a", round: "R0", n: 2, rollouts: ids(1, 3) }),
-    slimeRun({ runId: "b", round: "R1", n: 2, rollouts: ids(6, 7) }),
-  ];
+  const runs = [slimeRun({ runId: "a", round: "R0", n: 2, rollouts: ids(1, 3) }), slimeRun({ runId: "b", round: "R1", n: 2, rollouts: ids(6, 7) })];
   const aligned = alignRuns(runs);
-  assert.deepEqual(aligned.issues.map((x) => x.kind), ["gap-between-rounds"]);
+  assert.deepEqual(
+    aligned.issues.map((x) => x.kind),
+    ["gap-between-rounds"],
+  );
   const built = buildExports(archiveOf(runs), aligned, { workspaceVersion: "t" });
   assert.equal(built.manifest.builtDespiteIssues, false);
   assert.equal(built.manifest.alignmentIssues.length, 1);
 });
 
 test("superseded records go to superseded.csv and the manifest, never to rollouts.csv or updates.csv", () => {
-  const runs = [
-    slimeRun({ runId: "a", round: "R0", n: 2, rollouts: ids(1, 4) }),
-    slimeRun({ runId: "b", round: "R1", n: 2, rollouts: ids(3, 5) }),
-  ];
+  const runs = [slimeRun({ runId: "a", round: "R0", n: 2, rollouts: ids(1, 4) }), slimeRun({ runId: "b", round: "R1", n: 2, rollouts: ids(3, 5) })];
   const { files, manifest } = buildExports(archiveOf(runs), alignRuns(runs), { workspaceVersion: "t" });
   const text = (name: string) => files.find((f) => f.name === name)!.text;
   assert.equal(
@@ -71,11 +68,22 @@ test("superseded records go to superseded.csv and the manifest, never to rollout
       "R0,a,rollout,3,,,R1,b\nR0,a,rollout,4,,,R1,b\n" +
       "R0,a,update,3,5,6,R1,b\nR0,a,update,3,6,7,R1,b\nR0,a,update,4,7,8,R1,b\nR0,a,update,4,8,9,R1,b\n",
   );
-  const rollouts = text("rollouts.csv").trim().split("\n").slice(1).map((l) => l.split(",").slice(0, 3).join(","));
+  const rollouts = text("rollouts.csv")
+    .trim()
+    .split("\n")
+    .slice(1)
+    .map((l) => l.split(",").slice(0, 3).join(","));
   assert.deepEqual(rollouts, ["R0,a,1", "R0,a,2", "R1,b,3", "R1,b,4", "R1,b,5"]);
-  const updates = text("updates.csv").trim().split("\n").slice(1).map((l) => l.split(",").slice(0, 4).join(","));
+  const updates = text("updates.csv")
+    .trim()
+    .split("\n")
+    .slice(1)
+    .map((l) => l.split(",").slice(0, 4).join(","));
   assert.deepEqual(updates, ["R0,a,1,2", "R0,a,2,3", "R0,a,3,4", "R0,a,4,5", "R1,b,5,6", "R1,b,6,7", "R1,b,7,8", "R1,b,8,9", "R1,b,9,10", "R1,b,10,11"]);
-  assert.deepEqual(manifest.superseded.map((s) => [s.runId, s.byRunId, s.rollouts, s.updates, s.rows]), [["a", "b", 2, 4, 10]]);
+  assert.deepEqual(
+    manifest.superseded.map((s) => [s.runId, s.byRunId, s.rollouts, s.updates, s.rows]),
+    [["a", "b", 2, 4, 10]],
+  );
   // summary.csv keeps history_events = the W&B row count (superseded rows included); rollouts/updates count owned records.
   const summary = text("summary.csv").split("\n");
   const header = summary[0].split(",");

@@ -65,7 +65,10 @@ test("summary.csv rows: round means from the diagnostics, an `all` row over ever
   );
   assert.equal(warnings.length, 1, `one warning for the one NaN, got ${JSON.stringify(warnings)}`);
   assert.match(warnings[0], /run syn-r1 rollout 3 .*perf\/actor_train_tok_per_s is NaN; excluded from means/);
-  assert.ok(notes.some((n) => n.includes("round R1: all 1 values of perf/actor_train_tok_per_s are non-finite")), notes.join("\n"));
+  assert.ok(
+    notes.some((n) => n.includes("round R1: all 1 values of perf/actor_train_tok_per_s are non-finite")),
+    notes.join("\n"),
+  );
 });
 
 test("summary.csv of the bundled sample reproduces the reference tables at their printed precision", async () => {
@@ -77,12 +80,27 @@ test("summary.csv of the bundled sample reproduces the reference tables at their
     return v as number;
   };
   const fixed = (col: string, digits: number) => rows.map((r) => num(r[col]).toFixed(digits));
-  assert.deepEqual(rows.map((r) => r.round), ["R0", "R1", "R2", "R3", "all"]);
-  assert.deepEqual(rows.map((r) => r.state), ["finished", "finished", "finished", "finished", null]);
+  assert.deepEqual(
+    rows.map((r) => r.round),
+    ["R0", "R1", "R2", "R3", "all"],
+  );
+  assert.deepEqual(
+    rows.map((r) => r.state),
+    ["finished", "finished", "finished", "finished", null],
+  );
   assert.deepEqual(rows.map((r) => r.run_id).slice(4), [null]);
-  assert.deepEqual(rows.map((r) => r.history_events), [100, 100, 100, 100, 400]);
-  assert.deepEqual(rows.map((r) => r.rollouts), [20, 20, 20, 20, 80]);
-  assert.deepEqual(rows.map((r) => r.updates), [40, 40, 40, 40, 160]);
+  assert.deepEqual(
+    rows.map((r) => r.history_events),
+    [100, 100, 100, 100, 400],
+  );
+  assert.deepEqual(
+    rows.map((r) => r.rollouts),
+    [20, 20, 20, 20, 80],
+  );
+  assert.deepEqual(
+    rows.map((r) => r.updates),
+    [40, 40, 40, 40, 160],
+  );
   const rounds = (xs: string[]) => xs.slice(0, 4);
   assert.deepEqual(rounds(fixed("entropy_mean", 5)), ["0.18025", "0.15557", "0.14212", "0.13258"]);
   assert.deepEqual(rounds(fixed("clipfrac_mean", 5)), ["0.00123", "0.00058", "0.00056", "0.00038"]);
@@ -97,5 +115,8 @@ test("summary.csv of the bundled sample reproduces the reference tables at their
     assert.ok(Math.abs(num(r.ppo_kl_first_update_mean)) < 1e-9, `first-update ppo_kl of ${r.round}`);
     assert.ok(num(r.ppo_kl_later_updates_mean) > 1e-5, `later-update ppo_kl of ${r.round}`);
   }
-  assert.deepEqual(rows.map((r) => r.zero_grad_norm_updates), [null, "66 70", "82 116", "140 142 156 160", "66 70 82 116 140 142 156 160"]);
+  assert.deepEqual(
+    rows.map((r) => r.zero_grad_norm_updates),
+    [null, "66 70", "82 116", "140 142 156 160", "66 70 82 116 140 142 156 160"],
+  );
 });

@@ -22,7 +22,8 @@ function firstDifference(committed: string, fresh: string): string {
   const a = committed.split("\n");
   const b = fresh.split("\n");
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    if (a[i] !== b[i]) return `line ${i + 1}:\n  committed:   ${JSON.stringify(a[i] ?? "(end of file)")}\n  regenerated: ${JSON.stringify(b[i] ?? "(end of file)")}`;
+    if (a[i] !== b[i])
+      return `line ${i + 1}:\n  committed:   ${JSON.stringify(a[i] ?? "(end of file)")}\n  regenerated: ${JSON.stringify(b[i] ?? "(end of file)")}`;
   }
   return "(same lines, different bytes)";
 }
@@ -31,7 +32,10 @@ test("the committed exports/ are byte-identical to a regeneration from data/", a
   const out = tempDir(t, "exports-regen-");
   const result = await writeExports({ dataDir: DATA, outDir: out });
   assert.deepEqual([...result.files.map((f) => f.name), result.manifest.name], EXPORT_FILES);
-  const committedCsvs = fs.readdirSync(COMMITTED).filter((f) => f.endsWith(".csv")).sort();
+  const committedCsvs = fs
+    .readdirSync(COMMITTED)
+    .filter((f) => f.endsWith(".csv"))
+    .sort();
   assert.deepEqual(committedCsvs, EXPORT_FILES.filter((f) => f.endsWith(".csv")).sort(), "exports/*.csv are exactly the files the export writes");
   for (const name of EXPORT_FILES) {
     const committedFile = path.join(COMMITTED, name);
@@ -53,7 +57,16 @@ test("writing twice gives the same bytes and leaves no temp folder; other files 
   const second = await writeExports({ dataDir: DATA, outDir: out });
   assert.deepEqual(second, first);
   EXPORT_FILES.forEach((f, i) => assert.ok(fs.readFileSync(path.join(out, f)).equals(bytes[i]), f));
-  assert.deepEqual(fs.readdirSync(out).sort(), ["health.csv", "keep.txt", "manifest.json", "notebooks", "rollouts.csv", "summary.csv", "superseded.csv", "updates.csv"]);
+  assert.deepEqual(fs.readdirSync(out).sort(), [
+    "health.csv",
+    "keep.txt",
+    "manifest.json",
+    "notebooks",
+    "rollouts.csv",
+    "summary.csv",
+    "superseded.csv",
+    "updates.csv",
+  ]);
 });
 
 test("a frozen file altered by one byte is refused, naming the file, and nothing is written", async (t) => {
@@ -67,7 +80,10 @@ test("a frozen file altered by one byte is refused, naming the file, and nothing
   fs.writeFileSync(victim, buf);
   const out = path.join(tmp, "out");
   await assert.rejects(writeExports({ dataDir: data, outDir: out }), (e: Error) => {
-    assert.match(e.message, /^refusing to export from .*data: .*history\/sim-r2-85gs\.jsonl: sha256 mismatch \(expected sha256 5b77a52f[0-9a-f]{56}, actual [0-9a-f]{64}\)$/);
+    assert.match(
+      e.message,
+      /^refusing to export from .*data: .*history\/sim-r2-85gs\.jsonl: sha256 mismatch \(expected sha256 5b77a52f[0-9a-f]{56}, actual [0-9a-f]{64}\)$/,
+    );
     assert.ok(!e.message.includes("sim-r0-ghfk"), "only the altered file is named");
     return true;
   });

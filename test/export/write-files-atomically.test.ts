@@ -47,7 +47,13 @@ test("file names must be plain and distinct", async (t) => {
   for (const name of ["", "..", "sub/a.csv", "a\\b.csv"]) {
     await assert.rejects(writeFilesAtomically(out, [{ name, text: "" }]), { message: `invalid file name: ${JSON.stringify(name)}` });
   }
-  await assert.rejects(writeFilesAtomically(out, [{ name: "a", text: "" }, { name: "a", text: "" }]), { message: 'invalid file name: "a" is given twice' });
+  await assert.rejects(
+    writeFilesAtomically(out, [
+      { name: "a", text: "" },
+      { name: "a", text: "" },
+    ]),
+    { message: 'invalid file name: "a" is given twice' },
+  );
   assert.deepEqual(fs.readdirSync(out), []);
 });
 

@@ -10,7 +10,14 @@ test("labels from the schema, the key itself otherwise", () => {
 });
 
 test("plot values: missing and non-finite become null, never 0", () => {
-  for (const [v, want] of [[undefined, null], [NaN, null], [Infinity, null], [-Infinity, null], [0, 0], [-1.5, -1.5]] as const) {
+  for (const [v, want] of [
+    [undefined, null],
+    [NaN, null],
+    [Infinity, null],
+    [-Infinity, null],
+    [0, 0],
+    [-1.5, -1.5],
+  ] as const) {
     assert.equal(plotValue(v), want, `plotValue(${v})`);
   }
 });

@@ -20,7 +20,13 @@ test("response length per rollout with a min..max band", () => {
   assert.deepEqual(mean.customdata[2], ["R1", "synth-r1"]);
   assert.equal(fig.layout.shapes!.length, 1);
   assert.equal(fig.layout.shapes![0].x0, 2.5, "boundary between rollout 2 (R0) and 3 (R1)");
-  assert.deepEqual(fig.layout.annotations!.map((a) => [a.text, a.x]), [["R0", 1.5], ["R1", 3.5]]);
+  assert.deepEqual(
+    fig.layout.annotations!.map((a) => [a.text, a.x]),
+    [
+      ["R0", 1.5],
+      ["R1", 3.5],
+    ],
+  );
   assert.equal(fig.layout.title!.text, "mean response length per rollout batch");
   assert.equal((fig.layout.yaxis!.title as any).text, "mean response length (tokens)");
   assert.equal((fig.layout.xaxis!.title as any).text, "rollout batch (rollout/step)");

@@ -4,12 +4,27 @@ import { stepAxesFigure } from "../../lib/figures/step-axes";
 import { CATEGORY_COLORS } from "../../lib/figures/palette";
 import type { RunHistory } from "../../lib/types";
 
-const run = (runId: string, round: string, rows: Record<string, number>[]): RunHistory => ({ runId, round, entity: "e", project: "p", state: "finished", rows });
+const run = (runId: string, round: string, rows: Record<string, number>[]): RunHistory => ({
+  runId,
+  round,
+  entity: "e",
+  project: "p",
+  state: "finished",
+  rows,
+});
 
 test("_step against rollout/step and train/step, colour per run, symbol per key", () => {
   const runs = [
-    run("synth-a", "R0", [{ _step: 0, "rollout/step": 1 }, { _step: 1, "train/step": 2 }, { _step: 2, "train/step": 3 }, { _step: 3, "rollout/step": 2 }]),
-    run("synth-b", "R1", [{ _step: 0, "rollout/step": 3 }, { _step: 1, "train/step": 6, "rollout/step": NaN }]),
+    run("synth-a", "R0", [
+      { _step: 0, "rollout/step": 1 },
+      { _step: 1, "train/step": 2 },
+      { _step: 2, "train/step": 3 },
+      { _step: 3, "rollout/step": 2 },
+    ]),
+    run("synth-b", "R1", [
+      { _step: 0, "rollout/step": 3 },
+      { _step: 1, "train/step": 6, "rollout/step": NaN },
+    ]),
   ];
   const fig = stepAxesFigure(runs);
   assert.deepEqual(

@@ -25,7 +25,10 @@ test("round boundary between update 4 (R0) and 5 (R1), labels centred over each 
   assert.deepEqual([s.type, s.xref, s.yref, s.x0, s.x1, s.y0, s.y1], ["line", "x", "paper", 4.5, 4.5, 0, 1]);
   assert.deepEqual(
     fig.layout.annotations!.map((a) => [a.text, a.x, a.y, a.yref]),
-    [["R0", 2.5, 1, "paper"], ["R1", 6.5, 1, "paper"]],
+    [
+      ["R0", 2.5, 1, "paper"],
+      ["R1", 6.5, 1, "paper"],
+    ],
   );
   assert.equal(fig.data.length, 1, "no zero-marker trace unless asked");
 });

@@ -27,11 +27,14 @@ test("a position with no updates still gets its legend entry", () => {
   const aligned = alignedFixture();
   aligned.mapping = { ...aligned.mapping, n: 3 };
   const fig = updatesByPositionFigure(aligned, "train/ppo_kl");
-  assert.deepEqual((fig.data as any[]).slice(1).map((t) => [t.name, t.x.length]), [
-    ["update 1 of 3 in its batch", 4],
-    ["update 2 of 3 in its batch", 4],
-    ["update 3 of 3 in its batch", 0],
-  ]);
+  assert.deepEqual(
+    (fig.data as any[]).slice(1).map((t) => [t.name, t.x.length]),
+    [
+      ["update 1 of 3 in its batch", 4],
+      ["update 2 of 3 in its batch", 4],
+      ["update 3 of 3 in its batch", 0],
+    ],
+  );
 });
 
 test("rejects a rollout key", () => {

@@ -16,9 +16,7 @@ test("a log with one deliberate mismatch and two malformed lines: exact counts, 
   assert.equal(res.matchedRecords, 11);
   assert.equal(res.compared, 32);
   assert.equal(res.exact, 31);
-  assert.deepEqual(res.mismatches, [
-    { runId: "run-a", round: "R0", kind: "step", step: 5, key: "train/loss", wandb: 0.005, local: 0.0051, line: 12 },
-  ]);
+  assert.deepEqual(res.mismatches, [{ runId: "run-a", round: "R0", kind: "step", step: 5, key: "train/loss", wandb: 0.005, local: 0.0051, line: 12 }]);
   assert.deepEqual(res.onlyInWandb, [{ runId: "run-a", round: "R0", kind: "step", step: 4, key: "train/lr-pg_0", line: 11 }]);
   assert.deepEqual(res.onlyInLocal, []);
   assert.deepEqual(res.unmatched, []);
@@ -30,7 +28,10 @@ test("a log with one deliberate mismatch and two malformed lines: exact counts, 
     ],
   );
   assert.equal(res.agree, false);
-  assert.match(res.verdict, /^W&B and the local logs DISAGREE: 1 mismatch\(es\) \(32 field\(s\) of 11 paired record\(s\)\); also 2 metric line\(s\) were malformed and not compared: round0\.log:14 \(step 6: unterminated string/);
+  assert.match(
+    res.verdict,
+    /^W&B and the local logs DISAGREE: 1 mismatch\(es\) \(32 field\(s\) of 11 paired record\(s\)\); also 2 metric line\(s\) were malformed and not compared: round0\.log:14 \(step 6: unterminated string/,
+  );
   assert.deepEqual(res.runs, [
     {
       runId: "run-a",
@@ -78,7 +79,10 @@ test("a malformed count without the list (stats only) still blocks 'agree'", () 
   const stats = local.stats.map((s) => ({ runId: s.runId, file: s.file, stats: { ...s.stats, malformed: 1 } }));
   const res = crossCheck(wandbAligned(), { records: local.records, stats });
   assert.equal(res.agree, false);
-  assert.equal(res.verdict, "W&B and the local logs agree on the 11 parsed record(s) (32 field(s)), but 1 metric line(s) were malformed and not compared: not verified");
+  assert.equal(
+    res.verdict,
+    "W&B and the local logs agree on the 11 parsed record(s) (32 field(s)), but 1 metric line(s) were malformed and not compared: not verified",
+  );
 });
 
 test("records without a W&B record, fields only in the log, unknown runs, runs without a log", () => {
@@ -130,7 +134,10 @@ test("records without a W&B record, fields only in the log, unknown runs, runs w
   );
   assert.deepEqual(res.runsWithoutLocal, ["b"]);
   assert.equal(res.agree, false);
-  assert.equal(res.verdict, "W&B and the local logs DISAGREE: 1 field(s) only in the local logs, 3 local record(s) without a W&B record (4 field(s) of 2 paired record(s))");
+  assert.equal(
+    res.verdict,
+    "W&B and the local logs DISAGREE: 1 field(s) only in the local logs, 3 local record(s) without a W&B record (4 field(s) of 2 paired record(s))",
+  );
 });
 
 /** Aligned records built by hand (no alignment code involved). */
@@ -154,7 +161,14 @@ const updateRec = (trainStep: number, values: Record<string, number>) => ({
   historyStep: 0,
   values,
 });
-const evalRec = (rollout: number, values: Record<string, number>) => ({ runId: "a", round: "R0", evalStep: values["eval/step"], rollout, historyStep: 0, values });
+const evalRec = (rollout: number, values: Record<string, number>) => ({
+  runId: "a",
+  round: "R0",
+  evalStep: values["eval/step"],
+  rollout,
+  historyStep: 0,
+  values,
+});
 
 test("--wandb-always-use-train-step (N = 2): local perf/rollout/eval N pair by rollout id, never by the raw rollout/step value", () => {
   // Alignment has converted the ids: rollout 1 was logged with rollout/step 2, rollout 2 with 4, the eval after rollout 1 with eval/step 2.
@@ -245,9 +259,15 @@ test("an empty comparison does not agree", () => {
 
 test("a log whose only metric line is malformed: the run is listed with its malformed line, and nothing agrees", () => {
   const res = crossCheck(wandbAligned(), localOf({ runId: "run-a", text: "step 2: {'train/loss': 0.0\n", file: "r.log" }));
-  assert.deepEqual(res.runs.map((r) => [r.runId, r.records, r.malformedLines]), [["run-a", 0, 1]]);
+  assert.deepEqual(
+    res.runs.map((r) => [r.runId, r.records, r.malformedLines]),
+    [["run-a", 0, 1]],
+  );
   assert.equal(res.agree, false);
-  assert.match(res.verdict, /^nothing compared: 0 local record\(s\), none sharing a field with a W&B record; 1 metric line\(s\) were malformed and not compared: r\.log:1 \(step 2: unexpected end of text/);
+  assert.match(
+    res.verdict,
+    /^nothing compared: 0 local record\(s\), none sharing a field with a W&B record; 1 metric line\(s\) were malformed and not compared: r\.log:1 \(step 2: unexpected end of text/,
+  );
 });
 
 test("superseded records: local lines of rollouts a later round took over are not compared; of a run resumed in place only the last line per id counts", () => {

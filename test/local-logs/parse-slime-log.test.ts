@@ -79,6 +79,12 @@ test("warnings are capped at 20 plus one count line; file defaults to <text>", (
 test("empty text, CRLF text, and option errors", () => {
   assert.deepEqual(parseSlimeLog("", { runId: "x" }), []);
   const crlf = "step 2: {'train/loss': 1}\r\nstep 3: {'train/loss': 2}\r\n";
-  assert.deepEqual(parseSlimeLog(crlf, { runId: "x" }).map((r) => [r.id, r.line, r.values["train/loss"]]), [[2, 1, 1], [3, 2, 2]]);
+  assert.deepEqual(
+    parseSlimeLog(crlf, { runId: "x" }).map((r) => [r.id, r.line, r.values["train/loss"]]),
+    [
+      [2, 1, 1],
+      [3, 2, 2],
+    ],
+  );
   assert.throws(() => parseSlimeLog("", { runId: "" }), { message: "invalid runId: " });
 });

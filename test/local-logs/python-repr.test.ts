@@ -71,13 +71,17 @@ test("malformed text throws ReprSyntaxError with the column", () => {
     ["{a: 1}", "expected a quoted key at column 2"],
     ["{'a': 1 'b': 2}", "expected ',' or '}' but found \"'\" at column 9"],
     ["{'a: 1}", "unterminated string at column 8"],
-    ["{'a': [1, 2}", "unbalanced \"}\" at column 12"],
-    ["{'a': 1x}", "bad number \"1x\" at column 8"],
+    ["{'a': [1, 2}", 'unbalanced "}" at column 12'],
+    ["{'a': 1x}", 'bad number "1x" at column 8'],
     ["{'a': np.float64(1}", "expected ')' to close np.float64( at column 19"],
     ["[1]", "expected '{' at column 1"],
   ];
   for (const [text, message] of cases) {
-    assert.throws(() => parsePythonDictRepr(text), (e: unknown) => e instanceof ReprSyntaxError && e.message === message, text);
+    assert.throws(
+      () => parsePythonDictRepr(text),
+      (e: unknown) => e instanceof ReprSyntaxError && e.message === message,
+      text,
+    );
   }
 });
 

@@ -55,7 +55,12 @@ test("logger era (2026-08): Ray prefixes with and without ip, a role tag in the 
     ["trainer-perf", 0, 7, ""],
     ["eval", 0, 8, ""],
   ]);
-  assert.deepEqual(records[0].values, { "rollout/dynamic_filter/drop_zero_std_0.0": 5, "rollout/response_len/max": 5478, "rollout/prefix_cache_hit_rate": 0, "perf/rollout_time": 262.25 });
+  assert.deepEqual(records[0].values, {
+    "rollout/dynamic_filter/drop_zero_std_0.0": 5,
+    "rollout/response_len/max": 5478,
+    "rollout/prefix_cache_hit_rate": 0,
+    "perf/rollout_time": 262.25,
+  });
   assert.deepEqual(records[2].values, { "multi_turn/multi_turn_metric/round_number_mean": 2.5, "multi_turn/multi_turn_metric/round_number_max": 4 });
   assert.deepEqual(records[5].values, { "train/critic-value_loss": 0.75, "train/critic-value_clipfrac": 0.125, "train/step": 0 });
   assert.deepEqual(records[7].values, { "eval/aime": 0.25, "eval/aime-truncated_ratio": 0, "eval/aime-pass@4": 0.5 });
@@ -86,13 +91,16 @@ test("tqdm carriage returns in the same line: glued bar, closed-bar prefix, a re
     `${BAR}step 5: {'train/loss': 1.0, 'train/step': 5}`,
     `\r${BAR}\rstep 6: {'train/loss': 1.25, 'train/step': 6}\r`,
   ]);
-  assert.deepEqual(records.map((r) => [r.id, r.line, r.values["train/loss"]]), [
-    [2, 1, 0.25],
-    [3, 2, 0.5],
-    [4, 3, 0.75],
-    [5, 4, 1],
-    [6, 5, 1.25],
-  ]);
+  assert.deepEqual(
+    records.map((r) => [r.id, r.line, r.values["train/loss"]]),
+    [
+      [2, 1, 0.25],
+      [3, 2, 0.5],
+      [4, 3, 0.75],
+      [5, 4, 1],
+      [6, 5, 1.25],
+    ],
+  );
   assert.deepEqual(stats, { lines: 5, metricLines: 5, records: 5, malformed: 0, nonNumeric: 0 });
   assert.deepEqual(malformed, []);
 });
@@ -116,7 +124,9 @@ test("values: nan, inf, -inf, None and tensor(...) skipped and counted, numpy sc
 });
 
 test("the rollout-buffer plugin's `no filter rollout log N:` line is read as a trainer rollout record of rollout id N", () => {
-  const { records, stats } = parse(["no filter rollout log 12: {'rollout/no_filter/total_samples': 512, 'rollout/no_filter/avg_reward': 0.375, 'rollout/step': 12}"]);
+  const { records, stats } = parse([
+    "no filter rollout log 12: {'rollout/no_filter/total_samples': 512, 'rollout/no_filter/avg_reward': 0.375, 'rollout/step': 12}",
+  ]);
   assert.deepEqual(records, [
     {
       kind: "rollout",
@@ -156,10 +166,20 @@ test("metric fragments that do not parse are counted as malformed with file:line
   assert.deepEqual(malformed, [
     { file: "f.log", line: 1, message: "step 2", reason: "unterminated string at column 131" },
     { file: "f.log", line: 2, message: "step 3", reason: 'bad number "0.2x" at column 27' },
-    { file: "f.log", line: 3, message: "step 4", reason: 'the message is glued behind other text ("(MegatronTrainRayActor pid=22) computing ") and was not read' },
+    {
+      file: "f.log",
+      line: 3,
+      message: "step 4",
+      reason: 'the message is glued behind other text ("(MegatronTrainRayActor pid=22) computing ") and was not read',
+    },
     { file: "f.log", line: 4, message: "step 5", reason: "unexpected text after the dict at column 45" },
     { file: "f.log", line: 5, message: "step 6", reason: "unexpected end of text (dict not closed) at column 28" },
-    { file: "f.log", line: 8, message: "step 8", reason: `the message is glued behind other text ("(RolloutManager pid=6809) first sample: ['<|im_start|>user ") and was not read` },
+    {
+      file: "f.log",
+      line: 8,
+      message: "step 8",
+      reason: `the message is glued behind other text ("(RolloutManager pid=6809) first sample: ['<|im_start|>user ") and was not read`,
+    },
   ]);
   // The continuation line of the wrapped dict (line 6) is not metric-looking: neither a record nor malformed.
   assert.deepEqual(stats, { lines: 8, metricLines: 7, records: 1, malformed: 6, nonNumeric: 0 });

@@ -32,7 +32,7 @@ export const LOG_LINES = [
   /* 14 */ `${TRN}${ts("59:50", "model.py", 918)}step 6: {'train/loss': 0.006, 'train/grad`,
   /* 15 */ `${MGR}${ts("59:55", "rollout.py", 247)}eval 2: {'eval/aime': 0.25}`,
   /* 16 */ "rollout 3: {'rollout/log_probs': -0.53} trailing words",
-  /* 17 */ "  File \"train.py\", line 1, in <module>",
+  /* 17 */ '  File "train.py", line 1, in <module>',
 ];
 
 export const LOG_TEXT = LOG_LINES.join("\n") + "\n";

@@ -14,7 +14,9 @@ import { cleanNotebook } from "../../lib/workspace/clean-notebook";
 const ROOT = join(__dirname, "..", "..");
 const PY = join(ROOT, ".venv", "bin", "python");
 const RUNNER = join(ROOT, "scripts", "run-notebooks.py");
-const NOTEBOOKS = readdirSync(join(ROOT, "notebooks")).filter((f) => /^\d\d-.*\.ipynb$/.test(f)).sort();
+const NOTEBOOKS = readdirSync(join(ROOT, "notebooks"))
+  .filter((f) => /^\d\d-.*\.ipynb$/.test(f))
+  .sort();
 
 /** A throwaway copy of data/ (archive, local logs, runs.json) and an empty exports folder. */
 export function workspaceCopy(): { dir: string; data: string; exports: string; out: string } {
@@ -55,7 +57,9 @@ function staticRendererShowsEveryFigure(executed: string, dir: string): void {
   const add = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "scripts", "add-static-figures.ts"), executed], { cwd: ROOT, encoding: "utf8" });
   assert.equal(add.status, 0, add.stdout + add.stderr);
   const nbJson = JSON.parse(readFileSync(executed, "utf8"));
-  const figures = nbJson.cells.flatMap((c: { outputs?: { data?: Record<string, unknown> }[] }) => c.outputs ?? []).filter((o: { data?: Record<string, unknown> }) => o.data?.["application/vnd.plotly.v1+json"]);
+  const figures = nbJson.cells
+    .flatMap((c: { outputs?: { data?: Record<string, unknown> }[] }) => c.outputs ?? [])
+    .filter((o: { data?: Record<string, unknown> }) => o.data?.["application/vnd.plotly.v1+json"]);
   assert.ok(figures.length >= 5, `expected the policy figures, found ${figures.length}`);
   for (const f of figures) assert.ok(typeof f.data["image/png"] === "string" && f.data["image/png"].length > 1000, "each plotly output carries a PNG");
   const conv = spawnSync(join(ROOT, ".venv", "bin", "jupyter"), ["nbconvert", "--to", "html", "--output-dir", dir, executed], { encoding: "utf8" });
@@ -67,7 +71,9 @@ function staticRendererShowsEveryFigure(executed: string, dir: string): void {
 
 test("source notebooks are clean: no outputs, execution counts or run metadata, in nbformat's layout", () => {
   assert.ok(NOTEBOOKS.length >= 5, `expected the five notebooks, found ${NOTEBOOKS.join(", ")}`);
-  for (const f of readdirSync(join(ROOT, "notebooks")).filter((x) => x.endsWith(".ipynb")).sort()) {
+  for (const f of readdirSync(join(ROOT, "notebooks"))
+    .filter((x) => x.endsWith(".ipynb"))
+    .sort()) {
     const text = readFileSync(join(ROOT, "notebooks", f), "utf8");
     const nb = parseNotebook(text, f);
     assert.equal((nb.metadata.kernelspec as { name?: string } | undefined)?.name, "slime-diagnostics-ts", `${f}: kernel`);
@@ -94,7 +100,10 @@ for (const nb of NOTEBOOKS) {
       const text = outputText(executed);
       // Each notebook states its key result on the sample; the reference analysis fixes these.
       if (nb.startsWith("02")) {
-        assert.match(text, /axis mapping holds for every run: N = 2; 0 run\(s\) read with --wandb-always-use-train-step; 0 superseded row\(s\) excluded; 0 issue\(s\), 0 of them blocking/);
+        assert.match(
+          text,
+          /axis mapping holds for every run: N = 2; 0 run\(s\) read with --wandb-always-use-train-step; 0 superseded row\(s\) excluded; 0 issue\(s\), 0 of them blocking/,
+        );
         assert.match(text, /80 rollouts, 160 updates/);
         assert.match(text, /agree exactly/);
       }
@@ -133,7 +142,9 @@ test("notebook 01 fetches live from a W&B-compatible server when WORKSPACE_FETCH
   try {
     const config = JSON.parse(readFileSync(join(ws.data, "runs.json"), "utf8"));
     for (const { runId } of config.runs) {
-      const rows = readFileSync(join(ROOT, "data", "wandb", "history", `${runId}.jsonl`), "utf8").trim().split("\n");
+      const rows = readFileSync(join(ROOT, "data", "wandb", "history", `${runId}.jsonl`), "utf8")
+        .trim()
+        .split("\n");
       server.addRun({ entity: config.entity, project: config.project, runId, rows });
     }
     rmSync(join(ws.data, "wandb"), { recursive: true, force: true }); // a first fetch: no archive yet
@@ -169,11 +180,18 @@ test("notebook 01 freezes an offline run's .wandb file listed in runs.json, with
   const ws = workspaceCopy();
   try {
     // The rows of a bundled run, written as wandb-core writes them (nested_key items, value_json).
-    const lines = readFileSync(join(ROOT, "data", "wandb", "history", "sim-r0-ghfk.jsonl"), "utf8").trim().split("\n");
+    const lines = readFileSync(join(ROOT, "data", "wandb", "history", "sim-r0-ghfk.jsonl"), "utf8")
+      .trim()
+      .split("\n");
     const records = [runRecord({ runId: "nbwfile1", entity: "sample-entity", project: "slime-grpo-sample", cliVersion: "0.31.0" })];
     for (const line of lines) {
       const row = JSON.parse(line) as Record<string, number | string>;
-      records.push(historyRecord(Object.entries(row).map(([k, v]) => ({ nested: [k], json: typeof v === "string" ? v : JSON.stringify(v) })), row._step as number));
+      records.push(
+        historyRecord(
+          Object.entries(row).map(([k, v]) => ({ nested: [k], json: typeof v === "string" ? v : JSON.stringify(v) })),
+          row._step as number,
+        ),
+      );
     }
     records.push(exitRecord(0));
     const folder = join(ws.data, "offline", "offline-run-20250101_120000-nbwfile1");
@@ -186,7 +204,10 @@ test("notebook 01 freezes an offline run's .wandb file listed in runs.json, with
     const text = outputText(join(ws.out, "01-fetch.ipynb"));
     assert.match(text, /fetched 1 runs \(100 history rows\) from local \.wandb files \(no server\)/);
     assert.match(text, /run-nbwfile1\.wandb \(SDK 0\.31\.0, no server\)/);
-    assert.ok(readFileSync(join(ws.data, "wandb", "history", "nbwfile1.jsonl")).equals(readFileSync(join(ROOT, "data", "wandb", "history", "sim-r0-ghfk.jsonl"))), "the frozen rows are the bundled run's, byte for byte");
+    assert.ok(
+      readFileSync(join(ws.data, "wandb", "history", "nbwfile1.jsonl")).equals(readFileSync(join(ROOT, "data", "wandb", "history", "sim-r0-ghfk.jsonl"))),
+      "the frozen rows are the bundled run's, byte for byte",
+    );
   } finally {
     rmSync(ws.dir, { recursive: true, force: true });
   }

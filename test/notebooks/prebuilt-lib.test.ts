@@ -65,18 +65,32 @@ test("in a kernel: edits picked up on restart, types checked, fallback on a brok
   symlinkSync(join(ROOT, "node_modules"), join(ws, "node_modules"));
   mkdirSync(join(ws, "lib", "sub"), { recursive: true });
   const writeB = (body: string) => writeFileSync(join(ws, "lib", "sub", "b.ts"), body);
-  writeFileSync(join(ws, "lib", "a.ts"), 'import { b } from "./sub/b";\n/** a. */\nexport function a(): string {\n  return "a1" + b();\n}\n/** Where this file runs from. */\nexport const where: string = __dirname;\n');
+  writeFileSync(
+    join(ws, "lib", "a.ts"),
+    'import { b } from "./sub/b";\n/** a. */\nexport function a(): string {\n  return "a1" + b();\n}\n/** Where this file runs from. */\nexport const where: string = __dirname;\n',
+  );
   writeB('/** b. */\nexport function b(): string {\n  return "-b1";\n}\n');
   const kdir = join(ws, "jupyter", "kernels", "prebuilt-test");
   mkdirSync(kdir, { recursive: true });
-  const argv = ["/bin/sh", "-c", `cd '${ws}' && exec '${process.execPath}' --require '${join(ws, "scripts", "tslab-prebuilt-lib.js")}' '${join(ROOT, "node_modules", "tslab", "bin", "tslab")}' kernel --config-path "$0"`, "{connection_file}"];
+  const argv = [
+    "/bin/sh",
+    "-c",
+    `cd '${ws}' && exec '${process.execPath}' --require '${join(ws, "scripts", "tslab-prebuilt-lib.js")}' '${join(ROOT, "node_modules", "tslab", "bin", "tslab")}' kernel --config-path "$0"`,
+    "{connection_file}",
+  ];
   writeFileSync(join(kdir, "kernel.json"), JSON.stringify({ argv, display_name: "prebuilt test", language: "typescript" }));
 
-  const cells = ['import { a, where } from "./lib/a";\nconsole.log(a(), where);', 'const n: number = a();'];
+  const cells = ['import { a, where } from "./lib/a";\nconsole.log(a(), where);', "const n: number = a();"];
   const run = (env: Record<string, string> = {}) => {
-    const r = spawnSync(PY, ["-c", DRIVER, ws, JSON.stringify(cells)], { encoding: "utf8", env: { ...process.env, JUPYTER_PATH: join(ws, "jupyter"), ...env } });
+    const r = spawnSync(PY, ["-c", DRIVER, ws, JSON.stringify(cells)], {
+      encoding: "utf8",
+      env: { ...process.env, JUPYTER_PATH: join(ws, "jupyter"), ...env },
+    });
     assert.equal(r.status, 0, r.stderr);
-    return r.stdout.trim().split("\n").map((l) => JSON.parse(l) as { status: string; text: string });
+    return r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { status: string; text: string });
   };
   const builds = () => (existsSync(join(ws, ".cache", "tslab-lib")) ? readdirSync(join(ws, ".cache", "tslab-lib")).filter((e) => !e.startsWith(".")) : []);
 
@@ -96,7 +110,7 @@ test("in a kernel: edits picked up on restart, types checked, fallback on a brok
   assert.equal(first.text.trim(), `a1-b2 ${join(ws, "lib")}`, "an edit of an indirectly imported file is picked up on restart");
   assert.equal(builds().length, 2, "a new build for the new content");
 
-  writeB('/** b. */\nexport function b(): string {\n  return 2;\n}\n');
+  writeB("/** b. */\nexport function b(): string {\n  return 2;\n}\n");
   [first] = run();
   assert.equal(first.status, "error", "a lib that does not compile fails the importing cell, as without the prebuilt lib");
   assert.match(first.text, /lib\/sub\/b\.ts.*not assignable to type 'string'/s);

@@ -58,17 +58,16 @@ test("an aborted reply counts as a failure, not a pass", () => {
   ].join("\n");
   const r = spawnSync(PY, ["-c", code], { encoding: "utf8" });
   assert.equal(r.status, 0, r.stderr);
-  assert.deepEqual(r.stdout.trim().split("\n"), [
-    "abort failed cell 3 replied abort",
-    "error failed cell 3 replied error",
-    "ok passed",
-  ]);
+  assert.deepEqual(r.stdout.trim().split("\n"), ["abort failed cell 3 replied abort", "error failed cell 3 replied error", "ok passed"]);
 });
 
 test("--jobs 2 runs notebooks side by side, writes the good one and fails naming the broken one", () => {
   const out = mkdtempSync(join(tmpdir(), "runner-jobs-"));
   try {
-    const r = spawnSync(PY, [RUNNER, "--jobs", "2", "--out", out, join(FIX, "ok-small.ipynb"), join(FIX, "broken-throw.ipynb")], { cwd: ROOT, encoding: "utf8" });
+    const r = spawnSync(PY, [RUNNER, "--jobs", "2", "--out", out, join(FIX, "ok-small.ipynb"), join(FIX, "broken-throw.ipynb")], {
+      cwd: ROOT,
+      encoding: "utf8",
+    });
     assert.equal(r.status, 1, r.stdout + r.stderr);
     assert.match(r.stdout, /^ok .*ok-small\.ipynb: 1 code cells in/m);
     assert.match(r.stderr, /FAILED .*broken-throw\.ipynb: cell 1/);

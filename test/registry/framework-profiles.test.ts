@@ -65,16 +65,20 @@ test("the profile is detected from the key set and printed with the keys that de
   const verl = detectProfile(verlRuns());
   assert.deepEqual([verl.profile.name, verl.how], ["verl", "detected"]);
   assert.deepEqual(verl.evidence, ["training/global_step", "actor/", "timing_s/", "response_length/"]);
-  const openrlhf = detectProfile([run("o", "R0", [{ "train/global_step": 1, "train/policy_loss": 0.1, "train/actor_grad_norm": 1, "train/timing/generation": 3 }])]);
+  const openrlhf = detectProfile([
+    run("o", "R0", [{ "train/global_step": 1, "train/policy_loss": 0.1, "train/actor_grad_norm": 1, "train/timing/generation": 3 }]),
+  ]);
   assert.equal(openrlhf.profile.name, "openrlhf");
-  const trl = detectProfile([run("t", "R0", [{ "train/global_step": 10, "train/completions/mean_length": 50, "train/num_tokens": 1000, "train/entropy": 0.5 }])]);
+  const trl = detectProfile([
+    run("t", "R0", [{ "train/global_step": 10, "train/completions/mean_length": 50, "train/num_tokens": 1000, "train/entropy": 0.5 }]),
+  ]);
   assert.equal(trl.profile.name, "trl");
   assert.throws(() => detectProfile([run("x", "R0", [{ "train/global_step": 1, "train/policy_loss": 0.1, "train/num_tokens": 5 }])]), {
     message:
       'cannot tell which framework wrote these runs: openrlhf (train/policy_loss) and trl (train/num_tokens) match equally. Name the profile (data/runs.json "profile", CLI --profile)',
   });
-  assert.throws(() => detectProfile([run("x", "R0", [{ "loss": 1, "acc": 2 }])]), /no key matches a profile .*; keys: acc, loss\. Name the profile/);
-  assert.equal(detectProfile([run("x", "R0", [{ "loss": 1 }])], "trl").how, "given");
+  assert.throws(() => detectProfile([run("x", "R0", [{ loss: 1, acc: 2 }])]), /no key matches a profile .*; keys: acc, loss\. Name the profile/);
+  assert.equal(detectProfile([run("x", "R0", [{ loss: 1 }])], "trl").how, "given");
   assert.throws(() => detectProfile([], "nope"), { message: "invalid profile: nope (one of slime, verl, openrlhf, trl)" });
 });
 
@@ -82,9 +86,28 @@ test("verl: one record per training step, val-before-train rows as evals, the re
   const a = alignRuns(verlRuns());
   assert.deepEqual(a.profile, { name: "verl", how: "detected", evidence: ["training/global_step", "actor/", "timing_s/", "response_length/"] });
   assert.deepEqual(a.updates, []);
-  assert.deepEqual(a.rollouts.map((r) => [r.round, r.rollout]), [["R0", 1], ["R0", 2], ["R0", 3], ["R1", 4], ["R1", 5], ["R1", 6]]);
-  assert.deepEqual(a.evals.map((e) => [e.round, e.evalStep]), [["R0", 0], ["R1", 3]]);
-  assert.deepEqual(a.superseded.map((s) => [s.runId, s.byRunId, s.rollouts, s.rows]), [["va", "vb", [4], 1]]);
+  assert.deepEqual(
+    a.rollouts.map((r) => [r.round, r.rollout]),
+    [
+      ["R0", 1],
+      ["R0", 2],
+      ["R0", 3],
+      ["R1", 4],
+      ["R1", 5],
+      ["R1", 6],
+    ],
+  );
+  assert.deepEqual(
+    a.evals.map((e) => [e.round, e.evalStep]),
+    [
+      ["R0", 0],
+      ["R1", 3],
+    ],
+  );
+  assert.deepEqual(
+    a.superseded.map((s) => [s.runId, s.byRunId, s.rollouts, s.rows]),
+    [["va", "vb", [4], 1]],
+  );
   assert.deepEqual(a.issues, []);
   assert.equal(a.mapping.n, 0);
   assert.match(a.mapping.formulas.update, /^optimizer updates are not observable: verl logs one row per training step/);
@@ -105,38 +128,88 @@ test("verl summary: means over the round's training steps through the profile's 
   near(r1[col("response_len_mean")], 500);
   near(r0[col("rollout_time_mean")], 10);
   for (const empty of ["actor_tok_per_s_mean", "logprob_abs_diff_mean", "ppo_kl_first_update_mean", "ppo_kl_later_updates_mean", "zero_grad_norm_updates"]) {
-    assert.deepEqual(s.table.rows.map((r) => r[col(empty)]), [null, null, null], empty);
+    assert.deepEqual(
+      s.table.rows.map((r) => r[col(empty)]),
+      [null, null, null],
+      empty,
+    );
   }
   assert.ok(s.notes.some((n) => n.startsWith("verl logs no actorTokPerS: perf/throughput is tokens per GPU-second of the whole step")));
   const policy = policyRoundTable(aligned);
-  assert.equal(policy.columns.find((c) => c.field === "ppoKlFirst")!.absent, "verl: verl logs one row per training step with actor metrics averaged over its mini-batch updates: single updates and their positions are averaged away");
+  assert.equal(
+    policy.columns.find((c) => c.field === "ppoKlFirst")!.absent,
+    "verl: verl logs one row per training step with actor metrics averaged over its mini-batch updates: single updates and their positions are averaged away",
+  );
   assert.equal(rolloutRoundTable(aligned).columns[0].metric!.key, "response_length/mean");
 });
 
 test("TRL: records every logging_steps, the final run-totals row kept out, eval rows as evals, no holes for the spacing", () => {
-  const row = (s: number) => ({ "train/global_step": s, "train/epoch": s / 100, "train/entropy": s / 100, "train/clip_ratio/region_mean": 0.01, "train/grad_norm": 1, "train/completions/mean_length": 200 + s, "train/completions/clipped_ratio": 0.1, "train/num_tokens": 1000 * s });
-  const rows: HistoryRow[] = [row(10), row(20), { "eval/loss": 0.5, "train/global_step": 20 }, row(30), { "train/train_runtime": 99, "train/total_flos": 1, "train/train_loss": 0.2, "train/global_step": 30 }];
+  const row = (s: number) => ({
+    "train/global_step": s,
+    "train/epoch": s / 100,
+    "train/entropy": s / 100,
+    "train/clip_ratio/region_mean": 0.01,
+    "train/grad_norm": 1,
+    "train/completions/mean_length": 200 + s,
+    "train/completions/clipped_ratio": 0.1,
+    "train/num_tokens": 1000 * s,
+  });
+  const rows: HistoryRow[] = [
+    row(10),
+    row(20),
+    { "eval/loss": 0.5, "train/global_step": 20 },
+    row(30),
+    { "train/train_runtime": 99, "train/total_flos": 1, "train/train_loss": 0.2, "train/global_step": 30 },
+  ];
   const a = alignRuns([run("t", "R0", rows)]);
   assert.equal(a.profile!.name, "trl");
-  assert.deepEqual(a.rollouts.map((r) => r.rollout), [10, 20, 30]);
-  assert.deepEqual(a.evals.map((e) => e.evalStep), [20]);
+  assert.deepEqual(
+    a.rollouts.map((r) => r.rollout),
+    [10, 20, 30],
+  );
+  assert.deepEqual(
+    a.evals.map((e) => e.evalStep),
+    [20],
+  );
   assert.deepEqual(a.issues, []);
-  assert.deepEqual(a.notes.map((n) => n.kind), ["run-totals"]);
+  assert.deepEqual(
+    a.notes.map((n) => n.kind),
+    ["run-totals"],
+  );
   const s = summaryTable(a);
   const col = (name: string) => s.table.columns.indexOf(name);
   assert.equal(s.table.rows[0][col("response_len_mean")], 220);
   assert.equal(s.table.rows[0][col("rollout_time_mean")], null, "TRL logs no generation time: empty, not a look-alike");
   // A hole: step 40 missing between 30 and 50.
   const holes = alignRuns([run("t", "R0", [row(10), row(20), row(30), row(50)])]);
-  assert.deepEqual(holes.issues.map((x) => x.message), ["run t (round R0): steps 40..40 missing between 30 and 50"]);
+  assert.deepEqual(
+    holes.issues.map((x) => x.message),
+    ["run t (round R0): steps 40..40 missing between 30 and 50"],
+  );
 });
 
 test("OpenRLHF: bookkeeping-only rows (a samples table) are no records; eval rows are evals; entropy absent by default is a note, not a number", () => {
-  const row = (s: number) => ({ "train/global_step": s, "train/policy_loss": 0.1, "train/actor_grad_norm": s, "train/ppo_clip_ratio": 0.02, "train/ppo_kl": 0.001, "train/rollout/response_length_mean": 300, "train/rollout/truncated_rate": 0.05, "train/timing/generation": 30, "train/timing/step_total": 60 });
+  const row = (s: number) => ({
+    "train/global_step": s,
+    "train/policy_loss": 0.1,
+    "train/actor_grad_norm": s,
+    "train/ppo_clip_ratio": 0.02,
+    "train/ppo_kl": 0.001,
+    "train/rollout/response_length_mean": 300,
+    "train/rollout/truncated_rate": 0.05,
+    "train/timing/generation": 30,
+    "train/timing/step_total": 60,
+  });
   const a = alignRuns([run("o", "R0", [row(1), {}, row(2), {}, { "eval/math_pass1": 0.4, "eval/global_step": 2 }, row(3), {}])]);
   assert.equal(a.profile!.name, "openrlhf");
-  assert.deepEqual(a.rollouts.map((r) => r.rollout), [1, 2, 3]);
-  assert.deepEqual(a.evals.map((e) => [e.evalStep, e.values["eval/math_pass1"]]), [[2, 0.4]]);
+  assert.deepEqual(
+    a.rollouts.map((r) => r.rollout),
+    [1, 2, 3],
+  );
+  assert.deepEqual(
+    a.evals.map((e) => [e.evalStep, e.values["eval/math_pass1"]]),
+    [[2, 0.4]],
+  );
   const p = policyRoundTable(a);
   assert.equal(p.rows[0].gradNorm.mean, 2);
   assert.equal(p.rows[0].entropy.mean, null);

@@ -52,14 +52,24 @@ for (const [name, opts] of Object.entries(SCENARIOS)) {
     assert.deepEqual(aligned.issues, []);
     assert.deepEqual(aligned.updates, []);
     s.truth.runs.forEach((t, i) => {
-      assert.deepEqual(aligned.rollouts.filter((r) => r.runId === t.runId).map((r) => r.rollout), t.ownedSteps, `${t.round} owned steps`);
+      assert.deepEqual(
+        aligned.rollouts.filter((r) => r.runId === t.runId).map((r) => r.rollout),
+        t.ownedSteps,
+        `${t.round} owned steps`,
+      );
       // Superseded records: the run's logged rows at steps a later round re-trained (TRL logs every logging_steps, and a last partial window).
       const sup = aligned.superseded.filter((x) => x.runId === t.runId).flatMap((x) => x.rollouts);
       const next = s.truth.runs[i + 1];
       if (next === undefined) assert.deepEqual(sup, [], "the last round keeps every record");
       else {
-        assert.ok(sup.length > 0 && sup.every((st) => st > next.checkpointStep!), `${t.round}: superseded steps ${sup} all after ${next.round}'s checkpoint ${next.checkpointStep}`);
-        assert.ok(t.ownedSteps.every((st) => st <= next.checkpointStep!), `${t.round}: owned steps end at the checkpoint`);
+        assert.ok(
+          sup.length > 0 && sup.every((st) => st > next.checkpointStep!),
+          `${t.round}: superseded steps ${sup} all after ${next.round}'s checkpoint ${next.checkpointStep}`,
+        );
+        assert.ok(
+          t.ownedSteps.every((st) => st <= next.checkpointStep!),
+          `${t.round}: owned steps end at the checkpoint`,
+        );
       }
     });
     const { files } = buildExports({ dir: "mem", manifest: frameworkManifest(s), runs }, aligned, { workspaceVersion: "t" });
@@ -98,18 +108,39 @@ test("notebooks 01-06 run headless on a verl, an OpenRLHF and a TRL workspace; s
   t.after(() => rmSync(tmp, { recursive: true, force: true }));
   for (const [name, opts] of Object.entries(SCENARIOS)) {
     const dir = path.join(tmp, name);
-    const args = ["--import", "tsx", path.join(ROOT, "tools/simulate-frameworks/cli.ts"), "--framework", name, "--out-dir", dir, "--rounds", opts.rounds!.map((r) => r.steps).join(","), "--restart-overlap", String(opts.restartOverlap)];
+    const args = [
+      "--import",
+      "tsx",
+      path.join(ROOT, "tools/simulate-frameworks/cli.ts"),
+      "--framework",
+      name,
+      "--out-dir",
+      dir,
+      "--rounds",
+      opts.rounds!.map((r) => r.steps).join(","),
+      "--restart-overlap",
+      String(opts.restartOverlap),
+    ];
     const sim = spawnSync(process.execPath, args, { cwd: ROOT, encoding: "utf8" });
     assert.equal(sim.status, 0, sim.stderr);
     const out = path.join(tmp, `${name}-out`);
     const env = { ...process.env, WORKSPACE_DATA: dir, WORKSPACE_EXPORTS: path.join(tmp, `${name}-exports`), TZ: "UTC" };
-    const nbs = ["01-fetch", "02-alignment", "03-policy-diagnostics", "04-response-length-throughput", "05-export", "06-health"].map((n) => path.join(ROOT, "notebooks", `${n}.ipynb`));
-    const run = spawnSync(path.join(ROOT, ".venv/bin/python"), [path.join(ROOT, "scripts/run-notebooks.py"), "--jobs", "2", "--out", out, ...nbs], { cwd: ROOT, env, encoding: "utf8" });
+    const nbs = ["01-fetch", "02-alignment", "03-policy-diagnostics", "04-response-length-throughput", "05-export", "06-health"].map((n) =>
+      path.join(ROOT, "notebooks", `${n}.ipynb`),
+    );
+    const run = spawnSync(path.join(ROOT, ".venv/bin/python"), [path.join(ROOT, "scripts/run-notebooks.py"), "--jobs", "2", "--out", out, ...nbs], {
+      cwd: ROOT,
+      env,
+      encoding: "utf8",
+    });
     assert.equal(run.status, 0, `${name}: ${run.stdout}\n${run.stderr}`);
     const text = (nb: string) => readFileSync(path.join(out, `${nb}.ipynb`), "utf8");
-    assert.match(text("03-policy-diagnostics"), new RegExp(`framework profile: ${profileByName(name).label.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} \\(detected`));
+    assert.match(
+      text("03-policy-diagnostics"),
+      new RegExp(`framework profile: ${profileByName(name).label.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} \\(detected`),
+    );
     assert.match(text("03-policy-diagnostics"), /ppo_kl by update position: not applicable/);
     assert.match(text("03-policy-diagnostics"), /updates with gradient norm exactly 0: not applicable/);
-    assert.match(text("05-export"), new RegExp(`framework profile: .*\\(detected\\)`));
+    assert.match(text("05-export"), /framework profile: .*\(detected\)/);
   }
 });

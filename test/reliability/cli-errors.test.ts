@@ -25,7 +25,13 @@ let n = 0;
 
 before(async () => {
   server = await startWandbTestServer({});
-  server.addRun({ entity: "e", project: "p", runId: "r1", createdAt: "2024-01-01T00:00:00", rows: Array.from({ length: 1500 }, (_, i) => ({ _step: i, x: i / 4 })) });
+  server.addRun({
+    entity: "e",
+    project: "p",
+    runId: "r1",
+    createdAt: "2024-01-01T00:00:00",
+    rows: Array.from({ length: 1500 }, (_, i) => ({ _step: i, x: i / 4 })),
+  });
   server.addRun({ entity: "e", project: "p", runId: "live", state: "running", rows: [{ _step: 0, x: 1 }] });
 });
 after(async () => {
@@ -69,7 +75,11 @@ const EXPORT_CASES: [string, (data: string) => void, RegExp][] = [
     },
     /^archive file .*\/history\/sim-r2-85gs\.jsonl line 8: not valid JSON \(.*\)$/,
   ],
-  ["empty", (data) => (writeManifest(data, { ...readManifest(data), runs: [] }), fs.rmSync(path.join(data, "history"), { recursive: true })), /^refusing to export from .*: manifest\.json lists no runs \(empty archive\)$/],
+  [
+    "empty",
+    (data) => (writeManifest(data, { ...readManifest(data), runs: [] }), fs.rmSync(path.join(data, "history"), { recursive: true })),
+    /^refusing to export from .*: manifest\.json lists no runs \(empty archive\)$/,
+  ],
   [
     "n-change",
     (data) => {
@@ -85,7 +95,11 @@ const EXPORT_CASES: [string, (data: string) => void, RegExp][] = [
     },
     /^N \(updates per rollout batch\) changes within run sim-r0-ghfk \(round R0\): train\/step \d+ \(_step \d+\) was logged between the trainer rows of rollout \d+, .*$/,
   ],
-  ["no-manifest", (data) => fs.rmSync(path.join(data, "manifest.json")), /^refusing to export from .*: archive .* has no manifest\.json \(not a frozen archive, or never fetched\)$/],
+  [
+    "no-manifest",
+    (data) => fs.rmSync(path.join(data, "manifest.json")),
+    /^refusing to export from .*: archive .* has no manifest\.json \(not a frozen archive, or never fetched\)$/,
+  ],
 ];
 
 for (const [name, edit, message] of EXPORT_CASES) {
@@ -154,7 +168,11 @@ test("fetch CLI: 429 on every attempt (Retry-After 0): 20 retry notes, then one 
   const out = path.join(root, "fetch-b", "archive");
   server.injectFault({ kind: "status", status: 429, retryAfter: "0", count: 21, operationName: "Run" });
   const r = await cli("fetch.ts", ["--entity", "e", "--project", "p", "--run", "r1=R0", "--out", out]);
-  assertOneLineFailure(r, "fetch failed: ", /^W&B Run of e\/p\/r1 failed \(HTTP 429, attempt 21 of 21\): server answered: .* \(gave up after 20 retries\) \[POST http:\/\/127\.0\.0\.1:\d+\/graphql\]$/);
+  assertOneLineFailure(
+    r,
+    "fetch failed: ",
+    /^W&B Run of e\/p\/r1 failed \(HTTP 429, attempt 21 of 21\): server answered: .* \(gave up after 20 retries\) \[POST http:\/\/127\.0\.0\.1:\d+\/graphql\]$/,
+  );
   const notes = r.stderr.split("\n").filter((l) => l.startsWith("W&B Run of e/p/r1: HTTP 429, "));
   assert.equal(notes.length, 20);
   assert.match(notes[19], /; retry 20 of 20 in 0\.0 s$/);
@@ -182,7 +200,9 @@ test("fetch CLI: a server that redirects: exit 1, one line naming the redirect t
     assertOneLineFailure(
       r,
       "fetch failed: ",
-      new RegExp(`^W&B Run of e/p/r1 failed \\(HTTP 307, attempt 1 of 21\\): server answered with a redirect to ${target}; redirects are not followed, so the API key is sent only to 127\\.0\\.0\\.1:\\d+: set WANDB_BASE_URL \\(baseUrl\\) to the server itself if it is the one you mean \\[POST ${base}/graphql\\]$`),
+      new RegExp(
+        `^W&B Run of e/p/r1 failed \\(HTTP 307, attempt 1 of 21\\): server answered with a redirect to ${target}; redirects are not followed, so the API key is sent only to 127\\.0\\.0\\.1:\\d+: set WANDB_BASE_URL \\(baseUrl\\) to the server itself if it is the one you mean \\[POST ${base}/graphql\\]$`,
+      ),
     );
     assert.deepEqual(seen, [], "the redirect target never got a request");
   } finally {

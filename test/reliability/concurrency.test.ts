@@ -28,7 +28,13 @@ const freshDir = () => path.join(root, `w${n++}`, "archive");
 
 before(async () => {
   server = await startWandbTestServer({});
-  server.addRun({ entity: "e", project: "p", runId: "r1", createdAt: "2024-01-01T00:00:00", rows: Array.from({ length: 2300 }, (_, i) => ({ _step: i, x: i / 3 })) });
+  server.addRun({
+    entity: "e",
+    project: "p",
+    runId: "r1",
+    createdAt: "2024-01-01T00:00:00",
+    rows: Array.from({ length: 2300 }, (_, i) => ({ _step: i, x: i / 3 })),
+  });
   server.addRun({ entity: "e", project: "p", runId: "r2", createdAt: "2024-01-02T00:00:00", rows: ['{"_step": 0, "x": NaN}', '{"_step": 5, "x": 1.5}'] });
   const ref = freshDir();
   await fetchAndFreeze(opts(ref));
@@ -43,7 +49,10 @@ function opts(outDir: string, extra: Partial<FetchAndFreezeOptions> = {}): Fetch
   return {
     entity: "e",
     project: "p",
-    runs: [{ runId: "r1", round: "R0" }, { runId: "r2", round: "R1" }],
+    runs: [
+      { runId: "r1", round: "R0" },
+      { runId: "r2", round: "R1" },
+    ],
     outDir,
     baseUrl: server.url,
     apiKey: server.apiKey,
@@ -62,7 +71,13 @@ function cliFetch(outDir: string): Promise<{ code: number; stdout: string; stder
       args,
       {
         cwd: ROOT,
-        env: { PATH: process.env.PATH ?? "", HOME: root, WANDB_BASE_URL: server.url, WANDB_API_KEY: server.apiKey, SOURCE_DATE_EPOCH: String(NOW.getTime() / 1000) },
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: root,
+          WANDB_BASE_URL: server.url,
+          WANDB_API_KEY: server.apiKey,
+          SOURCE_DATE_EPOCH: String(NOW.getTime() / 1000),
+        },
       },
       (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr }),
     );
@@ -90,7 +105,12 @@ test("another process fetching into a folder while this one holds it is refused 
     const r = await cliFetch(outDir);
     assert.equal(r.code, 1, r.stderr);
     assert.equal(r.stdout, "");
-    assert.match(r.stderr, new RegExp(`^fetch failed: archive ${outDir} is locked by another fetch \\(lock file ${lock}: \\{"pid":${process.pid},"host":"[^"]+","startedAt":"[^"]+"\\}\\); if no fetch is running, delete the lock file and try again\\n$`));
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `^fetch failed: archive ${outDir} is locked by another fetch \\(lock file ${lock}: \\{"pid":${process.pid},"host":"[^"]+","startedAt":"[^"]+"\\}\\); if no fetch is running, delete the lock file and try again\\n$`,
+      ),
+    );
     assert.equal(fs.existsSync(outDir), false, "the refused fetch wrote nothing");
   } finally {
     held.release();

@@ -110,7 +110,10 @@ test("a redirect back to the configured host itself is refused too (no silent re
   });
   try {
     const conn = connectWandb({ baseUrl: self.url, apiKey: KEY, env: {}, retry: { sleep: async () => undefined } });
-    await assert.rejects(readRunMeta(conn, { entity: "e", project: "p", runId: "r1" }), /\(HTTP 308, attempt 1 of 21\): server answered with a redirect to \/v2\/graphql; redirects are not followed/);
+    await assert.rejects(
+      readRunMeta(conn, { entity: "e", project: "p", runId: "r1" }),
+      /\(HTTP 308, attempt 1 of 21\): server answered with a redirect to \/v2\/graphql; redirects are not followed/,
+    );
     assert.equal(hits, 1);
   } finally {
     self.server.close();
@@ -139,16 +142,37 @@ test("a complete fetch with retries sends the key to the configured server only,
     sent.map((r) => `${r.operationName}${r.fault ? ` (${r.fault})` : ""}`),
     ["Run (status)", "Run (reset)", "Run", "RunParquetHistory", "HistoryPage"],
   );
-  assert.ok(sent.every((r) => r.authOk), "every request carried the key");
+  assert.ok(
+    sent.every((r) => r.authOk),
+    "every request carried the key",
+  );
   assert.deepEqual(other.seen, []);
 });
 
 test(".gitignore keeps netrc files, .env and the Python environment out; the frozen data and exports stay in", () => {
   const ignored = (p: string) => spawnSync("git", ["-C", ROOT, "check-ignore", "--no-index", "-q", p]).status === 0;
-  for (const p of [".netrc", "_netrc", "data/.netrc", "notebooks/_netrc", "my.netrc", ".env", "data/.env", ".venv/", ".venv/bin/python", ".venv/lib/python3.12/site-packages/x.py"]) {
+  for (const p of [
+    ".netrc",
+    "_netrc",
+    "data/.netrc",
+    "notebooks/_netrc",
+    "my.netrc",
+    ".env",
+    "data/.env",
+    ".venv/",
+    ".venv/bin/python",
+    ".venv/lib/python3.12/site-packages/x.py",
+  ]) {
     assert.ok(ignored(p), `${p} must be ignored`);
   }
-  for (const p of ["data/wandb/manifest.json", "data/wandb/history/sim-r0-ghfk.jsonl", "data/local/sim-r0-ghfk.log", "data/runs.json", "exports/manifest.json", "exports/summary.csv"]) {
+  for (const p of [
+    "data/wandb/manifest.json",
+    "data/wandb/history/sim-r0-ghfk.jsonl",
+    "data/local/sim-r0-ghfk.log",
+    "data/runs.json",
+    "exports/manifest.json",
+    "exports/summary.csv",
+  ]) {
     assert.ok(!ignored(p), `${p} must not be ignored`);
   }
 });

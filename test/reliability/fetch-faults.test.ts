@@ -55,7 +55,10 @@ function opts(outDir: string, extra: Partial<FetchAndFreezeOptions> = {}, waits:
   return {
     entity: "e",
     project: "p",
-    runs: [{ runId: "runa", round: "R0" }, { runId: "runb", round: "R1" }],
+    runs: [
+      { runId: "runa", round: "R0" },
+      { runId: "runb", round: "R1" },
+    ],
     outDir,
     baseUrl: server.url,
     apiKey: KEY,
@@ -139,7 +142,11 @@ test("bursts of 500, 502 and 503 on pages and on run metadata are retried; archi
   assert.equal(r.faulted, 9);
   // Run of runa: 3 x 503; HistoryPage of runa: 3 x 500 then 3 x 502 (one request, six retries, capped at 60 s).
   assert.deepEqual(r.waits, [2000, 4000, 8000, 2000, 4000, 8000, 16000, 32000, 60000]);
-  for (const status of [500, 502, 503]) assert.ok(r.notes.some((m) => m.includes(`HTTP ${status}, `)), `a note for ${status}`);
+  for (const status of [500, 502, 503])
+    assert.ok(
+      r.notes.some((m) => m.includes(`HTTP ${status}, `)),
+      `a note for ${status}`,
+    );
 });
 
 test("a response cut mid-body (truncate) is retried; archive byte-identical", async () => {
@@ -148,7 +155,10 @@ test("a response cut mid-body (truncate) is retried; archive byte-identical", as
     { kind: "truncate", count: 2, operationName: "HistoryPage" },
   ]);
   assert.equal(r.faulted, 3);
-  assert.ok(r.notes.every((m) => /: (response body is not complete JSON|connection failed): /.test(m)), r.notes.join("\n"));
+  assert.ok(
+    r.notes.every((m) => /: (response body is not complete JSON|connection failed): /.test(m)),
+    r.notes.join("\n"),
+  );
 });
 
 test("a connection reset (no reply at all) is retried; archive byte-identical", async () => {
@@ -157,14 +167,20 @@ test("a connection reset (no reply at all) is retried; archive byte-identical", 
     { kind: "reset", count: 2, operationName: "HistoryPage" },
   ]);
   assert.equal(r.faulted, 3);
-  assert.ok(r.notes.every((m) => m.includes(": connection failed: ")), r.notes.join("\n"));
+  assert.ok(
+    r.notes.every((m) => m.includes(": connection failed: ")),
+    r.notes.join("\n"),
+  );
 });
 
 test("a server stalling past the per-attempt timeout is retried; archive byte-identical", async () => {
   const r = await completesIdentically([{ kind: "delay", ms: 5000, count: 2, operationName: "HistoryPage" }], { retry: { timeoutMs: 200 } });
   assert.equal(r.faulted, 2);
   assert.equal(r.notes.length, 2);
-  assert.ok(r.notes.every((m) => m.includes(": no complete answer within the attempt time limit (200 ms); retry")), r.notes.join("\n"));
+  assert.ok(
+    r.notes.every((m) => m.includes(": no complete answer within the attempt time limit (200 ms); retry")),
+    r.notes.join("\n"),
+  );
 });
 
 test("every fault kind at once, with four runs at a time: archive byte-identical", async () => {
@@ -193,7 +209,10 @@ test("a run whose lastStep grows during the fetch: the archive holds exactly the
     // Each page request logs more rows first (steps after the current last one), as a live run would.
     if (entry.operationName === "HistoryPage") {
       const last = server.getRun("e", "p", "grow")!.lastStep;
-      server.appendRows("e", "p", "grow", [{ _step: last + 1, "train/loss": 1 }, { _step: last + 3, "train/loss": 2 }]);
+      server.appendRows("e", "p", "grow", [
+        { _step: last + 1, "train/loss": 1 },
+        { _step: last + 3, "train/loss": 2 },
+      ]);
       appended += 2;
     }
   };
@@ -268,7 +287,11 @@ test("a short page (fewer rows than the window holds): completeness error naming
   await failsKeepingPrevious(
     [],
     /^W&B completeness of e\/p\/runb failed: read 2497 rows in steps \[0, 2499\], the server holds 2500 \(historyLineCount\): history is incomplete$/,
-    { runs: [{ runId: "runb", round: "R1" }], concurrency: 4, reporter: { progress: (_t, done) => void (done === 2000 && server.injectFault({ kind: "short-page", drop: 3 })) } },
+    {
+      runs: [{ runId: "runb", round: "R1" }],
+      concurrency: 4,
+      reporter: { progress: (_t, done) => void (done === 2000 && server.injectFault({ kind: "short-page", drop: 3 })) },
+    },
   );
 });
 
@@ -292,5 +315,10 @@ test("a not-retried status on the second page, after the first was written: prev
 });
 
 test("a run that does not exist: names it; previous archive byte-identical", async () => {
-  await failsKeepingPrevious([], /^W&B Run of e\/p\/nosuch failed: run nosuch not found in e\/p$/, { runs: [{ runId: "runa", round: "R0" }, { runId: "nosuch", round: "R1" }] });
+  await failsKeepingPrevious([], /^W&B Run of e\/p\/nosuch failed: run nosuch not found in e\/p$/, {
+    runs: [
+      { runId: "runa", round: "R0" },
+      { runId: "nosuch", round: "R1" },
+    ],
+  });
 });

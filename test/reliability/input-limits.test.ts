@@ -27,9 +27,19 @@ const freshDir = () => path.join(root, `w${n++}`, "archive");
 before(async () => {
   server = await startWandbTestServer({});
   server.addRun({ entity: "e", project: "p", runId: "small", rows: [{ _step: 0, x: 1 }] });
-  server.addRun({ entity: "e", project: "p", runId: "bigrow", rows: [{ _step: 0, x: 1 }, `{"_step": 5, "x": 2, "blob": "${"b".repeat(70_000)}"}`, { _step: 6, x: 3 }] });
+  server.addRun({
+    entity: "e",
+    project: "p",
+    runId: "bigrow",
+    rows: [{ _step: 0, x: 1 }, `{"_step": 5, "x": 2, "blob": "${"b".repeat(70_000)}"}`, { _step: 6, x: 3 }],
+  });
   server.addRun({ entity: "e", project: "p", runId: "hugerow", rows: [{ _step: 0, x: 1 }, `{"_step": 1, "x": 2, "blob": "${"b".repeat(5 * MiB)}"}`] });
-  server.addRun({ entity: "e", project: "p", runId: "wide", rows: Array.from({ length: 2500 }, (_, i) => ({ _step: i, "train/loss": i / 7, "train/grad_norm": i / 3 })) });
+  server.addRun({
+    entity: "e",
+    project: "p",
+    runId: "wide",
+    rows: Array.from({ length: 2500 }, (_, i) => ({ _step: i, "train/loss": i / 7, "train/grad_norm": i / 3 })),
+  });
   // 1,100 rows, each with 100 keys no other row has: 110,001 distinct keys with _step.
   server.addRun({
     entity: "e",
@@ -166,7 +176,10 @@ test("a Content-Length over the limit is refused before reading the body", async
       { status: 200, headers: { "Content-Length": String(300 * MiB) } },
     );
   const conn = connectWandb({ baseUrl: "http://127.0.0.1:9", apiKey: "k", env: {}, fetch: declared });
-  await assert.rejects(readRunMeta(conn, { entity: "e", project: "p", runId: "r" }), /response body is over the limit of 268435456 bytes \(maxResponseBytes; Content-Length 314572800\)/);
+  await assert.rejects(
+    readRunMeta(conn, { entity: "e", project: "p", runId: "r" }),
+    /response body is over the limit of 268435456 bytes \(maxResponseBytes; Content-Length 314572800\)/,
+  );
   assert.ok(pulled <= 1, `at most the stream's first automatic pull happened (${pulled})`);
 });
 
@@ -174,7 +187,7 @@ test("a run with more than 100,000 distinct keys is refused naming run, _step, k
   await refusedKeepingPrevious(
     "manykeys",
     {},
-    'W&B HistoryPage of e/p/manykeys failed: more than 100000 distinct history keys (maxKeys) by _step 999 (new key k99999): refused rather than held in memory',
+    "W&B HistoryPage of e/p/manykeys failed: more than 100000 distinct history keys (maxKeys) by _step 999 (new key k99999): refused rather than held in memory",
   );
 });
 

@@ -76,7 +76,10 @@ test("garbage lines between the metric lines: same records, each broken metric l
   assert.equal(stats.records, 100);
   assert.equal(rec.warns.length, 2);
   assert.match(rec.warns[0], new RegExp(`^${FILE}:\\d+: run ${RUN}: metric line "perf 22: \\{\\.\\.\\." not parsed: `));
-  assert.match(rec.warns[1], new RegExp(`^${FILE}:\\d+: run ${RUN}: metric line "step 44: \\{\\.\\.\\." not parsed: unexpected text after the dict at column 29$`));
+  assert.match(
+    rec.warns[1],
+    new RegExp(`^${FILE}:\\d+: run ${RUN}: metric line "step 44: \\{\\.\\.\\." not parsed: unexpected text after the dict at column 29$`),
+  );
   // The line numbers in the warnings are the lines of the garbage in the file.
   const lineOf = (w: string) => Number(/^[^:]+:(\d+):/.exec(w)![1]);
   const dirtyLines = dirty.split("\n");
@@ -87,8 +90,14 @@ test("garbage lines between the metric lines: same records, each broken metric l
   const check = crossCheck(aligned, { records: new Map([[RUN, records]]), stats: [{ runId: RUN, file: FILE, stats, malformed }] });
   assert.deepEqual([check.compared, check.exact, check.mismatches.length, check.unmatched.length], [1146, 1146, 0, 0]);
   assert.equal(check.agree, false, "never 'agree' while metric lines were malformed");
-  assert.deepEqual(check.malformed.map((m) => m.message), ["perf 22", "step 44"]);
-  assert.match(check.verdict, /^W&B and the local logs agree on the 100 parsed record\(s\) \(1146 field\(s\)\), but 2 metric line\(s\) were malformed and not compared: sim-r1-kf63\.log:\d+ \(perf 22: /);
+  assert.deepEqual(
+    check.malformed.map((m) => m.message),
+    ["perf 22", "step 44"],
+  );
+  assert.match(
+    check.verdict,
+    /^W&B and the local logs agree on the 100 parsed record\(s\) \(1146 field\(s\)\), but 2 metric line\(s\) were malformed and not compared: sim-r1-kf63\.log:\d+ \(perf 22: /,
+  );
   const cleanCheck = crossCheck(aligned, { records: new Map([[RUN, clean.records]]), stats: [{ runId: RUN, file: FILE, stats: clean.stats }] });
   assert.deepEqual([cleanCheck.compared, cleanCheck.exact, cleanCheck.agree], [1146, 1146, true]);
 });

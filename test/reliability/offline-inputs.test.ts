@@ -140,7 +140,11 @@ test("N changing within a run: refused naming run, round, train/step and _step; 
     else if (t % 2 === 0) rows.push({ ...row, "train/step": r * 3 }, { ...row, "train/step": r * 3 + 1 }, { ...row, "train/step": r * 3 + 2 });
   }
   writeRows(data, R3, rows);
-  await refused(data, out, /^N \(updates per rollout batch\) changes within run sim-r3-1v8k \(round R3\): train\/step \d+ \(_step \d+\) was logged between the trainer rows of rollout \d+, which fits N = 3, but the best reading, N = 2 with rollout\/step = rollout_id, puts it in rollout \d+; /);
+  await refused(
+    data,
+    out,
+    /^N \(updates per rollout batch\) changes within run sim-r3-1v8k \(round R3\): train\/step \d+ \(_step \d+\) was logged between the trainer rows of rollout \d+, which fits N = 3, but the best reading, N = 2 with rollout\/step = rollout_id, puts it in rollout \d+; /,
+  );
 });
 
 test("empty archive (manifest lists no runs): refused saying so; exports untouched", async () => {
@@ -160,13 +164,13 @@ test("no manifest, and a manifest that is not JSON: refused naming the folder / 
 
 test("the only run has zero updates: one error saying what is missing; exports untouched", async () => {
   const { data, out } = caseDirs();
-  writeRows(data, R1, readRows(data, R1).filter((r) => r["train/step"] === undefined));
-  keepRuns(data, [R1]);
-  await refused(
+  writeRows(
     data,
-    out,
-    "cannot infer N (optimizer updates per rollout batch): no run has optimizer-update rows (train/step); pass the n option",
+    R1,
+    readRows(data, R1).filter((r) => r["train/step"] === undefined),
   );
+  keepRuns(data, [R1]);
+  await refused(data, out, "cannot infer N (optimizer updates per rollout batch): no run has optimizer-update rows (train/step); pass the n option");
 });
 
 // ---------------------------------------------------------------- reported, counted warnings; analysis goes on
@@ -179,8 +183,14 @@ test("a train/step the trainer logged twice: the later row supersedes (a restart
   const { warnings, manifest } = await exportsWithWarnings(data, out);
   assert.deepEqual(manifest.alignmentIssues, []);
   assert.deepEqual(warnings, []);
-  assert.deepEqual(manifest.superseded.map((x) => [x.runId, x.byRunId, x.rollouts, x.updates, x.rows]), [["sim-r1-kf63", "sim-r1-kf63", 0, 1, 1]]);
-  assert.equal(fs.readFileSync(path.join(out, "superseded.csv"), "utf8"), "round,run_id,record,rollout,update,train_step,by_round,by_run_id\nR1,sim-r1-kf63,update,21,41,42,R1,sim-r1-kf63\n");
+  assert.deepEqual(
+    manifest.superseded.map((x) => [x.runId, x.byRunId, x.rollouts, x.updates, x.rows]),
+    [["sim-r1-kf63", "sim-r1-kf63", 0, 1, 1]],
+  );
+  assert.equal(
+    fs.readFileSync(path.join(out, "superseded.csv"), "utf8"),
+    "round,run_id,record,rollout,update,train_step,by_round,by_run_id\nR1,sim-r1-kf63,update,21,41,42,R1,sim-r1-kf63\n",
+  );
   const updates = fs.readFileSync(path.join(out, "updates.csv"), "utf8").trimEnd().split("\n");
   assert.equal(updates.length - 1, 160, "each update once");
 });
@@ -188,9 +198,15 @@ test("a train/step the trainer logged twice: the later row supersedes (a restart
 test("missing rollouts: exported, the hole reported with run, round and rollout ids", async () => {
   const { data, out } = caseDirs();
   // Drop every row of rollouts 30 and 31 (manager, trainer rollout, both updates, trainer perf).
-  writeRows(data, R1, readRows(data, R1).filter((r) => ![30, 31].includes(r["rollout/step"]) && ![60, 61, 62, 63].includes(r["train/step"])));
+  writeRows(
+    data,
+    R1,
+    readRows(data, R1).filter((r) => ![30, 31].includes(r["rollout/step"]) && ![60, 61, 62, 63].includes(r["train/step"])),
+  );
   const { warnings, manifest } = await exportsWithWarnings(data, out);
-  assert.deepEqual(manifest.alignmentIssues, ["missing-rollout: run sim-r1-kf63 (round R1): rollouts 30..31 missing (no rollout row and no update) between rollouts 29 and 32"]);
+  assert.deepEqual(manifest.alignmentIssues, [
+    "missing-rollout: run sim-r1-kf63 (round R1): rollouts 30..31 missing (no rollout row and no update) between rollouts 29 and 32",
+  ]);
   assert.equal(warnings.length, 2);
   const updates = fs.readFileSync(path.join(out, "updates.csv"), "utf8").trimEnd().split("\n");
   assert.equal(updates.length - 1, 156, "the other 156 updates are exported");
@@ -198,7 +214,11 @@ test("missing rollouts: exported, the hole reported with run, round and rollout 
 
 test("a run with zero updates among others: refused naming run, step and kind; with allowIssues exported, each rollout without its updates reported", async () => {
   const { data, out } = caseDirs();
-  writeRows(data, R3, readRows(data, R3).filter((r) => r["train/step"] === undefined));
+  writeRows(
+    data,
+    R3,
+    readRows(data, R3).filter((r) => r["train/step"] === undefined),
+  );
   await refused(
     data,
     out,

@@ -84,7 +84,10 @@ test("a cut download and a 503 are retried; the archive is complete", async () =
   const started = server.fileRequests.length;
   const manifest = await fetchAndFreeze(opts());
   assert.equal(manifest.runs[0].historyEvents, 2500);
-  assert.deepEqual(server.fileRequests.slice(started).map((d) => d.fault), ["cut", "status", null, null]);
+  assert.deepEqual(
+    server.fileRequests.slice(started).map((d) => d.fault),
+    ["cut", "status", null, null],
+  );
   assert.equal(notes.filter((m) => /parquet download of e\/p\/r1: exported file 1 of 2/.test(m)).length, 2);
   assert.match(notes.join("\n"), /body is not a whole Parquet file|download failed/);
   assertNoKey(notes);
@@ -126,7 +129,10 @@ test("a redirect from the file host is refused, not followed", async () => {
     () => assert.fail("expected a failure"),
     (e: Error) => e,
   );
-  assert.match(err.message, /^W&B parquet download of e\/p\/r1 failed \(HTTP 302, attempt 1 of 4\): exported file 1 of 2: server answered with a redirect to http:\/\/127\.0\.0\.1:\d+\/graphql; redirects are not followed \[GET http:\/\/127\.0\.0\.1:\d+\/wandb-exports\/e\/p\/r1\/r1_0\.runhistory\.parquet\]$/);
+  assert.match(
+    err.message,
+    /^W&B parquet download of e\/p\/r1 failed \(HTTP 302, attempt 1 of 4\): exported file 1 of 2: server answered with a redirect to http:\/\/127\.0\.0\.1:\d+\/graphql; redirects are not followed \[GET http:\/\/127\.0\.0\.1:\d+\/wandb-exports\/e\/p\/r1\/r1_0\.runhistory\.parquet\]$/,
+  );
   // Nothing went to the redirect target.
   assert.ok(server.requests.slice(started).every((r) => r.path === "/graphql" && r.method === "POST"));
 });
@@ -137,7 +143,10 @@ test("5xx on every attempt gives up after the policy's retries", async () => {
     () => assert.fail("expected a failure"),
     (e: Error) => e,
   );
-  assert.match(err.message, /^W&B parquet download of e\/p\/r1 failed \(HTTP 500, attempt 4 of 4\): exported file 1 of 2: server answered: .*InjectedFault.* \(gave up after 3 retries\)/);
+  assert.match(
+    err.message,
+    /^W&B parquet download of e\/p\/r1 failed \(HTTP 500, attempt 4 of 4\): exported file 1 of 2: server answered: .*InjectedFault.* \(gave up after 3 retries\)/,
+  );
 });
 
 test("--history-path parquet on a server without exports fails; pages and auto read the same run", async () => {

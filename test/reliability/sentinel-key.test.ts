@@ -89,7 +89,10 @@ test("a sentinel key appears in no file, manifest, export, executed notebook, HT
   try {
     const config = JSON.parse(fs.readFileSync(path.join(data, "runs.json"), "utf8"));
     for (const { runId } of config.runs) {
-      const rows = fs.readFileSync(path.join(ROOT, "data", "wandb", "history", `${runId}.jsonl`), "utf8").trim().split("\n");
+      const rows = fs
+        .readFileSync(path.join(ROOT, "data", "wandb", "history", `${runId}.jsonl`), "utf8")
+        .trim()
+        .split("\n");
       server.addRun({ entity: config.entity, project: config.project, runId, rows });
     }
     const base = { entity: config.entity, project: config.project, runs: config.runs, baseUrl: server.url, apiKey: KEY, env: {} };
@@ -101,8 +104,14 @@ test("a sentinel key appears in no file, manifest, export, executed notebook, HT
       { kind: "reset" },
       { kind: "truncate" },
       { kind: "delay", ms: 3000, operationName: "HistoryPage" },
-    ] as const) server.injectFault(fault);
-    await fetchAndFreeze({ ...base, outDir: path.join(data, "wandb"), reporter: reporterTo("fetch.log"), retry: { timeoutMs: 300, sleep: async () => undefined } });
+    ] as const)
+      server.injectFault(fault);
+    await fetchAndFreeze({
+      ...base,
+      outDir: path.join(data, "wandb"),
+      reporter: reporterTo("fetch.log"),
+      retry: { timeoutMs: 300, sleep: async () => undefined },
+    });
     // ... and failures, each logged with its message, stack and full inspection (cause chain included).
     const failures: [string, () => void, Record<string, unknown>][] = [
       ["502 burst", () => server.injectFault({ kind: "status", status: 502, count: 2 }), { retry: { retries: 1, sleep: async () => undefined } }],
@@ -170,7 +179,19 @@ test("a sentinel key appears in no file, manifest, export, executed notebook, HT
     const newInTmp = newFilesUnder(os.tmpdir(), since, new Set([ws]));
     const checked = [...wsFiles, ...newInRepo, ...newInTmp];
     const names = wsFiles.map((f) => path.relative(ws, f));
-    for (const expected of ["data/wandb/manifest.json", "data/wandb/history/sim-r0-ghfk.jsonl", "exports/summary.csv", "exports/manifest.json", "exports-cli/updates.csv", "cli-data/wandb/manifest.json", "executed/01-fetch.ipynb", "report/01-fetch.html", "report/index.html", "logs/fetch.log", "logs/notebook.log"]) {
+    for (const expected of [
+      "data/wandb/manifest.json",
+      "data/wandb/history/sim-r0-ghfk.jsonl",
+      "exports/summary.csv",
+      "exports/manifest.json",
+      "exports-cli/updates.csv",
+      "cli-data/wandb/manifest.json",
+      "executed/01-fetch.ipynb",
+      "report/01-fetch.html",
+      "report/index.html",
+      "logs/fetch.log",
+      "logs/notebook.log",
+    ]) {
       assert.ok(names.includes(expected), `${expected} was written and is checked`);
     }
     const leaks: string[] = [];

@@ -3,17 +3,7 @@ import assert from "node:assert/strict";
 
 import { policyRoundTable } from "../../lib/diagnostics/policy-round-table";
 import { roundMeans } from "../../lib/diagnostics/round-mean";
-import {
-  aliasOf,
-  isPerfTimeKey,
-  isStackableTimer,
-  keysFor,
-  metricByKey,
-  METRICS,
-  STEP_KEYS,
-  timerParent,
-  valueOfKeys,
-} from "../../lib/schema/slime-metrics";
+import { aliasOf, isPerfTimeKey, isStackableTimer, keysFor, metricByKey, METRICS, STEP_KEYS, timerParent, valueOfKeys } from "../../lib/schema/slime-metrics";
 import { buildAligned } from "../diagnostics/aligned-builder";
 
 test("timers nest as slime's actor runs them: preprocess, save, update_weights, sleep/wake inside train_wait; log-probs and actor_train inside train", () => {
@@ -53,15 +43,49 @@ test("renamed keys of older slime versions are aliases of one metric; train/crit
 
 test("a round logged with the pre-2025-10-27 signed log-prob diff is read as the metric, with a note; the current key wins where both exist", () => {
   const aligned = buildAligned([
-    { round: "R0", batches: [{ rollout: { "rollout/step": 1 }, updates: [{ "train/train_rollout_logprob_diff": 0.25, "train/step": 2 }, { "train/train_rollout_logprob_diff": -0.05, "train/step": 3 }] }] },
-    { round: "R1", batches: [{ rollout: { "rollout/step": 2 }, updates: [{ "train/train_rollout_logprob_abs_diff": 0.5, "train/train_rollout_logprob_diff": 9, "train/step": 4 }, { "train/train_rollout_logprob_abs_diff": 0.3, "train/step": 5 }] }] },
+    {
+      round: "R0",
+      batches: [
+        {
+          rollout: { "rollout/step": 1 },
+          updates: [
+            { "train/train_rollout_logprob_diff": 0.25, "train/step": 2 },
+            { "train/train_rollout_logprob_diff": -0.05, "train/step": 3 },
+          ],
+        },
+      ],
+    },
+    {
+      round: "R1",
+      batches: [
+        {
+          rollout: { "rollout/step": 2 },
+          updates: [
+            { "train/train_rollout_logprob_abs_diff": 0.5, "train/train_rollout_logprob_diff": 9, "train/step": 4 },
+            { "train/train_rollout_logprob_abs_diff": 0.3, "train/step": 5 },
+          ],
+        },
+      ],
+    },
   ]);
   const t = policyRoundTable(aligned);
-  assert.deepEqual(t.rows.map((r) => r.logprobAbsDiff.mean), [0.1, 0.4]);
+  assert.deepEqual(
+    t.rows.map((r) => r.logprobAbsDiff.mean),
+    [0.1, 0.4],
+  );
   assert.equal(t.all.logprobAbsDiff.mean, (0.25 - 0.05 + 0.5 + 0.3) / 4);
-  assert.ok(t.notes.some((n) => n.startsWith("round R0: 2 optimizer update(s) logged train/train_rollout_logprob_diff (slime until 2025-10-27) instead of train/train_rollout_logprob_abs_diff, read as it: the signed difference")));
+  assert.ok(
+    t.notes.some((n) =>
+      n.startsWith(
+        "round R0: 2 optimizer update(s) logged train/train_rollout_logprob_diff (slime until 2025-10-27) instead of train/train_rollout_logprob_abs_diff, read as it: the signed difference",
+      ),
+    ),
+  );
   assert.ok(!t.notes.some((n) => n.startsWith("round R1:") && n.includes("logged train/train_rollout_logprob_diff")));
   const m = roundMeans(aligned, "train/train_rollout_logprob_abs_diff");
-  assert.deepEqual(m.rows.map((r) => r.value.mean), [0.1, 0.4]);
+  assert.deepEqual(
+    m.rows.map((r) => r.value.mean),
+    [0.1, 0.4],
+  );
   assert.equal(m.notes.filter((n) => n.includes("read as it")).length, 1);
 });

@@ -83,7 +83,8 @@ function parsePyDict(text: string): Record<string, number> {
 
 test("data/local logs agree with the frozen W&B history on every shared numeric field", async () => {
   const archive = await loadArchive(path.join(DATA, "wandb"));
-  const line = /^\((RolloutManager|MegatronTrainRayActor) pid=(\d+)\) \[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\] ([\w.]+):(\d+) - (perf|rollout|step) (\d+): (\{.*\})$/;
+  const line =
+    /^\((RolloutManager|MegatronTrainRayActor) pid=(\d+)\) \[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\] ([\w.]+):(\d+) - (perf|rollout|step) (\d+): (\{.*\})$/;
   let compared = 0;
   let nanCompared = 0;
   let npValues = 0;

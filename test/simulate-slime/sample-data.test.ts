@@ -126,7 +126,9 @@ test("gradient norm is exactly 0 on updates 66, 70, 82, 116, 140, 142, 156, 160 
     for (const upd of run.rows.filter((r) => isUpdate(r) && r["train/grad_norm"] === 0)) {
       const rid = Math.floor(upd["train/step"] / 2);
       const manager = run.rows.find((r) => isManager(r) && r["rollout/step"] === rid)!;
-      const groups = Object.keys(manager).filter((k) => k.startsWith("rollout/zero_std/count_")).reduce((a, k) => a + manager[k], 0);
+      const groups = Object.keys(manager)
+        .filter((k) => k.startsWith("rollout/zero_std/count_"))
+        .reduce((a, k) => a + manager[k], 0);
       assert.ok(groups >= 4, `rollout ${rid}: ${groups} zero-std groups`);
       assert.equal(upd["train/pg_clipfrac"], 0);
       assert.equal(upd["train/pg_loss"], 0);

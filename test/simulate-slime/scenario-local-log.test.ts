@@ -56,7 +56,12 @@ test("critic steps print as critic-step N with 'train/step'", () => {
   const run = simulateScenario({ n: 2, critic: true, rounds: [{ rollouts: 1 }] }).runs[0];
   const critic = metricLines(scenarioLocalLog(run)).filter((l) => l.includes(" critic-step "));
   assert.equal(critic.length, 2);
-  assert.match(critic[0], new RegExp(`^\\(MegatronTrainRayActor pid=${run.pids.critic}\\) \\[.*\\] model\\.py:918 - critic-step 0: \\{'train/critic-value_loss': .*'train/step': 0\\}$`));
+  assert.match(
+    critic[0],
+    new RegExp(
+      `^\\(MegatronTrainRayActor pid=${run.pids.critic}\\) \\[.*\\] model\\.py:918 - critic-step 0: \\{'train/critic-value_loss': .*'train/step': 0\\}$`,
+    ),
+  );
 });
 
 test("ANSI colours, [repeated Nx across cluster] and tqdm bar text glued before step lines", () => {
@@ -66,11 +71,18 @@ test("ANSI colours, [repeated Nx across cluster] and tqdm bar text glued before 
   assert.match(text, / \[repeated 7x across cluster\]\n/);
   const steps = text.split("\n").filter((l) => l.includes(" - step "));
   assert.equal(steps.length, 2);
-  assert.match(steps[0], /^\x1b\[33m\(MegatronTrainRayActor pid=\d+\)\x1b\[0m \ractor train: {2}50%\|█{5} {5}\| 1\/2 \[[^\]]*\]\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] model\.py:918 - step 0: \{/);
+  assert.match(
+    steps[0],
+    /^\x1b\[33m\(MegatronTrainRayActor pid=\d+\)\x1b\[0m \ractor train: {2}50%\|█{5} {5}\| 1\/2 \[[^\]]*\]\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] model\.py:918 - step 0: \{/,
+  );
   assert.match(steps[1], /\ractor train: 100%\|█{10}\| 2\/2 .*\] model\.py:918 - step 1: \{/);
-  const closed = scenarioLocalLog(run, { tqdm: "closed" }).split("\n").filter((l) => l.includes(" - step "));
+  const closed = scenarioLocalLog(run, { tqdm: "closed" })
+    .split("\n")
+    .filter((l) => l.includes(" - step "));
   assert.match(closed[0], /^\(MegatronTrainRayActor pid=\d+\) \r {79}\r\[/);
-  const withIp = scenarioLocalLog(run, { trainerIp: "10.0.3.7" }).split("\n").filter((l) => l.includes(" - step "));
+  const withIp = scenarioLocalLog(run, { trainerIp: "10.0.3.7" })
+    .split("\n")
+    .filter((l) => l.includes(" - step "));
   assert.match(withIp[0], /^\(MegatronTrainRayActor pid=\d+, ip=10\.0\.3\.7\) \[/);
   // Without options: no \r, no ESC.
   assert.ok(!/[\r\x1b]/.test(scenarioLocalLog(run)));

@@ -86,7 +86,10 @@ test("critic: one train/critic-* row per actor train/step, same train/step, befo
   for (const c of critic) {
     const r = run.history[c.historyStep];
     const keys = Object.keys(r).filter((k) => !k.startsWith("_"));
-    assert.ok(keys.every((k) => k === "train/step" || k.startsWith("train/critic-")), keys.join(","));
+    assert.ok(
+      keys.every((k) => k === "train/step" || k.startsWith("train/critic-")),
+      keys.join(","),
+    );
     assert.ok(keys.includes("train/critic-value_loss") && keys.includes("train/critic-lr-pg_1"));
     assert.equal(r["train/critic-step"], undefined);
     const a = actor.find((x) => x.trainStep === c.trainStep)!;
@@ -176,7 +179,12 @@ test("evalInterval: pre-training eval at the first rollout id, periodic after r 
 });
 
 test("n per round: N = 2 then N = 3 (global_batch_size 24 then 16); display updates by lineage order", () => {
-  const s = simulateScenario({ rounds: [{ rollouts: 3, n: 2 }, { rollouts: 3, n: 3 }] });
+  const s = simulateScenario({
+    rounds: [
+      { rollouts: 3, n: 2 },
+      { rollouts: 3, n: 3 },
+    ],
+  });
   assert.deepEqual(
     s.runs.map((r) => [r.n, r.config.global_batch_size]),
     [
@@ -292,7 +300,11 @@ test("interleaveWriters: _step interleaves writers, each writer keeps its own or
   assert.notDeepEqual(printed, range(0, printed.length - 1), "some rows change place");
   for (const w of ["manager", "actor", "critic"]) {
     const steps = run.printedRows.filter((x) => x.writer === w).map((x) => x.historyStep);
-    assert.deepEqual(steps, steps.slice().sort((a, b) => a - b), `${w} keeps its order`);
+    assert.deepEqual(
+      steps,
+      steps.slice().sort((a, b) => a - b),
+      `${w} keeps its order`,
+    );
   }
   assert.deepEqual(col(run.history, "_step"), range(0, run.history.length - 1));
 });
@@ -303,12 +315,14 @@ test("profiles: each era's keys (2025-10, 2025-12, 2026-05, 2026-08)", () => {
   const k10 = keysOf(simulateScenario({ ...opts, profile: "2025-10" }));
   assert.ok(k10.has("perf/total_train_time") && !k10.has("perf/step_time"));
   assert.ok(k10.has("train/train_rollout_logprob_diff") && !k10.has("train/train_rollout_logprob_abs_diff"));
-  for (const k of ["rollout/response_len/mean", "rollout/truncated_ratio", "train/global_batch_size", "perf/effective_tokens_per_gpu_per_sec"]) assert.ok(!k10.has(k), k);
+  for (const k of ["rollout/response_len/mean", "rollout/truncated_ratio", "train/global_batch_size", "perf/effective_tokens_per_gpu_per_sec"])
+    assert.ok(!k10.has(k), k);
   const k12 = keysOf(simulateScenario({ ...opts, profile: "2025-12" }));
   assert.ok(k12.has("rollout/rollout/spec_accept_rate") && k12.has("rollout/rollout/spec_accept_length") && !k12.has("rollout/spec_accept_rate"));
   assert.ok(k12.has("rollout/response_len/median") && !k12.has("rollout/response_len/max") && k12.has("perf/step_time"));
   const k05 = keysOf(simulateScenario({ ...opts, profile: "2026-05" }));
-  for (const k of ["rollout/prefix_cache_hit_rate", "rollout/avg_cached_tokens_per_sample", "train/global_batch_size", "rollout/spec_accept_rate"]) assert.ok(k05.has(k), k);
+  for (const k of ["rollout/prefix_cache_hit_rate", "rollout/avg_cached_tokens_per_sample", "train/global_batch_size", "rollout/spec_accept_rate"])
+    assert.ok(k05.has(k), k);
   for (const k of ["rollout/partition", "perf/request/e2e_latency/mean", "perf/decode/throughput/mean"]) assert.ok(!k05.has(k), k);
   const k08 = keysOf(simulateScenario({ ...opts, profile: "2026-08" }));
   for (const k of [
@@ -388,7 +402,11 @@ function checkTruthAgainstRows(s: Scenario): void {
     mark(e.runId, e.historyStep);
   }
   for (const x of s.truth.superseded) for (const st of x.historySteps) mark(x.runId, st);
-  assert.equal(accounted.size, s.runs.reduce((a, r) => a + r.history.length, 0), "every row accounted for");
+  assert.equal(
+    accounted.size,
+    s.runs.reduce((a, r) => a + r.history.length, 0),
+    "every row accounted for",
+  );
   // Every rollout id from the first to the last appears once among the surviving records.
   const rids = s.truth.rollouts.map((r) => r.rolloutId);
   assert.deepEqual(rids, range(rids[0], rids[0] + rids.length - 1));
@@ -408,7 +426,11 @@ test("truth accounts for every row, for each profile with async, critic and inte
       logMultiTurn: true,
       logPassrate: true,
       restartOverlap: 1,
-      rounds: [{ rollouts: 4, resumeInPlace: { crashAfter: 2, relog: 2 } }, { rollouts: 3, crash: true }, { rollouts: 3, n: 4 }],
+      rounds: [
+        { rollouts: 4, resumeInPlace: { crashAfter: 2, relog: 2 } },
+        { rollouts: 3, crash: true },
+        { rollouts: 3, n: 4 },
+      ],
     });
     checkTruthAgainstRows(s);
   }
@@ -422,7 +444,11 @@ test("truth agrees with the rows it describes, across every flag at once", () =>
     numCriticOnlySteps: 1,
     evalInterval: 2,
     restartOverlap: 2,
-    rounds: [{ rollouts: 5, crash: true }, { rollouts: 5, n: 2, resumeInPlace: { crashAfter: 2, relog: 1 } }, { rollouts: 3, n: 2 }],
+    rounds: [
+      { rollouts: 5, crash: true },
+      { rollouts: 5, n: 2, resumeInPlace: { crashAfter: 2, relog: 1 } },
+      { rollouts: 3, n: 2 },
+    ],
   });
   checkTruthAgainstRows(s);
   // With N changed between rounds train/step repeats across runs (R0's rollout 2 ends at 8, R1's rollout 3
@@ -436,7 +462,11 @@ test("truth agrees with the rows it describes, across every flag at once", () =>
   // in place after 2 complete rollouts (3, 4) and crashed 5, from 4; R2 starts at 6 (overlap 2 from R1's last 7).
   assert.deepEqual(
     s.truth.runs.map((r) => r.ownedRollouts),
-    [[0, 1, 2], [3, 4, 5], [6, 7, 8]],
+    [
+      [0, 1, 2],
+      [3, 4, 5],
+      [6, 7, 8],
+    ],
   );
   assert.deepEqual(
     s.truth.runs.map((r) => r.supersededRollouts),

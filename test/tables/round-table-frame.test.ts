@@ -41,10 +41,13 @@ test("takes the policy table of the diagnostics as it is returned", async () => 
     rounds: ["R0"],
     runs: [{ runId: "a", round: "R0", state: "finished", historyEvents: 2 }],
     rollouts: [{ runId: "a", round: "R0", rollout: 1, historySteps: [0], values: { "perf/actor_train_tok_per_s": 100 } }],
-    updates: [
-      { runId: "a", round: "R0", trainStep: 1, update: 1, rollout: 1, updateInRollout: 0, historyStep: 1, values: { "train/entropy_loss": 0.5 } },
-    ],
-    evals: [], superseded: [], criticOnly: [], coverage: [], issues: [], notes: [],
+    updates: [{ runId: "a", round: "R0", trainStep: 1, update: 1, rollout: 1, updateInRollout: 0, historyStep: 1, values: { "train/entropy_loss": 0.5 } }],
+    evals: [],
+    superseded: [],
+    criticOnly: [],
+    coverage: [],
+    issues: [],
+    notes: [],
   };
   const rows = roundTableRows(policyRoundTable(aligned), ["updates", "rollouts"]);
   assert.equal(rows.length, 2);

@@ -28,6 +28,9 @@ test("invalid text still throws", () => {
 });
 
 test("serialises non-finite numbers as bare tokens, nested too, and skips undefined", () => {
-  assert.equal(toExtendedJson({ a: 1, b: NaN, c: { d: -Infinity, e: [Infinity, undefined] }, u: undefined }), '{"a":1,"b":NaN,"c":{"d":-Infinity,"e":[Infinity,null]}}');
+  assert.equal(
+    toExtendedJson({ a: 1, b: NaN, c: { d: -Infinity, e: [Infinity, undefined] }, u: undefined }),
+    '{"a":1,"b":NaN,"c":{"d":-Infinity,"e":[Infinity,null]}}',
+  );
   assert.equal(toExtendedJson({ _step: 1, loss: 0.5, s: "x" }), '{"_step":1,"loss":0.5,"s":"x"}');
 });

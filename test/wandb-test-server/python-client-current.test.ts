@@ -138,7 +138,9 @@ function assertSameRows(official: Record<string, unknown>[], ours: HistoryRow[],
   official.forEach((row, i) => assert.deepStrictEqual(numericPart(row), { ...ours[i] }, `${label}: row ${i}`));
 }
 
-test("official client 0.31 on exported parquet files: one parquetHistory query, one download per file, no pages; same rows as ours", { skip: SKIP }, async (t) => {
+test("official client 0.31 on exported parquet files: one parquetHistory query, one download per file, no pages; same rows as ours", {
+  skip: SKIP,
+}, async (t) => {
   server.setParquetExports({ enabled: true, lagSteps: 0, filesPerRun: 2 });
   const started = server.requests.length;
   const files = server.fileRequests.length;
@@ -162,7 +164,10 @@ test("official client 0.31 on exports plus a live tail (export ends at a page bo
   server.setParquetExports({ enabled: true, lagSteps: 700, filesPerRun: 1 });
   const started = server.requests.length;
   const official = await officialRows(["withlive"]);
-  const pages = server.requests.slice(started).filter((r) => r.operationName === "HistoryPage").map((r) => (r.variables as { minStep: number }).minStep);
+  const pages = server.requests
+    .slice(started)
+    .filter((r) => r.operationName === "HistoryPage")
+    .map((r) => (r.variables as { minStep: number }).minStep);
   assert.deepEqual(pages, [3000]);
   const ours = await ourRows(["withlive"]);
   assert.equal(ours.manifest.runs[0].historyPath, "parquet+pages");

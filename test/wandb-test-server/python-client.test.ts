@@ -4,7 +4,7 @@ import { execFile, execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { startWandbTestServer, WandbTestServer } from "../../tools/wandb-test-server/server";
+import { startWandbTestServer, type WandbTestServer } from "../../tools/wandb-test-server/server";
 import { parseExtendedJson } from "../../tools/wandb-test-server/extended-json";
 
 const PYTHON = path.resolve(__dirname, "../../.venv/bin/python");
@@ -42,7 +42,8 @@ function fixtureRows(): string[] {
     if (s % 150 === 3) extra += `, "grad_norm": ${s % 300 === 3 ? "Infinity" : "-Infinity"}`;
     if (s % 3 === 0) extra += `, "rollout/step": ${Math.floor(s / 3)}`;
     if (s === 2501) {
-      extra += ', "samples": {"_type": "image-file", "path": "media/images/samples_2501_ab12.png", "sha256": "ab12", "size": 1234, "width": 64, "height": 64, "format": "png"}';
+      extra +=
+        ', "samples": {"_type": "image-file", "path": "media/images/samples_2501_ab12.png", "sha256": "ab12", "size": 1234, "width": 64, "height": 64, "format": "png"}';
     }
     rows.push(`{"_step": ${stepText}, "_runtime": ${s * 0.5}, "_timestamp": ${1700000000 + s * 0.25}, "loss": ${loss}${extra}}`);
   }
@@ -130,10 +131,15 @@ test("official Python client scan_history reads every row back exactly", { skip:
   };
   const started = server.requests.length;
   const stdout = await new Promise<string>((resolve, reject) => {
-    execFile(PYTHON, ["-c", PY_SCRIPT, "py-entity/py-project/pyrun001", "py-entity/py-project/missing1"], { env, maxBuffer: 256 * 1024 * 1024 }, (err, out, errOut) => {
-      if (err) reject(new Error(`python client failed: ${err.message}\n${errOut}`));
-      else resolve(out);
-    });
+    execFile(
+      PYTHON,
+      ["-c", PY_SCRIPT, "py-entity/py-project/pyrun001", "py-entity/py-project/missing1"],
+      { env, maxBuffer: 256 * 1024 * 1024 },
+      (err, out, errOut) => {
+        if (err) reject(new Error(`python client failed: ${err.message}\n${errOut}`));
+        else resolve(out);
+      },
+    );
   });
   const result = parseExtendedJson(stdout.trim().split("\n").pop() as string) as {
     rows: unknown[];
@@ -159,16 +165,28 @@ test("official Python client scan_history reads every row back exactly", { skip:
   const ops = log.map((r) => r.operationName);
   assert.deepEqual(ops, [
     // Api().run(path): default entity (asked even when the path names one), introspection probe, metadata.
-    "Viewer", "ProbeRunInput", "Run",
+    "Viewer",
+    "ProbeRunInput",
+    "Run",
     // scan_history(page_size=1000): lastStep, then one window per 1000 steps (the 2nd one is empty).
-    "RunHistoryKeys", "HistoryPage", "HistoryPage", "HistoryPage", "HistoryPage",
+    "RunHistoryKeys",
+    "HistoryPage",
+    "HistoryPage",
+    "HistoryPage",
+    "HistoryPage",
     // run.lastHistoryStep, api.run(missing), api.runs(project).
-    "RunHistoryKeys", "ProbeRunInput", "Run", "ProbeRunInput", "Runs",
+    "RunHistoryKeys",
+    "ProbeRunInput",
+    "Run",
+    "ProbeRunInput",
+    "Runs",
   ]);
-  const windows = log.filter((r) => r.operationName === "HistoryPage").map((r) => {
-    const v = r.variables as { minStep: number; maxStep: number; pageSize: number };
-    return [v.minStep, v.maxStep, v.pageSize];
-  });
+  const windows = log
+    .filter((r) => r.operationName === "HistoryPage")
+    .map((r) => {
+      const v = r.variables as { minStep: number; maxStep: number; pageSize: number };
+      return [v.minStep, v.maxStep, v.pageSize];
+    });
   assert.deepEqual(windows, [
     [0, 1000, 1000],
     [1000, 2000, 1000],

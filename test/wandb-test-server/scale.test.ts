@@ -1,6 +1,6 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { startWandbTestServer, WandbTestServer } from "../../tools/wandb-test-server/server";
+import { startWandbTestServer, type WandbTestServer } from "../../tools/wandb-test-server/server";
 import { graphql, HISTORY_PAGE_QUERY } from "./http-helpers";
 
 const KEY = "sentinel-key-scale-test-0123456789abcdef";
@@ -42,7 +42,12 @@ test("4 runs x 100,000 rows: a full HistoryPage scan of one run returns every ro
   const t0 = performance.now();
   for (let min = 0; min <= lastStep; min += 1000) {
     const res = await graphql(server.url, KEY, HISTORY_PAGE_QUERY, {
-      entity: "e", project: "scale", run: "run2", minStep: min, maxStep: Math.min(min + 1000, lastStep + 1), pageSize: 1000,
+      entity: "e",
+      project: "scale",
+      run: "run2",
+      minStep: min,
+      maxStep: Math.min(min + 1000, lastStep + 1),
+      pageSize: 1000,
     });
     for (const text of res.json.data.project.run.history) got.push(text);
     pages++;
@@ -58,7 +63,12 @@ test("4 runs x 100,000 rows: a full HistoryPage scan of one run returns every ro
 test("windows of the other runs respect their own gaps", async () => {
   for (const r of [0, 1, 3]) {
     const res = await graphql(server.url, KEY, HISTORY_PAGE_QUERY, {
-      entity: "e", project: "scale", run: `run${r}`, minStep: 50_000, maxStep: 50_020, pageSize: 1000,
+      entity: "e",
+      project: "scale",
+      run: `run${r}`,
+      minStep: 50_000,
+      maxStep: 50_020,
+      pageSize: 1000,
     });
     const expected: string[] = [];
     for (let s = 50_000; s < 50_020; s++) if (s % 10 !== r) expected.push(rowText(r, s));

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { executeSync, parse, validate } from "graphql";
-import { buildWandbSchema, ResolverContext, rootValue } from "../../tools/wandb-test-server/schema";
+import { buildWandbSchema, type ResolverContext, rootValue } from "../../tools/wandb-test-server/schema";
 import { insertRows, RunStore } from "../../tools/wandb-test-server/run-store";
 
 // Fragment and operations as written in wandb==0.21.0 (wandb/apis/public/{api,runs,history}.py).
@@ -41,19 +41,35 @@ const JS_SDK_OPERATIONS: Record<string, string> = {
 
 const schema = buildWandbSchema();
 
-for (const [client, ops] of [["python", PYTHON_OPERATIONS], ["js sdk", JS_SDK_OPERATIONS]] as const) {
+for (const [client, ops] of [
+  ["python", PYTHON_OPERATIONS],
+  ["js sdk", JS_SDK_OPERATIONS],
+] as const) {
   for (const [name, query] of Object.entries(ops)) {
     test(`${client} ${name} validates and executes without errors`, () => {
       const document = parse(query);
-      assert.deepEqual(validate(schema, document).map((e) => e.message), []);
+      assert.deepEqual(
+        validate(schema, document).map((e) => e.message),
+        [],
+      );
       const store = new RunStore();
       const run = store.create("e", "p", "r1", { createdAt: "2024-01-01T00:00:00" });
       insertRows(run, ['{"_step": 0, "loss": NaN}', '{"_step": 1, "loss": 0.5}']);
       const ctx: ResolverContext = { store, viewerEntity: "e", takeShortPage: () => 0, exportOf: () => ({ urls: [], exportedRows: 0 }) };
       const variables: Record<string, unknown> = {
-        entity: "e", project: "p", name: name === "RunUploadUrls" ? "p" : "r1", run: "r1", minStep: 0, maxStep: 2, pageSize: 10,
-        spec: JSON.stringify({ keys: ["_step", "loss"], samples: 10 }), specs: [JSON.stringify({ keys: ["_step"] })],
-        samples: 10, files: ["wandb-summary.json"], id: run.storageId, config: "{}",
+        entity: "e",
+        project: "p",
+        name: name === "RunUploadUrls" ? "p" : "r1",
+        run: "r1",
+        minStep: 0,
+        maxStep: 2,
+        pageSize: 10,
+        spec: JSON.stringify({ keys: ["_step", "loss"], samples: 10 }),
+        specs: [JSON.stringify({ keys: ["_step"] })],
+        samples: 10,
+        files: ["wandb-summary.json"],
+        id: run.storageId,
+        config: "{}",
       };
       const result = executeSync({ schema, document, rootValue, contextValue: ctx, variableValues: variables });
       assert.equal(result.errors, undefined, JSON.stringify(result.errors));

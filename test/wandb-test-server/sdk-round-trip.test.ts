@@ -1,7 +1,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import wandb from "@wandb/sdk";
-import { startWandbTestServer, WandbTestServer } from "../../tools/wandb-test-server/server";
+import { startWandbTestServer, type WandbTestServer } from "../../tools/wandb-test-server/server";
 import { parseExtendedJson } from "../../tools/wandb-test-server/extended-json";
 import { graphql, HISTORY_PAGE_QUERY, RUN_QUERY } from "./http-helpers";
 
@@ -28,12 +28,7 @@ test("@wandb/sdk@0.5.1 logs through the server and the rows read back value for 
   });
   assert.equal(run.id, "sdkrun01");
   assert.equal(run.name, "sdk round trip");
-  const logged = [
-    { loss: 1.5, acc: 0.25 },
-    { loss: 1.25 },
-    { loss: NaN, acc: 0.5 },
-    { loss: 0.75, "train/step": 3 },
-  ];
+  const logged = [{ loss: 1.5, acc: 0.25 }, { loss: 1.25 }, { loss: NaN, acc: 0.5 }, { loss: 0.75, "train/step": 3 }];
   for (const data of logged) run.log({ ...data });
   await run.finish();
 
@@ -63,7 +58,12 @@ test("@wandb/sdk@0.5.1 logs through the server and the rows read back value for 
   const rows: Record<string, unknown>[] = [];
   for (let minStep = 0; minStep <= m.historyKeys.lastStep; minStep += 2) {
     const res = await graphql(server.url, KEY, HISTORY_PAGE_QUERY, {
-      entity: "sdk-entity", project: "sdk-project", run: "sdkrun01", minStep, maxStep: minStep + 2, pageSize: 2,
+      entity: "sdk-entity",
+      project: "sdk-project",
+      run: "sdkrun01",
+      minStep,
+      maxStep: minStep + 2,
+      pageSize: 2,
     });
     assert.equal(res.status, 200);
     for (const text of res.json.data.project.run.history as string[]) rows.push(parseExtendedJson(text) as Record<string, unknown>);

@@ -1,13 +1,12 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { startWandbTestServer, WandbTestServer, DEFAULT_TEST_API_KEY } from "../../tools/wandb-test-server/server";
+import { startWandbTestServer, type WandbTestServer, DEFAULT_TEST_API_KEY } from "../../tools/wandb-test-server/server";
 import { parseExtendedJson } from "../../tools/wandb-test-server/extended-json";
 import { basicAuth, graphql, HISTORY_PAGE_QUERY, rawPost, RUN_QUERY } from "./http-helpers";
 
 const KEY = "sentinel-key-server-test-0123456789abcd";
 
-const MEDIA =
-  '{"_type": "image-file", "path": "media/images/a.png", "sha256": "ab", "size": 10, "width": 2, "height": 2, "format": "png"}';
+const MEDIA = '{"_type": "image-file", "path": "media/images/a.png", "sha256": "ab", "size": 10, "width": 2, "height": 2, "format": "png"}';
 // Stored texts of run e/p/win, in step order (object rows appear as the server serialises them).
 const WIN_TEXTS = [
   '{"_step": 0, "loss": 1.5}',
@@ -34,15 +33,7 @@ before(async () => {
     displayName: "windowing run",
     createdAt: "2024-05-01T12:00:00",
     config: { lr: 0.001, name: "grpo" },
-    rows: [
-      WIN_TEXTS[0],
-      { _step: 1, loss: 1.25 },
-      WIN_TEXTS[2],
-      WIN_TEXTS[3],
-      WIN_TEXTS[4],
-      { _step: 11, loss: NaN },
-      WIN_TEXTS[6],
-    ],
+    rows: [WIN_TEXTS[0], { _step: 1, loss: 1.25 }, WIN_TEXTS[2], WIN_TEXTS[3], WIN_TEXTS[4], { _step: 11, loss: NaN }, WIN_TEXTS[6]],
   });
 });
 
@@ -72,9 +63,14 @@ describe("auth", () => {
   });
 
   test("a key sent with another user name than 'api' is refused", async () => {
-    const res = await rawPost(server.url, "/graphql", { query: "{ viewer { id } }" }, {
-      Authorization: `Basic ${Buffer.from(`user:${KEY}`).toString("base64")}`,
-    });
+    const res = await rawPost(
+      server.url,
+      "/graphql",
+      { query: "{ viewer { id } }" },
+      {
+        Authorization: `Basic ${Buffer.from(`user:${KEY}`).toString("base64")}`,
+      },
+    );
     assert.equal(res.status, 401);
   });
 
@@ -203,10 +199,9 @@ describe("HistoryPage windows", () => {
   });
 
   test("addRun rejects a row without _step, naming run and row, and stores nothing", () => {
-    assert.throws(
-      () => server.addRun({ entity: "e", project: "p", runId: "bad", rows: ['{"_step": 0}', '{"loss": 1}'] }),
-      { message: 'run e/p/bad, row 1: key _step must be a finite number, got undefined' },
-    );
+    assert.throws(() => server.addRun({ entity: "e", project: "p", runId: "bad", rows: ['{"_step": 0}', '{"loss": 1}'] }), {
+      message: "run e/p/bad, row 1: key _step must be a finite number, got undefined",
+    });
     assert.equal(server.getRun("e", "p", "bad"), undefined);
     assert.throws(() => server.addRun({ entity: "e", project: "p", runId: "bad", rows: ["{oops"] }), /run e\/p\/bad, row 0: invalid JSON row text/);
   });
@@ -362,7 +357,10 @@ describe("faults", () => {
       project: "p",
       runId: "live",
       state: "running",
-      rows: [{ _step: 0, x: 0 }, { _step: 1, x: 1 }],
+      rows: [
+        { _step: 0, x: 0 },
+        { _step: 1, x: 1 },
+      ],
     });
     let seen = 0;
     server.onRequest = (entry) => {
@@ -407,24 +405,43 @@ describe("runs connection", () => {
   test("pages with first/after and reports hasNextPage", async () => {
     const p1 = await graphql(server.url, KEY, RUNS_QUERY, { project: "q", entity: "e", perPage: 2, order: "+created_at" });
     const runs1 = p1.json.data.project.runs;
-    assert.deepEqual(runs1.edges.map((e: any) => e.node.name), ["a", "b"]);
+    assert.deepEqual(
+      runs1.edges.map((e: any) => e.node.name),
+      ["a", "b"],
+    );
     assert.equal(runs1.pageInfo.hasNextPage, true);
     assert.equal(runs1.pageInfo.endCursor, runs1.edges[1].cursor);
     const p2 = await graphql(server.url, KEY, RUNS_QUERY, {
-      project: "q", entity: "e", perPage: 2, order: "+created_at", cursor: runs1.pageInfo.endCursor,
+      project: "q",
+      entity: "e",
+      perPage: 2,
+      order: "+created_at",
+      cursor: runs1.pageInfo.endCursor,
     });
-    assert.deepEqual(p2.json.data.project.runs.edges.map((e: any) => e.node.name), ["c"]);
+    assert.deepEqual(
+      p2.json.data.project.runs.edges.map((e: any) => e.node.name),
+      ["c"],
+    );
     assert.equal(p2.json.data.project.runs.pageInfo.hasNextPage, false);
   });
 
   test("default order is newest first; Mongo-style filters narrow runs and runCount", async () => {
     const all = await graphql(server.url, KEY, RUNS_QUERY, { project: "q", entity: "e" });
-    assert.deepEqual(all.json.data.project.runs.edges.map((e: any) => e.node.name), ["c", "b", "a"]);
+    assert.deepEqual(
+      all.json.data.project.runs.edges.map((e: any) => e.node.name),
+      ["c", "b", "a"],
+    );
     const filtered = await graphql(server.url, KEY, RUNS_QUERY, {
-      project: "q", entity: "e", order: "+name", filters: JSON.stringify({ state: { $in: ["running", "crashed"] } }),
+      project: "q",
+      entity: "e",
+      order: "+name",
+      filters: JSON.stringify({ state: { $in: ["running", "crashed"] } }),
     });
     assert.equal(filtered.json.data.project.runCount, 2);
-    assert.deepEqual(filtered.json.data.project.runs.edges.map((e: any) => e.node.name), ["b", "c"]);
+    assert.deepEqual(
+      filtered.json.data.project.runs.edges.map((e: any) => e.node.name),
+      ["b", "c"],
+    );
   });
 
   test("an unsupported filter operator is a GraphQL error", async () => {

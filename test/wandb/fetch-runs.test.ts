@@ -8,7 +8,11 @@ import { WandbError } from "../../lib/wandb/wandb-error";
 let server: WandbTestServer;
 before(async () => {
   server = await startWandbTestServer({});
-  for (const [runId, n] of [["a", 3], ["b", 1200], ["c", 0]] as const) {
+  for (const [runId, n] of [
+    ["a", 3],
+    ["b", 1200],
+    ["c", 0],
+  ] as const) {
     server.addRun({ entity: "e", project: "p", runId, rows: Array.from({ length: n }, (_, i) => ({ _step: i, v: i })) });
   }
 });
@@ -38,14 +42,27 @@ test("several runs, bounded concurrency, results in input order, progress per ru
       reporter: { progress: (task, done, total) => last.set(task, `${done}/${total}`) },
     },
   );
-  assert.deepEqual(runs.map((r) => [r.meta.runId, r.rows.length, r.meta.lastStep]), [["c", 0, -1], ["b", 1200, 1199], ["a", 3, 2]]);
+  assert.deepEqual(
+    runs.map((r) => [r.meta.runId, r.rows.length, r.meta.lastStep]),
+    [
+      ["c", 0, -1],
+      ["b", 1200, 1199],
+      ["a", 3, 2],
+    ],
+  );
   assert.equal(maxInFlight, 2, "two runs in flight at once, never three");
   assert.deepEqual(Object.fromEntries(last), { "fetch e/p/c": "0/0", "fetch e/p/b": "1200/1200", "fetch e/p/a": "3/3" });
 });
 
 test("one missing run fails the whole fetch with that run's error", async () => {
   await assert.rejects(
-    fetchRuns([{ entity: "e", project: "p", runId: "a" }, { entity: "e", project: "p", runId: "ghost" }], { baseUrl: server.url, apiKey: server.apiKey, env: {} }),
+    fetchRuns(
+      [
+        { entity: "e", project: "p", runId: "a" },
+        { entity: "e", project: "p", runId: "ghost" },
+      ],
+      { baseUrl: server.url, apiKey: server.apiKey, env: {} },
+    ),
     (e: unknown) => e instanceof WandbError && e.message === "W&B Run of e/p/ghost failed: run ghost not found in e/p",
   );
 });

@@ -130,7 +130,7 @@ test("GraphQL errors (HTTP 200) fail at once", async () => {
   server.requests.length = 0;
   const conn = connectWandb(quiet([], []));
   await assert.rejects(
-    graphqlRequest(conn, { operationName: "Bad", query: "query Bad { project(name: \"p\", entityName: \"e\") { nosuchfield } }", variables: {}, runPath: null }),
+    graphqlRequest(conn, { operationName: "Bad", query: 'query Bad { project(name: "p", entityName: "e") { nosuchfield } }', variables: {}, runPath: null }),
     (e: unknown) =>
       e instanceof WandbError &&
       e.status === 200 &&
@@ -157,7 +157,10 @@ test("a caller's abort is not retried", async () => {
       throw new Error("user stop");
     },
   });
-  await assert.rejects(readRunMeta(connectWandb(opts), ref, controller.signal), (e: unknown) => e instanceof WandbError && /aborted by the caller/.test(e.message));
+  await assert.rejects(
+    readRunMeta(connectWandb(opts), ref, controller.signal),
+    (e: unknown) => e instanceof WandbError && /aborted by the caller/.test(e.message),
+  );
   assert.equal(runRequests(), 1);
   const waits: number[] = [];
   await readRunMeta(connectWandb(quiet(waits, [])), ref); // drains the 4 faults left
@@ -175,7 +178,10 @@ test("the key is redacted from server text, plain and Basic-encoded", async () =
   const echo500: typeof fetch = async () => new Response(`oops ${SENTINEL}`, { status: 500 });
   const err2 = await readRunMeta(connectWandb(quiet([], notes, { retries: 1 }, { fetch: echo500 })), ref).catch((e: Error) => e);
   assert.ok(!String((err2 as Error).message).includes(SENTINEL));
-  assert.ok(notes.every((n) => !n.includes(SENTINEL)), "retry notes are redacted too");
+  assert.ok(
+    notes.every((n) => !n.includes(SENTINEL)),
+    "retry notes are redacted too",
+  );
 });
 
 test("missing project or run: a clear WandbError", async () => {

@@ -48,5 +48,8 @@ test("first error aborts the rest, waits for started calls, starts no new ones",
 });
 
 test("invalid concurrency", async () => {
-  await assert.rejects(mapConcurrent([1], 0, async (x) => x), /^Error: invalid concurrency: 0$/);
+  await assert.rejects(
+    mapConcurrent([1], 0, async (x) => x),
+    /^Error: invalid concurrency: 0$/,
+  );
 });

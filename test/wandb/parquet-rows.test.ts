@@ -37,7 +37,10 @@ test("exported rows: null is absent, NaN/±Inf kept, text columns numeric only w
     const rows: string[] = [];
     await readExportRows(file, dropped, (group) => void rows.push(...group.map(serializeFrozenRow)));
     assert.deepEqual(rows, EXPECTED_LINES, `row path, row groups of ${groupSize}`);
-    assert.deepEqual([...dropped].sort(), [["a/text", 3], ["b/flag", 2]]);
+    assert.deepEqual([...dropped].sort(), [
+      ["a/text", 3],
+      ["b/flag", 2],
+    ]);
   }
 });
 
@@ -56,7 +59,10 @@ test("frozen lines straight from the columns equal the row path byte for byte, a
     assert.deepEqual(lines, EXPECTED_LINES, `line path, row groups of ${groupSize}`);
     assert.deepEqual(steps, [3, 4, 7, 8, 9]);
     assert.deepEqual([...keys].sort(), ["Z", "_step", "a/text", "loss"]);
-    assert.deepEqual([...dropped].sort(), [["a/text", 3], ["b/flag", 2]]);
+    assert.deepEqual([...dropped].sort(), [
+      ["a/text", 3],
+      ["b/flag", 2],
+    ]);
   }
 });
 

@@ -52,7 +52,10 @@ test("media, strings, booleans and nested objects are dropped and counted", () =
     '{"_step": 0, "img": {"_type": "image-file", "path": "a.png"}, "s": "hi", "ok": true, "nest": {"a": 1}, "x": 1}',
     '{"_step": 1, "img": {"_type": "histogram", "values": [1, 2]}, "x": 2}',
   ].map((r) => parseHistoryRow(r, dropped));
-  assert.deepEqual(rows, [{ _step: 0, x: 1 }, { _step: 1, x: 2 }]);
+  assert.deepEqual(rows, [
+    { _step: 0, x: 1 },
+    { _step: 1, x: 2 },
+  ]);
   assert.deepEqual(Object.fromEntries(dropped), { img: 2, s: 1, ok: 1, nest: 1 });
 });
 
@@ -80,14 +83,20 @@ test("a page parses row by row, counting dropped keys", () => {
   const dropped = new Map<string, number>();
   const rows = parseHistoryPage(page, dropped);
   assert.deepEqual(rows, [{ _step: 0, a: NaN }, { _step: 1, a: 1.5, b: -Infinity }, { _step: 2 }]);
-  assert.deepEqual(rows, page.map((r) => parseHistoryRow(r)));
+  assert.deepEqual(
+    rows,
+    page.map((r) => parseHistoryRow(r)),
+  );
   assert.deepEqual(Object.fromEntries(dropped), { m: 1 });
 });
 
 test("a string holding ': NaN,' is never rewritten (the string-aware path takes over)", () => {
   const page = ['{"_step": 0, "note": "x: NaN, y", "v": NaN}', '{"_step": 1, "v": 2}'];
   const rows = parseHistoryPage(page);
-  assert.deepEqual(rows, [{ _step: 0, v: NaN }, { _step: 1, v: 2 }]);
+  assert.deepEqual(rows, [
+    { _step: 0, v: NaN },
+    { _step: 1, v: 2 },
+  ]);
   assert.deepEqual(parseExtendedJson(page[0]), { _step: 0, note: "x: NaN, y", v: "NaN" });
 });
 

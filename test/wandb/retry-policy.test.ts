@@ -19,7 +19,10 @@ const fixed = (r: number) => resolveRetryPolicy({ random: () => r });
 test("the default policy is the official client's", () => {
   assert.equal(DEFAULT_RETRY_POLICY.retries, 20);
   assert.equal(DEFAULT_RETRY_POLICY.timeoutMs, 30_000);
-  assert.deepEqual([...DEFAULT_RETRY_POLICY.noRetryStatus].sort((a, b) => a - b), [400, 401, 403, 404, 409, 410, 413, 422, 501]);
+  assert.deepEqual(
+    [...DEFAULT_RETRY_POLICY.noRetryStatus].sort((a, b) => a - b),
+    [400, 401, 403, 404, 409, 410, 413, 422, 501],
+  );
 });
 
 test("back-off is min(60, 2 * 2^i * (1 + 0.25 r)) seconds", () => {

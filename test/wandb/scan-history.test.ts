@@ -35,18 +35,31 @@ test("windows follow the protocol: [offset, min(offset + size, lastStep + 1))", 
     { minStep: 1000, maxStep: 2000 },
     { minStep: 2000, maxStep: 2501 },
   ]);
-  assert.deepEqual(historyWindows(3, 2), [{ minStep: 0, maxStep: 2 }, { minStep: 2, maxStep: 4 }]);
+  assert.deepEqual(historyWindows(3, 2), [
+    { minStep: 0, maxStep: 2 },
+    { minStep: 2, maxStep: 4 },
+  ]);
 });
 
 test("step gaps: empty windows mid-scan do not end it", async () => {
   server.addRun({ entity: "e", project: "p", runId: "gaps", rows: [0, 1, 2, 2500, 2501, 5000].map((s) => ({ _step: s, x: s * 2 })) });
   const { result } = await scan("gaps", 1000);
-  assert.deepEqual(result.rows.map((r) => r._step), [0, 1, 2, 2500, 2501, 5000]);
+  assert.deepEqual(
+    result.rows.map((r) => r._step),
+    [0, 1, 2, 2500, 2501, 5000],
+  );
   assert.deepEqual(result.rows[3], { _step: 2500, x: 5000 });
   assert.equal(result.pages, 6);
   assert.deepEqual(
     historyRequests().map((v) => [v.minStep, v.maxStep, v.pageSize]),
-    [[0, 1000, 1000], [1000, 2000, 1000], [2000, 3000, 1000], [3000, 4000, 1000], [4000, 5000, 1000], [5000, 5001, 1000]],
+    [
+      [0, 1000, 1000],
+      [1000, 2000, 1000],
+      [2000, 3000, 1000],
+      [3000, 4000, 1000],
+      [4000, 5000, 1000],
+      [5000, 5001, 1000],
+    ],
   );
 });
 
@@ -133,11 +146,28 @@ test("duplicate _step is refused naming the run and step", async () => {
 });
 
 test("a server that ignores the window, or returns a bad row, is refused", async () => {
-  const meta: RunMeta = { entity: "e", project: "p", runId: "fake", displayName: null, state: "finished", createdAt: null, heartbeatAt: null, historyLineCount: 2, lastStep: 1 };
-  const page = (history: unknown[]): typeof fetch => async () => new Response(JSON.stringify({ data: { project: { run: { history } } } }));
+  const meta: RunMeta = {
+    entity: "e",
+    project: "p",
+    runId: "fake",
+    displayName: null,
+    state: "finished",
+    createdAt: null,
+    heartbeatAt: null,
+    historyLineCount: 2,
+    lastStep: 1,
+  };
+  const page =
+    (history: unknown[]): typeof fetch =>
+    async () =>
+      new Response(JSON.stringify({ data: { project: { run: { history } } } }));
   const stub = (history: unknown[]) => connectWandb({ baseUrl: "http://127.0.0.1:9", apiKey: "k", env: {}, fetch: page(history) });
-  await assert.rejects(scanHistory(stub(['{"_step": 0}', '{"_step": 7}']), meta), { message: "W&B HistoryPage of e/p/fake failed: step 7 lies outside the requested window [0, 2)" });
-  await assert.rejects(scanHistory(stub(['{"_step": 0}', '{"a": 1}']), meta), { message: 'W&B HistoryPage of e/p/fake failed: row 1 of steps [0, 2) has no integer _step: {"a": 1}' });
+  await assert.rejects(scanHistory(stub(['{"_step": 0}', '{"_step": 7}']), meta), {
+    message: "W&B HistoryPage of e/p/fake failed: step 7 lies outside the requested window [0, 2)",
+  });
+  await assert.rejects(scanHistory(stub(['{"_step": 0}', '{"a": 1}']), meta), {
+    message: 'W&B HistoryPage of e/p/fake failed: row 1 of steps [0, 2) has no integer _step: {"a": 1}',
+  });
   await assert.rejects(scanHistory(stub(['{"_step": 0}', '{"_step": 1, "a": nan}']), meta), (e: unknown) =>
     (e as Error).message.startsWith("W&B HistoryPage of e/p/fake failed: steps [0, 2): row 1 is not a valid JSON object ("),
   );

@@ -71,7 +71,8 @@ test("npm run clean-notebooks -- --check names a dirty notebook and exits 1; wit
   try {
     const file = join(dir, "01-x.ipynb");
     writeFileSync(file, JSON.stringify(executed()));
-    const run = (...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "scripts", "clean-notebooks.ts"), ...args, file], { cwd: ROOT, encoding: "utf8" });
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "scripts", "clean-notebooks.ts"), ...args, file], { cwd: ROOT, encoding: "utf8" });
     const check = run("--check");
     assert.equal(check.status, 1, check.stderr);
     assert.match(check.stderr, /^not clean \(outputs, execution counts or run metadata\): \S*\/01-x\.ipynb\nrun: npm run clean-notebooks\n$/);

@@ -50,7 +50,10 @@ test("offline: a frozen file that does not match its hash stops the notebook, na
   const { dir, data } = copyData();
   try {
     appendFileSync(join(data, "wandb", "history", "sim-r2-85gs.jsonl"), "\n");
-    await assert.rejects(fetchOrVerify(workspaceParams({ WORKSPACE_DATA: data }, ROOT), { env: {} }), /does not verify against its manifest: history\/sim-r2-85gs\.jsonl/);
+    await assert.rejects(
+      fetchOrVerify(workspaceParams({ WORKSPACE_DATA: data }, ROOT), { env: {} }),
+      /does not verify against its manifest: history\/sim-r2-85gs\.jsonl/,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -62,14 +65,19 @@ test("live: fetches runs.json's runs from the server; frozen history byte-identi
   try {
     const config = JSON.parse(readFileSync(join(data, "runs.json"), "utf8"));
     for (const { runId } of config.runs) {
-      const lines = readFileSync(join(ROOT, "data", "wandb", "history", `${runId}.jsonl`), "utf8").trim().split("\n");
+      const lines = readFileSync(join(ROOT, "data", "wandb", "history", `${runId}.jsonl`), "utf8")
+        .trim()
+        .split("\n");
       server.addRun({ entity: config.entity, project: config.project, runId, state: "finished", rows: lines });
     }
     const env = { WANDB_BASE_URL: server.url, WANDB_API_KEY: SENTINEL, WORKSPACE_FETCH: "1" };
     const r = await fetchOrVerify(workspaceParams({ WORKSPACE_DATA: data, WORKSPACE_FETCH: "1" }, ROOT), { env });
     assert.equal(r.mode, "live");
     assert.equal(r.manifest!.runs.length, 4);
-    assert.match(r.message, /^fetched 4 runs \(400 history rows\) of sample-entity\/slime-grpo-sample from 127\.0\.0\.1:\d+ and froze them into .*data\/wandb$/);
+    assert.match(
+      r.message,
+      /^fetched 4 runs \(400 history rows\) of sample-entity\/slime-grpo-sample from 127\.0\.0\.1:\d+ and froze them into .*data\/wandb$/,
+    );
     for (const f of readdirSync(join(ROOT, "data", "wandb", "history"))) {
       assert.ok(readFileSync(join(data, "wandb", "history", f)).equals(readFileSync(join(ROOT, "data", "wandb", "history", f))), `${f} differs`);
     }
@@ -86,13 +94,23 @@ test("live with runs.json listing offline runs' .wandb files: frozen without any
   try {
     const folder = join(data, "offline", "offline-run-20250101_120000-nbfile1");
     mkdirSync(folder, { recursive: true });
-    const { bytes } = buildLog([runRecord({ runId: "nbfile1", entity: "e", project: "p" }), historyRecord([{ nested: ["_step"], json: "0" }, { nested: ["x"], json: "NaN" }]), exitRecord(0)]);
+    const { bytes } = buildLog([
+      runRecord({ runId: "nbfile1", entity: "e", project: "p" }),
+      historyRecord([
+        { nested: ["_step"], json: "0" },
+        { nested: ["x"], json: "NaN" },
+      ]),
+      exitRecord(0),
+    ]);
     writeFileSync(join(folder, "run-nbfile1.wandb"), bytes);
     writeFileSync(join(data, "runs.json"), JSON.stringify({ runs: [{ file: "offline/offline-run-20250101_120000-nbfile1", round: "R0" }] }));
     const r = await fetchOrVerify(workspaceParams({ WORKSPACE_DATA: data, WORKSPACE_FETCH: "1" }, ROOT), { env: { NETRC: join(dir, "no-netrc") } });
     assert.equal(r.mode, "live");
     assert.match(r.message, /^fetched 1 runs \(1 history rows\) from local \.wandb files \(no server\) and froze them into /);
-    assert.deepEqual(r.manifest!.runs.map((m) => [m.runId, m.state, m.source!.file]), [["nbfile1", "finished", "run-nbfile1.wandb"]]);
+    assert.deepEqual(
+      r.manifest!.runs.map((m) => [m.runId, m.state, m.source!.file]),
+      [["nbfile1", "finished", "run-nbfile1.wandb"]],
+    );
     assert.equal(readFileSync(join(data, "wandb", "history", "nbfile1.jsonl"), "utf8"), '{"_step":0,"x":"NaN"}\n');
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -9,7 +9,11 @@ test("counts distinct step values and their ranges per run; an empty run has nul
     manifest: {} as never,
     runs: [
       {
-        runId: "a", round: "R0", entity: "e", project: "p", state: "finished",
+        runId: "a",
+        round: "R0",
+        entity: "e",
+        project: "p",
+        state: "finished",
         rows: [
           { _step: 0, "rollout/step": 1, "rollout/response_len/mean": 10 },
           { _step: 1, "rollout/step": 1 },
@@ -23,9 +27,33 @@ test("counts distinct step values and their ranges per run; an empty run has nul
     ],
   };
   assert.deepEqual(runOverview(archive), [
-    { round: "R0", runId: "a", state: "finished", historyEvents: 6, rollouts: 2, updates: 2, firstStep: 0, lastStep: 5,
-      firstRolloutStep: 1, lastRolloutStep: 2, firstTrainStep: 2, lastTrainStep: 3 },
-    { round: "R1", runId: "b", state: "running", historyEvents: 0, rollouts: 0, updates: 0, firstStep: null, lastStep: null,
-      firstRolloutStep: null, lastRolloutStep: null, firstTrainStep: null, lastTrainStep: null },
+    {
+      round: "R0",
+      runId: "a",
+      state: "finished",
+      historyEvents: 6,
+      rollouts: 2,
+      updates: 2,
+      firstStep: 0,
+      lastStep: 5,
+      firstRolloutStep: 1,
+      lastRolloutStep: 2,
+      firstTrainStep: 2,
+      lastTrainStep: 3,
+    },
+    {
+      round: "R1",
+      runId: "b",
+      state: "running",
+      historyEvents: 0,
+      rollouts: 0,
+      updates: 0,
+      firstStep: null,
+      lastStep: null,
+      firstRolloutStep: null,
+      lastRolloutStep: null,
+      firstTrainStep: null,
+      lastTrainStep: null,
+    },
   ]);
 });

@@ -152,6 +152,6 @@ export const PROFILES: Readonly<Record<ProfileName, ProfileSpec>> = {
 
 /** The profile of a name; throws `invalid profile: <name>` for an unknown one. */
 export function profileSpec(name: string): ProfileSpec {
-  if (!Object.prototype.hasOwnProperty.call(PROFILES, name)) throw new Error(`invalid profile: ${name} (one of ${Object.keys(PROFILES).join(", ")})`);
+  if (!Object.hasOwn(PROFILES, name)) throw new Error(`invalid profile: ${name} (one of ${Object.keys(PROFILES).join(", ")})`);
   return PROFILES[name as ProfileName];
 }

@@ -159,7 +159,14 @@ export function computeScenarioTruth(runs: TruthRunInput[], rollouts: GenRollout
     });
     if (g.criticOnly) {
       for (const c of g.criticSteps) {
-        criticOnlySteps.push({ round: run.round, runId: run.runId, rolloutId: g.rolloutId, trainStep: c.trainStep!, historyStep: c.historyStep, values: valuesOf(c, "train/step") });
+        criticOnlySteps.push({
+          round: run.round,
+          runId: run.runId,
+          rolloutId: g.rolloutId,
+          trainStep: c.trainStep!,
+          historyStep: c.historyStep,
+          values: valuesOf(c, "train/step"),
+        });
       }
     }
     g.actorSteps.forEach((a, stepId) => {

@@ -301,7 +301,16 @@ export function scenarioRunId(seed: number, roundIndex: number): string {
 }
 
 /** A row with its step key appended (slime adds it right before wandb.log). */
-function row(kind: ScenarioRowKind, writer: Writer, rid: number, segment: number, values: LoggedValue[], stepKey: string, stepValue: number, trainStep: number | null = null): ScenarioRow {
+function row(
+  kind: ScenarioRowKind,
+  writer: Writer,
+  rid: number,
+  segment: number,
+  values: LoggedValue[],
+  stepKey: string,
+  stepValue: number,
+  trainStep: number | null = null,
+): ScenarioRow {
   return { kind, writer, rolloutId: rid, trainStep, segment, timeMs: 0, values: [...values, { key: stepKey, value: stepValue, kind: "int" }], historyStep: -1 };
 }
 
@@ -337,8 +346,12 @@ function simulateRollout(sc: SegmentContext, rid: number, first: boolean, crashe
   const coin = prng.fork("critic-order");
   for (let stepId = 0; stepId < ctx.n; stepId++) {
     const trainStep = rid * ctx.n + stepId;
-    const actor = criticOnly ? null : row("optimizer-update", "actor", rid, segment, actorStepDict(ctx, prng.fork(`step-${stepId}`), stepId), "train/step", trainStep, trainStep);
-    const critic = flags.critic ? row("critic-update", "critic", rid, segment, criticStepDict(ctx, prng.fork(`critic-${stepId}`)), "train/step", trainStep, trainStep) : null;
+    const actor = criticOnly
+      ? null
+      : row("optimizer-update", "actor", rid, segment, actorStepDict(ctx, prng.fork(`step-${stepId}`), stepId), "train/step", trainStep, trainStep);
+    const critic = flags.critic
+      ? row("critic-update", "critic", rid, segment, criticStepDict(ctx, prng.fork(`critic-${stepId}`)), "train/step", trainStep, trainStep)
+      : null;
     if (actor) gen.actorSteps.push(actor);
     if (critic) gen.criticSteps.push(critic);
     // The critic is another process: its row of a train/step lands before or after the actor's.

@@ -372,7 +372,11 @@ export function simulateSlime(opts: SimulateOptions = {}): Simulation {
     );
     const truncTotal = Math.round(target.truncatedFraction * perRound * samplesPerBatch);
     const truncWeights = rolloutIds.map(() => Math.exp(prng.normal(0, 0.35)));
-    const truncated = allocateInteger(truncTotal, truncWeights, groups.map((g) => Math.min(g.failures, 24)));
+    const truncated = allocateInteger(
+      truncTotal,
+      truncWeights,
+      groups.map((g) => Math.min(g.failures, 24)),
+    );
 
     // --- rollout-level calibrated series
     const lenNoise = arNoise(prng, perRound, 16, 0.5);
@@ -402,9 +406,7 @@ export function simulateSlime(opts: SimulateOptions = {}): Simulation {
       arNoise(prng, nUpd, 0.0035, 0.6).map((e, u) => target.entropy + 0.011 - (0.022 * u) / (nUpd - 1) + e),
       target.entropy,
     );
-    const clipRaw = Array.from({ length: nUpd }, (_, u) =>
-      updStep(u) === 0 || zeroU(u) ? 0 : Math.exp(prng.normal(0, 0.45)) * (1.25 - (0.5 * u) / nUpd),
-    );
+    const clipRaw = Array.from({ length: nUpd }, (_, u) => (updStep(u) === 0 || zeroU(u) ? 0 : Math.exp(prng.normal(0, 0.45)) * (1.25 - (0.5 * u) / nUpd)));
     const clipfrac = scaleToMean(clipRaw, target.clipfrac, nUpd);
     const gnRaw = Array.from({ length: nUpd }, (_, u) => {
       if (zeroU(u)) return 0;
@@ -432,7 +434,12 @@ export function simulateSlime(opts: SimulateOptions = {}): Simulation {
       line(startAt + Math.round(seconds * 1000), prefix, "timer.py:31", `Timer ${name} end (elapsed: ${seconds.toFixed(1)}s)`);
     };
 
-    line(startMs, "", "train.py:28", `Launching slime GRPO round ${target.round}: start_rollout_id=${rolloutIds[0]}, num_rollout=${rolloutIds[perRound - 1] + 1}`);
+    line(
+      startMs,
+      "",
+      "train.py:28",
+      `Launching slime GRPO round ${target.round}: start_rollout_id=${rolloutIds[0]}, num_rollout=${rolloutIds[perRound - 1] + 1}`,
+    );
     line(startMs + 4_000, "", "placement_group.py:118", `Creating placement group with ${SIM_ARGS.trainWorldSize} GPUs (colocate).`);
     line(initMs - 1_500, "", null, "wandb: Tracking run with wandb version 0.21.0");
     line(initMs - 1_000, "", null, `wandb: Run data is saved locally in /root/slime/wandb/run-${compactStamp(initMs)}-${runId}`);
@@ -501,7 +508,12 @@ export function simulateSlime(opts: SimulateOptions = {}): Simulation {
         "sglang_rollout.py:438",
         `First rollout sample: ['<|im_start|>system\\nYou are a shopping assistant. Use the tools to find the product the user asks for.<|im_end|>\\n...'], label: sku-${prng.int(10000, 99999)}, reward: ${first.reward}`,
       );
-      line(rolloutEndMs - prng.int(200, 900), mgr, "sglang_rollout.py:453", `Finish rollout: ['...'], label: sku-${prng.int(10000, 99999)}, reward: ${batch[batch.length - 1].reward}`);
+      line(
+        rolloutEndMs - prng.int(200, 900),
+        mgr,
+        "sglang_rollout.py:453",
+        `Finish rollout: ['...'], label: sku-${prng.int(10000, 99999)}, reward: ${batch[batch.length - 1].reward}`,
+      );
 
       // Trainer timers of this batch.
       const dataPreprocess = prng.uniform(0.6, 1.8);

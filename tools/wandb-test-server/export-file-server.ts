@@ -61,8 +61,7 @@ export async function startExportFileServer(host = "127.0.0.1"): Promise<ExportF
   let generation = 1;
   let minValidGeneration = 1;
 
-  const sign = (pathname: string, expires: number, gen: number) =>
-    createHmac("sha256", secret).update(`${pathname}\n${expires}\n${gen}`).digest("hex");
+  const sign = (pathname: string, expires: number, gen: number) => createHmac("sha256", secret).update(`${pathname}\n${expires}\n${gen}`).digest("hex");
 
   function takeFault(): FileFault | null {
     if (faults.length === 0) return null;
@@ -110,7 +109,8 @@ export async function startExportFileServer(host = "127.0.0.1"): Promise<ExportF
     }
     const fault = takeFault();
     entry.fault = fault?.kind ?? null;
-    if (fault?.kind === "status") return reply(fault.status, xmlError("InjectedFault", `HTTP ${fault.status}`), fault.retryAfter ? { "Retry-After": fault.retryAfter } : {});
+    if (fault?.kind === "status")
+      return reply(fault.status, xmlError("InjectedFault", `HTTP ${fault.status}`), fault.retryAfter ? { "Retry-After": fault.retryAfter } : {});
     if (fault?.kind === "redirect") return reply(302, "", { Location: fault.location });
     if (fault?.kind === "expired") {
       minValidGeneration = generation + 1;

@@ -3,7 +3,7 @@
  * fields the test server stores. Unsupported operators fail loudly instead of matching everything.
  */
 import { parseExtendedJson } from "./extended-json";
-import { StoredRun, summaryJson } from "./run-store";
+import { type StoredRun, summaryJson } from "./run-store";
 
 /** Value of a filter/order field path of a run (`name`, `state`, `config.lr`, `summary_metrics.loss`, ...). */
 export function runField(run: StoredRun, path: string): unknown {
@@ -55,8 +55,7 @@ function compare(a: unknown, b: unknown): number {
 }
 
 function matchValue(actual: unknown, cond: unknown): boolean {
-  const isOps =
-    cond !== null && typeof cond === "object" && !Array.isArray(cond) && Object.keys(cond).some((k) => k.startsWith("$"));
+  const isOps = cond !== null && typeof cond === "object" && !Array.isArray(cond) && Object.keys(cond).some((k) => k.startsWith("$"));
   if (!isOps) {
     // Mongo: a scalar matches an array field when the array contains it.
     if (Array.isArray(actual) && !Array.isArray(cond)) return actual.some((a) => a === cond);

@@ -212,11 +212,12 @@ export function insertRows(run: StoredRun, rows: RowInput[]): string[] {
     run.steps = mergedSteps;
     run.texts = mergedTexts;
   }
-  for (const [key, types] of keyTypes) for (const [type, count] of types) {
-    let into = run.keyTypes.get(key);
-    if (!into) run.keyTypes.set(key, (into = new Map()));
-    into.set(type, (into.get(type) ?? 0) + count);
-  }
+  for (const [key, types] of keyTypes)
+    for (const [type, count] of types) {
+      let into = run.keyTypes.get(key);
+      if (!into) run.keyTypes.set(key, (into = new Map()));
+      into.set(type, (into.get(type) ?? 0) + count);
+    }
   Object.assign(run.summary, summary);
   return texts;
 }

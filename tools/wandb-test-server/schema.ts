@@ -5,28 +5,11 @@
  *   [js]     @wandb/sdk@0.5.1 (wandb.init / log / finish)
  *   [reader] the workspace history reader (docs: Run, Runs, HistoryPage)
  */
-import {
-  buildSchema,
-  GraphQLError,
-  GraphQLScalarType,
-  GraphQLSchema,
-  Kind,
-  ValueNode,
-  valueFromASTUntyped,
-} from "graphql";
+import { buildSchema, GraphQLError, type GraphQLScalarType, type GraphQLSchema, Kind, type ValueNode, valueFromASTUntyped } from "graphql";
 import { createHash } from "node:crypto";
 import { parseExtendedJson, toExtendedJson } from "./extended-json";
 import { compileRunFilter, sortRuns } from "./run-filters";
-import {
-  generateRunId,
-  historyKeys,
-  lowerBound,
-  RunStore,
-  StoredRun,
-  summaryJson,
-  upperBound,
-  wandbTimestamp,
-} from "./run-store";
+import { generateRunId, historyKeys, lowerBound, type RunStore, type StoredRun, summaryJson, upperBound, wandbTimestamp } from "./run-store";
 
 /** The schema in SDL. Fields nobody sends are left out on purpose. */
 export const SCHEMA_SDL = /* GraphQL */ `
@@ -311,31 +294,82 @@ function viewerNode(entity: string): Record<string, unknown> {
 }
 
 class RunNode {
-  constructor(private readonly run: StoredRun, private readonly store: RunStore) {}
-  get id() { return this.run.storageId; }
-  get projectId() { return numericId(`${this.run.entity}/${this.run.project}`); }
-  get name() { return this.run.name; }
-  get displayName() { return this.run.displayName; }
-  get state() { return this.run.state; }
-  get createdAt() { return this.run.createdAt; }
-  get heartbeatAt() { return this.run.heartbeatAt; }
-  get updatedAt() { return this.run.heartbeatAt; }
-  get historyLineCount() { return this.run.steps.length; }
-  historyKeys() { return historyKeys(this.run); }
-  get tags() { return this.run.tags; }
-  get group() { return this.run.group; }
-  get jobType() { return this.run.jobType; }
-  get sweepName() { return this.run.sweepName; }
-  get config() { return this.run.config; }
-  summaryMetrics() { return summaryJson(this.run); }
-  get systemMetrics() { return "{}"; }
-  get description() { return this.run.description; }
-  get notes() { return this.run.notes; }
-  get commit() { return this.run.commit; }
-  get host() { return this.run.host; }
-  get readOnly() { return false; }
-  get user() { return viewerNode(this.run.entity); }
-  get project() { return new ProjectNode(this.run.entity, this.run.project, this.store); }
+  constructor(
+    private readonly run: StoredRun,
+    private readonly store: RunStore,
+  ) {}
+  get id() {
+    return this.run.storageId;
+  }
+  get projectId() {
+    return numericId(`${this.run.entity}/${this.run.project}`);
+  }
+  get name() {
+    return this.run.name;
+  }
+  get displayName() {
+    return this.run.displayName;
+  }
+  get state() {
+    return this.run.state;
+  }
+  get createdAt() {
+    return this.run.createdAt;
+  }
+  get heartbeatAt() {
+    return this.run.heartbeatAt;
+  }
+  get updatedAt() {
+    return this.run.heartbeatAt;
+  }
+  get historyLineCount() {
+    return this.run.steps.length;
+  }
+  historyKeys() {
+    return historyKeys(this.run);
+  }
+  get tags() {
+    return this.run.tags;
+  }
+  get group() {
+    return this.run.group;
+  }
+  get jobType() {
+    return this.run.jobType;
+  }
+  get sweepName() {
+    return this.run.sweepName;
+  }
+  get config() {
+    return this.run.config;
+  }
+  summaryMetrics() {
+    return summaryJson(this.run);
+  }
+  get systemMetrics() {
+    return "{}";
+  }
+  get description() {
+    return this.run.description;
+  }
+  get notes() {
+    return this.run.notes;
+  }
+  get commit() {
+    return this.run.commit;
+  }
+  get host() {
+    return this.run.host;
+  }
+  get readOnly() {
+    return false;
+  }
+  get user() {
+    return viewerNode(this.run.entity);
+  }
+  get project() {
+    return new ProjectNode(this.run.entity, this.run.project, this.store);
+  }
 
   history(args: { minStep?: number | null; maxStep?: number | null; samples?: number | null }, ctx: ResolverContext) {
     const { steps, texts } = this.run;
@@ -348,7 +382,9 @@ class RunNode {
     return texts.slice(lo, Math.max(lo, hi - drop));
   }
 
-  events() { return []; }
+  events() {
+    return [];
+  }
 
   sampledHistory(args: { specs: string[] }) {
     return args.specs.map((specText) => {
@@ -399,13 +435,29 @@ function decodeCursor(cursor: string): number {
 }
 
 class ProjectNode {
-  constructor(private readonly entityName_: string, private readonly name_: string, private readonly store: RunStore) {}
-  get id() { return Buffer.from(`Project:v1:${this.name_}:${this.entityName_}`).toString("base64"); }
-  get internalId() { return numericId(`${this.entityName_}/${this.name_}`); }
-  get name() { return this.name_; }
-  get entityName() { return this.entityName_; }
-  get entity() { return { id: Buffer.from(`Entity:${this.entityName_}`).toString("base64"), name: this.entityName_ }; }
-  get readOnly() { return false; }
+  constructor(
+    private readonly entityName_: string,
+    private readonly name_: string,
+    private readonly store: RunStore,
+  ) {}
+  get id() {
+    return Buffer.from(`Project:v1:${this.name_}:${this.entityName_}`).toString("base64");
+  }
+  get internalId() {
+    return numericId(`${this.entityName_}/${this.name_}`);
+  }
+  get name() {
+    return this.name_;
+  }
+  get entityName() {
+    return this.entityName_;
+  }
+  get entity() {
+    return { id: Buffer.from(`Entity:${this.entityName_}`).toString("base64"), name: this.entityName_ };
+  }
+  get readOnly() {
+    return false;
+  }
   get createdAt() {
     const runs = this.store.projectRuns(this.entityName_, this.name_);
     return runs.length ? runs.map((r) => r.createdAt).sort()[0] : null;
@@ -419,7 +471,9 @@ class ProjectNode {
       throw new GraphQLError((e as Error).message);
     }
   }
-  runCount(args: { filters?: string | null }) { return this.filtered(args.filters).length; }
+  runCount(args: { filters?: string | null }) {
+    return this.filtered(args.filters).length;
+  }
   runs(args: { filters?: string | null; after?: string | null; first?: number | null; order?: string | null }) {
     const all = sortRuns(this.filtered(args.filters), args.order);
     const start = args.after ? decodeCursor(args.after) + 1 : 0;
@@ -442,14 +496,27 @@ class ProjectNode {
     const run = this.store.get(this.entityName_, this.name_, args.name);
     return run ? new RunNode(run, this.store) : null;
   }
-  bucket(args: { name: string }) { return this.run(args); }
+  bucket(args: { name: string }) {
+    return this.run(args);
+  }
 }
 
 interface UpsertInput {
-  id?: string | null; name?: string | null; groupName?: string | null; modelName?: string | null;
-  entityName?: string | null; description?: string | null; displayName?: string | null; notes?: string | null;
-  commit?: string | null; config?: string | null; host?: string | null; jobType?: string | null;
-  state?: string | null; tags?: string[] | null; summaryMetrics?: string | null;
+  id?: string | null;
+  name?: string | null;
+  groupName?: string | null;
+  modelName?: string | null;
+  entityName?: string | null;
+  description?: string | null;
+  displayName?: string | null;
+  notes?: string | null;
+  commit?: string | null;
+  config?: string | null;
+  host?: string | null;
+  jobType?: string | null;
+  state?: string | null;
+  tags?: string[] | null;
+  summaryMetrics?: string | null;
 }
 
 function upsertBucket(input: UpsertInput, ctx: ResolverContext) {
@@ -489,8 +556,7 @@ export const rootValue = {
     // Like W&B: an unknown project is null; a known project with an unknown run gives run: null.
     return ctx.store.hasProject(entity, args.name) ? new ProjectNode(entity, args.name, ctx.store) : null;
   },
-  model: (args: { name: string; entityName?: string | null }, ctx: ResolverContext) =>
-    rootValue.project(args, ctx),
+  model: (args: { name: string; entityName?: string | null }, ctx: ResolverContext) => rootValue.project(args, ctx),
   serverInfo: () => ({
     cliVersionInfo: { max_cli_version: "0.21.0", min_cli_version: "0.10.0" },
     latestLocalVersionInfo: { outOfDate: false, latestVersionString: "0.0.0-test", versionOnThisInstanceString: "0.0.0-test" },

@@ -5,9 +5,9 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { DocumentNode, executeSync, GraphQLError, GraphQLSchema, Kind, parse, validate } from "graphql";
-import { buildWandbSchema, ResolverContext, rootValue } from "./schema";
-import { insertRows, lastStep, RowInput, RunStore, StoredRun, wandbTimestamp, wrapConfig, writeStreamLines } from "./run-store";
+import { type DocumentNode, executeSync, type GraphQLError, type GraphQLSchema, Kind, parse, validate } from "graphql";
+import { buildWandbSchema, type ResolverContext, rootValue } from "./schema";
+import { insertRows, lastStep, type RowInput, RunStore, type StoredRun, wandbTimestamp, wrapConfig, writeStreamLines } from "./run-store";
 import { startExportFileServer, type ExportFileServer, type FileFault, type FileRequestLogEntry } from "./export-file-server";
 import { buildRunExport, DEFAULT_PARQUET_EXPORTS, type ParquetExportConfig, type RunExport } from "./parquet-exports";
 
@@ -109,9 +109,7 @@ function readBody(req: http.IncomingMessage): Promise<Buffer> {
 }
 
 /** Starts a server on 127.0.0.1 (ephemeral port unless given). */
-export async function startWandbTestServer(
-  opts: { apiKey?: string; port?: number; host?: string; viewerEntity?: string } = {},
-): Promise<WandbTestServer> {
+export async function startWandbTestServer(opts: { apiKey?: string; port?: number; host?: string; viewerEntity?: string } = {}): Promise<WandbTestServer> {
   const apiKey = opts.apiKey ?? DEFAULT_TEST_API_KEY;
   const viewerEntity = opts.viewerEntity ?? DEFAULT_VIEWER_ENTITY;
   const expectedAuth = `Basic ${Buffer.from(`api:${apiKey}`).toString("base64")}`;
@@ -134,14 +132,14 @@ export async function startWandbTestServer(
     if (!cached || cached.key !== key) exportCache.set(run, (cached = { key, built: buildRunExport(run, exportConfig) }));
     const dir = `/wandb-exports/${[run.entity, run.project, run.name].map(encodeURIComponent).join("/")}`;
     // URLs are signed afresh on every query, as W&B hands out short-lived signed URLs.
-    const urls = cached.built.files.map((bytes, i) => fileServer.publish(`${dir}/${encodeURIComponent(run.name)}_${i}.runhistory.parquet`, bytes, exportConfig.urlTtlSeconds));
+    const urls = cached.built.files.map((bytes, i) =>
+      fileServer.publish(`${dir}/${encodeURIComponent(run.name)}_${i}.runhistory.parquet`, bytes, exportConfig.urlTtlSeconds),
+    );
     return { urls, exportedRows: cached.built.exportedRows };
   }
 
   function takeFault(operationName: string | null): Fault | null {
-    const i = faults.findIndex(
-      (q) => q.fault.kind !== "short-page" && (q.fault.operationName === undefined || q.fault.operationName === operationName),
-    );
+    const i = faults.findIndex((q) => q.fault.kind !== "short-page" && (q.fault.operationName === undefined || q.fault.operationName === operationName));
     if (i < 0) return null;
     const q = faults[i];
     if (--q.remaining <= 0) faults.splice(i, 1);
@@ -164,7 +162,7 @@ export async function startWandbTestServer(
       const document = parse(query);
       const errors = validate(schema, document);
       const op = document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION && d.name);
-      const firstOperationName = op && op.kind === Kind.OPERATION_DEFINITION ? op.name?.value ?? null : null;
+      const firstOperationName = op && op.kind === Kind.OPERATION_DEFINITION ? (op.name?.value ?? null) : null;
       entry = { document: errors.length ? null : document, errors, firstOperationName };
     } catch (e) {
       entry = { document: null, errors: [e as GraphQLError], firstOperationName: null };
@@ -215,8 +213,7 @@ export async function startWandbTestServer(
     }
     const query = typeof body?.query === "string" ? body.query : null;
     const compiled = query !== null ? compile(query) : null;
-    const operationName =
-      typeof body?.operationName === "string" && body.operationName ? body.operationName : compiled?.firstOperationName ?? null;
+    const operationName = typeof body?.operationName === "string" && body.operationName ? body.operationName : (compiled?.firstOperationName ?? null);
     const entry: RequestLogEntry = {
       path: "/graphql",
       operationName,
