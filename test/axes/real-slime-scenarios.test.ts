@@ -19,35 +19,7 @@ import { scenarioLocalLog } from "../../tools/simulate-slime/scenario-local-log"
 import { localOf } from "../local-logs/slime-log-fixture";
 import { scenarioRunHistories, simulateScenario, type Scenario, type ScenarioOptions } from "../../tools/simulate-slime/scenario";
 import type { ScenarioTruth } from "../../tools/simulate-slime/scenario-truth";
-
-const EVERYTHING_ONE_N: ScenarioOptions = {
-  seed: 7,
-  n: 3,
-  alwaysUseTrainStep: true,
-  critic: true,
-  numCriticOnlySteps: 1,
-  async: true,
-  evalInterval: 1,
-  interleaveWriters: true,
-  logMultiTurn: true,
-  logPassrate: true,
-  restartOverlap: 2,
-  rounds: [{ rollouts: 5, crash: true }, { rollouts: 6, resumeInPlace: { crashAfter: 2, relog: 1 } }, { rollouts: 4 }],
-};
-
-const N_PER_ROUND: ScenarioOptions = {
-  seed: 11,
-  n: 3,
-  alwaysUseTrainStep: true,
-  critic: true,
-  evalInterval: 2,
-  restartOverlap: 2,
-  rounds: [
-    { rollouts: 5, crash: true },
-    { rollouts: 5, n: 2, resumeInPlace: { crashAfter: 2, relog: 1 } },
-    { rollouts: 3, n: 2 },
-  ],
-};
+import { EVERYTHING_ONE_N, N_PER_ROUND } from "../fixtures/slime-scenarios";
 
 function archiveOf(s: Scenario): Archive {
   return { dir: "mem", manifest: scenarioManifest(s), runs: scenarioRunHistories(s) };

@@ -9,35 +9,8 @@ import { test } from "node:test";
 
 import { alignRuns } from "../../lib/axes/align-runs";
 import { runHealthChecks } from "../../lib/health/run-health-checks";
-import { type ScenarioOptions, scenarioRunHistories, simulateScenario } from "../../tools/simulate-slime/scenario";
-
-const EVERYTHING: ScenarioOptions = {
-  seed: 7,
-  n: 3,
-  alwaysUseTrainStep: true,
-  critic: true,
-  numCriticOnlySteps: 1,
-  async: true,
-  evalInterval: 1,
-  interleaveWriters: true,
-  logMultiTurn: true,
-  logPassrate: true,
-  restartOverlap: 2,
-  rounds: [{ rollouts: 5, crash: true }, { rollouts: 6, resumeInPlace: { crashAfter: 2, relog: 1 } }, { rollouts: 4 }],
-};
-const N_PER_ROUND: ScenarioOptions = {
-  seed: 11,
-  n: 3,
-  alwaysUseTrainStep: true,
-  critic: true,
-  evalInterval: 2,
-  restartOverlap: 2,
-  rounds: [
-    { rollouts: 5, crash: true },
-    { rollouts: 5, n: 2, resumeInPlace: { crashAfter: 2, relog: 1 } },
-    { rollouts: 3, n: 2 },
-  ],
-};
+import { scenarioRunHistories, simulateScenario } from "../../tools/simulate-slime/scenario";
+import { EVERYTHING_ONE_N as EVERYTHING, N_PER_ROUND } from "../fixtures/slime-scenarios";
 
 for (const [name, opts] of [
   ["every trait at once", EVERYTHING],
