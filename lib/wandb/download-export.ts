@@ -10,6 +10,7 @@ import type { WandbConnection } from "./connection";
 import { decideRetry, rateLimitWaitMs, type AttemptFailure } from "./retry-policy";
 import { USER_AGENT } from "./version";
 import { WandbError } from "./wandb-error";
+import { BodyTooLarge, readBodyCapped } from "./read-body-capped";
 
 /** Thrown when the signed URL was refused with 403 (expired or revoked): ask for new URLs. */
 export class ExpiredExportUrl extends Error {
@@ -36,31 +37,7 @@ export function isWholeParquet(bytes: Uint8Array): boolean {
   return n >= 12 && magic(0) && magic(n - 4);
 }
 
-class TooLarge extends Error {}
 class NotParquet extends Error {}
-
-async function readCapped(res: Response, maxBytes: number): Promise<Uint8Array> {
-  const declared = Number(res.headers.get("content-length") ?? NaN);
-  if (declared > maxBytes) {
-    await res.body?.cancel().catch(() => undefined);
-    throw new TooLarge(`Content-Length ${declared}`);
-  }
-  if (res.body === null) return new Uint8Array(0);
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw new TooLarge(`more than ${maxBytes} bytes read`);
-    }
-    chunks.push(value);
-  }
-  return chunks.length === 1 ? chunks[0] : new Uint8Array(Buffer.concat(chunks));
-}
 
 /** What a download is about, for messages: run path and "file 2 of 3". */
 export interface ExportFileRef {
@@ -112,9 +89,9 @@ export async function downloadExportFile(conn: WandbConnection, url: string, ref
       if (res.ok) {
         let bytes: Uint8Array;
         try {
-          bytes = await readCapped(res, conn.limits.maxExportFileBytes);
+          bytes = await readBodyCapped(res, conn.limits.maxExportFileBytes);
         } catch (e) {
-          if (e instanceof TooLarge)
+          if (e instanceof BodyTooLarge)
             throw fail(attempt, status, `file is over the limit of ${conn.limits.maxExportFileBytes} bytes (maxExportFileBytes; ${e.message})`);
           throw e;
         }

@@ -8,6 +8,7 @@ import type { WandbConnection } from "./connection";
 import { decideRetry, rateLimitPauseMs, rateLimitWaitMs, type AttemptFailure } from "./retry-policy";
 import { USER_AGENT } from "./version";
 import { WandbError } from "./wandb-error";
+import { BodyTooLarge, readBodyCapped } from "./read-body-capped";
 
 /** A GraphQL operation of the reader. */
 export interface GraphqlOperation {
@@ -49,33 +50,6 @@ function describeFailure(f: AttemptFailure, detail: string): string {
 
 /** Internal marker: a 200 whose body is not complete JSON. */
 class TruncatedBody extends Error {}
-
-/** Internal marker: a body over the size limit (bytes declared by Content-Length, or read so far). */
-class BodyTooLarge extends Error {}
-
-/** Body text of a response, refused (and the rest left unread) once it passes `maxBytes`. */
-async function readBodyCapped(res: Response, maxBytes: number): Promise<string> {
-  const declared = Number(res.headers.get("content-length") ?? NaN);
-  if (declared > maxBytes) {
-    await res.body?.cancel().catch(() => undefined);
-    throw new BodyTooLarge(`Content-Length ${declared}`);
-  }
-  if (res.body === null) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw new BodyTooLarge(`more than ${maxBytes} bytes read`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
 
 function graphqlMessages(errors: unknown[]): string {
   return errors.map((x) => (x && typeof (x as { message?: unknown }).message === "string" ? (x as { message: string }).message : JSON.stringify(x))).join("; ");
@@ -143,7 +117,8 @@ export async function graphqlRequest<T>(conn: WandbConnection, op: GraphqlOperat
       }
       let text: string;
       try {
-        text = await readBodyCapped(res, conn.limits.maxResponseBytes);
+        const body = await readBodyCapped(res, conn.limits.maxResponseBytes);
+        text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8"); // a view, no copy
       } catch (e) {
         if (!(e instanceof BodyTooLarge)) throw e;
         throw fail(
