@@ -8,13 +8,8 @@
  * may insert the last `train/global_step` into a row that lacks it (a samples-table row); the JS SDK
  * has no define_metric, so such a row stays bookkeeping-only here.
  */
-import wandb from "@wandb/sdk";
-
-import { installFakeClock } from "../simulate-slime/fake-clock";
-import type { SdkTarget } from "../simulate-slime/log-with-sdk";
+import { logSessionWithSdk, type SdkTarget } from "../simulate-slime/log-with-sdk";
 import type { FwRow, FwRun } from "./types";
-
-type LogHistory = (data: Record<string, unknown>, step?: number, commit?: boolean) => void;
 
 /** The dict the framework passes to `wandb.log` for a row (key order kept; a table as its JSON form). */
 export function frameworkLogDict(row: FwRow): Record<string, unknown> {
@@ -28,42 +23,16 @@ export function frameworkLogDict(row: FwRow): Record<string, unknown> {
  * test server then reports "failed": a W&B server marks "crashed" only when heartbeats stop).
  */
 export async function logFrameworkRunWithSdk(run: FwRun, target: SdkTarget): Promise<void> {
-  const clock = installFakeClock(run.initMs);
-  try {
-    const sdkRun = await wandb.init({
-      id: run.runId,
-      entity: target.entity,
-      project: target.project,
-      name: `${run.round}-${run.runId}`,
-      config: run.config,
-      settings: { apiKey: target.apiKey, baseUrl: target.baseUrl, silent: true },
-    });
-    const fileStream = sdkRun._messenger.sender?.filestream as unknown as { logHistory: LogHistory } | undefined;
-    if (!fileStream || typeof fileStream.logHistory !== "function") {
-      throw new Error(`run ${run.runId}: @wandb/sdk internals changed (no sender.filestream.logHistory); cannot control its clock`);
-    }
-    const pendingTimes: number[] = [];
-    let stamped = 0;
-    const original = fileStream.logHistory.bind(fileStream);
-    fileStream.logHistory = (data, step, commit) => {
-      if (Object.keys(data).length > 0) {
-        const t = pendingTimes.shift();
-        if (t === undefined) throw new Error(`run ${run.runId}: the SDK stamped more rows than were logged`);
-        clock.set(t);
-        stamped++;
-      }
-      original(data, step, commit);
-    };
-    for (const row of run.rows) {
-      pendingTimes.push(row.timeMs);
-      if (row.explicitStep === null) wandb.log(frameworkLogDict(row));
-      else wandb.log(frameworkLogDict(row), row.explicitStep);
-    }
-    await wandb.finish(run.state === "crashed" ? 1 : 0);
-    if (stamped !== run.rows.length) throw new Error(`run ${run.runId}: the SDK processed ${stamped} of ${run.rows.length} logged rows`);
-  } finally {
-    clock.restore();
-  }
+  const rows = run.rows.map((row) => ({ dict: frameworkLogDict(row), step: row.explicitStep, timeMs: row.timeMs }));
+  const session = {
+    runId: run.runId,
+    name: `${run.round}-${run.runId}`,
+    config: run.config,
+    initMs: run.initMs,
+    rows,
+    exitCode: run.state === "crashed" ? 1 : 0,
+  };
+  await logSessionWithSdk(session, target);
 }
 
 /** Logs runs one after another (the SDK holds one active run at a time). */

@@ -28,21 +28,36 @@ export function wandbLogDict(row: SimRow): Record<string, number> {
 
 type LogHistory = (data: Record<string, unknown>, step?: number, commit?: boolean) => void;
 
-/** Logs one run with the SDK under a fake clock; resolves when the SDK has finished the run. */
-export async function logRunWithSdk(run: SimRun, target: SdkTarget): Promise<void> {
-  const clock = installFakeClock(run.initMs);
+/** What one `wandb.init` ... `wandb.finish` session logs, whatever simulator made it. */
+export interface SdkSession {
+  runId: string;
+  name: string;
+  config: Record<string, unknown>;
+  /** `wandb.init` time, epoch ms (the SDK's `_runtime` counts from here). */
+  initMs: number;
+  /** The `wandb.log` calls in order: the dict, the explicit step (null: none) and the row's simulated time. */
+  rows: readonly { dict: Record<string, unknown>; step: number | null; timeMs: number }[];
+  exitCode: number;
+}
+
+/**
+ * Logs one session with the SDK under a fake clock set to each row's time when the SDK's file stream
+ * stamps it; resolves when the SDK has finished the run. Shared by the slime and framework simulators.
+ */
+export async function logSessionWithSdk(session: SdkSession, target: SdkTarget): Promise<void> {
+  const clock = installFakeClock(session.initMs);
   try {
     const sdkRun = await wandb.init({
-      id: run.runId,
+      id: session.runId,
       entity: target.entity,
       project: target.project,
-      name: run.displayName,
-      config: run.config,
+      name: session.name,
+      config: session.config,
       settings: { apiKey: target.apiKey, baseUrl: target.baseUrl, silent: true },
     });
     const fileStream = sdkRun._messenger.sender?.filestream as unknown as { logHistory: LogHistory } | undefined;
     if (!fileStream || typeof fileStream.logHistory !== "function") {
-      throw new Error(`run ${run.runId}: @wandb/sdk internals changed (no sender.filestream.logHistory); cannot control its clock`);
+      throw new Error(`run ${session.runId}: @wandb/sdk internals changed (no sender.filestream.logHistory); cannot control its clock`);
     }
     const pendingTimes: number[] = [];
     let stamped = 0;
@@ -51,23 +66,30 @@ export async function logRunWithSdk(run: SimRun, target: SdkTarget): Promise<voi
       // The final flush calls logHistory({}) and stamps nothing.
       if (Object.keys(data).length > 0) {
         const t = pendingTimes.shift();
-        if (t === undefined) throw new Error(`run ${run.runId}: the SDK stamped more rows than were logged`);
+        if (t === undefined) throw new Error(`run ${session.runId}: the SDK stamped more rows than were logged`);
         clock.set(t);
         stamped++;
       }
       original(data, step, commit);
     };
-    for (const row of run.rows) {
+    for (const row of session.rows) {
       pendingTimes.push(row.timeMs);
-      wandb.log(wandbLogDict(row));
+      if (row.step === null) wandb.log(row.dict);
+      else wandb.log(row.dict, row.step);
     }
-    await wandb.finish(0);
-    if (stamped !== run.rows.length) {
-      throw new Error(`run ${run.runId}: the SDK processed ${stamped} of ${run.rows.length} logged rows`);
+    await wandb.finish(session.exitCode);
+    if (stamped !== session.rows.length) {
+      throw new Error(`run ${session.runId}: the SDK processed ${stamped} of ${session.rows.length} logged rows`);
     }
   } finally {
     clock.restore();
   }
+}
+
+/** Logs one slime run with the SDK; resolves when the SDK has finished the run. */
+export async function logRunWithSdk(run: SimRun, target: SdkTarget): Promise<void> {
+  const rows = run.rows.map((row) => ({ dict: wandbLogDict(row), step: null, timeMs: row.timeMs }));
+  await logSessionWithSdk({ runId: run.runId, name: run.displayName, config: run.config, initMs: run.initMs, rows, exitCode: 0 }, target);
 }
 
 /** Logs runs one after another (the SDK holds one active run at a time). */
