@@ -16,8 +16,8 @@ import { ppoKlByPosition } from "../lib/diagnostics/ppo-kl-by-position";
 import { rolloutRoundTable } from "../lib/diagnostics/rollout-round-table";
 import { timeBreakdown } from "../lib/diagnostics/time-breakdown";
 import { zeroGradNormUpdates } from "../lib/diagnostics/zero-grad-norm-updates";
-import { buildExports } from "../lib/export/build-exports";
-import { writeFilesAtomically } from "../lib/export/write-files-atomically";
+import { planExports } from "../lib/export/build-exports";
+import { writePlannedExports } from "../lib/export/write-exports";
 import type { Reporter } from "../lib/types";
 import { vmHwmKb } from "./process-memory";
 import { summaryJson } from "./summary-json";
@@ -35,18 +35,23 @@ async function main(): Promise<void> {
   };
   const t0 = t;
 
-  const archive = await loadArchive(archiveDir);
-  lap("load");
-  const aligned = alignRuns(archive.runs);
-  lap("align");
+  // As writeExports: the archive's rows are dropped once aligned (only the manifest is kept).
+  const { manifest, rows, aligned } = await (async () => {
+    const archive = await loadArchive(archiveDir);
+    const rows = archive.runs.reduce((a, r) => a + r.rows.length, 0);
+    lap("load");
+    const aligned = alignRuns(archive.runs, { releaseRows: true });
+    lap("align");
+    return { manifest: archive.manifest, rows, aligned };
+  })();
   const policy = policyRoundTable(aligned, { reporter });
   const kl = ppoKlByPosition(aligned, { reporter });
   const zero = zeroGradNormUpdates(aligned);
   const rollout = rolloutRoundTable(aligned, { reporter });
   const time = timeBreakdown(aligned, { reporter });
   lap("summaries");
-  const build = buildExports(archive, aligned, { reporter, workspaceVersion: "bench" });
-  await writeFilesAtomically(path.join(outDir, "exports"), build.files);
+  const plan = planExports({ manifest }, aligned, { reporter, workspaceVersion: "bench" });
+  await writePlannedExports(path.join(outDir, "exports"), plan);
   lap("export");
   const seconds = (performance.now() - t0) / 1000;
 
@@ -55,7 +60,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     JSON.stringify({
       side: "ours",
-      rows: archive.runs.reduce((a, r) => a + r.rows.length, 0),
+      rows,
       updates: aligned.updates.length,
       warnings,
       phases,

@@ -17,6 +17,9 @@ const READ_CHUNK_BYTES = 16 << 20;
 /** A line longer than this is corruption, not a history row. */
 const MAX_LINE_CHARS = 64 << 20;
 
+/** A frozen file whose bytes are not those the manifest hashed (changed after it was frozen). */
+export class ArchiveChangedError extends Error {}
+
 /** Result of checking one file of an archive. */
 export interface VerifiedFile {
   /** Archive-relative path. */
@@ -157,9 +160,9 @@ async function readHistoryFile(filePath: string, run: ManifestRun, reporter: Rep
   }
   const actual = hash.digest("hex");
   if (actual !== run.sha256) {
-    throw new Error(`archive file ${filePath}: sha256 mismatch (expected ${run.sha256}, actual ${actual}); the file changed after it was frozen`);
+    throw new ArchiveChangedError(`archive file ${filePath}: sha256 mismatch (expected ${run.sha256}, actual ${actual}); the file changed after it was frozen`);
   }
-  if (bytes !== run.bytes) throw new Error(`archive file ${filePath}: ${bytes} bytes, ${MANIFEST_FILE} says ${run.bytes}`);
+  if (bytes !== run.bytes) throw new ArchiveChangedError(`archive file ${filePath}: ${bytes} bytes, ${MANIFEST_FILE} says ${run.bytes}`);
   carry += decoder.end();
   if (problem === null && carry.length > 0) problem = `line ${lineNo + 1}: truncated (the file does not end with a newline)`;
   if (problem !== null) throw new Error(`archive file ${filePath} ${problem}`);
@@ -187,4 +190,38 @@ export async function loadArchive(dir: string, reporter: Reporter = {}): Promise
     runs.push({ runId: run.runId, round: run.round, entity: run.entity, project: run.project, state: run.state, rows });
   }
   return { dir, manifest, runs };
+}
+
+/** True when `file` exists (any kind). */
+async function present(file: string): Promise<boolean> {
+  return fsp.stat(file).then(
+    () => true,
+    (e: NodeJS.ErrnoException) => {
+      if (e.code === "ENOENT") return false;
+      throw e;
+    },
+  );
+}
+
+/**
+ * Loads the archive reading each file once (hashed as it is parsed), or, when it does not verify,
+ * returns the full {@link verifyArchive} report instead (every missing, changed and unlisted file, so
+ * the caller can name them all). Only that failure path reads the files a second time.
+ * @example const r = await loadOrReport("data/wandb"); if ("report" in r) ...; else r.archive
+ */
+export async function loadOrReport(dir: string, reporter: Reporter = {}): Promise<{ archive: Archive } | { report: VerifyReport }> {
+  let manifest: SourceManifest;
+  try {
+    manifest = await readManifest(dir);
+  } catch {
+    return { report: await verifyArchive(dir) };
+  }
+  const missing = await Promise.all(manifest.runs.map(async (r) => !(await present(path.join(dir, r.file)))));
+  if (missing.some((m) => m) || (await unlistedFiles(dir, manifest)).length > 0) return { report: await verifyArchive(dir) };
+  try {
+    return { archive: await loadArchive(dir, reporter) };
+  } catch (e) {
+    if (e instanceof ArchiveChangedError) return { report: await verifyArchive(dir) };
+    throw e;
+  }
 }

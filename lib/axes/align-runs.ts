@@ -71,6 +71,12 @@ export interface AlignRunsOptions {
   alwaysUseTrainStep?: InferAxisMappingOptions["alwaysUseTrainStep"];
   /** Framework profile name (lib/registry/profiles.ts). Default: detected from the runs' keys. */
   profile?: string;
+  /**
+   * Empty each run's `rows` once its records are built (slime runs), for a caller that keeps only the
+   * alignment (writeExports): the archive's rows and the records then never coexist whole, which at
+   * 10^6 updates is most of the peak memory. Default false: the runs are left as given.
+   */
+  releaseRows?: boolean;
 }
 
 /** Issue kinds whose step is a train/step (the others carry a rollout id). */
@@ -139,6 +145,7 @@ function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions): AlignedRuns
   const notes: AlignmentNote[] = [];
   const noUpdatesExpected: Set<number>[] = [];
   const criticOnly: UpdateRecord[] = [];
+  const runsMeta = runs.map((r) => ({ runId: r.runId, round: r.round, state: r.state, historyEvents: r.rows.length }));
 
   // One builder per record kind: consecutive records of a kind mostly share their key sequence.
   const updateValues = new ValuesBuilder();
@@ -242,12 +249,12 @@ function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions): AlignedRuns
       });
     }
     noUpdatesExpected.push(skip);
+    if (opts.releaseRows) run.rows = [];
     reporter?.progress?.("align runs", ri + 1, runs.length);
   }
 
   const superseded = supersededRecords(per);
   runNotes(per, superseded, notes);
-  const runsMeta = runs.map((r) => ({ runId: r.runId, round: r.round, state: r.state, historyEvents: r.rows.length }));
   const cov = checkCoverage(mapping, runsMeta, rollouts, updates, issues, noUpdatesExpected);
   cov.coverage.forEach((c, i) => (c.rowKinds = { ...scans[i].counts }));
   const sorted = sortIssues(issues.concat(cov.issues), runs, per);

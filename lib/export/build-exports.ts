@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { defaultHealthParams, type HealthParams } from "../health/health-params";
 import { runHealthChecks, type HealthReport } from "../health/run-health-checks";
 import type { AlignedRuns, Archive, Reporter } from "../types";
-import { csvText, type ExportTable } from "./csv-text";
+import { csvText, streamed, type AnyTable } from "./csv-text";
 import {
   CELL_CONVENTIONS,
   EXPORT_MANIFEST_FILE,
@@ -30,7 +30,7 @@ import { profileOfAligned } from "../registry/profiles";
 import { summaryColumnsFor, summaryTable } from "./summary-table";
 import { workspaceVersion as readWorkspaceVersion } from "./workspace-version";
 
-/** One file of the export set. */
+/** One file of the export set, in memory. */
 export interface ExportFile {
   /** Path inside the export folder: a plain name, or `folder/...` for the files of a hive layout. */
   name: string;
@@ -85,72 +85,80 @@ export function sha256Text(text: string): string {
 const PARQUET_TABLES: readonly string[] = [ROLLOUTS_FILE, UPDATES_FILE];
 
 /**
- * Builds the export files from an archive and its alignment (`alignRuns(archive.runs)`). Throws
- * `invalid aligned: ...` when the aligned runs are not the archive's runs in its order.
- * @example const { files } = buildExports(archive, alignRuns(archive.runs));
+ * What an export writes, before any byte is formatted: the CSV tables in writing order (record tables
+ * make their rows on demand), the Parquet files when asked, and the manifest once the files' hashes
+ * are known. {@link buildExports} turns it into texts; writeExports streams it into files.
  */
-export function buildExports(archive: Archive, aligned: AlignedRuns, opts: BuildExportsOptions = {}): ExportBuild {
-  const sourceIds = archive.manifest.runs.map((r) => r.runId);
+export interface ExportPlan {
+  /** CSV tables in writing order: rollouts, updates, summary, superseded, health. */
+  tables: AnyTable[];
+  /** Parquet files (after the CSVs), with their manifest entries. */
+  parquet: { file: ExportFile; entry: ExportFileEntry }[];
+  /** The manifest, given the CSV entries as written (sha256 and bytes), in table order. */
+  manifest(csvEntries: ExportFileEntry[]): ExportManifest;
+  health: HealthReport;
+}
+
+/** The manifest entry of a CSV table written with this sha256 and size. */
+export function csvEntry(table: AnyTable, sha256: string, bytes: number): ExportFileEntry {
+  return { name: table.name, description: FILE_DESCRIPTIONS[table.name], sha256, bytes, rows: streamed(table).rowCount, columns: [...table.columns] };
+}
+
+/** Throws `invalid aligned: ...` unless the aligned runs are the source's runs in its order. */
+function checkSameRuns(source: Pick<Archive, "manifest">, aligned: AlignedRuns): void {
+  const sourceIds = source.manifest.runs.map((r) => r.runId);
   const alignedIds = aligned.runs.map((r) => r.runId);
   if (sourceIds.join("\n") !== alignedIds.join("\n")) {
     throw new Error(
       `invalid aligned: runs ${alignedIds.join(", ") || "(none)"} are not the archive's runs ${sourceIds.join(", ") || "(none)"} (align archive.runs)`,
     );
   }
-  assertMappingHolds(aligned, { allowIssues: opts.allowIssues, what: "to export" });
-  const summary = summaryTable(aligned, { reporter: opts.reporter, allowIssues: true });
-  const health = runHealthChecks(aligned, opts.health ?? defaultHealthParams());
-  // One table at a time: a table's cells can be collected once its text exists.
-  const makers: (() => ExportTable)[] = [
-    () => rolloutsTable(aligned),
-    () => updatesTable(aligned),
-    () => summary.table,
-    () => supersededTable(aligned),
-    () => healthTable(health),
-  ];
-  const files: ExportFile[] = [];
-  const entries: ExportFileEntry[] = [];
-  // Parquet files follow the CSVs in the manifest; made while their table is alive.
-  const parquet: ExportFile[] = [];
-  const parquetEntries: ExportFileEntry[] = [];
-  const workspaceVersion = opts.workspaceVersion ?? readWorkspaceVersion();
-  for (const make of makers) {
-    const t = make();
-    const text = csvText(t);
-    files.push({ name: t.name, text });
-    entries.push({
-      name: t.name,
-      description: FILE_DESCRIPTIONS[t.name],
-      sha256: sha256Text(text),
-      bytes: Buffer.byteLength(text, "utf8"),
-      rows: t.rows.length,
-      columns: [...t.columns],
-    });
-    if (opts.parquet && PARQUET_TABLES.includes(t.name)) {
-      for (const f of parquetFiles(t, opts.parquet.layout, parquetCreatedBy(workspaceVersion))) {
-        parquet.push({ name: f.name, text: "", bytes: f.bytes });
-        parquetEntries.push({
+}
+
+/** The Parquet files of the record tables in `tables`, in the layout asked. */
+function parquetPlan(tables: readonly AnyTable[], layout: ParquetLayout, workspaceVersion: string): ExportPlan["parquet"] {
+  const out: ExportPlan["parquet"] = [];
+  for (const t of tables) {
+    if (!PARQUET_TABLES.includes(t.name)) continue;
+    for (const f of parquetFiles(t, layout, parquetCreatedBy(workspaceVersion))) {
+      out.push({
+        file: { name: f.name, text: "", bytes: f.bytes },
+        entry: {
           name: f.name,
-          description: parquetFileDescription(t.name, opts.parquet.layout),
+          description: parquetFileDescription(t.name, layout),
           sha256: createHash("sha256").update(f.bytes).digest("hex"),
           bytes: f.bytes.byteLength,
           rows: f.rows,
           columns: f.columns,
-        });
-      }
+        },
+      });
     }
   }
-  files.push(...parquet);
-  entries.push(...parquetEntries);
-  const source = archive.manifest;
-  const manifest: ExportManifest = {
+  return out;
+}
+
+/**
+ * Plans the export of an archive's alignment (`alignRuns(archive.runs)`); only the archive's manifest
+ * is read, so its rows may be released once aligned. Throws `invalid aligned: ...` when the aligned
+ * runs are not the archive's runs in its order, and refuses (see assertMappingHolds) unless allowed.
+ */
+export function planExports(source: Pick<Archive, "manifest">, aligned: AlignedRuns, opts: BuildExportsOptions = {}): ExportPlan {
+  checkSameRuns(source, aligned);
+  assertMappingHolds(aligned, { allowIssues: opts.allowIssues, what: "to export" });
+  const summary = summaryTable(aligned, { reporter: opts.reporter, allowIssues: true });
+  const health = runHealthChecks(aligned, opts.health ?? defaultHealthParams());
+  const tables: AnyTable[] = [rolloutsTable(aligned), updatesTable(aligned), summary.table, supersededTable(aligned), healthTable(health)];
+  const workspaceVersion = opts.workspaceVersion ?? readWorkspaceVersion();
+  const parquet = opts.parquet ? parquetPlan(tables, opts.parquet.layout, workspaceVersion) : [];
+  const m = source.manifest;
+  const manifest = (csvEntries: ExportFileEntry[]): ExportManifest => ({
     kind: EXPORT_MANIFEST_KIND,
     formatVersion: 1,
     workspaceVersion,
-    source: { kind: source.kind, formatVersion: source.formatVersion, readerVersion: source.readerVersion, runs: exportSourceRuns(source) },
+    source: { kind: m.kind, formatVersion: m.formatVersion, readerVersion: m.readerVersion, runs: exportSourceRuns(m) },
     profile: exportProfile(aligned),
     axes: aligned.mapping,
-    files: entries,
+    files: [...csvEntries, ...parquet.map((p) => p.entry)],
     cells: { ...CELL_CONVENTIONS },
     summaryColumns: summaryColumnsFor(profileOfAligned(aligned)).map(summaryColumnEntry),
     summaryNotes: summary.notes,
@@ -158,7 +166,27 @@ export function buildExports(archive: Archive, aligned: AlignedRuns, opts: Build
     builtDespiteIssues: blockingIssues(aligned).length > 0,
     superseded: aligned.superseded.map(exportSuperseded),
     alignmentNotes: aligned.notes.map((x) => `${x.kind}: ${x.message}`),
-  };
+  });
+  return { tables, parquet, manifest, health };
+}
+
+/**
+ * Builds the export files in memory from an archive and its alignment (`alignRuns(archive.runs)`):
+ * the same bytes writeExports streams into files. Throws `invalid aligned: ...` when the aligned runs
+ * are not the archive's runs in its order.
+ * @example const { files } = buildExports(archive, alignRuns(archive.runs));
+ */
+export function buildExports(archive: Pick<Archive, "manifest">, aligned: AlignedRuns, opts: BuildExportsOptions = {}): ExportBuild {
+  const plan = planExports(archive, aligned, opts);
+  const files: ExportFile[] = [];
+  const entries: ExportFileEntry[] = [];
+  for (const t of plan.tables) {
+    const text = csvText(t);
+    files.push({ name: t.name, text });
+    entries.push(csvEntry(t, sha256Text(text), Buffer.byteLength(text, "utf8")));
+  }
+  files.push(...plan.parquet.map((p) => p.file));
+  const manifest = plan.manifest(entries);
   files.push({ name: EXPORT_MANIFEST_FILE, text: serializeExportManifest(manifest) });
-  return { files, manifest, health };
+  return { files, manifest, health: plan.health };
 }

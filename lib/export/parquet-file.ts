@@ -8,7 +8,7 @@
 import { pathToFileURL } from "node:url";
 
 import type { ExportCell } from "./export-cell";
-import type { ExportTable } from "./csv-text";
+import { streamed, type AnyTable, type StreamedTable } from "./csv-text";
 
 /** Parquet physical type of an export column. */
 export type ParquetColumnType = "string" | "int64" | "float64";
@@ -83,16 +83,31 @@ function cellError(table: string, row: number, column: string, type: ParquetColu
   return new Error(`invalid cell of ${table}: data row ${row + 1}, column ${column}: ${JSON.stringify(cell)} is not a ${type} value`);
 }
 
-/** Values of column `j` as the writer takes them (null = missing); one pass over the rows. */
-function columnValues(table: ExportTable, j: number, type: ParquetColumnType): (string | number | bigint | null)[] {
-  const { rows } = table;
-  const out = new Array<string | number | bigint | null>(rows.length);
-  for (let i = 0; i < rows.length; i++) {
-    const c = rows[i][j];
-    if (c === null || c === undefined) out[i] = null;
-    else if (type === "string" ? typeof c === "string" : typeof c === "number" && (type === "float64" || Number.isSafeInteger(c)))
-      out[i] = type === "int64" ? BigInt(c) : c;
-    else throw cellError(table.name, i, table.columns[j], type, c);
+/** Throws unless `cell` fits `type`; the value as the writer takes it (null = missing). */
+function writerValue(cell: ExportCell, type: ParquetColumnType): string | number | bigint | null | undefined {
+  if (cell === null || cell === undefined) return null;
+  if (type === "string" ? typeof cell === "string" : typeof cell === "number" && (type === "float64" || Number.isSafeInteger(cell)))
+    return type === "int64" ? BigInt(cell) : cell;
+  return undefined;
+}
+
+/** Values of the columns `keep` of the rows `pick` (all when omitted), one pass over the rows. */
+function columnValues(
+  table: StreamedTable,
+  keep: readonly number[],
+  types: readonly ParquetColumnType[],
+  pick?: readonly number[],
+): (string | number | bigint | null)[][] {
+  const count = pick ? pick.length : table.rowCount;
+  const out = keep.map(() => new Array<string | number | bigint | null>(count));
+  for (let k = 0; k < count; k++) {
+    const i = pick ? pick[k] : k;
+    const row = table.row(i);
+    for (let c = 0; c < keep.length; c++) {
+      const v = writerValue(row[keep[c]], types[c]);
+      if (v === undefined) throw cellError(table.name, i, table.columns[keep[c]], types[c], row[keep[c]]);
+      out[c][k] = v;
+    }
   }
   return out;
 }
@@ -101,17 +116,17 @@ function columnValues(table: ExportTable, j: number, type: ParquetColumnType): (
 const WRITER_TYPES: Readonly<Record<ParquetColumnType, ColumnSource["type"]>> = { string: "STRING", int64: "INT64", float64: "DOUBLE" };
 
 /**
- * Parquet bytes of `table` (rows in order), leaving out the columns in `omit` (the partition column
- * of a hive layout). Throws `invalid cell of <table>: ...` for a cell that does not fit its column.
+ * Parquet bytes of `table` (its rows `pick` in that order, all when omitted), leaving out the columns in
+ * `omit` (the partition column of a hive layout). Throws `invalid cell of <table>: ...` for a cell that
+ * does not fit its column.
  * @example parquetBytes({ name: "t.csv", columns: ["round", "x"], rows: [["R0", NaN]] }, "rl-run-diagnostics 0.1.0 (hyparquet-writer)")
  */
-export function parquetBytes(table: ExportTable, createdBy: string, omit: readonly string[] = []): Uint8Array {
-  const columnData: ColumnSource[] = [];
-  table.columns.forEach((name, j) => {
-    if (omit.includes(name)) return;
-    const type = parquetColumnType(name);
-    columnData.push({ name, data: columnValues(table, j, type), type: WRITER_TYPES[type], nullable: true });
-  });
+export function parquetBytes(table: AnyTable, createdBy: string, omit: readonly string[] = [], pick?: readonly number[]): Uint8Array {
+  const t = streamed(table);
+  const keep = t.columns.flatMap((name, j) => (omit.includes(name) ? [] : [j]));
+  const types = keep.map((j) => parquetColumnType(t.columns[j]));
+  const data = columnValues(t, keep, types, pick);
+  const columnData: ColumnSource[] = keep.map((j, c) => ({ name: t.columns[j], data: data[c], type: WRITER_TYPES[types[c]], nullable: true }));
   return new Uint8Array(parquetWriter().parquetWriteBuffer({ columnData, createdBy }));
 }
 
@@ -132,27 +147,29 @@ const HIVE_VALUE = /^[A-Za-z0-9._-]+$/;
  * from the path (hive). Throws `invalid round for the hive layout: <label>` for a label a path cannot carry.
  * @example parquetFiles(rolloutsTable(aligned), "hive", createdBy).map((f) => f.name) // ["rollouts/round=R0/part-0.parquet", ...]
  */
-export function parquetFiles(table: ExportTable, layout: ParquetLayout, createdBy: string): ParquetFile[] {
-  const stem = table.name.replace(/\.csv$/, "");
+export function parquetFiles(table: AnyTable, layout: ParquetLayout, createdBy: string): ParquetFile[] {
+  const t = streamed(table);
+  const stem = t.name.replace(/\.csv$/, "");
   if (layout === "flat") {
-    return [{ name: `${stem}.parquet`, bytes: parquetBytes(table, createdBy), rows: table.rows.length, columns: [...table.columns] }];
+    return [{ name: `${stem}.parquet`, bytes: parquetBytes(t, createdBy), rows: t.rowCount, columns: [...t.columns] }];
   }
-  const r = table.columns.indexOf("round");
-  if (r < 0) throw new Error(`invalid table for the hive layout: ${table.name} has no round column`);
-  const byRound = new Map<string, ExportCell[][]>();
-  for (const row of table.rows) {
-    const label = String(row[r]);
+  const r = t.columns.indexOf("round");
+  if (r < 0) throw new Error(`invalid table for the hive layout: ${t.name} has no round column`);
+  // Row indices per round, not rows: a round's cells are made again while its file is written.
+  const byRound = new Map<string, number[]>();
+  for (let i = 0; i < t.rowCount; i++) {
+    const label = String(t.row(i)[r]);
     if (!HIVE_VALUE.test(label) || label === "." || label === "..") {
       throw new Error(`invalid round for the hive layout: ${JSON.stringify(label)} (letters, digits, ".", "_" and "-" only)`);
     }
     const rows = byRound.get(label);
-    if (rows) rows.push(row);
-    else byRound.set(label, [row]);
+    if (rows) rows.push(i);
+    else byRound.set(label, [i]);
   }
-  const columns = table.columns.filter((c) => c !== "round");
+  const columns = t.columns.filter((c) => c !== "round");
   return Array.from(byRound, ([label, rows]) => ({
     name: `${stem}/round=${label}/part-0.parquet`,
-    bytes: parquetBytes({ name: table.name, columns: table.columns, rows }, createdBy, ["round"]),
+    bytes: parquetBytes(t, createdBy, ["round"], rows),
     rows: rows.length,
     columns,
   }));

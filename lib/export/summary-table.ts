@@ -5,7 +5,6 @@
 import type { AlignedRuns, Reporter } from "../types";
 import { METRICS, type MetricSpec } from "../schema/slime-metrics";
 import type { FrameworkProfile } from "../registry/framework-profile";
-import { SLIME_PROFILE } from "../registry/profile-slime";
 import { profileOfAligned } from "../registry/profiles";
 import {
   policyColumns,

@@ -4,15 +4,16 @@
  */
 import * as path from "node:path";
 
-import { loadArchive, verifyArchive } from "../archive/load-archive";
+import { loadOrReport, type VerifyReport } from "../archive/load-archive";
 import { MANIFEST_FILE } from "../archive/manifest";
 import { alignRuns, type AlignRunsOptions } from "../axes/align-runs";
 import type { HealthParams } from "../health/health-params";
 import type { HealthReport } from "../health/run-health-checks";
-import type { Reporter } from "../types";
+import type { AlignedRuns, Reporter, SourceManifest } from "../types";
 import { chooseProfile } from "../registry/profile-choice";
-import { buildExports, sha256Text, type ExportFile } from "./build-exports";
-import { EXPORT_MANIFEST_FILE, type ExportFileEntry } from "./export-manifest";
+import { csvEntry, planExports, type ExportPlan } from "./build-exports";
+import { csvChunks } from "./csv-text";
+import { EXPORT_MANIFEST_FILE, serializeExportManifest, type ExportFileEntry } from "./export-manifest";
 import { loadParquetWriter, type ParquetLayout } from "./parquet-file";
 import { writeFilesAtomically, type FileToWrite } from "./write-files-atomically";
 
@@ -49,7 +50,7 @@ export interface ExportResult {
 }
 
 /** The export files as written: plain files, the hive layout's files grouped into their top folders, and the Parquet paths to remove. */
-function writeSet(files: readonly ExportFile[]): { plain: FileToWrite[]; folders: { name: string; files: FileToWrite[] }[]; remove: string[] } {
+function writeSet(files: readonly FileToWrite[]): { plain: FileToWrite[]; folders: { name: string; files: FileToWrite[] }[]; remove: string[] } {
   const plain: FileToWrite[] = [];
   const folders = new Map<string, FileToWrite[]>();
   for (const f of files) {
@@ -78,10 +79,65 @@ function isInside(child: string, parent: string): boolean {
   return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 }
 
+/** The refusal naming every file of the archive that does not verify. */
+function refusal(dataDir: string, report: VerifyReport): Error {
+  const problems = report.files
+    .filter((f) => !f.ok)
+    .map((f) => {
+      if (f.file === MANIFEST_FILE && f.runId === "" && f.expected === "") return f.problem ?? "invalid manifest";
+      const hashes = f.problem === "sha256 mismatch" ? ` (expected sha256 ${f.expected}, actual ${f.actual})` : "";
+      return `${path.join(dataDir, f.file)}: ${f.problem}${hashes}`;
+    });
+  return new Error(`refusing to export from ${dataDir}: ${problems.join("; ")}`);
+}
+
+/**
+ * Loads (each file read once, hashed as parsed) and aligns the archive. Only the manifest and the
+ * alignment come back: the history rows are garbage once aligned, which halves the export's peak.
+ */
+async function loadAndAlign(opts: WriteExportsOptions, reporter: Reporter): Promise<{ manifest: SourceManifest; aligned: AlignedRuns }> {
+  const { dataDir } = opts;
+  const loaded = await loadOrReport(dataDir, reporter);
+  if ("report" in loaded) throw refusal(dataDir, loaded.report);
+  const { archive } = loaded;
+  // As openWorkspace: say so, rather than let axis inference fail for want of rows.
+  if (archive.runs.length === 0) throw new Error(`refusing to export from ${dataDir}: ${MANIFEST_FILE} lists no runs (empty archive)`);
+  // The profile: given, else the runs.json beside the archive folder names it, else detected.
+  const profile = chooseProfile(opts.align?.profile, path.join(path.dirname(path.resolve(dataDir)), "runs.json"));
+  const aligned = alignRuns(archive.runs, { ...opts.align, profile, reporter, releaseRows: true });
+  if (aligned.issues.length > 0) {
+    reporter.warn?.(
+      `alignment found ${aligned.issues.length} issue(s), listed in ${EXPORT_MANIFEST_FILE} (alignmentIssues); first: ${aligned.issues[0].message}`,
+    );
+  }
+  return { manifest: archive.manifest, aligned };
+}
+
+/**
+ * The files of a plan as written: each CSV streamed in chunks (hashed as written, its entry recorded),
+ * then the Parquet files, then manifest.json made from the entries once the CSVs are on disk.
+ */
+function streamedFiles(plan: ExportPlan, written: { entries: ExportFileEntry[]; manifest: { sha256: string; bytes: number } | null }): FileToWrite[] {
+  const csv: FileToWrite[] = plan.tables.map((t) => ({
+    name: t.name,
+    chunks: () => csvChunks(t),
+    onWritten: (sha256, bytes) => void written.entries.push(csvEntry(t, sha256, bytes)),
+  }));
+  const manifest: FileToWrite = {
+    name: EXPORT_MANIFEST_FILE,
+    chunks: () => [serializeExportManifest(plan.manifest(written.entries))],
+    onWritten: (sha256, bytes) => {
+      written.manifest = { sha256, bytes };
+    },
+  };
+  return [...csv, ...plan.parquet.map((p) => p.file), manifest];
+}
+
 /**
  * Verifies, loads and aligns the archive in `dataDir`, then writes rollouts.csv, updates.csv,
  * summary.csv, health.csv and manifest.json (and the Parquet files when asked) into `outDir` all or
- * nothing, removing the PARQUET_OUTPUTS it does not write.
+ * nothing, removing the PARQUET_OUTPUTS it does not write. CSVs are formatted and hashed in chunks as
+ * they are written: no file exists whole in memory.
  * @example const result = await writeExports({ dataDir: "data/wandb", outDir: "exports" });
  */
 export async function writeExports(opts: WriteExportsOptions): Promise<ExportResult> {
@@ -92,38 +148,25 @@ export async function writeExports(opts: WriteExportsOptions): Promise<ExportRes
   if (isInside(path.resolve(outDir), path.resolve(dataDir))) {
     throw new Error(`invalid outDir: ${outDir} is inside the archive folder ${dataDir} (exports would change the frozen archive)`);
   }
-
-  const report = await verifyArchive(dataDir);
-  if (!report.ok) {
-    const problems = report.files
-      .filter((f) => !f.ok)
-      .map((f) => {
-        if (f.file === MANIFEST_FILE && f.runId === "" && f.expected === "") return f.problem ?? "invalid manifest";
-        const hashes = f.problem === "sha256 mismatch" ? ` (expected sha256 ${f.expected}, actual ${f.actual})` : "";
-        return `${path.join(dataDir, f.file)}: ${f.problem}${hashes}`;
-      });
-    throw new Error(`refusing to export from ${dataDir}: ${problems.join("; ")}`);
-  }
-  const archive = await loadArchive(dataDir, reporter);
-  // As openWorkspace: say so, rather than let axis inference fail for want of rows.
-  if (archive.runs.length === 0) throw new Error(`refusing to export from ${dataDir}: ${MANIFEST_FILE} lists no runs (empty archive)`);
-  // The profile: given, else the runs.json beside the archive folder names it, else detected.
-  const profile = chooseProfile(opts.align?.profile, path.join(path.dirname(path.resolve(dataDir)), "runs.json"));
-  const aligned = alignRuns(archive.runs, { ...opts.align, profile, reporter });
-  if (aligned.issues.length > 0) {
-    reporter.warn?.(
-      `alignment found ${aligned.issues.length} issue(s), listed in ${EXPORT_MANIFEST_FILE} (alignmentIssues); first: ${aligned.issues[0].message}`,
-    );
-  }
+  const { manifest, aligned } = await loadAndAlign(opts, reporter);
   if (opts.parquet) await loadParquetWriter();
-  const build = buildExports(archive, aligned, { reporter, allowIssues: opts.allowIssues, health: opts.health, parquet: opts.parquet });
-  const set = writeSet(build.files);
+  const plan = planExports({ manifest }, aligned, { reporter, allowIssues: opts.allowIssues, health: opts.health, parquet: opts.parquet });
+  return writePlannedExports(outDir, plan);
+}
+
+/**
+ * Writes a planned export set into `outDir` all or nothing (CSVs streamed and hashed in chunks, then
+ * Parquet, then manifest.json), removing the PARQUET_OUTPUTS it does not write.
+ * @example await writePlannedExports("exports", planExports(archive, alignRuns(archive.runs)));
+ */
+export async function writePlannedExports(outDir: string, plan: ExportPlan): Promise<ExportResult> {
+  const written: { entries: ExportFileEntry[]; manifest: { sha256: string; bytes: number } | null } = { entries: [], manifest: null };
+  const set = writeSet(streamedFiles(plan, written));
   await writeFilesAtomically(outDir, set.plain, { folders: set.folders, remove: set.remove });
-  const manifestFile = build.files.find((f) => f.name === EXPORT_MANIFEST_FILE)!;
   return {
     outDir,
-    files: build.manifest.files,
-    manifest: { name: manifestFile.name, sha256: sha256Text(manifestFile.text), bytes: Buffer.byteLength(manifestFile.text, "utf8") },
-    health: build.health,
+    files: [...written.entries, ...plan.parquet.map((p) => p.entry)],
+    manifest: { name: EXPORT_MANIFEST_FILE, sha256: written.manifest!.sha256, bytes: written.manifest!.bytes },
+    health: plan.health,
   };
 }

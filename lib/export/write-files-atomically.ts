@@ -6,6 +6,7 @@
  * Folders (a hive layout's partitions) are written whole: the previous folder of that name is
  * replaced, never merged, so no stale partition outlives the export that wrote it.
  */
+import { createHash } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import * as path from "node:path";
 
@@ -32,11 +33,17 @@ async function exists(p: string): Promise<boolean> {
   );
 }
 
-/** A file to write: text (UTF-8), or bytes when given. */
+/**
+ * A file to write: text (UTF-8), bytes, or chunks of either made while it is written (files are
+ * written in order, so a later file's chunks may depend on what an earlier one wrote).
+ */
 export interface FileToWrite {
   name: string;
-  text: string;
+  text?: string;
   bytes?: Uint8Array;
+  chunks?: () => Iterable<string | Uint8Array>;
+  /** Told the sha256 (hex) and size of the bytes written, computed as they were written. */
+  onWritten?: (sha256: string, bytes: number) => void;
 }
 
 /** Options of {@link writeFilesAtomically}. */
@@ -70,12 +77,31 @@ function checkNames(files: readonly FileToWrite[], opts: WriteFilesOptions): voi
   }
 }
 
-/** Writes and fsyncs one file, creating its folder. */
+/** The content of a file as chunks of bytes. */
+function* contentOf(f: FileToWrite): Generator<Uint8Array> {
+  if (f.chunks !== undefined) {
+    for (const c of f.chunks()) yield typeof c === "string" ? Buffer.from(c, "utf8") : c;
+  } else if (f.bytes !== undefined) yield f.bytes;
+  else yield Buffer.from(f.text ?? "", "utf8");
+}
+
+/** Writes (hashing as it writes) and fsyncs one file, creating its folder. */
 async function writeOne(p: string, f: FileToWrite): Promise<void> {
   await fsp.mkdir(path.dirname(p), { recursive: true });
-  if (f.bytes !== undefined) await fsp.writeFile(p, f.bytes);
-  else await fsp.writeFile(p, f.text, "utf8");
-  await sync(p);
+  const hash = createHash("sha256");
+  let bytes = 0;
+  const handle = await fsp.open(p, "w");
+  try {
+    for (const chunk of contentOf(f)) {
+      hash.update(chunk);
+      bytes += chunk.byteLength;
+      await handle.writeFile(chunk);
+    }
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  f.onWritten?.(hash.digest("hex"), bytes);
 }
 
 /**

@@ -5,7 +5,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, test } from "node:test";
 
-import { loadArchive, verifyArchive } from "../../lib/archive/load-archive";
+import { loadArchive, loadOrReport, verifyArchive } from "../../lib/archive/load-archive";
 import { makeArchive, rewriteWithHash } from "./make-archive";
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "load-archive-"));
@@ -136,4 +136,42 @@ test("an empty run (no history) loads as zero rows", async () => {
   makeArchive(dir, [{ runId: "r0", round: "R0", rows: [] }]);
   const archive = await loadArchive(dir);
   assert.deepEqual(archive.runs[0].rows, []);
+});
+
+test("loadOrReport: the archive when every file verifies, else the full verify report (each changed, missing and unlisted file)", async () => {
+  const good = await loadOrReport(fresh());
+  assert.ok("archive" in good);
+  assert.deepEqual(
+    good.archive.runs.map((r) => r.rows.length),
+    [2, 1],
+  );
+
+  const changed = fresh();
+  fs.writeFileSync(path.join(changed, "history/r1.jsonl"), fs.readFileSync(path.join(changed, "history/r1.jsonl"), "utf8").replace("0.5", "0.6"));
+  const r1 = await loadOrReport(changed);
+  assert.ok("report" in r1);
+  assert.deepEqual(
+    r1.report.files.map((f) => [f.file, f.ok, f.problem]),
+    [
+      ["history/r0.jsonl", true, undefined],
+      ["history/r1.jsonl", false, "sha256 mismatch"],
+    ],
+  );
+
+  const gone = fresh();
+  fs.rmSync(path.join(gone, "history/r0.jsonl"));
+  fs.writeFileSync(path.join(gone, "history/extra.jsonl"), "{}\n");
+  const r2 = await loadOrReport(gone);
+  assert.ok("report" in r2);
+  assert.deepEqual(
+    r2.report.files.filter((f) => !f.ok).map((f) => [f.file, f.problem]),
+    [
+      ["history/r0.jsonl", "missing"],
+      ["history/extra.jsonl", "not listed in manifest.json"],
+    ],
+  );
+
+  const malformed = fresh();
+  rewriteWithHash(malformed, "r1", '{"_step":0,"c":"x"}\n');
+  await assert.rejects(loadOrReport(malformed), /key "c" is not numeric/, "a file that verifies but does not parse is an error, not a report");
 });

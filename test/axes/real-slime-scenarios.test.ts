@@ -214,3 +214,25 @@ test("local logs of every trait at once (Ray prefixes, ANSI, tqdm, repeated line
     );
   }
 });
+
+test("releaseRows empties each run's rows once aligned and changes nothing in the alignment", () => {
+  for (const opts of [EVERYTHING_ONE_N, N_PER_ROUND]) {
+    const s = simulateScenario(opts);
+    const kept = alignRuns(scenarioRunHistories(s));
+    const runs = scenarioRunHistories(s);
+    const rows = runs.map((r) => r.rows.length);
+    const released = alignRuns(runs, { releaseRows: true });
+    assert.deepEqual(released, kept);
+    assert.ok(rows.every((n) => n > 0));
+    assert.deepEqual(
+      runs.map((r) => r.rows.length),
+      runs.map(() => 0),
+      "every run's rows released",
+    );
+    assert.deepEqual(
+      released.runs.map((r) => r.historyEvents),
+      rows,
+      "history events still counted",
+    );
+  }
+});

@@ -2,12 +2,15 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 
 import { loadArchive } from "../../lib/archive/load-archive";
 import { alignRuns } from "../../lib/axes/align-runs";
 import { buildExports } from "../../lib/export/build-exports";
 import type { ExportManifest } from "../../lib/export/export-manifest";
+import { loadParquetWriter } from "../../lib/export/parquet-file";
+import { writeExports } from "../../lib/export/write-exports";
 import { METRICS } from "../../lib/schema/slime-metrics";
 
 const ROOT = path.resolve(__dirname, "../..");
@@ -101,4 +104,24 @@ test("buildExports is deterministic and refuses an alignment of other runs", asy
     message:
       "invalid aligned: runs sim-r1-kf63, sim-r2-85gs, sim-r3-1v8k are not the archive's runs sim-r0-ghfk, sim-r1-kf63, sim-r2-85gs, sim-r3-1v8k (align archive.runs)",
   });
+});
+
+test("writeExports streams the same bytes buildExports makes in memory (Parquet included), and the rows it releases change nothing", async (t) => {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), "exports-stream-"));
+  t.after(() => fs.rmSync(out, { recursive: true, force: true }));
+  await loadParquetWriter();
+  const { archive, aligned } = await sample();
+  const built = buildExports(archive, aligned, { parquet: { layout: "flat" } });
+  const result = await writeExports({ dataDir: path.join(ROOT, "data", "wandb"), outDir: out, parquet: { layout: "flat" } });
+  assert.deepEqual(result.files, built.manifest.files);
+  for (const f of built.files) {
+    const expected = f.bytes ?? Buffer.from(f.text, "utf8");
+    assert.ok(fs.readFileSync(path.join(out, f.name)).equals(expected), `${f.name}: same bytes`);
+  }
+  assert.equal(
+    result.manifest.sha256,
+    createHash("sha256")
+      .update(built.files[built.files.length - 1].text)
+      .digest("hex"),
+  );
 });

@@ -1,7 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { csvText } from "../../lib/export/csv-text";
+// Namespace import, as lib/ does: papaparse is a plain CommonJS object.
+import * as Papa from "papaparse";
+
+import { csvChunks, csvField, csvText, tableRows, type StreamedTable } from "../../lib/export/csv-text";
+import { formatCell, type ExportCell } from "../../lib/export/export-cell";
 
 test("csvText writes header, rows, \\n line endings and a trailing newline", () => {
   const text = csvText({
@@ -37,4 +41,49 @@ test("csvText refuses a row whose length differs from the header, naming table a
     message: "invalid rows of t.csv: data row 2 has 1 cells, the header 2",
   });
   assert.throws(() => csvText({ name: "t.csv", columns: ["a", "a"], rows: [] }), { message: "invalid columns of t.csv: a column name repeats" });
+});
+
+test("csvField quotes exactly as papaparse's unparse does (quotes: false)", () => {
+  const tricky = [
+    "",
+    "plain",
+    " lead",
+    "trail ",
+    " ",
+    "a,b",
+    'say "hi"',
+    '"',
+    "line\nbreak",
+    "cr\rhere",
+    "\ufeffbom",
+    "tab\there",
+    "=1+1",
+    "-Inf",
+    "é ü",
+    "a;b",
+    "'q'",
+  ];
+  for (const s of tricky) {
+    const expected = Papa.unparse([[s]], { newline: "\n", quotes: false, escapeFormulae: false, header: false });
+    assert.equal(csvField(s), expected, JSON.stringify(s));
+  }
+});
+
+test("csvChunks of a streamed table spanning several chunks equals papaparse's text of the same rows", () => {
+  const rows: ExportCell[][] = [];
+  for (let i = 0; i < 20_000; i++)
+    rows.push([i % 3 === 0 ? "R,0" : "R1", i, i % 7 === 0 ? null : i / 7, i % 11 === 0 ? NaN : -i * 1e-9, i % 13 === 0 ? -Infinity : 1e21 + i]);
+  const columns = ["round", "i", "x", "y z", "w"];
+  const table: StreamedTable = { name: "t.csv", columns, rowCount: rows.length, row: (i) => rows[i].slice() };
+  const chunks = [...csvChunks(table)];
+  assert.ok(chunks.length >= 3, `several chunks: ${chunks.length}`);
+  const reference = Papa.unparse({ fields: columns, data: rows.map((r) => r.map(formatCell)) }, { newline: "\n", quotes: false, escapeFormulae: false }) + "\n";
+  assert.equal(chunks.join(""), reference);
+  assert.equal(csvText(table), reference);
+  assert.deepEqual(tableRows(table).slice(0, 2), rows.slice(0, 2));
+});
+
+test("csvChunks names the table and row of a short row in a streamed table", () => {
+  const table: StreamedTable = { name: "u.csv", columns: ["a", "b"], rowCount: 3, row: (i) => (i === 2 ? [1] : [1, 2]) };
+  assert.throws(() => [...csvChunks(table)], { message: "invalid rows of u.csv: data row 3 has 1 cells, the header 2" });
 });

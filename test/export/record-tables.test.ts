@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { csvText } from "../../lib/export/csv-text";
+import { csvText, tableRows } from "../../lib/export/csv-text";
 import { rolloutsTable, updatesTable } from "../../lib/export/record-tables";
 import { buildAligned } from "../diagnostics/aligned-builder";
 
@@ -48,11 +48,11 @@ test("updates.csv: axis columns then every train/* key in code-unit order; a key
 test("rows are sorted by rollout / update even when the records are not", () => {
   const shuffled = { ...aligned, rollouts: [...aligned.rollouts].reverse(), updates: [...aligned.updates].reverse() };
   assert.deepEqual(
-    rolloutsTable(shuffled).rows.map((r) => r[2]),
+    tableRows(rolloutsTable(shuffled)).map((r) => r[2]),
     [1, 2],
   );
   assert.deepEqual(
-    updatesTable(shuffled).rows.map((r) => r[2]),
+    tableRows(updatesTable(shuffled)).map((r) => r[2]),
     [1, 2, 3],
   );
 });

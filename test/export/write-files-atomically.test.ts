@@ -4,6 +4,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 
+import { createHash } from "node:crypto";
+
 import { writeFilesAtomically } from "../../lib/export/write-files-atomically";
 
 function tempDir(t: { after: (fn: () => void) => void }): string {
@@ -94,4 +96,38 @@ test("folders are written whole: old partitions do not survive; a failure restor
   await assert.rejects(writeFilesAtomically(out, [], { folders: [{ name: "updates", files: [{ name: "../x", text: "" }] }] }), {
     message: 'invalid file name: "updates/../x"',
   });
+});
+
+test("chunked files are written in order, each told its sha256 and size; a later file may use an earlier one's", async (t) => {
+  const out = tempDir(t);
+  const told: Record<string, [string, number]> = {};
+  await writeFilesAtomically(out, [
+    { name: "a.csv", chunks: () => ["x,y\n", Buffer.from("1,2\n"), "é\n"], onWritten: (sha, bytes) => void (told["a.csv"] = [sha, bytes]) },
+    { name: "m.json", chunks: () => [`${JSON.stringify(told["a.csv"])}\n`], onWritten: (sha, bytes) => void (told["m.json"] = [sha, bytes]) },
+  ]);
+  const a = fs.readFileSync(path.join(out, "a.csv"));
+  assert.equal(a.toString("utf8"), "x,y\n1,2\né\n");
+  assert.deepEqual(told["a.csv"], [createHash("sha256").update(a).digest("hex"), 11]);
+  assert.equal(fs.readFileSync(path.join(out, "m.json"), "utf8"), `${JSON.stringify(told["a.csv"])}\n`);
+  assert.equal(told["m.json"][1], fs.statSync(path.join(out, "m.json")).size);
+});
+
+test("a chunk source that throws part-way leaves the previous files as they were and nothing half written", async (t) => {
+  const out = tempDir(t);
+  fs.writeFileSync(path.join(out, "a.csv"), "old a\n");
+  function* failing(): Generator<string> {
+    yield "new a, first chunk\n";
+    throw new Error("formatting failed at row 8193");
+  }
+  await assert.rejects(
+    writeFilesAtomically(out, [
+      { name: "a.csv", chunks: failing },
+      { name: "b.csv", text: "b\n" },
+    ]),
+    {
+      message: "formatting failed at row 8193",
+    },
+  );
+  assert.equal(fs.readFileSync(path.join(out, "a.csv"), "utf8"), "old a\n");
+  assert.deepEqual(fs.readdirSync(out), ["a.csv"], "no b.csv, no temp folder");
 });

@@ -72,7 +72,7 @@ for (const [name, opts] of Object.entries(SCENARIOS)) {
         );
       }
     });
-    const { files } = buildExports({ dir: "mem", manifest: frameworkManifest(s), runs }, aligned, { workspaceVersion: "t" });
+    const { files } = buildExports({ manifest: frameworkManifest(s) }, aligned, { workspaceVersion: "t" });
     const summary = readExportCsv(files.find((f) => f.name === "summary.csv")!.text, { file: "summary.csv" });
     const profile = profileByName(name);
     s.truth.runs.forEach((t, i) => {
