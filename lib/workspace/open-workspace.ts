@@ -16,15 +16,30 @@ export interface OpenWorkspace {
   aligned: AlignedRuns;
   /** True when no run has an issue after which the axis mapping does not hold (lib/axes/coverage.ts BLOCKING_ISSUE_KINDS). */
   mappingHolds: boolean;
+  /** True when `archive.runs[i].rows` were emptied once aligned (openWorkspace's `releaseRows`). */
+  rowsReleased: boolean;
+}
+
+/** Options of {@link openWorkspace}. */
+export interface OpenWorkspaceOptions {
+  /**
+   * Release the history rows once aligned (`archive.runs[i].rows` empty afterwards), for a notebook
+   * that reads only the aligned records: at 10^6 updates the rows are about half of the kernel's
+   * memory. Default false: rows kept (step-axis figures, run overviews read them).
+   */
+  releaseRows?: boolean;
 }
 
 /**
  * Load, verify and align the archive in `params.archiveDir`.
- * @example const ws = await openWorkspace(workspaceParams());
+ * @example const ws = await openWorkspace(workspaceParams(), reporter, { releaseRows: true });
  */
-export async function openWorkspace(params: WorkspaceParams, reporter: Reporter = {}): Promise<OpenWorkspace> {
+export async function openWorkspace(params: WorkspaceParams, reporter: Reporter = {}, opts: OpenWorkspaceOptions = {}): Promise<OpenWorkspace> {
   const archive = await loadArchive(params.archiveDir, reporter);
   if (archive.runs.length === 0) throw new Error(`empty archive: ${params.archiveDir} lists no runs`);
-  const aligned = alignRuns(archive.runs, { reporter, profile: params.profile });
-  return { params, archive, aligned, mappingHolds: blockingIssues(aligned).length === 0 };
+  const releaseRows = opts.releaseRows === true;
+  const aligned = alignRuns(archive.runs, { reporter, profile: params.profile, releaseRows });
+  // alignRuns releases slime runs' rows as it goes; step-profile runs are released here.
+  if (releaseRows) for (const run of archive.runs) run.rows = [];
+  return { params, archive, aligned, mappingHolds: blockingIssues(aligned).length === 0, rowsReleased: releaseRows };
 }
