@@ -37,10 +37,10 @@ async function main(): Promise<void> {
 
   // As writeExports: the archive's rows are dropped once aligned (only the manifest is kept).
   const { manifest, rows, aligned } = await (async () => {
-    const archive = await loadArchive(archiveDir);
+    const archive = await loadArchive(archiveDir, {}, { compact: true });
     const rows = archive.runs.reduce((a, r) => a + r.rows.length, 0);
     lap("load");
-    const aligned = alignRuns(archive.runs, { releaseRows: true });
+    const aligned = alignRuns(archive.runs, { compact: true, releaseRows: true });
     lap("align");
     return { manifest: archive.manifest, rows, aligned };
   })();

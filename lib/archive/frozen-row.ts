@@ -4,6 +4,7 @@
  * "NaN"/"Infinity"/"-Infinity" so that any JSON tool reads the file. A key not logged is absent.
  */
 import type { HistoryRow } from "../types";
+import type { ValuesBuilder } from "../values/values-builder";
 
 /** JSON text of one value in a frozen row. */
 export function frozenValue(v: number): string {
@@ -66,8 +67,8 @@ export class FrozenRowError extends Error {
   }
 }
 
-/** Parses one frozen line back into a numeric row ("NaN" etc. become NaN/±Infinity); throws `FrozenRowError`. */
-export function parseFrozenRow(line: string): HistoryRow {
+/** The parsed JSON object of a frozen line; throws `FrozenRowError` when it is not one. */
+function parseObject(line: string): Record<string, unknown> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(line);
@@ -75,14 +76,35 @@ export function parseFrozenRow(line: string): HistoryRow {
     throw new FrozenRowError(`not valid JSON (${(e as Error).message})`, null);
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new FrozenRowError("not a JSON object", null);
-  const row = parsed as Record<string, unknown>;
+  return parsed as Record<string, unknown>;
+}
+
+/** The number of a frozen value ("NaN" etc. become NaN/±Infinity); throws `FrozenRowError` naming the key. */
+function numberOf(key: string, v: unknown): number {
+  if (typeof v === "number") return v;
+  if (v === "NaN") return NaN;
+  if (v === "Infinity") return Infinity;
+  if (v === "-Infinity") return -Infinity;
+  throw new FrozenRowError(`key ${JSON.stringify(key)} is not numeric: ${JSON.stringify(v)}`, key);
+}
+
+/** Parses one frozen line back into a numeric row ("NaN" etc. become NaN/±Infinity); throws `FrozenRowError`. */
+export function parseFrozenRow(line: string): HistoryRow {
+  const row = parseObject(line);
   for (const key in row) {
     const v = row[key];
-    if (typeof v === "number") continue;
-    if (v === "NaN") row[key] = NaN;
-    else if (v === "Infinity") row[key] = Infinity;
-    else if (v === "-Infinity") row[key] = -Infinity;
-    else throw new FrozenRowError(`key ${JSON.stringify(key)} is not numeric: ${JSON.stringify(v)}`, key);
+    if (typeof v !== "number") row[key] = numberOf(key, v);
   }
   return row as HistoryRow;
+}
+
+/**
+ * parseFrozenRow into a {@link ValuesBuilder} (a compact view when the builder is compact): same
+ * values, same key order, same errors.
+ */
+export function parseFrozenRowWith(line: string, vb: ValuesBuilder): HistoryRow {
+  const row = parseObject(line);
+  vb.reset();
+  for (const key in row) vb.push(key, numberOf(key, row[key]));
+  return vb.build();
 }

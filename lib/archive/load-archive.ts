@@ -10,7 +10,9 @@ import * as path from "node:path";
 import { StringDecoder } from "node:string_decoder";
 
 import type { Archive, HistoryRow, ManifestRun, Reporter, RunHistory, SourceManifest } from "../types";
-import { FrozenRowError, parseFrozenRow } from "./frozen-row";
+import { ValuesArena } from "../values/compact-values";
+import { ValuesBuilder } from "../values/values-builder";
+import { FrozenRowError, parseFrozenRow, parseFrozenRowWith } from "./frozen-row";
 import { HISTORY_DIR, MANIFEST_FILE, parseManifest } from "./manifest";
 
 const READ_CHUNK_BYTES = 16 << 20;
@@ -111,7 +113,7 @@ export async function verifyArchive(dir: string): Promise<VerifyReport> {
  * A parse problem is remembered, not thrown, so that a hash mismatch (the more basic fault) is
  * the one reported; rows are only returned when the hash matched and every line parsed.
  */
-async function readHistoryFile(filePath: string, run: ManifestRun, reporter: Reporter): Promise<HistoryRow[]> {
+async function readHistoryFile(filePath: string, run: ManifestRun, reporter: Reporter, vb: ValuesBuilder | null): Promise<HistoryRow[]> {
   const task = `load ${run.runId}`;
   const hash = createHash("sha256");
   const decoder = new StringDecoder("utf8");
@@ -125,7 +127,7 @@ async function readHistoryFile(filePath: string, run: ManifestRun, reporter: Rep
     lineNo++;
     let row: HistoryRow;
     try {
-      row = parseFrozenRow(line);
+      row = vb === null ? parseFrozenRow(line) : parseFrozenRowWith(line, vb);
     } catch (e) {
       const key = e instanceof FrozenRowError && e.key !== null ? ` key ${JSON.stringify(e.key)}` : "";
       return `line ${lineNo}${key}: ${(e as Error).message}`;
@@ -172,21 +174,32 @@ async function readHistoryFile(filePath: string, run: ManifestRun, reporter: Rep
   return rows;
 }
 
+/** Options of {@link loadArchive}. */
+export interface LoadArchiveOptions {
+  /**
+   * Rows as compact views (lib/values/compact-values.ts): read like plain rows, 8 bytes per value
+   * outside the JS heap instead of one boxed number each. Default false: plain objects.
+   */
+  compact?: boolean;
+}
+
 /**
  * Loads and verifies the archive in `dir`: refuses on a missing or unlisted file, a sha256 or size
  * mismatch, corrupt or truncated JSON, or a non-numeric value. Values "NaN"/"Infinity"/"-Infinity"
  * come back as NaN/±Infinity.
  * @example const archive = await loadArchive("data/archive");
  */
-export async function loadArchive(dir: string, reporter: Reporter = {}): Promise<Archive> {
+export async function loadArchive(dir: string, reporter: Reporter = {}, opts: LoadArchiveOptions = {}): Promise<Archive> {
   const manifest = await readManifest(dir);
   const unlisted = await unlistedFiles(dir, manifest);
   if (unlisted.length > 0) {
     throw new Error(`archive ${dir}: ${unlisted.map((f) => path.join(dir, f)).join(", ")} not listed in ${MANIFEST_FILE} (mixed or tampered archive)`);
   }
   const runs: RunHistory[] = [];
+  // One builder for all runs: runs share their few key sequences.
+  const vb = opts.compact ? new ValuesBuilder(new ValuesArena()) : null;
   for (const run of manifest.runs) {
-    const rows = await readHistoryFile(path.join(dir, run.file), run, reporter);
+    const rows = await readHistoryFile(path.join(dir, run.file), run, reporter, vb);
     runs.push({ runId: run.runId, round: run.round, entity: run.entity, project: run.project, state: run.state, rows });
   }
   return { dir, manifest, runs };
@@ -209,7 +222,11 @@ async function present(file: string): Promise<boolean> {
  * the caller can name them all). Only that failure path reads the files a second time.
  * @example const r = await loadOrReport("data/wandb"); if ("report" in r) ...; else r.archive
  */
-export async function loadOrReport(dir: string, reporter: Reporter = {}): Promise<{ archive: Archive } | { report: VerifyReport }> {
+export async function loadOrReport(
+  dir: string,
+  reporter: Reporter = {},
+  opts: LoadArchiveOptions = {},
+): Promise<{ archive: Archive } | { report: VerifyReport }> {
   let manifest: SourceManifest;
   try {
     manifest = await readManifest(dir);
@@ -219,7 +236,7 @@ export async function loadOrReport(dir: string, reporter: Reporter = {}): Promis
   const missing = await Promise.all(manifest.runs.map(async (r) => !(await present(path.join(dir, r.file)))));
   if (missing.some((m) => m) || (await unlistedFiles(dir, manifest)).length > 0) return { report: await verifyArchive(dir) };
   try {
-    return { archive: await loadArchive(dir, reporter) };
+    return { archive: await loadArchive(dir, reporter, opts) };
   } catch (e) {
     if (e instanceof ArchiveChangedError) return { report: await verifyArchive(dir) };
     throw e;

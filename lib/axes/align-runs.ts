@@ -42,7 +42,8 @@ import {
 } from "./key-flags";
 import { scanRun, type RunScan } from "./scan-runs";
 import { LIVE, rowRollouts, supersedeAcrossRuns, supersedeWithinRun, type Restart } from "./supersede";
-import { ValuesBuilder } from "./values-builder";
+import { keysOf, ValuesArena } from "../values/compact-values";
+import { ValuesBuilder } from "../values/values-builder";
 
 // Module-local copies for the per-row loops: imported bindings are getter calls under tsx (see key-flags.ts).
 const flagsOf = keyFlags;
@@ -71,6 +72,11 @@ export interface AlignRunsOptions {
   alwaysUseTrainStep?: InferAxisMappingOptions["alwaysUseTrainStep"];
   /** Framework profile name (lib/registry/profiles.ts). Default: detected from the runs' keys. */
   profile?: string;
+  /**
+   * Record values as compact views (lib/values/compact-values.ts): read like plain objects, 8 bytes
+   * per value outside the JS heap. Default false: plain objects.
+   */
+  compact?: boolean;
   /**
    * Empty each run's `rows` once its records are built (slime runs), for a caller that keeps only the
    * alignment (writeExports): the archive's rows and the records then never coexist whole, which at
@@ -148,9 +154,10 @@ function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions): AlignedRuns
   const runsMeta = runs.map((r) => ({ runId: r.runId, round: r.round, state: r.state, historyEvents: r.rows.length }));
 
   // One builder per record kind: consecutive records of a kind mostly share their key sequence.
-  const updateValues = new ValuesBuilder();
-  const rolloutValues = new ValuesBuilder();
-  const evalValues = new ValuesBuilder();
+  const arena = opts.compact ? new ValuesArena() : null;
+  const updateValues = new ValuesBuilder(arena);
+  const rolloutValues = new ValuesBuilder(arena);
+  const evalValues = new ValuesBuilder(arena);
   for (let ri = 0; ri < per.length; ri++) {
     const { scan, axis, by } = per[ri];
     const { run, codes, steps } = scan;
@@ -208,7 +215,7 @@ function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions): AlignedRuns
       } else if (code === EVAL) {
         evals.push({ runId, round, evalStep: steps[i], rollout: ids[i], historyStep: row._step, values: pickKeys(evalValues, row) });
       } else if (code === OTHER) {
-        const keys = Object.keys(row).filter((k) => !(flagsOf(k) & F_INTERNAL));
+        const keys = keysOf(row).filter((k) => !(flagsOf(k) & F_INTERNAL));
         if (keys.length > 0) {
           const sig = keys.sort().join(", ");
           const u = unclassified.get(sig);
@@ -236,7 +243,7 @@ function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions): AlignedRuns
     sortRange(evals, firstEval, (a, b) => a.evalStep - b.evalStep || a.historyStep - b.historyStep);
 
     const skip = new Set<number>();
-    mergeCritic(updates, firstUpdate, critic, axis, notes, skip, criticOnly);
+    mergeCritic(updates, firstUpdate, critic, axis, notes, skip, criticOnly, updateValues);
     const last = recs.length > 0 ? recs[recs.length - 1].rollout : null;
     if (last !== null && !trainerRollouts.has(last) && !critic.has(last * n)) {
       skip.add(last);
@@ -290,10 +297,22 @@ function runRowsOf(scans: RunScan[], opts: AlignRunsOptions): RunRows[] {
   return scans.map((scan, i) => ({ scan, axis: axes[i], rollouts: ids[i], by: by[i], restarts: restarts[i] }));
 }
 
+/** `{ ...a, ...b }` built by `vb` (a view in compact mode, where spreading a view would give nothing). */
+function mergedValues(vb: ValuesBuilder, a: Record<string, number>, b: Record<string, number>): Record<string, number> {
+  const aKeys = keysOf(a);
+  const bKeys = keysOf(b);
+  const inA = new Set(aKeys);
+  const inB = new Set(bKeys);
+  vb.reset();
+  for (const k of aKeys) vb.push(k, inB.has(k) ? b[k] : a[k]);
+  for (const k of bKeys) if (!inA.has(k)) vb.push(k, b[k]);
+  return vb.build();
+}
+
 /** The keys of a critic row that go into the update record (train/critic-*; train/step is the actor's). */
 function criticValues(row: HistoryRow): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const k in row) if (k.startsWith("train/critic-")) out[k] = row[k];
+  for (const k of keysOf(row)) if (k.startsWith("train/critic-")) out[k] = row[k];
   return out;
 }
 
@@ -310,6 +329,7 @@ function mergeCritic(
   notes: AlignmentNote[],
   skip: Set<number>,
   criticOnly: UpdateRecord[],
+  vb: ValuesBuilder,
 ): void {
   if (critic.size === 0) return;
   const { runId, round, n } = axis;
@@ -320,7 +340,7 @@ function mergeCritic(
     actorSteps.add(u.trainStep);
     const c = critic.get(u.trainStep);
     if (c === undefined) continue;
-    u.values = { ...u.values, ...c.values };
+    u.values = mergedValues(vb, u.values, c.values);
     merged++;
   }
   const only = [...critic.keys()].filter((t) => !actorSteps.has(t)).sort((a, b) => a - b);
@@ -466,7 +486,7 @@ function ranges(sorted: number[], what: string): string {
  */
 function pickKeys(vb: ValuesBuilder, row: HistoryRow): Record<string, number> {
   vb.reset();
-  for (const k in row) if (!(flagsOf(k) & F_INTERNAL)) vb.push(k, row[k]);
+  for (const k of keysOf(row)) if (!(flagsOf(k) & F_INTERNAL)) vb.push(k, row[k]);
   return vb.build();
 }
 
@@ -498,7 +518,7 @@ function mergeRollout(
   for (let i = first; i >= 0; i = rowNext[i], k++) {
     const row = rows[i];
     let families = 0;
-    for (const key in row) {
+    for (const key of keysOf(row)) {
       const info = infoOf(key);
       const f = info.flags;
       if (f & F_INTERNAL) continue;
@@ -565,7 +585,7 @@ function slotOf(row: HistoryRow, code: number): number {
   if (code === MANAGER) return SLOT_MANAGER;
   if (code === TRAINER_PERF) return SLOT_PERF;
   let families = 0;
-  for (const key in row) families |= flagsOf(key);
+  for (const key of keysOf(row)) families |= flagsOf(key);
   return SLOT_TRAINER | (families & F_ROLLOUT_METRIC ? 1 : 0) | (families & F_MULTI_TURN ? 2 : 0) | (families & F_PASSRATE ? 4 : 0);
 }
 

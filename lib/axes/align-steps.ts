@@ -21,6 +21,7 @@ import type {
   SupersededRecords,
 } from "../types";
 import { singular, type FrameworkProfile, type ProfileAxis } from "../registry/framework-profile";
+import { keysOf } from "../values/compact-values";
 
 type StepAxis = Extract<ProfileAxis, { kind: "step" }>;
 
@@ -47,7 +48,7 @@ function isEvalKey(axis: StepAxis, k: string): boolean {
 function rowInfo(axis: StepAxis, row: HistoryRow, run: RunHistory): RowInfo {
   let metric = false;
   let evalOnly = true;
-  for (const k in row) {
+  for (const k of keysOf(row)) {
     if (k.charCodeAt(0) === 95 /* _ */ || axis.stepKeys.includes(k)) continue;
     if (axis.summaryKeys.includes(k)) return { role: "summary", step: NaN, by: -1 };
     metric = true;
@@ -152,7 +153,7 @@ function firstTrainStep(info: RowInfo[]): number | null {
 
 function valuesOf(row: HistoryRow): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const k in row) if (k.charCodeAt(0) !== 95) out[k] = row[k];
+  for (const k of keysOf(row)) if (k.charCodeAt(0) !== 95) out[k] = row[k];
   return out;
 }
 

@@ -9,6 +9,7 @@
  * compiles imported bindings into getter calls, which cost more than the work itself at 10^6 rows.
  */
 import type { HistoryRow, RowKind } from "../types";
+import { keysOf } from "../values/compact-values";
 
 /** Any `train/*` key. */
 export const K_TRAIN = 1;
@@ -115,6 +116,6 @@ function kindCode(f: number): number {
 /** Kind code of one history row (an index into ROW_KINDS). */
 export function classifyRowCode(row: HistoryRow): number {
   let f = 0;
-  for (const k in row) f |= keyFlags(k);
+  for (const k of keysOf(row)) f |= keyFlags(k);
   return kindCode(f);
 }

@@ -27,6 +27,7 @@ import {
   keyFlags,
 } from "./key-flags";
 import type { RunScan } from "./scan-runs";
+import { keysOf } from "../values/compact-values";
 
 /** Row is live. */
 export const LIVE = -1;
@@ -166,7 +167,7 @@ function phaseOf(code: number, row: Record<string, number>): number {
   if (code === CODE_TRAINER_PERF) return 9;
   if (code !== CODE_TRAINER_ROLLOUT) return 0;
   let f = 0;
-  for (const k in row) f |= keyFlags(k);
+  for (const k of keysOf(row)) f |= keyFlags(k);
   return (f & K_ROLLOUT_METRIC ? 1 : 0) | (f & K_MULTI_TURN ? 2 : 0) | (f & K_PASSRATE ? 4 : 0);
 }
 

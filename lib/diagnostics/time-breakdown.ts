@@ -16,6 +16,7 @@ import { profileOfAligned } from "../registry/profiles";
 import { describeRollout } from "./record-label";
 import { collectNotes, MeanAccumulator, nonFiniteMessage, type MeanResult } from "./round-mean";
 import { roundIndex, rolloutRoundPosition } from "./round-index";
+import { keysOf } from "../values/compact-values";
 
 /** One timer's mean in one round. */
 export interface TimeEntry {
@@ -108,7 +109,7 @@ export function timeBreakdown(aligned: AlignedRuns, opts: TimeBreakdownOptions =
     const i = rolloutRoundPosition(index, r);
     rollouts[i]++;
     const values = r.values;
-    for (const k in values) {
+    for (const k of keysOf(values)) {
       let x = keyIdx.get(k);
       if (x === undefined) {
         x = isPerfTimeKey(k) ? keys.length : -1;

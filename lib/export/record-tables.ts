@@ -6,6 +6,7 @@
 import type { AlignedRuns } from "../types";
 import type { ExportCell } from "./export-cell";
 import type { ExportTable, StreamedTable } from "./csv-text";
+import { keysOf as valueKeys } from "../values/compact-values";
 
 /** File name of the rollout-batch table. */
 export const ROLLOUTS_FILE = "rollouts.csv";
@@ -22,7 +23,7 @@ export const UPDATE_AXIS_COLUMNS: readonly string[] = ["round", "run_id", "updat
 /** Every key of `records`, sorted by UTF-16 code unit (Array#sort's default): keys the schema does not know are carried through. */
 function keysOf(records: readonly { values: Record<string, number> }[]): string[] {
   const keys = new Set<string>();
-  for (const r of records) for (const k in r.values) keys.add(k);
+  for (const r of records) for (const k of valueKeys(r.values)) keys.add(k);
   return [...keys].sort();
 }
 

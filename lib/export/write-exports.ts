@@ -97,14 +97,15 @@ function refusal(dataDir: string, report: VerifyReport): Error {
  */
 async function loadAndAlign(opts: WriteExportsOptions, reporter: Reporter): Promise<{ manifest: SourceManifest; aligned: AlignedRuns }> {
   const { dataDir } = opts;
-  const loaded = await loadOrReport(dataDir, reporter);
+  // Compact rows and records: the export reads values only through lib/ (keysOf, [key]).
+  const loaded = await loadOrReport(dataDir, reporter, { compact: true });
   if ("report" in loaded) throw refusal(dataDir, loaded.report);
   const { archive } = loaded;
   // As openWorkspace: say so, rather than let axis inference fail for want of rows.
   if (archive.runs.length === 0) throw new Error(`refusing to export from ${dataDir}: ${MANIFEST_FILE} lists no runs (empty archive)`);
   // The profile: given, else the runs.json beside the archive folder names it, else detected.
   const profile = chooseProfile(opts.align?.profile, path.join(path.dirname(path.resolve(dataDir)), "runs.json"));
-  const aligned = alignRuns(archive.runs, { ...opts.align, profile, reporter, releaseRows: true });
+  const aligned = alignRuns(archive.runs, { ...opts.align, profile, reporter, compact: true, releaseRows: true });
   if (aligned.issues.length > 0) {
     reporter.warn?.(
       `alignment found ${aligned.issues.length} issue(s), listed in ${EXPORT_MANIFEST_FILE} (alignmentIssues); first: ${aligned.issues[0].message}`,

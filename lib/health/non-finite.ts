@@ -6,6 +6,7 @@
 import type { AlignedRuns } from "../types";
 import { defineCheck } from "./health-check";
 import { roundFlags, type CheckFlag, type HealthHit } from "./flag-ranges";
+import { keysOf } from "../values/compact-values";
 
 /** Keys of critic updates merged into update records: the critic is not the actor this report reads. */
 const CRITIC_KEY_PREFIX = "train/critic-";
@@ -33,7 +34,7 @@ function nonFiniteFlags(aligned: AlignedRuns): CheckFlag[] {
   const hitsOf = (records: readonly { round: string; runId: string; values: Record<string, number> }[], x: (i: number) => number) => {
     const hits: HealthHit[] = [];
     records.forEach((r, i) => {
-      for (const key in r.values) {
+      for (const key of keysOf(r.values)) {
         const v = r.values[key];
         if (!Number.isFinite(v) && !key.startsWith(CRITIC_KEY_PREFIX)) hits.push({ round: r.round, runId: r.runId, x: x(i), key, value: v });
       }

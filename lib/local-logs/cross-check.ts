@@ -14,6 +14,7 @@ import { CODE_ROLLOUT_MANAGER, CODE_TRAINER_PERF, classifyRowCode } from "../axe
 import { STEP_KEYS } from "../schema/slime-metrics";
 import type { AlignedRuns } from "../types";
 import type { LocalLogKind, LocalLogRecord, MalformedLine, SlimeLogStats } from "./parse-slime-log";
+import { keysOf } from "../values/compact-values";
 
 /** A field present in both with different values. */
 export interface CrossCheckMismatch {
@@ -330,7 +331,7 @@ function listOnlyInWandb(paired: Target[], sum: CrossCheckRunSummary, result: Cr
       for (const k of rec.skipped ?? []) printed.add(k);
     }
     const skip = AXIS_KEYS[t.axis];
-    for (const key in t.values) {
+    for (const key of keysOf(t.values)) {
       if (key.charCodeAt(0) === 95 /* _ */ || printed.has(key) || skip.has(key)) continue;
       const kind = kindOfKey(t.axis, key);
       const line = (t.paired.find((r) => r.kind === kind) ?? t.paired[0]).line;

@@ -7,6 +7,7 @@
 import type { RunHistory } from "../types";
 import { matchesEntry, type FrameworkProfile } from "./framework-profile";
 import { PROFILES, profileByName } from "./profiles";
+import { keysOf } from "../values/compact-values";
 
 /** The profile and the keys that decided it. */
 export interface DetectedProfile {
@@ -20,7 +21,7 @@ export interface DetectedProfile {
 /** The union of the runs' non-bookkeeping keys, sorted. */
 export function keysOfRuns(runs: readonly RunHistory[]): string[] {
   const keys = new Set<string>();
-  for (const r of runs) for (const row of r.rows) for (const k in row) if (k.charCodeAt(0) !== 95 /* _ */) keys.add(k);
+  for (const r of runs) for (const row of r.rows) for (const k of keysOf(row)) if (k.charCodeAt(0) !== 95 /* _ */) keys.add(k);
   return [...keys].sort();
 }
 

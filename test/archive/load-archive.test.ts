@@ -6,6 +6,7 @@ import * as path from "node:path";
 import { after, test } from "node:test";
 
 import { loadArchive, loadOrReport, verifyArchive } from "../../lib/archive/load-archive";
+import { isView, keysOf } from "../../lib/values/compact-values";
 import { makeArchive, rewriteWithHash } from "./make-archive";
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "load-archive-"));
@@ -174,4 +175,26 @@ test("loadOrReport: the archive when every file verifies, else the full verify r
   const malformed = fresh();
   rewriteWithHash(malformed, "r1", '{"_step":0,"c":"x"}\n');
   await assert.rejects(loadOrReport(malformed), /key "c" is not numeric/, "a file that verifies but does not parse is an error, not a report");
+});
+
+test("compact rows hold the same keys, in the same order, and values; a bad line is refused with the same message", async () => {
+  const dir = fresh();
+  const plain = await loadArchive(dir);
+  const compact = await loadArchive(dir, {}, { compact: true });
+  compact.runs.forEach((run, i) =>
+    run.rows.forEach((row, j) => {
+      const p = plain.runs[i].rows[j];
+      assert.ok(isView(row), "a view");
+      assert.deepEqual(keysOf(row), Object.keys(p));
+      for (const k of Object.keys(p)) assert.ok(Object.is(row[k], p[k]), `run ${i} row ${j} ${k}`);
+    }),
+  );
+  const bad = fresh();
+  rewriteWithHash(bad, "r1", '{"_step":0,"c":"x"}\n');
+  const message = await loadArchive(bad).then(
+    () => "loaded",
+    (e: Error) => e.message,
+  );
+  assert.match(message, /key "c" is not numeric/);
+  await assert.rejects(loadArchive(bad, {}, { compact: true }), { message });
 });

@@ -19,6 +19,7 @@ import { scenarioLocalLog } from "../../tools/simulate-slime/scenario-local-log"
 import { localOf } from "../local-logs/slime-log-fixture";
 import { scenarioRunHistories, simulateScenario, type Scenario, type ScenarioOptions } from "../../tools/simulate-slime/scenario";
 import type { ScenarioTruth } from "../../tools/simulate-slime/scenario-truth";
+import { compactRuns } from "../fixtures/compact-runs";
 import { EVERYTHING_ONE_N, N_PER_ROUND } from "../fixtures/slime-scenarios";
 
 function archiveOf(s: Scenario): Archive {
@@ -115,6 +116,9 @@ function checkAgainstTruth(s: Scenario, aligned: AlignedRuns): void {
 function checkExportedNumbers(s: Scenario, aligned: AlignedRuns): void {
   const t = s.truth;
   const { files } = buildExports(archiveOf(s), aligned, { workspaceVersion: "t" });
+  // Compact rows and records (what npm run export uses) give the same bytes.
+  const compact = buildExports(archiveOf(s), alignRuns(compactRuns(scenarioRunHistories(s)), { compact: true, releaseRows: true }), { workspaceVersion: "t" });
+  files.forEach((f, i) => assert.equal(compact.files[i].text, f.text, `${f.name}: compact rows and records give the same bytes`));
   const summary = readExportCsv(files.find((f) => f.name === "summary.csv")!.text, { file: "summary.csv" });
   t.runs.forEach((run, i) => {
     const row = summary.rows[i];

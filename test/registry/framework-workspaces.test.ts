@@ -21,6 +21,7 @@ import type { RunHistory } from "../../lib/types";
 import { frameworkManifest } from "../../tools/simulate-frameworks/archive-data";
 import { simulateFramework } from "../../tools/simulate-frameworks/simulate";
 import type { FrameworkSimulation } from "../../tools/simulate-frameworks/types";
+import { compactRuns } from "../fixtures/compact-runs";
 
 const ROOT = path.resolve(__dirname, "../..");
 const SCENARIOS: Record<string, Parameters<typeof simulateFramework>[0]> = {
@@ -73,6 +74,8 @@ for (const [name, opts] of Object.entries(SCENARIOS)) {
       }
     });
     const { files } = buildExports({ manifest: frameworkManifest(s) }, aligned, { workspaceVersion: "t" });
+    const compact = buildExports({ manifest: frameworkManifest(s) }, alignRuns(compactRuns(runs), { compact: true }), { workspaceVersion: "t" });
+    files.forEach((f, j) => assert.equal(compact.files[j].text, f.text, `${name} ${f.name}: compact rows give the same bytes`));
     const summary = readExportCsv(files.find((f) => f.name === "summary.csv")!.text, { file: "summary.csv" });
     const profile = profileByName(name);
     s.truth.runs.forEach((t, i) => {

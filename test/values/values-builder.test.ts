@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ValuesBuilder } from "../../lib/axes/values-builder";
+import { ValuesBuilder } from "../../lib/values/values-builder";
 
 function build(vb: ValuesBuilder, pairs: [string, number][], drop?: string[]): Record<string, number> {
   vb.reset();

@@ -1,0 +1,84 @@
+/**
+ * Compact values: a record's or a history row's numbers stored in a shared Float64Array, read
+ * through a small view object whose prototype has one getter per key. Plain objects cost V8 one boxed
+ * number per value (three heap objects per row of three keys), so 10^6 updates held as plain objects
+ * are ~1 GB the garbage collector walks again and again; as views they are one small object each and
+ * 8 bytes per value outside the JS heap.
+ *
+ * A view reads like a plain object, `values[key]`, `key in values` and `for...in` (keys in insertion
+ * order), but it is read-only and has no own keys: list keys with {@link keysOf}, never
+ * `Object.keys`, spread or JSON.stringify (they see nothing). Tests run the export on both kinds and
+ * compare bytes.
+ */
+
+/** Where a view's numbers are (symbols: invisible to for...in, Object.keys and JSON). */
+const STORE = Symbol("store");
+const AT = Symbol("at");
+/** The key sequence of a view class, on its prototype. */
+const KEYS = Symbol("keys");
+
+/** A values object: plain, or a compact view (same reads, see the file comment). */
+export type Values = Record<string, number>;
+
+/** Constructor of the views of one key sequence. */
+export type ViewClass = new (store: Float64Array, at: number) => Values;
+
+/**
+ * The keys of a values object in insertion order: the shared key list of a view (do not modify it),
+ * or Object.keys of a plain object.
+ * @example keysOf({ a: 1, b: 2 }) // ["a", "b"]
+ */
+export function keysOf(values: Values): readonly string[] {
+  const keys = (values as unknown as { [KEYS]?: readonly string[] })[KEYS];
+  return keys !== undefined ? keys : Object.keys(values);
+}
+
+/** True for a compact view. */
+export function isView(values: Values): boolean {
+  return (values as unknown as { [KEYS]?: readonly string[] })[KEYS] !== undefined;
+}
+
+/** The view class of a key sequence: a getter per key reading `store[at + j]`. */
+export function viewClass(keys: readonly string[]): ViewClass {
+  const frozen = Object.freeze(keys.slice());
+  // A function, not a class: the fields must be symbols, and tslab compiles lib/ as ES2022 non-strict.
+  function View(this: { [STORE]: Float64Array; [AT]: number }, store: Float64Array, at: number): void {
+    this[STORE] = store;
+    this[AT] = at;
+  }
+  Object.defineProperty(View.prototype, KEYS, { value: frozen });
+  frozen.forEach((key, j) => {
+    Object.defineProperty(View.prototype, key, {
+      get(this: { [STORE]: Float64Array; [AT]: number }) {
+        return this[STORE][this[AT] + j];
+      },
+      enumerable: true,
+    });
+  });
+  return View as unknown as ViewClass;
+}
+
+/** Doubles per arena chunk (2 MB): large enough to amortise, small enough not to waste. */
+const CHUNK_DOUBLES = 1 << 18;
+
+/** Append-only storage of the numbers behind views, in chunks outside the JS heap. */
+export class ValuesArena {
+  private chunk = new Float64Array(0);
+  private used = 0;
+  /** Doubles stored so far (for progress and memory reports). */
+  size = 0;
+
+  /** Stores `n` values from `vals` and returns a view of them made with `View`. */
+  store(View: ViewClass, vals: readonly number[], n: number): Values {
+    if (this.used + n > this.chunk.length) {
+      this.chunk = new Float64Array(Math.max(CHUNK_DOUBLES, n));
+      this.used = 0;
+    }
+    const chunk = this.chunk;
+    const at = this.used;
+    for (let j = 0; j < n; j++) chunk[at + j] = vals[j];
+    this.used += n;
+    this.size += n;
+    return new View(chunk, at);
+  }
+}
