@@ -63,12 +63,12 @@ export const FIGURE_HEIGHT = 420;
  * x axis settings for integer ids (update numbers, rollout ids): one tick per id when few ids are
  * shown, so plotly draws no ticks at 1.5, 2.5 ...; many ids get plotly's own (integer) spacing.
  */
-export function integerAxisTicks(xs: readonly number[]): { tickformat: string; dtick?: number } {
+export function integerAxisTicks(xs: ArrayLike<number>): { tickformat: string; dtick?: number } {
   let min = Infinity;
   let max = -Infinity;
-  for (const x of xs) {
-    if (x < min) min = x;
-    if (x > max) max = x;
+  for (let i = 0; i < xs.length; i++) {
+    if (xs[i] < min) min = xs[i];
+    if (xs[i] > max) max = xs[i];
   }
   return max - min <= 20 ? { tickformat: "d", dtick: 1 } : { tickformat: "d" };
 }

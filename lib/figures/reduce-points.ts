@@ -27,7 +27,7 @@ export interface ReduceOptions {
 }
 
 /** Per bucket and y array: index of the lowest and highest finite value, and of the first gap (-1: none). */
-function markExtremes(x: readonly number[], y: readonly (number | null)[], bucketOf: (x: number) => number, keep: Uint8Array, buckets: number): void {
+function markExtremes(x: ArrayLike<number>, y: ArrayLike<number | null>, bucketOf: (x: number) => number, keep: Uint8Array, buckets: number): void {
   const minAt = new Int32Array(buckets).fill(-1);
   const maxAt = new Int32Array(buckets).fill(-1);
   const gapAt = new Int32Array(buckets).fill(-1);
@@ -54,15 +54,15 @@ function markExtremes(x: readonly number[], y: readonly (number | null)[], bucke
  * bucket's first, last, min, max and first gap; null when there are at most `above` points (draw all).
  * @example reducedIndices(xs, [ys], { above: 2000, buckets: 1000 }) // null for 2000 points
  */
-export function reducedIndices(x: readonly number[], ys: readonly (readonly (number | null)[])[], opts: ReduceOptions = {}): number[] | null {
+export function reducedIndices(x: ArrayLike<number>, ys: readonly ArrayLike<number | null>[], opts: ReduceOptions = {}): number[] | null {
   const above = opts.above ?? REDUCE_ABOVE;
   const buckets = opts.buckets ?? REDUCE_BUCKETS;
   if (x.length <= above) return null;
   let lo = Infinity;
   let hi = -Infinity;
-  for (const v of x) {
-    if (v < lo) lo = v;
-    if (v > hi) hi = v;
+  for (let i = 0; i < x.length; i++) {
+    if (x[i] < lo) lo = x[i];
+    if (x[i] > hi) hi = x[i];
   }
   const width = hi - lo;
   const bucketOf = (v: number): number => (width > 0 ? Math.min(buckets - 1, Math.floor(((v - lo) / width) * buckets)) : 0);
@@ -84,9 +84,9 @@ export function reducedIndices(x: readonly number[], ys: readonly (readonly (num
   return out;
 }
 
-/** The items at `indices`, in that order; the array itself when `indices` is null. */
-export function pickAt<T>(items: T[], indices: readonly number[] | null): T[] {
-  return indices === null ? items : indices.map((i) => items[i]);
+/** The items at `indices`, in that order; all of them (a copy) when `indices` is null. */
+export function pickAt<T>(items: readonly T[], indices: readonly number[] | null): T[] {
+  return indices === null ? items.slice() : indices.map((i) => items[i]);
 }
 
 /** Adds two reductions (the points of several traces of one figure). */

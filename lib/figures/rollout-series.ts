@@ -4,10 +4,11 @@
  * response length, truncated fraction, rollout wall time and actor tokens/s.
  */
 import type { AlignedRuns, RolloutRecord } from "../types";
-import { baseLayout, describeKey, integerAxisTicks, keyAxisTitle, plotValue, type Figure, type Trace } from "./figure";
+import { baseLayout, describeKey, integerAxisTicks, keyAxisTitle, type Figure, type Trace } from "./figure";
 import { BAND_FILL, SERIES_COLOR } from "./palette";
 import { noteReduction, pickAt, reducedIndices } from "./reduce-points";
-import { roundMarks, roundSpans } from "./round-marks";
+import { roundMarks, roundSpansOf } from "./round-marks";
+import { drawnValues, inOrder, numberColumn, valueColumn } from "./series-columns";
 import { MARKER_LIMIT, requireKey } from "./update-series";
 
 /** Options of rolloutSeriesFigure. */
@@ -20,9 +21,9 @@ export interface RolloutSeriesOptions {
   yTickFormat?: string;
 }
 
-/** Rollout records in rollout-id order (then run id); the input array is not changed. */
-export function rolloutsInOrder(rollouts: readonly RolloutRecord[]): RolloutRecord[] {
-  return rollouts.slice().sort((a, b) => a.rollout - b.rollout || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+/** Rollout records in rollout-id order (then run id): the input itself when already in order, else a sorted copy. */
+export function rolloutsInOrder(rollouts: readonly RolloutRecord[]): readonly RolloutRecord[] {
+  return inOrder(rollouts, (a, b) => a.rollout - b.rollout || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
 }
 
 function rolloutCustomData(r: RolloutRecord): (string | number)[] {
@@ -45,22 +46,14 @@ export function rolloutSeriesFigure(aligned: AlignedRuns, key: string, options: 
   }
   const rollouts = rolloutsInOrder(aligned.rollouts);
   const { label } = describeKey(key);
-  const x = rollouts.map((r) => r.rollout);
-
-  let missing = 0;
-  let nonFinite = 0;
-  for (const r of rollouts) {
-    const v = r.values[key];
-    if (v === undefined) missing++;
-    else if (!Number.isFinite(v)) nonFinite++;
-  }
+  const x = numberColumn(rollouts, (r) => r.rollout);
+  const { y, missing, nonFinite } = valueColumn(rollouts, key);
 
   // Drawn: every batch up to REDUCE_ABOVE, else per bucket what any of the (up to) three lines needs.
-  const y = rollouts.map((r) => plotValue(r.values[key]));
-  const yMin = options.band ? rollouts.map((r) => plotValue(r.values[options.band!.min])) : null;
-  const yMax = options.band ? rollouts.map((r) => plotValue(r.values[options.band!.max])) : null;
+  const yMin = options.band ? valueColumn(rollouts, options.band.min).y : null;
+  const yMax = options.band ? valueColumn(rollouts, options.band.max).y : null;
   const drawn = reducedIndices(x, yMin && yMax ? [y, yMin, yMax] : [y]);
-  const xDrawn = pickAt(x, drawn);
+  const xDrawn = drawnValues(x, drawn);
   const data: Trace[] = [];
   if (options.band && yMin && yMax) {
     const { min, max } = options.band;
@@ -70,7 +63,7 @@ export function rolloutSeriesFigure(aligned: AlignedRuns, key: string, options: 
       mode: "lines",
       name: describeKey(min).label,
       x: xDrawn,
-      y: pickAt(yMin, drawn),
+      y: drawnValues(yMin, drawn),
       line: { width: 0, color: SERIES_COLOR },
       hoverinfo: "skip",
       showlegend: false,
@@ -81,7 +74,7 @@ export function rolloutSeriesFigure(aligned: AlignedRuns, key: string, options: 
       mode: "lines",
       name: `${describeKey(min).label} .. ${describeKey(max).label}`,
       x: xDrawn,
-      y: pickAt(yMax, drawn),
+      y: drawnValues(yMax, drawn),
       fill: "tonexty",
       fillcolor: BAND_FILL,
       line: { width: 0, color: SERIES_COLOR },
@@ -94,7 +87,7 @@ export function rolloutSeriesFigure(aligned: AlignedRuns, key: string, options: 
     mode: rollouts.length > MARKER_LIMIT ? "lines" : "lines+markers",
     name: label,
     x: xDrawn,
-    y: pickAt(y, drawn),
+    y: drawnValues(y, drawn),
     customdata: pickAt(rollouts, drawn).map(rolloutCustomData),
     hovertemplate: `rollout %{x}<br>${label}: %{y}<br>round %{customdata[0]}, run %{customdata[1]}<extra></extra>`,
     line: { color: SERIES_COLOR, width: 1.5 },
@@ -102,12 +95,7 @@ export function rolloutSeriesFigure(aligned: AlignedRuns, key: string, options: 
     connectgaps: false,
   });
 
-  const { shapes, annotations } = roundMarks(
-    roundSpans(
-      aligned.rounds,
-      rollouts.map((r) => ({ round: r.round, x: r.rollout })),
-    ),
-  );
+  const { shapes, annotations } = roundMarks(roundSpansOf(aligned.rounds, rollouts, x));
   const layout = baseLayout(options.title ?? `${label} per rollout batch`, "rollout batch (rollout/step)", keyAxisTitle(key));
   if (options.yTickFormat !== undefined) layout.yaxis = { ...layout.yaxis, tickformat: options.yTickFormat };
   layout.xaxis = { ...layout.xaxis, ...integerAxisTicks(x) };

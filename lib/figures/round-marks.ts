@@ -19,8 +19,34 @@ export interface RoundSpan {
  *   // [{ round: "R0", first: 1, last: 2 }, { round: "R1", first: 3, last: 3 }]
  */
 export function roundSpans(rounds: readonly string[], points: readonly { round: string; x: number }[]): RoundSpan[] {
+  return spansInOrder(
+    rounds,
+    points.length,
+    (i) => points[i].round,
+    (i) => points[i].x,
+  );
+}
+
+/**
+ * As roundSpans, over records and their x column (`x[i]` is the x of `records[i]`), so a 10^6-point
+ * figure builds no point object per record.
+ * @example roundSpansOf(["R0"], [{ round: "R0" }, { round: "R0" }], [3, 4]) // [{ round: "R0", first: 3, last: 4 }]
+ */
+export function roundSpansOf(rounds: readonly string[], records: readonly { round: string }[], x: ArrayLike<number>): RoundSpan[] {
+  return spansInOrder(
+    rounds,
+    records.length,
+    (i) => records[i].round,
+    (i) => x[i],
+  );
+}
+
+/** Spans of `count` points read through `roundAt` / `xAt`, in `rounds` order, unlisted rounds after. */
+function spansInOrder(rounds: readonly string[], count: number, roundAt: (i: number) => string, xAt: (i: number) => number): RoundSpan[] {
   const byRound = new Map<string, RoundSpan>();
-  for (const { round, x } of points) {
+  for (let i = 0; i < count; i++) {
+    const round = roundAt(i);
+    const x = xAt(i);
     const span = byRound.get(round);
     if (!span) byRound.set(round, { round, first: x, last: x });
     else {

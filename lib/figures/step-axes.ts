@@ -7,7 +7,8 @@ import { STEP_KEYS } from "../schema/slime-metrics";
 import type { RunHistory } from "../types";
 import { baseLayout, type Figure, type Trace } from "./figure";
 import { categoryColor } from "./palette";
-import { addReduction, noteReduction, pickAt, reducedIndices, type Reduction } from "./reduce-points";
+import { addReduction, noteReduction, reducedIndices, type Reduction } from "./reduce-points";
+import { drawnValues } from "./series-columns";
 
 /** Options of stepAxesFigure. */
 export interface StepAxesOptions {
@@ -31,9 +32,7 @@ export function stepAxesFigure(runs: readonly RunHistory[], options: StepAxesOpt
   let reduced: Reduction | undefined;
   runs.forEach((run, i) => {
     stepKeys.forEach((key, k) => {
-      const rows = run.rows.filter((row) => key in row && Number.isFinite(row[key]) && Number.isFinite(row._step));
-      const xs = rows.map((row) => row._step);
-      const ys = rows.map((row) => row[key]);
+      const { xs, ys } = stepPoints(run, key);
       const drawn = reducedIndices(xs, [ys]);
       reduced = addReduction(reduced, xs.length, drawn === null ? xs.length : drawn.length);
       data.push({
@@ -41,8 +40,8 @@ export function stepAxesFigure(runs: readonly RunHistory[], options: StepAxesOpt
         mode: "markers",
         name: `${run.round} (${run.runId}): ${key}`,
         legendgroup: run.runId,
-        x: pickAt(xs, drawn),
-        y: pickAt(ys, drawn),
+        x: drawnValues(xs, drawn),
+        y: drawnValues(ys, drawn),
         marker: { color: categoryColor(i), symbol: SYMBOLS[k % SYMBOLS.length], size: 5 },
         hovertemplate: `${run.round} (${run.runId})<br>_step %{x}<br>${key} %{y}<extra></extra>`,
       });
@@ -56,4 +55,20 @@ export function stepAxesFigure(runs: readonly RunHistory[], options: StepAxesOpt
   layout.meta = { figure: "step-axes", stepKeys: stepKeys.slice(), runs: runs.map((r) => r.runId) };
   noteReduction(layout, reduced);
   return { data, layout };
+}
+
+/** `_step` and the key's value of the run's rows where both are finite, as columns (no row array is copied). */
+function stepPoints(run: RunHistory, key: string): { xs: Float64Array; ys: Float64Array } {
+  const has = (row: RunHistory["rows"][number]): boolean => key in row && Number.isFinite(row[key]) && Number.isFinite(row._step);
+  let count = 0;
+  for (const row of run.rows) if (has(row)) count++;
+  const xs = new Float64Array(count);
+  const ys = new Float64Array(count);
+  let i = 0;
+  for (const row of run.rows) {
+    if (!has(row)) continue;
+    xs[i] = row._step;
+    ys[i++] = row[key];
+  }
+  return { xs, ys };
 }

@@ -4,10 +4,11 @@
  * gradient norm). Used for entropy, clip fraction, gradient norm and the log-prob gap.
  */
 import type { AlignedRuns, UpdateRecord } from "../types";
-import { baseLayout, describeKey, integerAxisTicks, keyAxisTitle, plotValue, type Figure, type Trace } from "./figure";
+import { baseLayout, describeKey, integerAxisTicks, keyAxisTitle, type Figure, type Trace } from "./figure";
 import { HIGHLIGHT_COLOR, SERIES_COLOR } from "./palette";
 import { noteReduction, pickAt, reducedIndices } from "./reduce-points";
-import { roundMarks, roundSpans } from "./round-marks";
+import { roundMarks, roundSpansOf } from "./round-marks";
+import { drawnValues, inOrder, numberColumn, valueColumn } from "./series-columns";
 
 /** Options of updateSeriesFigure. */
 export interface UpdateSeriesOptions {
@@ -20,9 +21,9 @@ export interface UpdateSeriesOptions {
 /** Above this many points the line is drawn without markers (markers would hide it). */
 export const MARKER_LIMIT = 400;
 
-/** Updates in display order (update number, then run id); the input array is not changed. */
-export function updatesInOrder(updates: readonly UpdateRecord[]): UpdateRecord[] {
-  return updates.slice().sort((a, b) => a.update - b.update || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+/** Updates in display order (update number, then run id): the input itself when already in order, else a sorted copy. */
+export function updatesInOrder(updates: readonly UpdateRecord[]): readonly UpdateRecord[] {
+  return inOrder(updates, (a, b) => a.update - b.update || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
 }
 
 /** Throws unless at least one record carries `key`; names the key and the runs searched. */
@@ -53,24 +54,16 @@ export function updateSeriesFigure(aligned: AlignedRuns, key: string, options: U
   const updates = updatesInOrder(aligned.updates);
   const { label } = describeKey(key);
 
-  let missing = 0;
-  let nonFinite = 0;
-  const y: (number | null)[] = [];
-  for (const u of updates) {
-    const v = u.values[key];
-    if (v === undefined) missing++;
-    else if (!Number.isFinite(v)) nonFinite++;
-    y.push(plotValue(v));
-  }
+  const { y, missing, nonFinite } = valueColumn(updates, key);
   // Drawn: every update up to REDUCE_ABOVE, else each bucket's first, last, min, max and first gap.
-  const xs = updates.map((u) => u.update);
+  const xs = numberColumn(updates, (u) => u.update);
   const drawn = reducedIndices(xs, [y]);
   const line: Trace = {
     type: "scatter",
     mode: updates.length > MARKER_LIMIT ? "lines" : "lines+markers",
     name: label,
-    x: pickAt(xs, drawn),
-    y: pickAt(y, drawn),
+    x: drawnValues(xs, drawn),
+    y: drawnValues(y, drawn),
     customdata: pickAt(updates, drawn).map(updateCustomData),
     hovertemplate: updateHoverTemplate(label),
     line: { color: SERIES_COLOR, width: 1.5 },
@@ -95,14 +88,9 @@ export function updateSeriesFigure(aligned: AlignedRuns, key: string, options: U
     });
   }
 
-  const { shapes, annotations } = roundMarks(
-    roundSpans(
-      aligned.rounds,
-      updates.map((u) => ({ round: u.round, x: u.update })),
-    ),
-  );
+  const { shapes, annotations } = roundMarks(roundSpansOf(aligned.rounds, updates, xs));
   const layout = baseLayout(options.title ?? `${label} per optimizer update`, "optimizer update", keyAxisTitle(key));
-  layout.xaxis = { ...layout.xaxis, ...integerAxisTicks(updates.map((u) => u.update)) };
+  layout.xaxis = { ...layout.xaxis, ...integerAxisTicks(xs) };
   layout.shapes = shapes;
   layout.annotations = annotations;
   layout.meta = { figure: "update-series", key, missing, nonFinite, ...(markZero ? { zeroAt } : {}) };

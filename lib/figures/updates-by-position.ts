@@ -4,11 +4,12 @@
  * makes that structure visible instead of reading as noise.
  */
 import { METRICS } from "../schema/slime-metrics";
-import type { AlignedRuns } from "../types";
-import { baseLayout, describeKey, integerAxisTicks, keyAxisTitle, plotValue, type Figure, type Trace } from "./figure";
+import type { AlignedRuns, UpdateRecord } from "../types";
+import { baseLayout, describeKey, integerAxisTicks, keyAxisTitle, type Figure, type Trace } from "./figure";
 import { BOUNDARY_COLOR, categoryColor } from "./palette";
 import { addReduction, noteReduction, pickAt, reducedIndices, type Reduction } from "./reduce-points";
-import { roundMarks, roundSpans } from "./round-marks";
+import { roundMarks, roundSpansOf } from "./round-marks";
+import { drawnValues, numberColumn, valueColumn } from "./series-columns";
 import { requireKey, updateCustomData, updateHoverTemplate, updatesInOrder } from "./update-series";
 
 /** Options of updatesByPositionFigure. */
@@ -29,69 +30,67 @@ export function updatesByPositionFigure(aligned: AlignedRuns, key: string = METR
   const { label } = describeKey(key);
   const n = aligned.mapping.n;
 
-  let missing = 0;
-  let nonFinite = 0;
-  for (const u of updates) {
-    const v = u.values[key];
-    if (v === undefined) missing++;
-    else if (!Number.isFinite(v)) nonFinite++;
-  }
-
   // Each trace drawn in full up to REDUCE_ABOVE points, else reduced per bucket on its own; the
   // figure's note counts the points of all traces.
   let reduced: Reduction | undefined;
-  const reduce = (xs: number[], ys: (number | null)[]): number[] | null => {
+  const reduce = (xs: Float64Array, ys: Float64Array): number[] | null => {
     const idx = reducedIndices(xs, [ys]);
     reduced = addReduction(reduced, xs.length, idx === null ? xs.length : idx.length);
     return idx;
   };
-  const xAll = updates.map((u) => u.update);
-  const yAll = updates.map((u) => plotValue(u.values[key]));
+  const xAll = numberColumn(updates, (u) => u.update);
+  const { y: yAll, missing, nonFinite } = valueColumn(updates, key);
   const drawnAll = reduce(xAll, yAll);
   const data: Trace[] = [
     {
       type: "scatter",
       mode: "lines",
       name: "all updates in order",
-      x: pickAt(xAll, drawnAll),
-      y: pickAt(yAll, drawnAll),
+      x: drawnValues(xAll, drawnAll),
+      y: drawnValues(yAll, drawnAll),
       hoverinfo: "skip",
       line: { color: BOUNDARY_COLOR, width: 0.75 },
       connectgaps: false,
     },
   ];
   // Every position 0..N-1 gets a legend entry even if empty, plus any out-of-range one found in data.
-  const positions = new Set<number>();
-  for (let p = 0; p < n; p++) positions.add(p);
-  for (const u of updates) positions.add(u.updateInRollout);
-  for (const p of Array.from(positions).sort((a, b) => a - b)) {
-    const at = updates.filter((u) => u.updateInRollout === p);
-    const xs = at.map((u) => u.update);
-    const ys = at.map((u) => plotValue(u.values[key]));
+  const byPosition = indicesByPosition(updates, n);
+  for (const p of Array.from(byPosition.keys()).sort((a, b) => a - b)) {
+    const at = byPosition.get(p)!;
+    const xs = Float64Array.from(at, (i) => xAll[i]);
+    const ys = Float64Array.from(at, (i) => yAll[i]);
     const drawn = reduce(xs, ys);
     data.push({
       type: "scatter",
       mode: "markers",
       name: `update ${p + 1} of ${n} in its batch`,
-      x: pickAt(xs, drawn),
-      y: pickAt(ys, drawn),
-      customdata: pickAt(at, drawn).map(updateCustomData),
+      x: drawnValues(xs, drawn),
+      y: drawnValues(ys, drawn),
+      customdata: pickAt(at, drawn).map((i) => updateCustomData(updates[i])),
       hovertemplate: updateHoverTemplate(label),
       marker: { color: categoryColor(p), size: 6 },
     });
   }
 
-  const { shapes, annotations } = roundMarks(
-    roundSpans(
-      aligned.rounds,
-      updates.map((u) => ({ round: u.round, x: u.update })),
-    ),
-  );
+  const { shapes, annotations } = roundMarks(roundSpansOf(aligned.rounds, updates, xAll));
   const layout = baseLayout(options.title ?? `${label} per optimizer update, by position in its rollout batch`, "optimizer update", keyAxisTitle(key));
-  layout.xaxis = { ...layout.xaxis, ...integerAxisTicks(updates.map((u) => u.update)) };
+  layout.xaxis = { ...layout.xaxis, ...integerAxisTicks(xAll) };
   layout.shapes = shapes;
   layout.annotations = annotations;
   layout.meta = { figure: "updates-by-position", key, missing, nonFinite, updatesPerRollout: n };
   noteReduction(layout, reduced);
   return { data, layout };
+}
+
+/** Indices of the updates at each position of their batch: every position 0..n-1 (maybe empty), then any other found. */
+function indicesByPosition(updates: readonly UpdateRecord[], n: number): Map<number, number[]> {
+  const byPosition = new Map<number, number[]>();
+  for (let p = 0; p < n; p++) byPosition.set(p, []);
+  for (let i = 0; i < updates.length; i++) {
+    const p = updates[i].updateInRollout;
+    const at = byPosition.get(p);
+    if (at) at.push(i);
+    else byPosition.set(p, [i]);
+  }
+  return byPosition;
 }

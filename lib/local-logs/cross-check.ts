@@ -149,19 +149,37 @@ function same(a: number, b: number): boolean {
   return a === b || (a !== a && b !== b);
 }
 
-/** The aligned records of each run, as pairing targets. */
-function targetsByRun(aligned: CrossCheckAligned): Map<string, Target[]> {
-  const out = new Map<string, Target[]>();
-  const add = (runId: string, t: Target) => {
-    const list = out.get(runId);
-    if (list) list.push(t);
-    else out.set(runId, [t]);
-  };
-  for (const r of aligned.rollouts) add(r.runId, { axis: "rollout", id: r.rollout, values: r.values, paired: [] });
-  for (const u of aligned.updates) add(u.runId, { axis: "update", id: u.trainStep, values: u.values, paired: [] });
+/** One run's aligned records by kind, as references: its pairing targets are built only while it is checked. */
+interface RunRecords {
+  rollouts: CrossCheckAligned["rollouts"];
+  updates: CrossCheckAligned["updates"];
+  criticOnly: NonNullable<CrossCheckAligned["criticOnly"]>;
+  evals: CrossCheckAligned["evals"];
+}
+
+/**
+ * The aligned records of the runs in `runIds` (the runs with local records), grouped by run in record
+ * order. References only: a target object per record for every run at once was ~150 MB at 10^6
+ * updates, and built even for runs without a local log.
+ */
+function recordsByRun(aligned: CrossCheckAligned, runIds: readonly string[]): Map<string, RunRecords> {
+  const out = new Map<string, RunRecords>();
+  for (const runId of runIds) out.set(runId, { rollouts: [], updates: [], criticOnly: [], evals: [] });
+  for (const r of aligned.rollouts) out.get(r.runId)?.rollouts.push(r);
+  for (const u of aligned.updates) out.get(u.runId)?.updates.push(u);
+  for (const u of aligned.criticOnly ?? []) out.get(u.runId)?.criticOnly.push(u);
+  for (const e of aligned.evals) out.get(e.runId)?.evals.push(e);
+  return out;
+}
+
+/** A run's records as pairing targets, in the order ties are broken in: rollouts, updates, critic-only steps, evals. */
+function targetsOf(records: RunRecords): Target[] {
+  const out: Target[] = [];
+  for (const r of records.rollouts) out.push({ axis: "rollout", id: r.rollout, values: r.values, paired: [] });
+  for (const u of records.updates) out.push({ axis: "update", id: u.trainStep, values: u.values, paired: [] });
   // Critic-only steps (--num-critic-only-steps) are not actor updates, but their critic-step lines pair with them.
-  for (const u of aligned.criticOnly ?? []) add(u.runId, { axis: "update", id: u.trainStep, values: u.values, paired: [] });
-  for (const e of aligned.evals) add(e.runId, { axis: "eval", id: e.rollout, values: e.values, paired: [] });
+  for (const u of records.criticOnly) out.push({ axis: "update", id: u.trainStep, values: u.values, paired: [] });
+  for (const e of records.evals) out.push({ axis: "eval", id: e.rollout, values: e.values, paired: [] });
   return out;
 }
 
@@ -186,7 +204,6 @@ export function crossCheck(aligned: CrossCheckAligned, local: CrossCheckLocal): 
     runsWithoutLocal: [],
   };
   const known = new Map(aligned.runs.map((r) => [r.runId, r] as const));
-  const targets = targetsByRun(aligned);
   const malformedCount = new Map<string, number>();
   for (const s of local.stats) {
     malformedCount.set(s.runId, (malformedCount.get(s.runId) ?? 0) + s.stats.malformed);
@@ -195,12 +212,14 @@ export function crossCheck(aligned: CrossCheckAligned, local: CrossCheckLocal): 
   const runIds = Array.from(local.records.keys());
   for (const s of local.stats) if (!local.records.has(s.runId) && !runIds.includes(s.runId)) runIds.push(s.runId);
   for (const run of aligned.runs) if (!runIds.includes(run.runId)) result.runsWithoutLocal.push(run.runId);
+  const grouped = recordsByRun(aligned, runIds);
 
   for (const runId of runIds) {
     const run = known.get(runId);
     const ids = supersededIds(aligned, runId);
     const records = dropSuperseded(local.records.get(runId) ?? [], ids);
-    const sum = checkRun(runId, run ? run.round : null, records.kept, run ? (targets.get(runId) ?? []) : null, result, ids);
+    const sum = checkRun(runId, run ? run.round : null, records.kept, run ? targetsOf(grouped.get(runId)!) : null, result, ids);
+    grouped.delete(runId);
     sum.supersededRecords += records.dropped;
     sum.malformedLines = malformedCount.get(runId) ?? 0;
     result.runs.push(sum);

@@ -294,3 +294,32 @@ test("superseded records: local lines of rollouts a later round took over are no
   // Without the superseded list the same lines disagree: the check is not vacuous.
   assert.equal(crossCheck(base, localOf({ runId: "a", text })).agree, false);
 });
+
+test("records of runs without a local log are never read: no pairing target is built for them", () => {
+  const aligned = wandbAligned();
+  let reads = 0;
+  /** A record of run-b whose values count every read. */
+  const watched = <T extends { runId: string; values: Record<string, number> }>(r: T): T => {
+    const copy = { ...r, runId: "run-b" };
+    Object.defineProperty(copy, "values", {
+      get: () => {
+        reads++;
+        return r.values;
+      },
+    });
+    return copy;
+  };
+  const withB: CrossCheckAligned = {
+    ...aligned,
+    runs: aligned.runs.concat(aligned.runs.map((r) => ({ ...r, runId: "run-b", round: "R1" }))),
+    rollouts: aligned.rollouts.concat(aligned.rollouts.map(watched)),
+    updates: aligned.updates.concat(aligned.updates.map(watched)),
+    evals: aligned.evals.concat(aligned.evals.map(watched)),
+  };
+  const local = localOf({ runId: "run-a", text: LOG_TEXT, file: "round0.log" });
+  const res = crossCheck(withB, local);
+  assert.equal(reads, 0, "run-b has no local log: its records are not touched");
+  assert.deepEqual(res.runsWithoutLocal, ["run-b"]);
+  const alone = crossCheck(aligned, local);
+  assert.deepEqual({ ...res, runsWithoutLocal: [] }, alone, "run-a's findings are those of run-a checked alone");
+});
