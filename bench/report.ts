@@ -315,6 +315,7 @@ export function renderResults(r: BenchResults): string {
         ["python", m.python ?? "n/a"],
         ["wandb (official client): current / legacy", `${m.wandbCurrent ?? "not installed"} / ${m.wandb ?? "not installed"}`],
         ["pandas / numpy", `${m.pandas ?? "not installed"} / ${m.numpy ?? "n/a"}`],
+        ["duckdb (Python)", m.duckdb ?? "not installed"],
         ["load average (1 min) before / after", `${m.loadAverage} / ${r.loadAverageEnd}`],
       ],
     ),
