@@ -273,9 +273,10 @@ def align(con, keys):
     )
     # Rollout records: rows of the three rollout kinds merged per rollout/step; each key's first
     # logged value in row order; two different values of one key in one batch drop it (NaN = NaN).
+    # Without a conflict every logged value of a key in the batch is equal, so the first is the min.
     fcols = [c for c in keys if c.startswith(("rollout/", "perf/"))]
     conflict = lambda c: f"min({ident(c)}) IS DISTINCT FROM max({ident(c)})"  # noqa: E731
-    merged = ", ".join(f"CASE WHEN {conflict(c)} THEN NULL ELSE arg_min({ident(c)}, _step) END AS {ident(c)}" for c in fcols)
+    merged = ", ".join(f"CASE WHEN {conflict(c)} THEN NULL ELSE min({ident(c)}) END AS {ident(c)}" for c in fcols)
     conflicts = " + ".join(f"({conflict(c)})::INTEGER" for c in fcols) or "0"
     con.execute(
         f"""CREATE TABLE rol AS SELECT run, any_value(r.round) AS round, any_value(r.run_id) AS run_id,
