@@ -134,6 +134,7 @@ export async function runAnalysisBench(opts: AnalysisBenchOptions): Promise<Anal
   const differences: string[] = [];
   const sides = ALL_ANALYSIS_SIDES.filter((s) => s === "ours" || !opts.sides || opts.sides.includes(s));
   let defaultHeap: DefaultHeapRun | null = null;
+  let defaultHeapFailure: string | null = null;
   try {
     const runSide = async (side: AnalysisSide, rep: number): Promise<AnalysisSample> => {
       const out = path.join(tmp, `${side}-${rep}`);
@@ -152,7 +153,10 @@ export async function runAnalysisBench(opts: AnalysisBenchOptions): Promise<Anal
           const oom = /heap out of memory|Allocation failed/i.test((e as Error).message);
           const what = nodeOptions.length ? `with ${nodeOptions.join(" ")}` : "with Node's default options";
           oursNote = `${what} our side ${oom ? "ran out of heap (JavaScript heap out of memory)" : "failed"} at ${opts.updates} updates; measured with ${opts.retryNodeOptions.join(" ")}`;
-          if (nodeOptions.length === 0) defaultHeapFailed = true;
+          if (nodeOptions.length === 0) {
+            defaultHeapFailed = true;
+            defaultHeapFailure = oom ? "ran out of heap (JavaScript heap out of memory)" : "failed";
+          }
           log(`  ${oursNote}`);
           nodeOptions = opts.retryNodeOptions;
           ({ report, wallSeconds } = await runChild<ChildReport>(cmd, [...nodeOptions, ...args], env));
@@ -224,7 +228,7 @@ export async function runAnalysisBench(opts: AnalysisBenchOptions): Promise<Anal
     // Our samples ran with the default heap (or failed with it and were retried with a raised one).
     const oursDefault = samples.filter((s) => s.side === "ours");
     defaultHeap = defaultHeapFailed
-      ? { ok: false, seconds: null, peakRssKb: null, failure: oursNote, fromSamples: true }
+      ? { ok: false, seconds: null, peakRssKb: null, failure: defaultHeapFailure, fromSamples: true }
       : {
           ok: true,
           seconds: median(oursDefault.map((s) => s.seconds)),
