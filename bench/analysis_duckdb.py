@@ -6,14 +6,14 @@ Reads the same frozen archive as bench/analysis-ours.ts with DuckDB's own JSON r
 job of issue 20 ("read the frozen JSONL, split rollout and update records, per-round means, write the
 two CSVs") at the scope of analysis_pandas.py: sha256 check -> classify rows by their keys (the
 decision table of lib/axes/classify-row.ts) -> infer N and r0 -> update records and rollout records
-(rollout rows merged per rollout/step, conflicting values dropped) -> per-round means (finite values
-only; NaN/Inf excluded and counted; a key not logged is missing, never 0), ppo_kl by position,
-zero-grad-norm updates, time breakdown -> rollouts.csv and updates.csv written by COPY.
+(rollout rows merged per rollout/step; conflicts and coverage counted as analysis_pandas.py counts
+them) -> per-round means (finite values only; NaN/Inf excluded and counted; a key not logged is
+missing, never 0), ppo_kl by position, zero-grad-norm updates, time breakdown -> rollouts.csv and
+updates.csv written by COPY.
 Python only builds the SQL text from the key names and reads back small aggregates; every pass over
-the rows runs inside DuckDB. Not done here (the pandas side does them): the coverage issue count and
-summary.csv. Writes OUT_DIR/summary.json in the shape of bench/summary-json.ts without
-records.issues, OUT_DIR/exports/{rollouts,updates}.csv, and prints one JSON line with the seconds of
-each phase and the peak resident memory (VmHWM, kB).
+the rows runs inside DuckDB. Not done here (the pandas side does it): summary.csv. Writes
+OUT_DIR/summary.json in the shape of bench/summary-json.ts, OUT_DIR/exports/{rollouts,updates}.csv,
+and prints one JSON line with the seconds of each phase and the peak resident memory (VmHWM, kB).
 
 The frozen files hold NaN/Infinity/-Infinity as the JSON strings "NaN"/"Infinity"/"-Infinity"
 (lib/archive/frozen-row.ts); every key is read as DOUBLE, and DuckDB's JSON reader casts those
@@ -277,14 +277,71 @@ def align(con, keys):
     fcols = [c for c in keys if c.startswith(("rollout/", "perf/"))]
     conflict = lambda c: f"min({ident(c)}) IS DISTINCT FROM max({ident(c)})"  # noqa: E731
     merged = ", ".join(f"CASE WHEN {conflict(c)} THEN NULL ELSE min({ident(c)}) END AS {ident(c)}" for c in fcols)
-    conflicts = " + ".join(f"({conflict(c)})::INTEGER" for c in fcols) or "0"
+    # Conflicts count over every rollout-side family, also those not exported (multi_turn/, passrate/).
+    ccols = [c for c in keys if c.startswith(("rollout/", "perf/", "multi_turn/", "passrate/"))]
+    conflicts = " + ".join(f"({conflict(c)})::INTEGER" for c in ccols) or "0"
     con.execute(
         f"""CREATE TABLE rol AS SELECT run, any_value(r.round) AS round, any_value(r.run_id) AS run_id,
               "rollout/step"::BIGINT AS rollout, {merged}, {conflicts} AS conflicts
             FROM hist JOIN runs r USING (run) WHERE kind IN {rol_kinds} GROUP BY run, "rollout/step\""""
     )
     evals = sum(c for (_, k), c in kinds.items() if k == "eval")
-    return {"n": n, "r0": r0, "evals": evals, "tcols": tcols, "fcols": fcols}
+    issues = coverage_issues(con, keys, n, rol_kinds)
+    return {"n": n, "r0": r0, "evals": evals, "issues": issues, "tcols": tcols, "fcols": fcols}
+
+
+def coverage_issues(con, keys, n, rol_kinds):
+    """Issues the library reports, counted as analysis_pandas.py counts them (one per finding)."""
+    issues = con.sql("SELECT coalesce(sum(conflicts), 0) FROM rol").fetchall()[0][0]
+    # Unclassified rows: one issue per distinct key set in a run (bookkeeping keys "_*" ignored).
+    own = [c for c in keys if not c.startswith("_")]
+    if own:
+        sig = " || ".join(f"({ident(c)} IS NOT NULL)::INTEGER::VARCHAR" for c in own)
+        issues += con.sql(
+            f"SELECT count(*) FROM (SELECT DISTINCT run, {sig} AS sig FROM hist WHERE kind = 'other') WHERE contains(sig, '1')"
+        ).fetchall()[0][0]
+    # Two rows of one slot in one batch (manager, perf, trainer rollout rows by family).
+    metric = any_present([c for c in keys if c.startswith("rollout/") and c != "rollout/step"])
+    turn = any_present([c for c in keys if c.startswith("multi_turn/")])
+    passrate = any_present([c for c in keys if c.startswith("passrate/")])
+    slot = f"CASE kind WHEN 'rollout-manager' THEN 1 WHEN 'trainer-perf' THEN 2 ELSE 8 + {metric}::INTEGER + 2 * {turn}::INTEGER + 4 * {passrate}::INTEGER END"
+    if "rollout/step" in keys:
+        issues += con.sql(
+            f'SELECT count(*) FROM (SELECT run, "rollout/step", {slot} FROM hist WHERE kind IN {rol_kinds} GROUP BY ALL HAVING count(*) > 1)'
+        ).fetchall()[0][0]
+    # Duplicate updates: one train/step logged twice in a run.
+    if "train/step" in keys:
+        issues += con.sql(
+            "SELECT count(*) FROM (SELECT run, \"train/step\" FROM hist WHERE kind = 'optimizer-update' GROUP BY ALL HAVING count(*) > 1)"
+        ).fetchall()[0][0]
+    # Batches a run owns (by rollout rows or updates): holes between them, missing update slots (one
+    # per stretch of consecutive missing slots), batches with updates but no rollout row.
+    con.execute(f"CREATE TEMP TABLE owned AS SELECT DISTINCT run, r FROM (SELECT run, r FROM rset UNION ALL SELECT run, t // {n} FROM tset)")
+    con.execute(
+        f"""CREATE TEMP TABLE slots AS SELECT o.run, o.r, j.range AS j, t.t IS NOT NULL AS have
+            FROM owned o CROSS JOIN range({n}) j LEFT JOIN tset t ON t.run = o.run AND t.t = o.r * {n} + j.range"""
+    )
+    holes, missing, orphan = con.sql(
+        """SELECT
+             (SELECT count(*) FROM (SELECT r - lag(r) OVER (PARTITION BY run ORDER BY r) AS d FROM owned) WHERE d > 1),
+             (SELECT count(*) FROM (SELECT have, j, lag(have) OVER (PARTITION BY run, r ORDER BY j) AS prev FROM slots)
+                WHERE NOT have AND (j = 0 OR prev)),
+             (SELECT count(*) FROM (SELECT run, r FROM slots GROUP BY run, r HAVING bool_or(have)) s
+                WHERE NOT EXISTS (SELECT 1 FROM rset x WHERE x.run = s.run AND x.r = s.r))"""
+    ).fetchall()[0]
+    issues += holes + missing + orphan
+    # Runs in manifest order must continue each other: no gap, no overlap; a run owning nothing is one.
+    spans = dict((run, (lo, hi)) for run, lo, hi in con.sql("SELECT run, min(r), max(r) FROM owned GROUP BY run").fetchall())
+    max_prev = None
+    for (run,) in con.sql("SELECT run FROM runs ORDER BY run").fetchall():
+        if run not in spans:
+            issues += 1
+            continue
+        lo, hi = spans[run]
+        if max_prev is not None and (lo > max_prev + 1 or lo <= max_prev):
+            issues += 1
+        max_prev = hi if max_prev is None else max(max_prev, hi)
+    return int(issues)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -371,11 +428,11 @@ def summaries(con, a, labels):
 
     trainer = [t for t in timers if t != "perf/rollout_time"]
     missing_perf = con.sql(f"SELECT count(*) FILTER (WHERE NOT {any_present(trainer)}) FROM rol").fetchall()[0][0] if trainer else 0
-    counts = con.sql("SELECT (SELECT count(*) FROM upd), (SELECT count(*) FROM rol), (SELECT sum(conflicts) FROM rol)").fetchall()[0]
+    counts = con.sql("SELECT (SELECT count(*) FROM upd), (SELECT count(*) FROM rol)").fetchall()[0]
     return {
         "n": n,
         "r0": a["r0"],
-        "records": {"updates": int(counts[0]), "rollouts": int(counts[1]), "evals": a["evals"]},
+        "records": {"updates": int(counts[0]), "rollouts": int(counts[1]), "evals": a["evals"], "issues": a["issues"]},
         "policy": policy,
         "rollout": rollout,
         "ppoKlByPosition": kl,

@@ -1,13 +1,15 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 
 import { ensureAnalysisArchive, rolloutsPerRunFor } from "../../bench/analysis-data";
 import { runAnalysisBench } from "../../bench/analysis-bench";
-import { VENV_PYTHON } from "../../bench/child";
+import { runChild, tsxCommand, VENV_PYTHON } from "../../bench/child";
+import { diffJson } from "../../bench/summary-json";
 import { loadArchive } from "../../lib/archive/load-archive";
 
 function hasModule(name: string): boolean {
@@ -92,5 +94,60 @@ test('DuckDB side: a frozen "NaN" is a logged non-finite value, not missing and 
   assert.ok(Number.isFinite(mean));
   assert.equal(summary.records.updates, 400);
   assert.equal(summary.n, 2);
-  assert.equal(summary.records.issues, undefined, "the DuckDB side does not recount coverage issues");
+  assert.equal(summary.records.issues, 0);
+});
+
+/** A copy of the 400-update archive with R1's lines edited, its manifest entry made to match. */
+async function editedArchive(name: string, edit: (lines: string[]) => void): Promise<string> {
+  const a = await ensureAnalysisArchive(400, { workDir: work });
+  const dir = path.join(work, name);
+  rmSync(dir, { recursive: true, force: true });
+  cpSync(a.dir, dir, { recursive: true });
+  const manifestPath = path.join(dir, "manifest.json");
+  const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
+  const run = manifest.runs[1];
+  const lines = readFileSync(path.join(dir, run.file), "utf8").trimEnd().split("\n");
+  edit(lines);
+  const text = lines.map((l, i) => l.replace(/"_step":\d+/, `"_step":${i}`)).join("\n") + "\n";
+  writeFileSync(path.join(dir, run.file), text);
+  Object.assign(run, {
+    sha256: createHash("sha256").update(text).digest("hex"),
+    bytes: Buffer.byteLength(text),
+    historyEvents: lines.length,
+    lastStep: lines.length - 1,
+  });
+  writeFileSync(manifestPath, JSON.stringify(manifest, null, 2) + "\n");
+  return dir;
+}
+
+/** summary.json of one side run on `dir`. */
+async function sideSummary(side: "ours" | "pandas" | "duckdb", dir: string): Promise<Record<string, any>> {
+  const out = mkdtempSync(path.join(work, `${side}-`));
+  const env = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? work, TZ: "UTC" };
+  const [cmd, args] =
+    side === "ours" ? tsxCommand("bench/analysis-ours.ts", [dir, out]) : [VENV_PYTHON, [path.join(__dirname, `../../bench/analysis_${side}.py`), dir, out]];
+  await runChild(cmd, args, env);
+  return JSON.parse(readFileSync(path.join(out, "summary.json"), "utf8"));
+}
+
+test("DuckDB side: an unclassified row is one coverage issue, as ours counts it", { skip: SKIP_DUCKDB }, async () => {
+  const dir = await editedArchive("unclassified", (lines) => lines.push('{"_step":0,"custom/thing":1}'));
+  const duck = await sideSummary("duckdb", dir);
+  assert.deepEqual(diffJson(await sideSummary("ours", dir), duck, 1e-9), []);
+  assert.equal(duck.records.issues, 1);
+});
+
+test("DuckDB side: a batch's rollout row logged twice with another value counts as pandas counts it", { skip: SKIP_DUCKDB || SKIP }, async () => {
+  // A second rollout-manager row of the same batch with another rollout_time: analysis_pandas.py (and
+  // so this side) counts a conflict and a duplicate slot and drops the value; the library takes the
+  // later row as superseding the earlier one (lib/axes/supersede.ts), so ours is not the reference here.
+  const dir = await editedArchive("relogged", (lines) => {
+    const manager = lines.findIndex((l) => l.includes('"perf/rollout_time"'));
+    lines.splice(manager + 1, 0, lines[manager].replace(/"perf\/rollout_time":[^,}]+/, '"perf/rollout_time":1.5'));
+  });
+  const duck = await sideSummary("duckdb", dir);
+  assert.deepEqual(diffJson(await sideSummary("pandas", dir), duck, 1e-9), []);
+  assert.equal(duck.records.issues, 2);
+  // R1's rollout_time mean covers one batch fewer: the conflicting value is missing, not averaged.
+  assert.deepEqual(duck.rollout.R1.rolloutTime.slice(1), [49, 0, 1]);
 });
