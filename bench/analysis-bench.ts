@@ -5,7 +5,7 @@
  * Outputs are compared with ours before any time is reported: the summary numbers of every
  * repetition (relative 1e-9) and the CSVs cell by cell (first repetition).
  */
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { closeSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { readFileSync } from "node:fs";
@@ -173,10 +173,10 @@ export async function runAnalysisBench(opts: AnalysisBenchOptions): Promise<Anal
         // Old messages (pandas) carry no side name; the DuckDB side's do.
         const tag = side === "pandas" ? "" : `${side} `;
         differences.push(...diffJson(read(a), read(b), 1e-9).map((d) => `rep ${rep + 1} ${tag}summary ${d}`));
-        if (withCsv) {
-          for (const f of COMPARED_CSVS[side]) {
-            differences.push(...diffCsv(path.join(a, "exports", f), path.join(b, "exports", f), 1e-9).map((d) => `rep ${rep + 1} ${tag}${d}`));
-          }
+        for (const f of COMPARED_CSVS[side]) {
+          const [fa, fb] = [path.join(a, "exports", f), path.join(b, "exports", f)];
+          if (withCsv) differences.push(...diffCsv(fa, fb, 1e-9).map((d) => `rep ${rep + 1} ${tag}${d}`));
+          else if (lineCount(fa) !== lineCount(fb)) differences.push(`rep ${rep + 1} ${tag}${f}: ${lineCount(fa) - 1} vs ${lineCount(fb) - 1} data rows`);
         }
       }
     };
@@ -253,6 +253,21 @@ export async function runAnalysisBench(opts: AnalysisBenchOptions): Promise<Anal
     defaultHeapFailed,
     defaultHeap,
   };
+}
+
+/** Lines of a file (a CSV's rows: the exports quote no newlines), read in chunks: the CSVs reach GBs. */
+function lineCount(file: string): number {
+  const fd = openSync(file, "r");
+  const buf = Buffer.alloc(1 << 20);
+  let lines = 0;
+  try {
+    for (let n = readSync(fd, buf); n > 0; n = readSync(fd, buf)) {
+      for (let i = buf.indexOf(10); i !== -1 && i < n; i = buf.indexOf(10, i + 1)) lines++;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return lines;
 }
 
 /** Our side once with Node's default heap; a failure (out of heap, timeout) is a result, not an error. */

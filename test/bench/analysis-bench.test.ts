@@ -77,6 +77,23 @@ test("analysis benchmark, tiny: DuckDB's per-round means, records and CSVs equal
   assert.equal(r.defaultHeap?.fromSamples, true);
 });
 
+test("a size measured with a raised heap also runs ours once with Node's default heap, outside the samples", async () => {
+  const r = await runAnalysisBench({
+    updates: 200,
+    reps: 1,
+    workDir: work,
+    sides: ["ours"],
+    nodeOptions: ["--max-old-space-size=2048"],
+    defaultHeapRunTimeoutSeconds: 120,
+  });
+  assert.equal(r.defaultHeap?.ok, true);
+  assert.equal(r.defaultHeap?.fromSamples, false);
+  assert.ok((r.defaultHeap?.peakRssKb ?? 0) > 0);
+  assert.equal(r.samples.length, 1, "the default-heap run is not a timed sample");
+  assert.deepEqual(r.oursNodeOptions, ["--max-old-space-size=2048"]);
+  assert.equal(r.ratio, null);
+});
+
 test('DuckDB side: a frozen "NaN" is a logged non-finite value, not missing and not 0', { skip: SKIP_DUCKDB }, async () => {
   const a = await ensureAnalysisArchive(400, { workDir: work });
   const out = mkdtempSync(path.join(work, "duckdb-"));
