@@ -1,10 +1,11 @@
 /**
  * Analysis benchmark: the workspace pipeline (bench/analysis-ours.ts: load -> align -> summaries ->
- * export) against the same analysis in pandas (bench/analysis_pandas.py) on the same frozen archive,
- * alternating, each side its own process. Outputs are compared before any time is reported: the
- * summary numbers of every repetition (relative 1e-9) and the CSVs cell by cell (first repetition).
+ * export) against the same analysis in pandas (bench/analysis_pandas.py) and in DuckDB SQL
+ * (bench/analysis_duckdb.py) on the same frozen archive, alternating, each side its own process.
+ * Outputs are compared with ours before any time is reported: the summary numbers of every
+ * repetition (relative 1e-9) and the CSVs cell by cell (first repetition).
  */
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { closeSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { readFileSync } from "node:fs";
@@ -15,7 +16,30 @@ import { median } from "./stats";
 import { diffCsv, diffJson } from "./summary-json";
 
 /** Sides of the analysis benchmark. */
-export type AnalysisSide = "ours" | "pandas";
+export type AnalysisSide = "ours" | "pandas" | "duckdb";
+
+/** All sides, in the order they run in each repetition. */
+export const ALL_ANALYSIS_SIDES: readonly AnalysisSide[] = ["ours", "pandas", "duckdb"];
+
+/** Script of each Python side. */
+const PYTHON_SCRIPT: Record<Exclude<AnalysisSide, "ours">, string> = { pandas: "analysis_pandas.py", duckdb: "analysis_duckdb.py" };
+
+/** CSVs each Python side writes (the DuckDB side does the job of issue 20: the two record CSVs). */
+const COMPARED_CSVS: Record<Exclude<AnalysisSide, "ours">, string[]> = {
+  pandas: ["rollouts.csv", "updates.csv", "summary.csv"],
+  duckdb: ["rollouts.csv", "updates.csv"],
+};
+
+/** Our side once with Node's default heap (the heap a tslab kernel gets). */
+export interface DefaultHeapRun {
+  ok: boolean;
+  seconds: number | null;
+  peakRssKb: number | null;
+  /** Why it failed (out of heap, timeout, other), when it did. */
+  failure: string | null;
+  /** True when this is the benchmark's own samples (they ran with the default heap), false for a separate run. */
+  fromSamples: boolean;
+}
 
 /** Phases both sides time, in order. */
 export const PHASES = ["load", "align", "summaries", "export"] as const;
@@ -35,6 +59,13 @@ export interface AnalysisBenchOptions {
   retryNodeOptions?: string[];
   /** Compare the CSV files too (reads them back; slow at 10^6). Default true. */
   compareCsv?: boolean;
+  /** Sides to run (default all; "ours" always runs, the others are compared with it). */
+  sides?: readonly AnalysisSide[];
+  /**
+   * When `nodeOptions` raise the heap: also run our side once with Node's default heap first, so the
+   * memory target is judged on the heap a notebook kernel gets. Timeout of that run in seconds.
+   */
+  defaultHeapRunTimeoutSeconds?: number;
   log?: (line: string) => void;
 }
 
@@ -60,16 +91,22 @@ export interface AnalysisBenchResult {
   differences: string[];
   /** Median over repetitions of pandas.seconds / ours.seconds (paired): > 1 means ours is faster. */
   ratio: number | null;
-  /** Median phase seconds per side. */
-  medianPhases: Record<AnalysisSide, Record<string, number>>;
-  medianSeconds: Record<AnalysisSide, number>;
-  maxPeakRssKb: Record<AnalysisSide, number | null>;
+  /** Median over repetitions of ours.seconds / duckdb.seconds (paired): < 1 means ours is faster (absent in older results). */
+  oursOverDuckdb?: number | null;
+  /** Sides run (absent in older results: ours and pandas). */
+  sides?: AnalysisSide[];
+  /** Median phase seconds per side run. */
+  medianPhases: Partial<Record<AnalysisSide, Record<string, number>>>;
+  medianSeconds: Partial<Record<AnalysisSide, number>>;
+  maxPeakRssKb: Partial<Record<AnalysisSide, number | null>>;
   /** Why our side needed other Node options, when it did. */
   oursNote: string | null;
   /** Node options our side was measured with (empty = Node's defaults, as a tslab kernel runs). */
   oursNodeOptions: string[];
   /** Our side failed with the default options (true), was not tried with them (null), or ran with them (false). */
   defaultHeapFailed: boolean | null;
+  /** Our side with Node's default heap (null: not run at this size; absent in older results). */
+  defaultHeap?: DefaultHeapRun | null;
 }
 
 interface ChildReport {
@@ -95,6 +132,9 @@ export async function runAnalysisBench(opts: AnalysisBenchOptions): Promise<Anal
   let defaultHeapFailed: boolean | null = nodeOptions.length === 0 ? false : null;
   const samples: AnalysisSample[] = [];
   const differences: string[] = [];
+  const sides = ALL_ANALYSIS_SIDES.filter((s) => s === "ours" || !opts.sides || opts.sides.includes(s));
+  let defaultHeap: DefaultHeapRun | null = null;
+  let defaultHeapFailure: string | null = null;
   try {
     const runSide = async (side: AnalysisSide, rep: number): Promise<AnalysisSample> => {
       const out = path.join(tmp, `${side}-${rep}`);
@@ -102,8 +142,8 @@ export async function runAnalysisBench(opts: AnalysisBenchOptions): Promise<Anal
       mkdirSync(out, { recursive: true });
       let report: ChildReport;
       let wallSeconds: number;
-      if (side === "pandas") {
-        ({ report, wallSeconds } = await runChild<ChildReport>(python, [path.join(__dirname, "analysis_pandas.py"), archive.dir, out], env));
+      if (side !== "ours") {
+        ({ report, wallSeconds } = await runChild<ChildReport>(python, [path.join(__dirname, PYTHON_SCRIPT[side]), archive.dir, out], env));
       } else {
         const [cmd, args] = tsxCommand("bench/analysis-ours.ts", [archive.dir, out]);
         try {
@@ -113,7 +153,10 @@ export async function runAnalysisBench(opts: AnalysisBenchOptions): Promise<Anal
           const oom = /heap out of memory|Allocation failed/i.test((e as Error).message);
           const what = nodeOptions.length ? `with ${nodeOptions.join(" ")}` : "with Node's default options";
           oursNote = `${what} our side ${oom ? "ran out of heap (JavaScript heap out of memory)" : "failed"} at ${opts.updates} updates; measured with ${opts.retryNodeOptions.join(" ")}`;
-          if (nodeOptions.length === 0) defaultHeapFailed = true;
+          if (nodeOptions.length === 0) {
+            defaultHeapFailed = true;
+            defaultHeapFailure = oom ? "ran out of heap (JavaScript heap out of memory)" : "failed";
+          }
           log(`  ${oursNote}`);
           nodeOptions = opts.retryNodeOptions;
           ({ report, wallSeconds } = await runChild<ChildReport>(cmd, [...nodeOptions, ...args], env));
@@ -123,17 +166,28 @@ export async function runAnalysisBench(opts: AnalysisBenchOptions): Promise<Anal
     };
     const compare = (rep: number, withCsv: boolean) => {
       const a = path.join(tmp, `ours-${rep}`);
-      const b = path.join(tmp, `pandas-${rep}`);
       const read = (d: string) => JSON.parse(readFileSync(path.join(d, "summary.json"), "utf8")) as unknown;
-      differences.push(...diffJson(read(a), read(b), 1e-9).map((d) => `rep ${rep + 1} summary ${d}`));
-      if (withCsv) {
-        for (const f of ["rollouts.csv", "updates.csv", "summary.csv"]) {
-          differences.push(...diffCsv(path.join(a, "exports", f), path.join(b, "exports", f), 1e-9).map((d) => `rep ${rep + 1} ${d}`));
+      for (const side of sides) {
+        if (side === "ours") continue;
+        const b = path.join(tmp, `${side}-${rep}`);
+        // Old messages (pandas) carry no side name; the DuckDB side's do.
+        const tag = side === "pandas" ? "" : `${side} `;
+        differences.push(...diffJson(read(a), read(b), 1e-9).map((d) => `rep ${rep + 1} ${tag}summary ${d}`));
+        for (const f of COMPARED_CSVS[side]) {
+          const [fa, fb] = [path.join(a, "exports", f), path.join(b, "exports", f)];
+          if (withCsv) differences.push(...diffCsv(fa, fb, 1e-9).map((d) => `rep ${rep + 1} ${tag}${d}`));
+          else if (lineCount(fa) !== lineCount(fb)) differences.push(`rep ${rep + 1} ${tag}${f}: ${lineCount(fa) - 1} vs ${lineCount(fb) - 1} data rows`);
         }
       }
     };
+    if (nodeOptions.length && opts.defaultHeapRunTimeoutSeconds) {
+      defaultHeap = await runDefaultHeap(archive.dir, tmp, env, opts.defaultHeapRunTimeoutSeconds);
+      log(
+        `  ours with Node's default heap: ${defaultHeap.ok ? `${defaultHeap.seconds!.toFixed(2)} s, peak ${Math.round(defaultHeap.peakRssKb! / 1024)} MiB` : defaultHeap.failure}`,
+      );
+    }
     for (let rep = 0; rep < opts.reps; rep++) {
-      for (const side of ["ours", "pandas"] as const) {
+      for (const side of sides) {
         const s = await runSide(side, rep);
         samples.push(s);
         log(
@@ -145,12 +199,13 @@ export async function runAnalysisBench(opts: AnalysisBenchOptions): Promise<Anal
         log(`  outputs differ: ${differences.slice(0, 5).join("; ")}`);
         break;
       }
-      for (const side of ["ours", "pandas"]) rmSync(path.join(tmp, `${side}-${rep}`), { recursive: true, force: true });
+      for (const side of sides) rmSync(path.join(tmp, `${side}-${rep}`), { recursive: true, force: true });
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
   const of = (side: AnalysisSide) => samples.filter((s) => s.side === side);
+  const ran = sides.filter((side) => of(side).length > 0);
   const medianPhases = (side: AnalysisSide) => Object.fromEntries(PHASES.map((p) => [p, median(of(side).map((s) => s.phases[p] ?? 0))]));
   const peak = (side: AnalysisSide) => {
     const xs = of(side)
@@ -158,9 +213,27 @@ export async function runAnalysisBench(opts: AnalysisBenchOptions): Promise<Anal
       .filter((x): x is number => x !== null);
     return xs.length ? Math.max(...xs) : null;
   };
-  const reps = Math.min(of("ours").length, of("pandas").length);
-  const ratios: number[] = [];
-  for (let rep = 0; rep < reps; rep++) ratios.push(of("pandas")[rep].seconds / of("ours")[rep].seconds);
+  const reps = Math.min(...sides.map((side) => of(side).length));
+  // Paired per repetition: the sides ran back to back, which cancels much of the machine's drift.
+  const paired = (num: AnalysisSide, den: AnalysisSide) => {
+    if (differences.length || !sides.includes(num) || !sides.includes(den) || reps === 0) return null;
+    const xs: number[] = [];
+    for (let rep = 0; rep < reps; rep++) xs.push(of(num)[rep].seconds / of(den)[rep].seconds);
+    return median(xs);
+  };
+  if (!defaultHeap && (opts.nodeOptions ?? []).length === 0 && of("ours").length) {
+    // Our samples ran with the default heap (or failed with it and were retried with a raised one).
+    const oursDefault = samples.filter((s) => s.side === "ours");
+    defaultHeap = defaultHeapFailed
+      ? { ok: false, seconds: null, peakRssKb: null, failure: defaultHeapFailure, fromSamples: true }
+      : {
+          ok: true,
+          seconds: median(oursDefault.map((s) => s.seconds)),
+          peakRssKb: Math.max(...oursDefault.map((s) => s.peakRssKb ?? 0)) || null,
+          failure: null,
+          fromSamples: true,
+        };
+  }
   return {
     updates: opts.updates,
     rows: archive.rows,
@@ -169,12 +242,51 @@ export async function runAnalysisBench(opts: AnalysisBenchOptions): Promise<Anal
     reps,
     samples,
     differences,
-    ratio: differences.length === 0 && ratios.length ? median(ratios) : null,
-    medianPhases: { ours: medianPhases("ours"), pandas: medianPhases("pandas") },
-    medianSeconds: { ours: median(of("ours").map((s) => s.seconds)), pandas: median(of("pandas").map((s) => s.seconds)) },
-    maxPeakRssKb: { ours: peak("ours"), pandas: peak("pandas") },
+    ratio: paired("pandas", "ours"),
+    oursOverDuckdb: paired("ours", "duckdb"),
+    sides: ran,
+    medianPhases: Object.fromEntries(ran.map((side) => [side, medianPhases(side)])),
+    medianSeconds: Object.fromEntries(ran.map((side) => [side, median(of(side).map((s) => s.seconds))])),
+    maxPeakRssKb: Object.fromEntries(ran.map((side) => [side, peak(side)])),
     oursNote,
     oursNodeOptions: nodeOptions,
     defaultHeapFailed,
+    defaultHeap,
   };
+}
+
+/** Lines of a file (a CSV's rows: the exports quote no newlines), read in chunks: the CSVs reach GBs. */
+function lineCount(file: string): number {
+  const fd = openSync(file, "r");
+  const buf = Buffer.alloc(1 << 20);
+  let lines = 0;
+  try {
+    for (let n = readSync(fd, buf); n > 0; n = readSync(fd, buf)) {
+      for (let i = buf.indexOf(10); i !== -1 && i < n; i = buf.indexOf(10, i + 1)) lines++;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return lines;
+}
+
+/** Our side once with Node's default heap; a failure (out of heap, timeout) is a result, not an error. */
+async function runDefaultHeap(archiveDir: string, tmp: string, env: NodeJS.ProcessEnv, timeoutSeconds: number): Promise<DefaultHeapRun> {
+  const out = path.join(tmp, "ours-default-heap");
+  mkdirSync(out, { recursive: true });
+  const [cmd, args] = tsxCommand("bench/analysis-ours.ts", [archiveDir, out]);
+  try {
+    const { report } = await runChild<ChildReport>(cmd, args, env, undefined, timeoutSeconds * 1000);
+    return { ok: true, seconds: report.seconds, peakRssKb: report.peakRssKb, failure: null, fromSamples: false };
+  } catch (e) {
+    const msg = (e as Error).message;
+    const failure = /heap out of memory|Allocation failed/i.test(msg)
+      ? "ran out of heap (JavaScript heap out of memory)"
+      : /SIGKILL|SIGTERM/.test(msg)
+        ? `did not finish within ${timeoutSeconds} s`
+        : `failed: ${msg.split("\n").slice(0, 2).join(" ")}`;
+    return { ok: false, seconds: null, peakRssKb: null, failure, fromSamples: false };
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
 }

@@ -23,6 +23,8 @@ export interface MachineInfo {
   wandbCurrent?: string | null;
   pandas: string | null;
   numpy: string | null;
+  /** duckdb (Python) in .venv, the third side of the analysis benchmark (absent in older results). */
+  duckdb?: string | null;
   /** 1-minute load average when read: a busy shared machine makes every figure slower. */
   loadAverage: number;
 }
@@ -81,6 +83,7 @@ export function machineInfo(python = VENV_PYTHON): MachineInfo {
     wandbCurrent: pythonPackageVersion(CURRENT_PYTHON, "wandb"),
     pandas: pyVersion && pythonPackageVersion(python, "pandas"),
     numpy: pyVersion && pythonPackageVersion(python, "numpy"),
+    duckdb: pyVersion && pythonPackageVersion(python, "duckdb"),
     loadAverage: Math.round(os.loadavg()[0] * 100) / 100,
   };
 }

@@ -116,27 +116,7 @@ export function judgeTargets(r: BenchResults): TargetRow[] {
   } else {
     rows.push({ target: "reader memory < 3x the frozen data size", measured: "-", met: "not measured", why: "fetch benchmark at the target size not run" });
   }
-  const a = r.analysis.find((x) => x.updates === r.targetUpdates);
-  if (a && a.ratio !== null) {
-    const fast = a.ratio >= 1;
-    const heap = heapVerdict(a, r.machine.nodeDefaultHeapMiB);
-    const ok = fast && heap === null;
-    rows.push({
-      target: `analysis no slower than pandas at ${sci(r.targetUpdates)} updates`,
-      measured:
-        `pandas/ours = ${fmt(a.ratio)} (${fmt(a.medianSeconds.ours, 1)} s vs ${fmt(a.medianSeconds.pandas, 1)} s, median of ${a.reps})` +
-        (a.oursNodeOptions.length ? `, ours with ${a.oursNodeOptions.join(" ")}` : ""),
-      met: ok ? "met" : "not met",
-      why: [fast ? "" : analysisWhy(a), heap ?? ""].filter(Boolean).join("; "),
-    });
-  } else {
-    rows.push({
-      target: `analysis no slower than pandas at ${sci(r.targetUpdates)} updates`,
-      measured: a && a.differences.length ? "outputs differ" : "-",
-      met: "not measured",
-      why: a && a.differences.length ? a.differences.slice(0, 3).join("; ") : "analysis benchmark at that size not run",
-    });
-  }
+  rows.push(...analysisTargets(r));
   const w = r.workspace;
   if (w && w.medianWallSeconds !== null) {
     const ok = w.medianWallSeconds < 30;
@@ -175,20 +155,137 @@ function fetchWhy(f: FetchBenchResult): string {
   return parts.join("; ");
 }
 
+/** Targets of the analysis benchmark (issue 20): DuckDB's time, memory with the default heap, scaling, pandas. */
+function analysisTargets(r: BenchResults): TargetRow[] {
+  const a = r.analysis.find((x) => x.updates === r.targetUpdates);
+  return [duckdbTarget(r, a), defaultHeapTarget(r, a), scalingTarget(r), pandasTarget(r)];
+}
+
+/** A target that could not be judged. */
+function notMeasured(target: string, why: string, measured = "-"): TargetRow {
+  return { target, measured, met: "not measured", why };
+}
+
+/** Ours within 2x of DuckDB doing the same job on the same files, paired per repetition. */
+function duckdbTarget(r: BenchResults, a: AnalysisBenchResult | undefined): TargetRow {
+  const target = `export of ${sci(r.targetUpdates)} updates <= 2x DuckDB's time`;
+  if (!a) return notMeasured(target, "analysis benchmark at that size not run");
+  if (!a.sides?.includes("duckdb")) return notMeasured(target, "DuckDB side not run at that size (--analysis-sides, or duckdb missing in .venv)");
+  if (a.oursOverDuckdb == null) return notMeasured(target, a.differences.slice(0, 3).join("; ") || "no paired repetition", "outputs differ");
+  const ok = a.oursOverDuckdb <= 2;
+  return {
+    target,
+    measured:
+      `ours/duckdb = ${fmt(a.oursOverDuckdb)} (${fmt(a.medianSeconds.ours ?? NaN, 1)} s vs ${fmt(a.medianSeconds.duckdb ?? NaN, 1)} s, median of ${a.reps} paired)` +
+      (a.oursNodeOptions.length ? `, ours with ${a.oursNodeOptions.join(" ")}` : ""),
+    met: ok ? "met" : "not met",
+    why: ok ? "" : `${phaseGap(a, "duckdb")}; peak ours ${mib(a.maxPeakRssKb.ours)} MiB vs DuckDB ${mib(a.maxPeakRssKb.duckdb)} MiB`,
+  };
+}
+
+/** Our side's peak memory with the heap a notebook kernel gets (a separate run when the samples raised the heap). */
+function defaultHeapTarget(r: BenchResults, a: AnalysisBenchResult | undefined): TargetRow {
+  const limit = 2 * 2 ** 20;
+  const target = `peak RSS <= 2 GiB with Node's default heap at ${sci(r.targetUpdates)} updates`;
+  if (!a) return notMeasured(target, "analysis benchmark at that size not run");
+  const heap = `Node's default heap, ${fmt(r.machine.nodeDefaultHeapMiB / 1024, 1)} GiB`;
+  const d =
+    a.defaultHeap ??
+    (a.oursNodeOptions.length === 0 && !a.defaultHeapFailed
+      ? { ok: true, seconds: a.medianSeconds.ours ?? null, peakRssKb: a.maxPeakRssKb.ours ?? null, failure: null, fromSamples: true }
+      : null);
+  if (!d) return notMeasured(target, `our side ran with ${a.oursNodeOptions.join(" ")} only`);
+  if (!d.ok) return { target, measured: `failed with ${heap}`, met: "not met", why: `our side ${d.failure ?? "failed"}` };
+  if (d.peakRssKb === null) return notMeasured(target, "peak RSS not readable (no /proc)");
+  const ok = d.peakRssKb <= limit;
+  return {
+    target,
+    measured: `peak ${fmt(d.peakRssKb / 2 ** 20, 2)} GiB in ${fmt(d.seconds ?? NaN, 1)} s (${heap}${d.fromSamples ? "" : "; one run besides the timed ones"})`,
+    met: ok ? "met" : "not met",
+    why: ok ? "" : `${fmt((d.peakRssKb - limit) / 2 ** 20, 2)} GiB over, for ${fmt(a.archiveBytes / 2 ** 20, 0)} MiB of frozen history (${int(a.rows)} rows)`,
+  };
+}
+
+/** Our time per decade of updates from 10^5 on (10^5 -> 10^6, 10^6 -> 10^7 when run). */
+function scalingTarget(r: BenchResults): TargetRow {
+  const target = "scaling: time ratio per decade <= 11x";
+  const by = new Map(r.analysis.filter((a) => a.medianSeconds.ours !== undefined).map((a) => [a.updates, a]));
+  const steps = [...by.keys()]
+    .filter((u) => u >= 100_000 && by.has(u * 10))
+    .sort((x, y) => x - y)
+    .map((u) => {
+      const lo = by.get(u)!;
+      const hi = by.get(u * 10)!;
+      const heap = hi.oursNodeOptions.length && !lo.oursNodeOptions.length ? `, ${sci(u * 10)} with ${hi.oursNodeOptions.join(" ")}` : "";
+      return {
+        u,
+        x: hi.medianSeconds.ours! / lo.medianSeconds.ours!,
+        text: `${sci(u)} -> ${sci(u * 10)}: ${fmt(hi.medianSeconds.ours! / lo.medianSeconds.ours!, 1)}x (${fmt(lo.medianSeconds.ours!, 1)} s -> ${fmt(hi.medianSeconds.ours!, 1)} s${heap})`,
+      };
+    });
+  if (!steps.length) return notMeasured(target, "needs two analysis sizes a decade apart from 10^5 up (--updates)");
+  const bad = steps.filter((s) => s.x > 11);
+  const tenMillion = by.has(10_000_000) ? "" : "; 10^7 not run";
+  return {
+    target,
+    measured: steps.map((s) => s.text).join("; ") + tenMillion,
+    met: bad.length ? "not met" : "met",
+    why: bad.map((s) => `${sci(s.u)} -> ${sci(s.u * 10)} grows ${fmt(s.x, 1)}x: ${phaseGrowth(by.get(s.u)!, by.get(s.u * 10)!)}`).join("; "),
+  };
+}
+
+/** Pandas / ours at every size run with pandas; each size must also run with Node's default heap. */
+function pandasTarget(r: BenchResults): TargetRow {
+  const target = "analysis no slower than pandas at every size";
+  const sizes = r.analysis.filter((a) => a.medianSeconds.pandas !== undefined);
+  if (!sizes.length) return notMeasured(target, "pandas side not run (--analysis-sides, or pandas missing in .venv)");
+  const differ = sizes.filter((a) => a.ratio === null);
+  if (differ.length)
+    return notMeasured(target, differ.flatMap((a) => a.differences.slice(0, 2).map((d) => `${sci(a.updates)}: ${d}`)).join("; "), "outputs differ");
+  const why: string[] = [];
+  for (const a of sizes) {
+    if (a.ratio! < 1) why.push(`${sci(a.updates)}: ${phaseGap(a, "pandas")}`);
+    const heap = heapVerdict(a, r.machine.nodeDefaultHeapMiB);
+    if (heap) why.push(`${sci(a.updates)}: ${heap}`);
+  }
+  return {
+    target,
+    measured:
+      "pandas/ours = " +
+      sizes.map((a) => `${fmt(a.ratio!)} at ${sci(a.updates)}${a.oursNodeOptions.length ? ` (ours with ${a.oursNodeOptions.join(" ")})` : ""}`).join(", "),
+    met: why.length ? "not met" : "met",
+    why: why.join("; "),
+  };
+}
+
+/** The phase where our side trails `side` the most. */
+function phaseGap(a: AnalysisBenchResult, side: "pandas" | "duckdb"): string {
+  const o = a.medianPhases.ours ?? {};
+  const p = a.medianPhases[side] ?? {};
+  const worst = PHASES.map((ph) => ({ ph, d: (o[ph] ?? 0) - (p[ph] ?? 0) })).sort((x, y) => y.d - x.d)[0];
+  return `largest gap in phase "${worst.ph}": ours ${fmt(o[worst.ph] ?? 0, 1)} s vs ${side} ${fmt(p[worst.ph] ?? 0, 1)} s`;
+}
+
+/** The phase of ours that grows the most from one size to the next. */
+function phaseGrowth(lo: AnalysisBenchResult, hi: AnalysisBenchResult): string {
+  const o = lo.medianPhases.ours ?? {};
+  const h = hi.medianPhases.ours ?? {};
+  const worst = PHASES.map((ph) => ({ ph, x: (h[ph] ?? 0) / Math.max(o[ph] ?? 0, 1e-9) })).sort((x, y) => y.x - x.x)[0];
+  return `phase "${worst.ph}" ${fmt(o[worst.ph] ?? 0, 1)} s -> ${fmt(h[worst.ph] ?? 0, 1)} s`;
+}
+
 /** Why our side does not run as a notebook kernel would (Node's default heap), or null when it does. */
 function heapVerdict(a: AnalysisBenchResult, defaultHeapMiB: number): string | null {
   if (a.oursNodeOptions.length === 0) return null;
-  const peak = a.maxPeakRssKb.ours === null ? "" : `peak RSS ${fmt(a.maxPeakRssKb.ours / 2 ** 20, 1)} GiB, `;
+  const peak = a.maxPeakRssKb.ours == null ? "" : `peak RSS ${fmt(a.maxPeakRssKb.ours / 2 ** 20, 1)} GiB, `;
   if (a.defaultHeapFailed)
     return `with Node's default heap (${fmt(defaultHeapMiB / 1024, 1)} GiB, what a tslab kernel gets) it runs out of memory; ${peak}measured with a raised heap`;
   return `measured with a raised heap only (${peak}Node's default heap ${fmt(defaultHeapMiB / 1024, 1)} GiB not tried: --try-default-heap)`;
 }
 
-function analysisWhy(a: AnalysisBenchResult): string {
-  const o = a.medianPhases.ours;
-  const p = a.medianPhases.pandas;
-  const worst = PHASES.map((ph) => ({ ph, d: (o[ph] ?? 0) - (p[ph] ?? 0) })).sort((x, y) => y.d - x.d)[0];
-  return `largest gap in phase "${worst.ph}": ours ${fmt(o[worst.ph], 1)} s vs pandas ${fmt(p[worst.ph], 1)} s`;
+/** A number with 2 digits, "-" when absent (a side not run). */
+function optFmt(x: number | undefined): string {
+  return x === undefined ? "-" : fmt(x);
 }
 
 /** RESULTS.md text. */
@@ -218,6 +315,7 @@ export function renderResults(r: BenchResults): string {
         ["python", m.python ?? "n/a"],
         ["wandb (official client): current / legacy", `${m.wandbCurrent ?? "not installed"} / ${m.wandb ?? "not installed"}`],
         ["pandas / numpy", `${m.pandas ?? "not installed"} / ${m.numpy ?? "n/a"}`],
+        ["duckdb (Python)", m.duckdb ?? "not installed"],
         ["load average (1 min) before / after", `${m.loadAverage} / ${r.loadAverageEnd}`],
       ],
     ),
@@ -299,42 +397,71 @@ export function renderResults(r: BenchResults): string {
   }
 
   if (r.analysis.length) {
-    out.push("## Analysis: frozen archive -> aligned records -> summaries -> CSV exports, vs pandas", "");
+    out.push("## Analysis: frozen archive -> aligned records -> summaries -> CSV exports, vs pandas and DuckDB", "");
     out.push(
-      "Both sides read the same frozen archive (4 runs, N = 2, written with the library's frozen-file writer) and compute the same " +
+      "Ours and pandas read the same frozen archive (4 runs, N = 2, written with the library's frozen-file writer) and compute the same " +
         "outputs: N/r0 inference, update and rollout records with coverage checks, per-round policy means, ppo_kl by position " +
         "(first vs later updates), zero-grad-norm update list, rollout/throughput means, time breakdown, and rollouts.csv, " +
         "updates.csv, summary.csv. Before a time is reported the outputs are compared: every summary number (relative 1e-9, " +
         "every repetition) and the CSVs cell by cell (first repetition). Ratio = pandas / ours per repetition, median (> 1: ours faster).",
       "",
+      "The DuckDB side (Python `duckdb`, SQL over DuckDB's own JSON reader) does the same job on the same files except summary.csv; " +
+        'its summary numbers, rollouts.csv and updates.csv are compared with ours the same way. Ours/duckdb per repetition, median (< 1: ours faster). "ours, default heap": our side with Node\'s ' +
+        "default heap (a separate run when the timed ones raised it).",
+      "",
     );
     out.push(
       mdTable(
-        ["updates", "history rows", "archive MiB", "reps", "outputs equal", "ours s", "pandas s", "pandas/ours", "ours peak MiB", "pandas peak MiB"],
+        [
+          "updates",
+          "history rows",
+          "archive MiB",
+          "reps",
+          "outputs equal",
+          "ours s",
+          "pandas s",
+          "duckdb s",
+          "pandas/ours",
+          "ours/duckdb",
+          "ours peak MiB",
+          "pandas peak MiB",
+          "duckdb peak MiB",
+          "ours, default heap",
+        ],
         r.analysis.map((a) => [
           sci(a.updates),
           int(a.rows),
           fmt(a.archiveBytes / 2 ** 20, 0),
           a.reps,
           a.differences.length ? `NO (${a.differences.length})` : "yes",
-          fmt(a.medianSeconds.ours),
-          fmt(a.medianSeconds.pandas),
+          optFmt(a.medianSeconds.ours),
+          optFmt(a.medianSeconds.pandas),
+          optFmt(a.medianSeconds.duckdb),
           a.ratio === null ? "-" : fmt(a.ratio),
+          a.oursOverDuckdb == null ? "-" : fmt(a.oursOverDuckdb),
           mib(a.maxPeakRssKb.ours),
           mib(a.maxPeakRssKb.pandas),
+          mib(a.maxPeakRssKb.duckdb),
+          !a.defaultHeap ? "-" : a.defaultHeap.ok ? `${fmt(a.defaultHeap.seconds ?? NaN)} s, ${mib(a.defaultHeap.peakRssKb)} MiB` : "failed",
         ]),
       ),
       "",
     );
-    out.push("Median seconds per phase (ours / pandas):", "");
+    out.push("Median seconds per phase (ours / pandas / duckdb; - = side not run):", "");
     out.push(
       mdTable(
         ["updates", ...PHASES],
-        r.analysis.map((a) => [sci(a.updates), ...PHASES.map((p) => `${fmt(a.medianPhases.ours[p] ?? 0)} / ${fmt(a.medianPhases.pandas[p] ?? 0)}`)]),
+        r.analysis.map((a) => [
+          sci(a.updates),
+          ...PHASES.map((p) => (["ours", "pandas", "duckdb"] as const).map((side) => optFmt(a.medianPhases[side]?.[p])).join(" / ")),
+        ]),
       ),
       "",
     );
     for (const a of r.analysis) if (a.oursNote) out.push(`- ${sci(a.updates)}: ${a.oursNote}`);
+    for (const a of r.analysis)
+      if (a.defaultHeap && !a.defaultHeap.ok && !a.defaultHeap.fromSamples)
+        out.push(`- ${sci(a.updates)}: with Node's default heap our side ${a.defaultHeap.failure}`);
     for (const a of r.analysis) if (a.differences.length) out.push(`- ${sci(a.updates)}: outputs differ: ${a.differences.slice(0, 5).join("; ")}`);
     out.push("");
   }

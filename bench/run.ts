@@ -8,7 +8,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 
-import { runAnalysisBench, type AnalysisBenchResult } from "./analysis-bench";
+import { ALL_ANALYSIS_SIDES, runAnalysisBench, type AnalysisBenchResult, type AnalysisSide } from "./analysis-bench";
 import { ROOT } from "./child";
 import { ALL_FETCH_SIDES, runFetchBench, type FetchBenchResult, type FetchSide } from "./fetch-bench";
 import { machineInfo } from "./machine";
@@ -25,6 +25,8 @@ const HELP = `npm run bench -- [options]
   --big-reps N        repetitions at fetch sizes above --rows and at the largest analysis size (default 1)
   --updates L         analysis sizes in optimizer updates (default 10000,100000,1000000; target = largest)
   --analysis-reps N   repetitions per side below the largest analysis size (default 3)
+  --analysis-sides L  analysis sides (default ${ALL_ANALYSIS_SIDES.join(",")}; ours always runs:
+                      the others are compared with it; duckdb = Python duckdb in .venv)
   --workspace-reps N  runs of npm start (default 1)
   --only L            parts to run: fetch,analysis,workspace (default all)
   --sides L           fetch sides (default ${ALL_FETCH_SIDES.join(",")};
@@ -36,7 +38,10 @@ const HELP = `npm run bench -- [options]
   --heap-mb N         heap of our analysis side from 10^6 updates on, and the retry heap when a
                       smaller size runs out of Node's default heap (default 16384)
   --try-default-heap  run 10^6+ updates with Node's default heap first (as a tslab
-                      kernel does); when that runs out of memory (minutes), retry with --heap-mb
+                      kernel does); when that runs out of memory (minutes), retry with --heap-mb.
+                      Without it, a raised-heap size also runs our side once with the default
+                      heap (the memory target is judged on that run)
+  --default-heap-timeout-s N  time limit of that run (default 1200)
   --csv-compare-max N compare the CSVs cell by cell up to N updates (default 100000; the summary
                       numbers are always compared)
   --no-setup          skip the Python set-up (wandb + pandas into .venv)
@@ -74,6 +79,8 @@ async function main(): Promise<void> {
       "big-reps": { type: "string", default: "1" },
       updates: { type: "string", default: "10000,100000,1000000" },
       "analysis-reps": { type: "string", default: "3" },
+      "analysis-sides": { type: "string", default: ALL_ANALYSIS_SIDES.join(",") },
+      "default-heap-timeout-s": { type: "string", default: "1200" },
       "workspace-reps": { type: "string", default: "1" },
       only: { type: "string", default: "fetch,analysis,workspace" },
       sides: { type: "string", default: ALL_FETCH_SIDES.join(",") },
@@ -113,6 +120,9 @@ async function main(): Promise<void> {
   if (!Number.isInteger(latencyMs) || latencyMs < 0) throw new Error(`invalid latency-ms: ${values["latency-ms"]}`);
   const latencyReps = quick ? 1 : count("latency-reps", values["latency-reps"]!);
   const heapMb = count("heap-mb", values["heap-mb"]!);
+  const defaultHeapTimeout = count("default-heap-timeout-s", values["default-heap-timeout-s"]!);
+  const analysisSides = values["analysis-sides"]!.split(",").map((s) => s.trim()) as AnalysisSide[];
+  for (const s of analysisSides) if (ALL_ANALYSIS_SIDES.indexOf(s) < 0) throw new Error(`invalid analysis-sides: ${s}`);
   const csvCompareMax = count("csv-compare-max", values["csv-compare-max"]!);
   const workDir = path.resolve(ROOT, values["work-dir"]!);
   const outFile = path.resolve(ROOT, values.out!);
@@ -179,19 +189,37 @@ async function main(): Promise<void> {
 
   const analysis: AnalysisBenchResult[] = [];
   if (only.has("analysis")) {
-    if (!machine.pandas) skipped.push("analysis benchmark (pandas not installed in .venv: pip install -r requirements-bench.txt)");
-    else {
-      const largest = Math.max(...updates);
-      for (const u of updates) {
-        const isLargest = u === largest && updates.length > 1 && u >= 1_000_000;
-        const r = u === largest && updates.length > 1 ? bigReps : analysisReps;
-        const heap = [`--max-old-space-size=${heapMb}`];
-        // The largest size gets the big heap up front: finding out that the default heap is too small
-        // takes minutes of garbage collection (see --try-default-heap).
-        const nodeOptions = isLargest && !values["try-default-heap"] ? heap : [];
-        log(`[bench] analysis: ${u} updates, ${r} rep(s)${nodeOptions.length ? `, our side with ${nodeOptions.join(" ")}` : ""}`);
-        analysis.push(await runAnalysisBench({ updates: u, reps: r, workDir, log, nodeOptions, retryNodeOptions: heap, compareCsv: u <= csvCompareMax }));
-      }
+    let sidesRun = analysisSides;
+    if (!machine.pandas && analysisSides.includes("pandas")) {
+      skipped.push("pandas side of the analysis benchmark (pandas not installed in .venv: pip install -r requirements-bench.txt)");
+      sidesRun = sidesRun.filter((s) => s !== "pandas");
+    }
+    if (!machine.duckdb && analysisSides.includes("duckdb")) {
+      skipped.push("DuckDB side of the analysis benchmark (duckdb not installed in .venv: pip install -r requirements-bench.txt)");
+      sidesRun = sidesRun.filter((s) => s !== "duckdb");
+    }
+    const largest = Math.max(...updates);
+    for (const u of updates) {
+      const isLargest = u === largest && updates.length > 1 && u >= 1_000_000;
+      const r = u === largest && updates.length > 1 ? bigReps : analysisReps;
+      const heap = [`--max-old-space-size=${heapMb}`];
+      // The largest size gets the big heap up front: finding out that the default heap is too small
+      // takes minutes of garbage collection (see --try-default-heap).
+      const nodeOptions = isLargest && !values["try-default-heap"] ? heap : [];
+      log(`[bench] analysis: ${u} updates, ${r} rep(s)${nodeOptions.length ? `, our side with ${nodeOptions.join(" ")}` : ""}`);
+      analysis.push(
+        await runAnalysisBench({
+          updates: u,
+          reps: r,
+          workDir,
+          log,
+          nodeOptions,
+          retryNodeOptions: heap,
+          compareCsv: u <= csvCompareMax,
+          sides: sidesRun,
+          defaultHeapRunTimeoutSeconds: defaultHeapTimeout,
+        }),
+      );
     }
     endPart("analysis");
   }

@@ -1,24 +1,27 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 
 import { ensureAnalysisArchive, rolloutsPerRunFor } from "../../bench/analysis-data";
 import { runAnalysisBench } from "../../bench/analysis-bench";
-import { VENV_PYTHON } from "../../bench/child";
+import { runChild, tsxCommand, VENV_PYTHON } from "../../bench/child";
+import { diffJson } from "../../bench/summary-json";
 import { loadArchive } from "../../lib/archive/load-archive";
 
-function hasPandas(): boolean {
+function hasModule(name: string): boolean {
   try {
-    execFileSync(VENV_PYTHON, ["-c", "import importlib.util as u; assert u.find_spec('pandas')"], { stdio: "ignore" });
+    execFileSync(VENV_PYTHON, ["-c", `import importlib.util as u; assert u.find_spec('${name}')`], { stdio: "ignore" });
     return true;
   } catch {
     return false;
   }
 }
-const SKIP = hasPandas() ? false : `${VENV_PYTHON} lacks pandas (pip install -r requirements-bench.txt into .venv)`;
+const SKIP = hasModule("pandas") ? false : `${VENV_PYTHON} lacks pandas (pip install -r requirements-bench.txt into .venv)`;
+const SKIP_DUCKDB = hasModule("duckdb") ? false : `${VENV_PYTHON} lacks duckdb (pip install -r requirements-bench.txt into .venv)`;
 const work = mkdtempSync(path.join(os.tmpdir(), "bench-analysis-test-"));
 after(() => rmSync(work, { recursive: true, force: true }));
 
@@ -48,13 +51,120 @@ test("rolloutsPerRunFor refuses sizes that do not split into whole batches", () 
 });
 
 test("analysis benchmark, tiny: the library and pandas give the same summaries and CSVs", { skip: SKIP }, async () => {
-  const r = await runAnalysisBench({ updates: 200, reps: 1, workDir: work });
+  const r = await runAnalysisBench({ updates: 200, reps: 1, workDir: work, sides: ["ours", "pandas"] });
   assert.deepEqual(r.differences, []);
   assert.equal(r.reps, 1);
   assert.equal(r.rows, 508);
   assert.ok(r.ratio !== null && r.ratio > 0);
   for (const side of ["ours", "pandas"] as const) {
-    assert.deepEqual(Object.keys(r.medianPhases[side]), ["load", "align", "summaries", "export"]);
+    assert.deepEqual(Object.keys(r.medianPhases[side] ?? {}), ["load", "align", "summaries", "export"]);
     assert.ok((r.maxPeakRssKb[side] ?? 0) > 0);
   }
+  assert.equal(r.medianSeconds.duckdb, undefined, "a side not asked for does not run");
+  assert.equal(r.oursOverDuckdb, null);
+});
+
+test("analysis benchmark, tiny: DuckDB's per-round means, records and CSVs equal ours", { skip: SKIP_DUCKDB }, async () => {
+  const r = await runAnalysisBench({ updates: 400, reps: 1, workDir: work, sides: ["ours", "duckdb"] });
+  assert.deepEqual(r.differences, []);
+  assert.deepEqual(r.sides, ["ours", "duckdb"]);
+  assert.ok(r.oursOverDuckdb != null && r.oursOverDuckdb > 0);
+  assert.equal(r.ratio, null, "no pandas side, no pandas ratio");
+  assert.deepEqual(Object.keys(r.medianPhases.duckdb ?? {}), ["load", "align", "summaries", "export"]);
+  assert.ok((r.maxPeakRssKb.duckdb ?? 0) > 0);
+  // Our samples ran with Node's default heap, so they are the default-heap record.
+  assert.equal(r.defaultHeap?.ok, true);
+  assert.equal(r.defaultHeap?.fromSamples, true);
+});
+
+test("a size measured with a raised heap also runs ours once with Node's default heap, outside the samples", async () => {
+  const r = await runAnalysisBench({
+    updates: 200,
+    reps: 1,
+    workDir: work,
+    sides: ["ours"],
+    nodeOptions: ["--max-old-space-size=2048"],
+    defaultHeapRunTimeoutSeconds: 120,
+  });
+  assert.equal(r.defaultHeap?.ok, true);
+  assert.equal(r.defaultHeap?.fromSamples, false);
+  assert.ok((r.defaultHeap?.peakRssKb ?? 0) > 0);
+  assert.equal(r.samples.length, 1, "the default-heap run is not a timed sample");
+  assert.deepEqual(r.oursNodeOptions, ["--max-old-space-size=2048"]);
+  assert.equal(r.ratio, null);
+});
+
+test('DuckDB side: a frozen "NaN" is a logged non-finite value, not missing and not 0', { skip: SKIP_DUCKDB }, async () => {
+  const a = await ensureAnalysisArchive(400, { workDir: work });
+  const out = mkdtempSync(path.join(work, "duckdb-"));
+  execFileSync(VENV_PYTHON, [path.join(__dirname, "../../bench/analysis_duckdb.py"), a.dir, out], { env: { ...process.env, TZ: "UTC" } });
+  const summary = JSON.parse(readFileSync(path.join(out, "summary.json"), "utf8"));
+  // Counted from the frozen lines themselves: update rows whose grad_norm is the string "NaN".
+  const archive = await loadArchive(a.dir);
+  const updates = archive.runs.flatMap((run) => run.rows).filter((row) => row["train/step"] !== undefined && row["train/loss"] !== undefined);
+  const nan = updates.filter((row) => Number.isNaN(row["train/grad_norm"])).length;
+  assert.ok(nan >= 1, "the archive holds a NaN grad_norm to count");
+  const [mean, n, nonFinite, missing] = summary.policy.all.gradNorm;
+  assert.equal(nonFinite, nan);
+  assert.equal(n + nonFinite + missing, 400);
+  assert.equal(n, updates.filter((row) => Number.isFinite(row["train/grad_norm"])).length);
+  assert.ok(Number.isFinite(mean));
+  assert.equal(summary.records.updates, 400);
+  assert.equal(summary.n, 2);
+  assert.equal(summary.records.issues, 0);
+});
+
+/** A copy of the 400-update archive with R1's lines edited, its manifest entry made to match. */
+async function editedArchive(name: string, edit: (lines: string[]) => void): Promise<string> {
+  const a = await ensureAnalysisArchive(400, { workDir: work });
+  const dir = path.join(work, name);
+  rmSync(dir, { recursive: true, force: true });
+  cpSync(a.dir, dir, { recursive: true });
+  const manifestPath = path.join(dir, "manifest.json");
+  const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
+  const run = manifest.runs[1];
+  const lines = readFileSync(path.join(dir, run.file), "utf8").trimEnd().split("\n");
+  edit(lines);
+  const text = lines.map((l, i) => l.replace(/"_step":\d+/, `"_step":${i}`)).join("\n") + "\n";
+  writeFileSync(path.join(dir, run.file), text);
+  Object.assign(run, {
+    sha256: createHash("sha256").update(text).digest("hex"),
+    bytes: Buffer.byteLength(text),
+    historyEvents: lines.length,
+    lastStep: lines.length - 1,
+  });
+  writeFileSync(manifestPath, JSON.stringify(manifest, null, 2) + "\n");
+  return dir;
+}
+
+/** summary.json of one side run on `dir`. */
+async function sideSummary(side: "ours" | "pandas" | "duckdb", dir: string): Promise<Record<string, any>> {
+  const out = mkdtempSync(path.join(work, `${side}-`));
+  const env = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? work, TZ: "UTC" };
+  const [cmd, args] =
+    side === "ours" ? tsxCommand("bench/analysis-ours.ts", [dir, out]) : [VENV_PYTHON, [path.join(__dirname, `../../bench/analysis_${side}.py`), dir, out]];
+  await runChild(cmd, args, env);
+  return JSON.parse(readFileSync(path.join(out, "summary.json"), "utf8"));
+}
+
+test("DuckDB side: an unclassified row is one coverage issue, as ours counts it", { skip: SKIP_DUCKDB }, async () => {
+  const dir = await editedArchive("unclassified", (lines) => lines.push('{"_step":0,"custom/thing":1}'));
+  const duck = await sideSummary("duckdb", dir);
+  assert.deepEqual(diffJson(await sideSummary("ours", dir), duck, 1e-9), []);
+  assert.equal(duck.records.issues, 1);
+});
+
+test("DuckDB side: a batch's rollout row logged twice with another value counts as pandas counts it", { skip: SKIP_DUCKDB || SKIP }, async () => {
+  // A second rollout-manager row of the same batch with another rollout_time: analysis_pandas.py (and
+  // so this side) counts a conflict and a duplicate slot and drops the value; the library takes the
+  // later row as superseding the earlier one (lib/axes/supersede.ts), so ours is not the reference here.
+  const dir = await editedArchive("relogged", (lines) => {
+    const manager = lines.findIndex((l) => l.includes('"perf/rollout_time"'));
+    lines.splice(manager + 1, 0, lines[manager].replace(/"perf\/rollout_time":[^,}]+/, '"perf/rollout_time":1.5'));
+  });
+  const duck = await sideSummary("duckdb", dir);
+  assert.deepEqual(diffJson(await sideSummary("pandas", dir), duck, 1e-9), []);
+  assert.equal(duck.records.issues, 2);
+  // R1's rollout_time mean covers one batch fewer: the conflicting value is missing, not averaged.
+  assert.deepEqual(duck.rollout.R1.rolloutTime.slice(1), [49, 0, 1]);
 });

@@ -104,14 +104,17 @@ test("targets: met and not met are judged from the measured figures, with the re
   const t = judgeTargets(r);
   assert.deepEqual(
     t.map((x) => x.met),
-    ["not met", "met", "met", "not met"],
+    ["not met", "met", "not measured", "met", "not measured", "met", "not met"],
   );
   assert.match(t[0].measured, /^2\.00x/);
   assert.match(t[0].why, /freezing costs 5\.0 s over the bare scan/);
   assert.match(t[0].why, /no client can be more than 5\.0x faster/);
   assert.match(t[1].measured, /peak 300 MiB for 200 MiB frozen = 1\.50x/);
-  assert.match(t[2].measured, /pandas\/ours = 1\.50/);
-  assert.match(t[3].why, /1 notebook; their times add up to 20\.0 s .*slowest notebooks\/01\.ipynb 20\.0 s/);
+  assert.match(t[2].why, /DuckDB side not run/);
+  assert.match(t[3].measured, /peak 0\.00 GiB in 20\.0 s \(Node's default heap, 4\.0 GiB\)/);
+  assert.match(t[4].why, /needs two analysis sizes a decade apart/);
+  assert.match(t[5].measured, /pandas\/ours = 1\.50 at 10\^6/);
+  assert.match(t[6].why, /1 notebook; their times add up to 20\.0 s .*slowest notebooks\/01\.ipynb 20\.0 s/);
 });
 
 test("targets: an analysis that only runs with a raised heap does not meet the target", () => {
@@ -121,21 +124,80 @@ test("targets: an analysis that only runs with a raised heap does not meet the t
     defaultHeapFailed: true,
     maxPeakRssKb: { ours: 8 * 2 ** 20, pandas: 1 },
   };
-  const t = judgeTargets(results({ analysis: [a] }))[2];
+  const t = judgeTargets(results({ analysis: [a] }))[5];
   assert.equal(t.met, "not met");
   assert.match(t.measured, /ours with --max-old-space-size=16384/);
   assert.match(t.why, /default heap \(4\.0 GiB, what a tslab kernel gets\) it runs out of memory; peak RSS 8\.0 GiB/);
-  const untried = judgeTargets(results({ analysis: [{ ...a, defaultHeapFailed: null }] }))[2];
+  const untried = judgeTargets(results({ analysis: [{ ...a, defaultHeapFailed: null }] }))[5];
   assert.match(untried.why, /not tried: --try-default-heap/);
+  // Older results without a default-heap record: the memory target is not judged on a raised heap.
+  const memory = judgeTargets(results({ analysis: [{ ...a, defaultHeapFailed: null }] }))[3];
+  assert.equal(memory.met, "not measured");
+});
+
+test("targets: DuckDB ratio, memory with the default heap, and scaling per decade", () => {
+  const withDuckdb = (updates: number, ours: number, duckdb: number): AnalysisBenchResult => ({
+    ...analysisResult(ours, ours),
+    updates,
+    sides: ["ours", "pandas", "duckdb"],
+    oursOverDuckdb: ours / duckdb,
+    medianSeconds: { ours, pandas: ours, duckdb },
+    medianPhases: {
+      ours: { load: 1, align: 2, summaries: 1, export: ours - 4 },
+      pandas: { load: 1, align: 2, summaries: 1, export: ours - 4 },
+      duckdb: { load: 1, align: 1, summaries: 0.5, export: duckdb - 2.5 },
+    },
+    maxPeakRssKb: { ours: 3 * 2 ** 20, pandas: 1, duckdb: 2 ** 20 },
+    oursNodeOptions: updates >= 1_000_000 ? ["--max-old-space-size=16384"] : [],
+    defaultHeap:
+      updates >= 1_000_000
+        ? { ok: false, seconds: null, peakRssKb: null, failure: "ran out of heap (JavaScript heap out of memory)", fromSamples: false }
+        : null,
+  });
+  const t = judgeTargets(results({ analysis: [withDuckdb(100_000, 4, 1), withDuckdb(1_000_000, 50, 10)] }));
+  const [duck, memory, scaling, pandas] = t.slice(2, 6);
+  // 50 s vs 10 s: 5x DuckDB's time, not within 2x.
+  assert.equal(duck.met, "not met");
+  assert.match(duck.measured, /^ours\/duckdb = 5\.00 \(50\.0 s vs 10\.0 s, median of 1 paired\), ours with --max-old-space-size=16384/);
+  assert.match(duck.why, /largest gap in phase "export": ours 46\.0 s vs duckdb 7\.5 s; peak ours 3072 MiB vs DuckDB 1024 MiB/);
+  // The default-heap run failed: not met, whatever the raised-heap run's peak was.
+  assert.equal(memory.met, "not met");
+  assert.match(memory.measured, /failed with Node's default heap, 4\.0 GiB/);
+  assert.match(memory.why, /ran out of heap/);
+  // 4 s -> 50 s is 12.5x per decade.
+  assert.equal(scaling.met, "not met");
+  assert.match(scaling.measured, /^10\^5 -> 10\^6: 12\.5x \(4\.0 s -> 50\.0 s, 10\^6 with --max-old-space-size=16384\); 10\^7 not run$/);
+  assert.match(scaling.why, /phase "export" 0\.0 s -> 46\.0 s/);
+  // Equal times with pandas at every size, but 10^6 needed a raised heap.
+  assert.equal(pandas.met, "not met");
+  assert.match(pandas.measured, /pandas\/ours = 1\.00 at 10\^5, 1\.00 at 10\^6 \(ours with/);
+  assert.doesNotMatch(pandas.why, /10\^5:/);
+  const good = judgeTargets(
+    results({
+      analysis: [
+        { ...withDuckdb(100_000, 4, 1), defaultHeap: null },
+        {
+          ...withDuckdb(1_000_000, 19, 10),
+          oursNodeOptions: [],
+          defaultHeap: { ok: true, seconds: 19, peakRssKb: 1.5 * 2 ** 20, failure: null, fromSamples: true },
+        },
+      ],
+    }),
+  );
+  assert.deepEqual(
+    good.slice(2, 6).map((x) => x.met),
+    ["met", "met", "met", "met"],
+  );
+  assert.match(good[3].measured, /peak 1\.50 GiB in 19\.0 s \(Node's default heap, 4\.0 GiB\)$/);
 });
 
 test("targets: not measured when a part was skipped or outputs differ", () => {
   const t = judgeTargets(results({ analysis: [analysisResult(20, 30, ["rep 1 summary $.n: 2 vs 3"])], workspace: null }));
   assert.deepEqual(
     t.map((x) => x.met),
-    ["not measured", "not measured", "not measured", "not measured"],
+    ["not measured", "not measured", "not measured", "met", "not measured", "not measured", "not measured"],
   );
-  assert.match(t[2].why, /\$\.n: 2 vs 3/);
+  assert.match(t[5].why, /\$\.n: 2 vs 3/);
 });
 
 test("renderResults: machine table, targets and the measured tables", () => {
@@ -149,7 +211,8 @@ test("renderResults: machine table, targets and the measured tables", () => {
   assert.match(text, /\| fetch >= 3x faster than the official client \(its HistoryPage path\) at 10\^5 rows per run \| 4\.00x/);
   assert.match(text, /\| 4 x 100,000 \| ours: fetchAndFreeze \(default settings\) \| 5\.00 \|/);
   assert.match(text, /\| 4 x 100,000 \(\+100 ms\/page\) \| ours: fetchAndFreeze/);
-  assert.match(text, /\| 10\^6 \| 2,550,000 \| 1024 \| 1 \| yes \| 40\.00 \| 30\.00 \| 0\.75 \|/);
+  assert.match(text, /\| 10\^6 \| 2,550,000 \| 1024 \| 1 \| yes \| 40\.00 \| 30\.00 \| - \| 0\.75 \| - \|/);
+  assert.match(text, /\| 10\^6 \| 1\.00 \/ 1\.00 \/ - \| 2\.00 \/ 1\.00 \/ - \|/);
   assert.match(text, /largest gap in phase "export": ours 36\.0 s vs pandas 27\.0 s/);
   assert.doesNotMatch(text, /\n\n\n/);
 });
