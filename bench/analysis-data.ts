@@ -1,15 +1,17 @@
 /**
- * Input of the analysis benchmark: a frozen archive (manifest.json + history/*.jsonl, written with
- * the library's own frozen-file writer) of `runs` consecutive slime-shaped runs holding `updates`
- * optimizer updates in total. Both sides (TypeScript library and pandas) read these same files.
- * Archives are cached by size and seed (bench/work/ is git-ignored), so only the first run pays.
+ * Input of the analysis benchmark: a frozen archive (manifest.json + history/*.jsonl, rows written
+ * with the library's own frozen-row serializer, the bytes its frozen-file writer makes) of `runs`
+ * consecutive slime-shaped runs holding `updates` optimizer updates in total. All sides read these
+ * same files. Archives are cached by size and seed (bench/work/ is git-ignored), so only the first
+ * run pays.
  */
-import { existsSync, promises as fsp } from "node:fs";
+import { createHash } from "node:crypto";
+import { closeSync, existsSync, fsyncSync, openSync, promises as fsp, writeSync } from "node:fs";
 import * as path from "node:path";
 
-import { FrozenFileWriter } from "../lib/archive/frozen-file-writer";
+import { frozenRowSerializer } from "../lib/archive/frozen-row";
 import { HISTORY_DIR, historyFile, MANIFEST_FILE, serializeManifest } from "../lib/archive/manifest";
-import type { HistoryRow, ManifestRun, SourceManifest } from "../lib/types";
+import type { ManifestRun, SourceManifest } from "../lib/types";
 import { BENCH_N, benchRunSet, generateRun } from "./slime-history";
 
 /** Bump when the generator or the layout changes, so cached archives are rebuilt. */
@@ -55,23 +57,10 @@ export async function ensureAnalysisArchive(
   const manifestRuns: ManifestRun[] = [];
   for (const run of set.runs) {
     const file = historyFile(run.runId);
-    const writer = await FrozenFileWriter.create(path.join(tmp, file));
-    let batch: HistoryRow[] = [];
-    let lastStep = -1;
-    const pending: HistoryRow[][] = [];
-    // The generator is synchronous and the writer asynchronous: a run's rows are made first (at 10^6
-    // updates ~625k rows, a few hundred MB, once: the archive is cached), then written in batches.
-    generateRun(run.spec, (row) => {
-      batch.push(row);
-      lastStep = row._step;
-      if (batch.length === 10_000) {
-        pending.push(batch);
-        batch = [];
-      }
-    });
-    pending.push(batch);
-    for (const b of pending) await writer.writeRows(b);
-    const info = await writer.close();
+    // Streamed as generated (the generator is synchronous): at 10^7 updates a run is 6 M rows,
+    // more than a default heap holds as objects.
+    const info = writeGeneratedRun(path.join(tmp, file), run.spec);
+    const lastStep = info.lastStep;
     manifestRuns.push({
       entity: "bench-entity",
       project: "bench-analysis",
@@ -105,4 +94,38 @@ export async function ensureAnalysisArchive(
 
 function sum(xs: number[]): number {
   return xs.reduce((a, b) => a + b, 0);
+}
+
+/** Bytes of serialized rows buffered before each write. */
+const FLUSH_CHARS = 1 << 24;
+
+/** Generates one run straight into its frozen file: rows, sha256, bytes and the last `_step`. */
+function writeGeneratedRun(file: string, spec: Parameters<typeof generateRun>[0]): { rows: number; sha256: string; bytes: number; lastStep: number } {
+  const serialize = frozenRowSerializer();
+  const hash = createHash("sha256");
+  const fd = openSync(file, "w");
+  let pending = "";
+  let rows = 0;
+  let bytes = 0;
+  let lastStep = -1;
+  const flush = () => {
+    const buf = Buffer.from(pending, "utf8");
+    pending = "";
+    hash.update(buf);
+    for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off);
+    bytes += buf.length;
+  };
+  try {
+    generateRun(spec, (row) => {
+      pending += serialize(row) + "\n";
+      rows++;
+      lastStep = row._step;
+      if (pending.length >= FLUSH_CHARS) flush();
+    });
+    flush();
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  return { rows, sha256: hash.digest("hex"), bytes, lastStep };
 }
