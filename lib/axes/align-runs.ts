@@ -42,7 +42,7 @@ import {
 } from "./key-flags";
 import { scanRun, type RunScan } from "./scan-runs";
 import { LIVE, rowRollouts, supersedeAcrossRuns, supersedeWithinRun, type Restart } from "./supersede";
-import { keysOf, ValuesArena } from "../values/compact-values";
+import { keysOf, readValues, ValuesArena } from "../values/compact-values";
 import { ValuesBuilder } from "../values/values-builder";
 
 // Module-local copies for the per-row loops: imported bindings are getter calls under tsx (see key-flags.ts).
@@ -486,9 +486,13 @@ function ranges(sorted: number[], what: string): string {
  */
 function pickKeys(vb: ValuesBuilder, row: HistoryRow): Record<string, number> {
   vb.reset();
-  for (const k of keysOf(row)) if (!(flagsOf(k) & F_INTERNAL)) vb.push(k, row[k]);
+  const keys = readValues(row, rowScratch);
+  for (let j = 0; j < keys.length; j++) if (!(flagsOf(keys[j]) & F_INTERNAL)) vb.push(keys[j], rowScratch[j]);
   return vb.build();
 }
+
+/** The values of the row being read (readValues fills it: no getter call per key of a compact row). */
+const rowScratch: number[] = [];
 
 /** Identifies the record being merged in the per-key scratch of key-flags.ts. */
 let mergeStamp = 0;
@@ -518,12 +522,14 @@ function mergeRollout(
   for (let i = first; i >= 0; i = rowNext[i], k++) {
     const row = rows[i];
     let families = 0;
-    for (const key of keysOf(row)) {
+    const keys = readValues(row, rowScratch);
+    for (let j = 0; j < keys.length; j++) {
+      const key = keys[j];
       const info = infoOf(key);
       const f = info.flags;
       if (f & F_INTERNAL) continue;
       families |= f;
-      const v = row[key];
+      const v = rowScratch[j];
       if (info.stamp !== stamp) {
         info.stamp = stamp;
         info.slot = vb.n;

@@ -6,7 +6,7 @@
 import type { AlignedRuns } from "../types";
 import type { ExportCell } from "./export-cell";
 import type { ExportTable, StreamedTable } from "./csv-text";
-import { keysOf as valueKeys } from "../values/compact-values";
+import { keysOf as valueKeys, readValues } from "../values/compact-values";
 
 /** File name of the rollout-batch table. */
 export const ROLLOUTS_FILE = "rollouts.csv";
@@ -41,12 +41,11 @@ function stableOrder<T>(items: readonly T[], by: (x: T) => number): Int32Array {
  */
 export function rolloutsTable(aligned: AlignedRuns): StreamedTable {
   const keys = keysOf(aligned.rollouts);
+  const column = columnsOf(keys);
   const order = stableOrder(aligned.rollouts, (r) => r.rollout);
   const row = (i: number): ExportCell[] => {
     const r = aligned.rollouts[order[i]];
-    const cells: ExportCell[] = [r.round, r.runId, r.rollout];
-    for (const k of keys) cells.push(cellOf(r.values, k));
-    return cells;
+    return withValues([r.round, r.runId, r.rollout], r.values, column);
   };
   return { name: ROLLOUTS_FILE, columns: [...ROLLOUT_AXIS_COLUMNS, ...keys], rowCount: order.length, row };
 }
@@ -59,12 +58,11 @@ export function rolloutsTable(aligned: AlignedRuns): StreamedTable {
  */
 export function updatesTable(aligned: AlignedRuns): StreamedTable {
   const keys = keysOf(aligned.updates);
+  const column = columnsOf(keys);
   const order = stableOrder(aligned.updates, (u) => u.update);
   const row = (i: number): ExportCell[] => {
     const u = aligned.updates[order[i]];
-    const cells: ExportCell[] = [u.round, u.runId, u.update, u.trainStep, u.rollout, u.updateInRollout];
-    for (const k of keys) cells.push(cellOf(u.values, k));
-    return cells;
+    return withValues([u.round, u.runId, u.update, u.trainStep, u.rollout, u.updateInRollout], u.values, column);
   };
   return { name: UPDATES_FILE, columns: [...UPDATE_AXIS_COLUMNS, ...keys], rowCount: order.length, row };
 }
@@ -88,8 +86,22 @@ export function supersededTable(aligned: AlignedRuns): ExportTable {
   return { name: SUPERSEDED_FILE, columns: [...SUPERSEDED_COLUMNS], rows };
 }
 
-/** A record's value of a key, null when the key was not logged (never 0). */
-function cellOf(values: Record<string, number>, key: string): ExportCell {
-  const v: number | undefined = values[key];
-  return v === undefined ? null : v;
+/** Column position of each value key (after the axis columns). */
+function columnsOf(keys: readonly string[]): Map<string, number> {
+  return new Map(keys.map((k, c) => [k, c] as const));
+}
+
+/** The values read by withValues (one record at a time). */
+const scratch: number[] = [];
+
+/**
+ * `lead` followed by one cell per value column: the record's value, or null where the key was not
+ * logged (never 0). Values are read once each, in the record's own key order.
+ */
+function withValues(lead: ExportCell[], values: Record<string, number>, column: ReadonlyMap<string, number>): ExportCell[] {
+  const base = lead.length;
+  for (let c = 0; c < column.size; c++) lead.push(null);
+  const keys = readValues(values, scratch);
+  for (let j = 0; j < keys.length; j++) lead[base + column.get(keys[j])!] = scratch[j];
+  return lead;
 }
