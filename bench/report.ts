@@ -280,7 +280,7 @@ function heapVerdict(a: AnalysisBenchResult, defaultHeapMiB: number): string | n
   const peak = a.maxPeakRssKb.ours == null ? "" : `peak RSS ${fmt(a.maxPeakRssKb.ours / 2 ** 20, 1)} GiB, `;
   if (a.defaultHeapFailed)
     return `with Node's default heap (${fmt(defaultHeapMiB / 1024, 1)} GiB, what a tslab kernel gets) it runs out of memory; ${peak}measured with a raised heap`;
-  return `measured with a raised heap only (${peak}Node's default heap ${fmt(defaultHeapMiB / 1024, 1)} GiB not tried: --try-default-heap)`;
+  return `measured with a raised heap only (${peak}Node's default heap ${fmt(defaultHeapMiB / 1024, 1)} GiB not tried: --raised-heap was given)`;
 }
 
 /** A number with 2 digits, "-" when absent (a side not run). */

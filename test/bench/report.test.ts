@@ -129,7 +129,7 @@ test("targets: an analysis that only runs with a raised heap does not meet the t
   assert.match(t.measured, /ours with --max-old-space-size=16384/);
   assert.match(t.why, /default heap \(4\.0 GiB, what a tslab kernel gets\) it runs out of memory; peak RSS 8\.0 GiB/);
   const untried = judgeTargets(results({ analysis: [{ ...a, defaultHeapFailed: null }] }))[5];
-  assert.match(untried.why, /not tried: --try-default-heap/);
+  assert.match(untried.why, /not tried: --raised-heap was given/);
   // Older results without a default-heap record: the memory target is not judged on a raised heap.
   const memory = judgeTargets(results({ analysis: [{ ...a, defaultHeapFailed: null }] }))[3];
   assert.equal(memory.met, "not measured");
