@@ -399,7 +399,7 @@ export function renderResults(r: BenchResults): string {
   if (r.analysis.length) {
     out.push("## Analysis: frozen archive -> aligned records -> summaries -> CSV exports, vs pandas and DuckDB", "");
     out.push(
-      "Ours and pandas read the same frozen archive (4 runs, N = 2, written with the library's frozen-file writer) and compute the same " +
+      "Ours and pandas read the same frozen archive (4 runs, N = 2, written with the library's frozen-row serializer, the bytes its frozen-file writer makes) and compute the same " +
         "outputs: N/r0 inference, update and rollout records with coverage checks, per-round policy means, ppo_kl by position " +
         "(first vs later updates), zero-grad-norm update list, rollout/throughput means, time breakdown, and rollouts.csv, " +
         "updates.csv, summary.csv. Before a time is reported the outputs are compared: every summary number (relative 1e-9, " +
