@@ -12,7 +12,7 @@ import type { HealthReport } from "../health/run-health-checks";
 import type { AlignedRuns, Reporter, SourceManifest } from "../types";
 import { chooseProfile } from "../registry/profile-choice";
 import { csvEntry, planExports, type ExportPlan } from "./build-exports";
-import { csvChunks } from "./csv-text";
+import { csvByteChunks } from "./csv-text";
 import { EXPORT_MANIFEST_FILE, serializeExportManifest, type ExportFileEntry } from "./export-manifest";
 import { loadParquetWriter, type ParquetLayout } from "./parquet-file";
 import { writeFilesAtomically, type FileToWrite } from "./write-files-atomically";
@@ -121,7 +121,7 @@ async function loadAndAlign(opts: WriteExportsOptions, reporter: Reporter): Prom
 function streamedFiles(plan: ExportPlan, written: { entries: ExportFileEntry[]; manifest: { sha256: string; bytes: number } | null }): FileToWrite[] {
   const csv: FileToWrite[] = plan.tables.map((t) => ({
     name: t.name,
-    chunks: () => csvChunks(t),
+    chunks: () => csvByteChunks(t),
     onWritten: (sha256, bytes) => void written.entries.push(csvEntry(t, sha256, bytes)),
   }));
   const manifest: FileToWrite = {

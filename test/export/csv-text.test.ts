@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 // Namespace import, as lib/ does: papaparse is a plain CommonJS object.
 import * as Papa from "papaparse";
 
-import { csvChunks, csvField, csvText, tableRows, type StreamedTable } from "../../lib/export/csv-text";
+import { csvByteChunks, csvField, csvText, tableRows, type StreamedTable } from "../../lib/export/csv-text";
 import { formatCell, type ExportCell } from "../../lib/export/export-cell";
 
 test("csvText writes header, rows, \\n line endings and a trailing newline", () => {
@@ -69,21 +69,26 @@ test("csvField quotes exactly as papaparse's unparse does (quotes: false)", () =
   }
 });
 
-test("csvChunks of a streamed table spanning several chunks equals papaparse's text of the same rows", () => {
+test("csvByteChunks of a streamed table spanning several 4 MB chunks equals papaparse's text of the same rows (multi-byte text included)", () => {
   const rows: ExportCell[][] = [];
+  const long = "€é,".repeat(100); // 300 UTF-16 units, 600 UTF-8 bytes, quoted (a comma)
   for (let i = 0; i < 20_000; i++)
-    rows.push([i % 3 === 0 ? "R,0" : "R1", i, i % 7 === 0 ? null : i / 7, i % 11 === 0 ? NaN : -i * 1e-9, i % 13 === 0 ? -Infinity : 1e21 + i]);
+    rows.push([i % 3 === 0 ? "R,0" : long, i, i % 7 === 0 ? null : i / 7, i % 11 === 0 ? NaN : -i * 1e-9, i % 13 === 0 ? -Infinity : 1e21 + i]);
   const columns = ["round", "i", "x", "y z", "w"];
   const table: StreamedTable = { name: "t.csv", columns, rowCount: rows.length, row: (i) => rows[i].slice() };
-  const chunks = [...csvChunks(table)];
-  assert.ok(chunks.length >= 3, `several chunks: ${chunks.length}`);
+  const chunks = [...csvByteChunks(table)];
+  assert.ok(chunks.length >= 2, `several chunks: ${chunks.length}`);
+  assert.ok(
+    chunks.every((c) => c[c.length - 1] === 0x0a),
+    "every chunk ends with a whole line",
+  );
   const reference = Papa.unparse({ fields: columns, data: rows.map((r) => r.map(formatCell)) }, { newline: "\n", quotes: false, escapeFormulae: false }) + "\n";
-  assert.equal(chunks.join(""), reference);
+  assert.equal(Buffer.concat(chunks).toString("utf8"), reference);
   assert.equal(csvText(table), reference);
   assert.deepEqual(tableRows(table).slice(0, 2), rows.slice(0, 2));
 });
 
-test("csvChunks names the table and row of a short row in a streamed table", () => {
+test("csvByteChunks names the table and row of a short row in a streamed table", () => {
   const table: StreamedTable = { name: "u.csv", columns: ["a", "b"], rowCount: 3, row: (i) => (i === 2 ? [1] : [1, 2]) };
-  assert.throws(() => [...csvChunks(table)], { message: "invalid rows of u.csv: data row 3 has 1 cells, the header 2" });
+  assert.throws(() => [...csvByteChunks(table)], { message: "invalid rows of u.csv: data row 3 has 1 cells, the header 2" });
 });
