@@ -6,7 +6,7 @@
 import type { AlignedRuns } from "../types";
 import { defineCheck } from "./health-check";
 import { roundFlags, type CheckFlag, type HealthHit } from "./flag-ranges";
-import { keysOf } from "../values/compact-values";
+import { readValues } from "../values/compact-values";
 
 /** Keys of critic updates merged into update records: the critic is not the actor this report reads. */
 const CRITIC_KEY_PREFIX = "train/critic-";
@@ -33,10 +33,13 @@ export const nonFinite = defineCheck({
 function nonFiniteFlags(aligned: AlignedRuns): CheckFlag[] {
   const hitsOf = (records: readonly { round: string; runId: string; values: Record<string, number> }[], x: (i: number) => number) => {
     const hits: HealthHit[] = [];
+    const vals: number[] = [];
     records.forEach((r, i) => {
-      for (const key of keysOf(r.values)) {
-        const v = r.values[key];
-        if (!Number.isFinite(v) && !key.startsWith(CRITIC_KEY_PREFIX)) hits.push({ round: r.round, runId: r.runId, x: x(i), key, value: v });
+      // Every value of every record: read from the store at once (no getter call per key of a view).
+      const keys = readValues(r.values, vals);
+      for (let j = 0; j < keys.length; j++) {
+        const v = vals[j];
+        if (!Number.isFinite(v) && !keys[j].startsWith(CRITIC_KEY_PREFIX)) hits.push({ round: r.round, runId: r.runId, x: x(i), key: keys[j], value: v });
       }
     });
     return hits;
