@@ -101,12 +101,14 @@ function cmp(a: string, b: string): number {
  * @example finiteMedian([3, 1, NaN, 2, 10]) // 2.5
  */
 export function finiteMedian(values: readonly (number | undefined)[]): number | null {
-  const xs: number[] = [];
-  for (const v of values) if (v !== undefined && Number.isFinite(v)) xs.push(v);
-  if (xs.length === 0) return null;
-  xs.sort((a, b) => a - b);
-  const mid = xs.length >> 1;
-  return xs.length % 2 === 1 ? xs[mid] : (xs[mid - 1] + xs[mid]) / 2;
+  // A typed array sorts numerically without a comparator call per pair (10^6 values at 10^6 updates).
+  const all = new Float64Array(values.length);
+  let n = 0;
+  for (const v of values) if (v !== undefined && Number.isFinite(v)) all[n++] = v;
+  if (n === 0) return null;
+  const xs = all.subarray(0, n).sort();
+  const mid = n >> 1;
+  return n % 2 === 1 ? xs[mid] : (xs[mid - 1] + xs[mid]) / 2;
 }
 
 /**
