@@ -65,8 +65,9 @@ export class ValuesBuilder {
     const same = this.sameAsLast();
     const node = same ? null : this.lookup();
     if (this.arena !== null) {
-      const View = same ? this.lastView : node === null ? viewClass(keys.slice(0, n)) : node.view;
-      return this.arena.store(View!, vals, n);
+      // Past MAX_NODES (keys in ever new orders) a plain object: a view class per object would be worse.
+      if (!same && node === null) return this.direct();
+      return this.arena.store(same ? this.lastView! : node!.view!, vals, n);
     }
     const t = same ? this.lastTemplate : node === null ? null : node.template;
     if (t === null) return this.direct();

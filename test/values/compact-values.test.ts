@@ -96,3 +96,16 @@ test("the arena starts a new chunk when a record does not fit, and takes records
   assert.equal(after.a, 2);
   assert.equal(arena.size, 300_002);
 });
+
+test("past the builder's bound on key sequences, a compact builder makes plain objects (same pairs), not a view class each", () => {
+  const vb = new ValuesBuilder(new ValuesArena());
+  let views = 0;
+  let plain: Record<string, number> | null = null;
+  for (let i = 0; i < 100_010; i++) {
+    const v = build(vb, [[`k${i}`, i]]);
+    if (isView(v)) views++;
+    else plain = v;
+  }
+  assert.equal(views, 100_000);
+  assert.deepEqual(plain, { k100009: 100009 });
+});
