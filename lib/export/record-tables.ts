@@ -6,7 +6,7 @@
 import type { AlignedRuns } from "../types";
 import type { ExportCell } from "./export-cell";
 import type { ExportTable, StreamedTable } from "./csv-text";
-import { keysOf as valueKeys, readValues } from "../values/compact-values";
+import { isView, keysOf as valueKeys, readValues } from "../values/compact-values";
 
 /** File name of the rollout-batch table. */
 export const ROLLOUTS_FILE = "rollouts.csv";
@@ -23,7 +23,14 @@ export const UPDATE_AXIS_COLUMNS: readonly string[] = ["round", "run_id", "updat
 /** Every key of `records`, sorted by UTF-16 code unit (Array#sort's default): keys the schema does not know are carried through. */
 function keysOf(records: readonly { values: Record<string, number> }[]): string[] {
   const keys = new Set<string>();
-  for (const r of records) for (const k of valueKeys(r.values)) keys.add(k);
+  // Compact views share one key list per key sequence: each list is read once.
+  const seen = new Set<readonly string[]>();
+  for (const r of records) {
+    const ks = valueKeys(r.values);
+    if (seen.has(ks)) continue;
+    if (isView(r.values)) seen.add(ks);
+    for (const k of ks) keys.add(k);
+  }
   return [...keys].sort();
 }
 
@@ -41,11 +48,11 @@ function stableOrder<T>(items: readonly T[], by: (x: T) => number): Int32Array {
  */
 export function rolloutsTable(aligned: AlignedRuns): StreamedTable {
   const keys = keysOf(aligned.rollouts);
-  const column = columnsOf(keys);
+  const columns = columnsOf(keys);
   const order = stableOrder(aligned.rollouts, (r) => r.rollout);
   const row = (i: number): ExportCell[] => {
     const r = aligned.rollouts[order[i]];
-    return withValues([r.round, r.runId, r.rollout], r.values, column);
+    return withValues([r.round, r.runId, r.rollout], r.values, columns);
   };
   return { name: ROLLOUTS_FILE, columns: [...ROLLOUT_AXIS_COLUMNS, ...keys], rowCount: order.length, row };
 }
@@ -58,11 +65,11 @@ export function rolloutsTable(aligned: AlignedRuns): StreamedTable {
  */
 export function updatesTable(aligned: AlignedRuns): StreamedTable {
   const keys = keysOf(aligned.updates);
-  const column = columnsOf(keys);
+  const columns = columnsOf(keys);
   const order = stableOrder(aligned.updates, (u) => u.update);
   const row = (i: number): ExportCell[] => {
     const u = aligned.updates[order[i]];
-    return withValues([u.round, u.runId, u.update, u.trainStep, u.rollout, u.updateInRollout], u.values, column);
+    return withValues([u.round, u.runId, u.update, u.trainStep, u.rollout, u.updateInRollout], u.values, columns);
   };
   return { name: UPDATES_FILE, columns: [...UPDATE_AXIS_COLUMNS, ...keys], rowCount: order.length, row };
 }
@@ -87,8 +94,24 @@ export function supersededTable(aligned: AlignedRuns): ExportTable {
 }
 
 /** Column position of each value key (after the axis columns). */
-function columnsOf(keys: readonly string[]): Map<string, number> {
-  return new Map(keys.map((k, c) => [k, c] as const));
+function columnsOf(keys: readonly string[]): Columns {
+  return { of: new Map(keys.map((k, c) => [k, c] as const)), byKeyList: new Map() };
+}
+
+/** Column positions by key, and per shared key list of compact views, the position of each of its keys. */
+interface Columns {
+  of: ReadonlyMap<string, number>;
+  byKeyList: Map<readonly string[], Int32Array>;
+}
+
+/** Column position of each key in `keys` (cached for a view's shared key list). */
+function positionsOf(columns: Columns, keys: readonly string[], shared: boolean): ArrayLike<number> {
+  const cached = shared ? columns.byKeyList.get(keys) : undefined;
+  if (cached !== undefined) return cached;
+  const pos = new Int32Array(keys.length);
+  for (let j = 0; j < keys.length; j++) pos[j] = columns.of.get(keys[j])!;
+  if (shared) columns.byKeyList.set(keys, pos);
+  return pos;
 }
 
 /** The values read by withValues (one record at a time). */
@@ -98,10 +121,11 @@ const scratch: number[] = [];
  * `lead` followed by one cell per value column: the record's value, or null where the key was not
  * logged (never 0). Values are read once each, in the record's own key order.
  */
-function withValues(lead: ExportCell[], values: Record<string, number>, column: ReadonlyMap<string, number>): ExportCell[] {
+function withValues(lead: ExportCell[], values: Record<string, number>, columns: Columns): ExportCell[] {
   const base = lead.length;
-  for (let c = 0; c < column.size; c++) lead.push(null);
+  for (let c = 0; c < columns.of.size; c++) lead.push(null);
   const keys = readValues(values, scratch);
-  for (let j = 0; j < keys.length; j++) lead[base + column.get(keys[j])!] = scratch[j];
+  const pos = positionsOf(columns, keys, isView(values));
+  for (let j = 0; j < keys.length; j++) lead[base + pos[j]] = scratch[j];
   return lead;
 }
