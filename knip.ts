@@ -26,6 +26,8 @@ const config: KnipConfig = {
     // Benchmark children are started by path (`tsx bench/fetch-ours.ts`), not imported.
     "bench/analysis-ours.ts",
     "bench/fetch-ours.ts",
+    // A worker thread's entry, started by path from lib/archive/load-archive.ts.
+    "lib/archive/load-worker.ts",
     "test/**/*.test.ts",
   ],
   project: ["lib/**/*.ts", "scripts/**/*.ts", "tools/**/*.ts", "test/**/*.ts", "bench/**/*.ts", "notebooks/*.ipynb"],

@@ -8,9 +8,10 @@ import { createHash } from "node:crypto";
 import { createReadStream, promises as fsp } from "node:fs";
 import * as path from "node:path";
 import { StringDecoder } from "node:string_decoder";
+import { Worker } from "node:worker_threads";
 
 import type { Archive, HistoryRow, ManifestRun, Reporter, RunHistory, SourceManifest } from "../types";
-import { ValuesArena } from "../values/compact-values";
+import { type PackedViews, unpackViews, ValuesArena, type ViewClass } from "../values/compact-values";
 import { ValuesBuilder } from "../values/values-builder";
 import { FrozenRowError, parseFrozenRow, parseFrozenRowWith } from "./frozen-row";
 import { HISTORY_DIR, MANIFEST_FILE, parseManifest } from "./manifest";
@@ -113,7 +114,8 @@ export async function verifyArchive(dir: string): Promise<VerifyReport> {
  * A parse problem is remembered, not thrown, so that a hash mismatch (the more basic fault) is
  * the one reported; rows are only returned when the hash matched and every line parsed.
  */
-async function readHistoryFile(filePath: string, run: ManifestRun, reporter: Reporter, vb: ValuesBuilder | null): Promise<HistoryRow[]> {
+/** Reads, hashes and parses one history file (plain rows, or compact views made by `vb`); also run by load-worker.ts. */
+export async function readHistoryFile(filePath: string, run: ManifestRun, reporter: Reporter, vb: ValuesBuilder | null): Promise<HistoryRow[]> {
   const task = `load ${run.runId}`;
   const hash = createHash("sha256");
   const decoder = new StringDecoder("utf8");
@@ -195,13 +197,16 @@ export async function loadArchive(dir: string, reporter: Reporter = {}, opts: Lo
   if (unlisted.length > 0) {
     throw new Error(`archive ${dir}: ${unlisted.map((f) => path.join(dir, f)).join(", ")} not listed in ${MANIFEST_FILE} (mixed or tampered archive)`);
   }
-  const runs: RunHistory[] = [];
-  // One builder for all runs: runs share their few key sequences.
-  const vb = opts.compact ? new ValuesBuilder(new ValuesArena()) : null;
-  for (const run of manifest.runs) {
-    const rows = await readHistoryFile(path.join(dir, run.file), run, reporter, vb);
-    runs.push({ runId: run.runId, round: run.round, entity: run.entity, project: run.project, state: run.state, rows });
-  }
+  const files = manifest.runs.map((run) => path.join(dir, run.file));
+  const rowsOf = opts.compact ? await readCompact(files, manifest.runs, reporter) : await readPlain(files, manifest.runs, reporter);
+  const runs: RunHistory[] = manifest.runs.map((run, i) => ({
+    runId: run.runId,
+    round: run.round,
+    entity: run.entity,
+    project: run.project,
+    state: run.state,
+    rows: rowsOf[i],
+  }));
   return { dir, manifest, runs };
 }
 
@@ -241,4 +246,105 @@ export async function loadOrReport(
     if (e instanceof ArchiveChangedError) return { report: await verifyArchive(dir) };
     throw e;
   }
+}
+
+/** Every file on this thread, in order (the first failing file throws). */
+async function readPlain(files: readonly string[], runs: readonly ManifestRun[], reporter: Reporter): Promise<HistoryRow[][]> {
+  const out: HistoryRow[][] = [];
+  for (let i = 0; i < files.length; i++) out.push(await readHistoryFile(files[i], runs[i], reporter, null));
+  return out;
+}
+
+/**
+ * Compact rows, reading every second file on a second thread while this one reads the others (JSON
+ * parsing is most of a load; 2 cores halve it). Same rows, same errors: when several files fail, the
+ * first in manifest order is thrown. Without a worker (it cannot start), every file is read here.
+ */
+async function readCompact(files: readonly string[], runs: readonly ManifestRun[], reporter: Reporter): Promise<HistoryRow[][]> {
+  // One builder for the files read here: runs share their few key sequences.
+  const vb = new ValuesBuilder(new ValuesArena());
+  const worker = files.length > 1 ? startLoadWorker() : null;
+  // Settled as they finish (a worker file failing while this thread reads is not an unhandled rejection).
+  const settle = (p: Promise<HistoryRow[]>) =>
+    p.then(
+      (rows): { rows: HistoryRow[] } | { error: unknown } => ({ rows }),
+      (error: unknown) => ({ error }),
+    );
+  const results: Promise<{ rows: HistoryRow[] } | { error: unknown }>[] = [];
+  const classes = new Map<string, ViewClass>();
+  for (let i = 0; i < files.length; i++) {
+    if (worker !== null && i % 2 === 1) {
+      const task = `load ${runs[i].runId}`;
+      const rows = worker.read(files[i], runs[i]).then(
+        (packed) => {
+          const unpacked = unpackViews(packed, classes);
+          reporter.progress?.(task, unpacked.length, runs[i].historyEvents);
+          return unpacked;
+        },
+        (e) => (e instanceof LoadWorkerUnavailable ? readHistoryFile(files[i], runs[i], reporter, vb) : Promise.reject(e)),
+      );
+      results[i] = settle(rows);
+    }
+  }
+  const settled: ({ rows: HistoryRow[] } | { error: unknown })[] = [];
+  for (let i = 0; i < files.length; i++) {
+    if (results[i] === undefined) results[i] = settle(readHistoryFile(files[i], runs[i], reporter, vb));
+    settled[i] = await results[i];
+  }
+  await worker?.close();
+  return settled.map((s) => {
+    if ("error" in s) throw s.error;
+    return s.rows;
+  });
+}
+
+/** The load worker could not start or stopped: its files are read on the main thread instead. */
+class LoadWorkerUnavailable extends Error {}
+
+/** The worker of load-worker.ts: one file at a time, results by job id. */
+function startLoadWorker(): { read(filePath: string, run: ManifestRun): Promise<PackedViews>; close(): Promise<void> } | null {
+  let worker: Worker;
+  try {
+    worker = new Worker(loadWorkerCode(), { eval: true });
+  } catch {
+    return null;
+  }
+  const pending = new Map<number, { resolve: (p: PackedViews) => void; reject: (e: Error) => void }>();
+  let next = 0;
+  const failAll = (why: string) => {
+    for (const p of pending.values()) p.reject(new LoadWorkerUnavailable(why));
+    pending.clear();
+  };
+  worker.on("message", (m: { id: number; packed?: PackedViews; error?: string; changed?: boolean }) => {
+    const p = pending.get(m.id);
+    if (p === undefined) return;
+    pending.delete(m.id);
+    if (m.packed !== undefined) p.resolve(m.packed);
+    else p.reject(m.changed ? new ArchiveChangedError(m.error) : new Error(m.error));
+  });
+  worker.on("error", (e) => failAll(e.message));
+  worker.on("exit", () => failAll("load worker exited"));
+  return {
+    read(filePath, run) {
+      return new Promise((resolve, reject) => {
+        const id = next++;
+        pending.set(id, { resolve, reject });
+        worker.postMessage({ id, filePath, run });
+      });
+    },
+    async close() {
+      await worker.terminate();
+    },
+  };
+}
+
+/**
+ * The worker's entry: load-worker beside this file. Under tsx (TypeScript sources) the worker registers
+ * tsx's require hook first; under tslab's prebuilt lib it is plain JavaScript.
+ */
+function loadWorkerCode(): string {
+  const ts = __filename.endsWith(".ts");
+  const entry = path.join(__dirname, `load-worker${ts ? ".ts" : ".js"}`);
+  const register = ts ? `require(${JSON.stringify(require.resolve("tsx/cjs/api"))}).register();` : "";
+  return `${register}require(${JSON.stringify(entry)});`;
 }

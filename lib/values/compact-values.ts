@@ -100,3 +100,60 @@ export class ValuesArena {
     return new View(chunk, at);
   }
 }
+
+/**
+ * Compact rows packed to cross to another thread: the arena chunks they use (transferable), and per
+ * row its chunk, offset and key list. Made by {@link packViews}, read back by {@link unpackViews}.
+ */
+export interface PackedViews {
+  chunks: ArrayBuffer[];
+  chunk: Int32Array;
+  at: Int32Array;
+  shape: Int32Array;
+  shapes: string[][];
+}
+
+/** Packs compact views (all of them views) for another thread; their chunks are to be transferred. */
+export function packViews(rows: readonly Values[]): PackedViews {
+  const chunkIdx = new Map<Float64Array, number>();
+  const shapeIdx = new Map<readonly string[], number>();
+  const out: PackedViews = { chunks: [], chunk: new Int32Array(rows.length), at: new Int32Array(rows.length), shape: new Int32Array(rows.length), shapes: [] };
+  rows.forEach((row, i) => {
+    const v = row as unknown as { [KEYS]?: readonly string[]; [STORE]: Float64Array; [AT]: number };
+    const keys = v[KEYS];
+    if (keys === undefined) throw new Error(`invalid rows: row ${i} is not a compact view`);
+    let c = chunkIdx.get(v[STORE]);
+    if (c === undefined) {
+      c = out.chunks.length;
+      chunkIdx.set(v[STORE], c);
+      out.chunks.push(v[STORE].buffer as ArrayBuffer);
+    }
+    let sh = shapeIdx.get(keys);
+    if (sh === undefined) {
+      sh = out.shapes.length;
+      shapeIdx.set(keys, sh);
+      out.shapes.push(keys.slice());
+    }
+    out.chunk[i] = c;
+    out.at[i] = v[AT];
+    out.shape[i] = sh;
+  });
+  return out;
+}
+
+/** The views of packed rows; `classes` caches view classes by key sequence across calls. */
+export function unpackViews(p: PackedViews, classes: Map<string, ViewClass>): Values[] {
+  const stores = p.chunks.map((b) => new Float64Array(b));
+  const views = p.shapes.map((keys) => {
+    const sig = keys.join("\u0000");
+    let View = classes.get(sig);
+    if (View === undefined) {
+      View = viewClass(keys);
+      classes.set(sig, View);
+    }
+    return View;
+  });
+  const rows = new Array<Values>(p.at.length);
+  for (let i = 0; i < rows.length; i++) rows[i] = new views[p.shape[i]](stores[p.chunk[i]], p.at[i]);
+  return rows;
+}

@@ -6,6 +6,7 @@ import * as path from "node:path";
 import { after, test } from "node:test";
 
 import { loadArchive, loadOrReport, verifyArchive } from "../../lib/archive/load-archive";
+import type { HistoryRow } from "../../lib/types";
 import { isView, keysOf } from "../../lib/values/compact-values";
 import { makeArchive, rewriteWithHash } from "./make-archive";
 
@@ -197,4 +198,42 @@ test("compact rows hold the same keys, in the same order, and values; a bad line
   );
   assert.match(message, /key "c" is not numeric/);
   await assert.rejects(loadArchive(bad, {}, { compact: true }), { message });
+});
+
+test("compact load reads every second file on a worker thread: same rows; several failing files throw the first in manifest order; a changed file read there is still a report", async () => {
+  const dir = path.join(root, `w${n++}`);
+  const runs = [0, 1, 2, 3].map((i) => {
+    const rows: HistoryRow[] = [
+      { _step: 0, a: i },
+      { _step: 1, a: i + 0.5, b: NaN },
+    ];
+    return { runId: `r${i}`, round: `R${i}`, rows };
+  });
+  makeArchive(dir, runs);
+  const compact = await loadArchive(dir, {}, { compact: true });
+  assert.deepEqual(
+    compact.runs.map((r) => r.rows.map((row) => keysOf(row).map((k) => row[k]))),
+    runs.map((r) => r.rows.map((row) => Object.values(row))),
+  );
+  assert.ok(compact.runs.every((r) => r.rows.every(isView)));
+  // r1 (worker) and r2 (this thread) broken: r1's error, as the plain load gives it.
+  rewriteWithHash(dir, "r1", '{"_step":0,"a":"x"}\n');
+  rewriteWithHash(dir, "r2", '{"_step":0,"a":"y"}\n');
+  const plainError = await loadArchive(dir).then(
+    () => "loaded",
+    (e: Error) => e.message,
+  );
+  assert.match(plainError, /r1\.jsonl line 1 key "a"/);
+  await assert.rejects(loadArchive(dir, {}, { compact: true }), { message: plainError });
+  // A changed byte in r3 (read on the worker): the full verify report, not an error.
+  const changed = path.join(root, `w${n++}`);
+  makeArchive(changed, runs);
+  const f3 = path.join(changed, "history/r3.jsonl");
+  fs.writeFileSync(f3, fs.readFileSync(f3, "utf8").replace("3.5", "3.25"));
+  const r = await loadOrReport(changed, {}, { compact: true });
+  assert.ok("report" in r);
+  assert.deepEqual(
+    r.report.files.filter((f) => !f.ok).map((f) => [f.file, f.problem]),
+    [["history/r3.jsonl", "sha256 mismatch"]],
+  );
 });

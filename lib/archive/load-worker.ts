@@ -1,0 +1,32 @@
+/**
+ * The thread that reads history files next to the main one (loadArchive's compact mode): each file is
+ * read, hashed and parsed exactly as on the main thread (readHistoryFile), and its rows sent back
+ * packed (compact-values packViews), their number chunks transferred, not copied.
+ */
+import { parentPort } from "node:worker_threads";
+
+import type { ManifestRun } from "../types";
+import { packViews, ValuesArena } from "../values/compact-values";
+import { ValuesBuilder } from "../values/values-builder";
+import { ArchiveChangedError, readHistoryFile } from "./load-archive";
+
+/** A file to read. */
+export interface LoadJob {
+  id: number;
+  filePath: string;
+  run: ManifestRun;
+}
+
+// An if, not an expression statement: tslab's emit captures a module's last top-level expression.
+if (parentPort !== null) {
+  const port = parentPort;
+  port.on("message", (job: LoadJob) => {
+    readHistoryFile(job.filePath, job.run, {}, new ValuesBuilder(new ValuesArena())).then(
+      (rows) => {
+        const packed = packViews(rows);
+        port.postMessage({ id: job.id, packed }, packed.chunks);
+      },
+      (e: Error) => port.postMessage({ id: job.id, error: e.message, changed: e instanceof ArchiveChangedError }),
+    );
+  });
+}
