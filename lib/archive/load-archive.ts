@@ -183,6 +183,8 @@ export interface LoadArchiveOptions {
    * outside the JS heap instead of one boxed number each. Default false: plain objects.
    */
   compact?: boolean;
+  /** Compact mode: read every second file on a worker thread (default true); false reads all here. */
+  worker?: boolean;
 }
 
 /**
@@ -198,7 +200,7 @@ export async function loadArchive(dir: string, reporter: Reporter = {}, opts: Lo
     throw new Error(`archive ${dir}: ${unlisted.map((f) => path.join(dir, f)).join(", ")} not listed in ${MANIFEST_FILE} (mixed or tampered archive)`);
   }
   const files = manifest.runs.map((run) => path.join(dir, run.file));
-  const rowsOf = opts.compact ? await readCompact(files, manifest.runs, reporter) : await readPlain(files, manifest.runs, reporter);
+  const rowsOf = opts.compact ? await readCompact(files, manifest.runs, reporter, opts.worker !== false) : await readPlain(files, manifest.runs, reporter);
   const runs: RunHistory[] = manifest.runs.map((run, i) => ({
     runId: run.runId,
     round: run.round,
@@ -260,10 +262,10 @@ async function readPlain(files: readonly string[], runs: readonly ManifestRun[],
  * parsing is most of a load; 2 cores halve it). Same rows, same errors: when several files fail, the
  * first in manifest order is thrown. Without a worker (it cannot start), every file is read here.
  */
-async function readCompact(files: readonly string[], runs: readonly ManifestRun[], reporter: Reporter): Promise<HistoryRow[][]> {
+async function readCompact(files: readonly string[], runs: readonly ManifestRun[], reporter: Reporter, useWorker: boolean): Promise<HistoryRow[][]> {
   // One builder for the files read here: runs share their few key sequences.
   const vb = new ValuesBuilder(new ValuesArena());
-  const worker = files.length > 1 ? startLoadWorker() : null;
+  const worker = useWorker && files.length > 1 ? startLoadWorker() : null;
   // Settled as they finish (a worker file failing while this thread reads is not an unhandled rejection).
   const settle = (p: Promise<HistoryRow[]>) =>
     p.then(

@@ -216,6 +216,12 @@ test("compact load reads every second file on a worker thread: same rows; severa
     runs.map((r) => r.rows.map((row) => Object.values(row))),
   );
   assert.ok(compact.runs.every((r) => r.rows.every(isView)));
+  const here = await loadArchive(dir, {}, { compact: true, worker: false });
+  assert.deepEqual(
+    here.runs.map((r) => r.rows.map((row) => keysOf(row).map((k) => row[k]))),
+    compact.runs.map((r) => r.rows.map((row) => keysOf(row).map((k) => row[k]))),
+    "the same rows without the worker",
+  );
   // r1 (worker) and r2 (this thread) broken: r1's error, as the plain load gives it.
   rewriteWithHash(dir, "r1", '{"_step":0,"a":"x"}\n');
   rewriteWithHash(dir, "r2", '{"_step":0,"a":"y"}\n');
