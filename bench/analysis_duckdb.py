@@ -28,6 +28,8 @@ import time
 
 T_START = time.perf_counter()
 
+from side_report import Phases, print_report  # noqa: E402  (bench/, the script's own folder)
+
 import duckdb  # noqa: E402
 
 ROLLOUT_KINDS = ("rollout-manager", "trainer-rollout", "trainer-perf")
@@ -49,12 +51,6 @@ ROLLOUT_FIELDS = {
 PPO_KL = "train/ppo_kl"
 
 
-def vm_hwm_kb():
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    return None
 
 
 def ident(name):
@@ -465,41 +461,32 @@ def export(con, a, out_dir):
 
 def main():
     archive_dir, out_dir = sys.argv[1], sys.argv[2]
-    phases = {}
-    t = t0 = time.perf_counter()
-
-    def lap(name):
-        nonlocal t
-        now = time.perf_counter()
-        phases[name] = now - t
-        t = now
+    phases = Phases()
 
     con = duckdb.connect()
     # Rows are ordered by _step where order matters, so DuckDB need not keep insertion order.
     con.execute("SET preserve_insertion_order = false")
     manifest, keys = load(con, archive_dir)
-    lap("load")
+    phases.lap("load")
     a = align(con, keys)
-    lap("align")
+    phases.lap("align")
     labels = list(dict.fromkeys(r["round"] for r in manifest["runs"]))
     summary = summaries(con, a, labels)
-    lap("summaries")
+    phases.lap("summaries")
     export(con, a, os.path.join(out_dir, "exports"))
-    lap("export")
-    seconds = time.perf_counter() - t0
+    phases.lap("export")
+    seconds = phases.total()
     with open(os.path.join(out_dir, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
         f.write("\n")
-    print(json.dumps({
+    print_report({
         "side": "duckdb",
         "duckdb": duckdb.__version__,
         "rows": con.sql("SELECT count(*) FROM raw").fetchall()[0][0],
         "updates": summary["records"]["updates"],
-        "phases": phases,
+        "phases": phases.seconds,
         "seconds": seconds,
-        "processSeconds": time.perf_counter() - T_START,
-        "peakRssKb": vm_hwm_kb(),
-    }))
+    }, T_START)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,8 @@ import time
 
 T_START = time.perf_counter()
 
+from side_report import Phases, print_report  # noqa: E402  (bench/, the script's own folder)
+
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
@@ -48,12 +50,6 @@ SUMMARY_COLUMNS = [
 ]
 
 
-def vm_hwm_kb():
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -463,43 +459,34 @@ def export(aligned, summary, manifest, rounds, out_dir):
 
 def main():
     archive_dir, out_dir = sys.argv[1], sys.argv[2]
-    phases = {}
-    t = t0 = time.perf_counter()
-
-    def lap(name):
-        nonlocal t
-        now = time.perf_counter()
-        phases[name] = now - t
-        t = now
+    phases = Phases()
 
     manifest, runs = load_archive(archive_dir)
-    lap("load")
+    phases.lap("load")
     a = align(runs)
     a["upd"] = stack(a.pop("updates"))
     a["rol"] = stack(a.pop("rollouts"))
     rounds = [r["meta"]["round"] for r in runs]
     rows = sum(len(r["values"]) for r in runs)
     del runs
-    lap("align")
+    phases.lap("align")
     summary = summaries(a, rounds)
-    lap("summaries")
+    phases.lap("summaries")
     export(a, summary, manifest, rounds, os.path.join(out_dir, "exports"))
-    lap("export")
-    seconds = time.perf_counter() - t0
+    phases.lap("export")
+    seconds = phases.total()
     with open(os.path.join(out_dir, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
         f.write("\n")
-    print(json.dumps({
+    print_report({
         "side": "pandas",
         "pandas": pd.__version__,
         "numpy": np.__version__,
         "rows": rows,
         "updates": summary["records"]["updates"],
-        "phases": phases,
+        "phases": phases.seconds,
         "seconds": seconds,
-        "processSeconds": time.perf_counter() - T_START,
-        "peakRssKb": vm_hwm_kb(),
-    }))
+    }, T_START)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,8 @@ import urllib.request
 
 T_START = time.perf_counter()
 
+from side_report import print_report  # noqa: E402  (bench/, the script's own folder)
+
 RUN_QUERY = """query Run($project: String!, $entity: String!, $name: String!) {
   project(name: $project, entityName: $entity) { run(name: $name) { historyLineCount historyKeys } }
 }"""
@@ -26,13 +28,6 @@ HISTORY_PAGE_QUERY = """query HistoryPage($entity: String!, $project: String!, $
 }"""
 
 
-def vm_hwm_kb():
-    """Peak resident set size of this process so far (Linux /proc)."""
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    return None
 
 
 def main():
@@ -78,13 +73,11 @@ def main():
         if count != meta["historyLineCount"]:
             raise SystemExit("run %s: %d rows, server holds %d" % (run_id, count, meta["historyLineCount"]))
         rows.append(count)
-    print(json.dumps({
+    print_report({
         "side": "lean",
         "rows": rows,
         "seconds": time.perf_counter() - t0,
-        "processSeconds": time.perf_counter() - T_START,
-        "peakRssKb": vm_hwm_kb(),
-    }))
+    }, T_START)
 
 
 if __name__ == "__main__":

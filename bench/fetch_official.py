@@ -12,14 +12,9 @@ import time
 
 T_START = time.perf_counter()
 
+from side_report import print_report  # noqa: E402  (bench/, the script's own folder)
 
-def vm_hwm_kb():
-    """Peak resident set size of this process so far (Linux /proc)."""
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    return None
+
 
 
 def main():
@@ -37,14 +32,12 @@ def main():
             count += 1
         rows.append(count)
     seconds = time.perf_counter() - t0
-    print(json.dumps({
+    print_report({
         "side": "official",
         "wandb": wandb.__version__,
         "rows": rows,
         "seconds": seconds,
-        "processSeconds": time.perf_counter() - T_START,
-        "peakRssKb": vm_hwm_kb(),
-    }))
+    }, T_START)
 
 
 if __name__ == "__main__":
