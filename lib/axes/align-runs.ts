@@ -78,7 +78,8 @@ export interface AlignRunsOptions {
    */
   compact?: boolean;
   /**
-   * Empty each run's `rows` once its records are built (slime runs), for a caller that keeps only the
+   * Empty each run's `rows` once its records are built (slime runs one by one, step-profile runs once
+   * all are aligned), for a caller that keeps only the
    * alignment (writeExports): the archive's rows and the records then never coexist whole, which at
    * 10^6 updates is most of the peak memory. Default false: the runs are left as given.
    */
@@ -129,7 +130,12 @@ export function alignRuns(runs: RunHistory[], opts: AlignRunsOptions = {}): Alig
   }
   const detected = runs.length === 0 && opts.profile === undefined ? null : detectProfile(runs, opts.profile);
   const profile = detected === null ? undefined : { name: detected.profile.name, how: detected.how, evidence: detected.evidence };
-  if (detected !== null && detected.profile.axis.kind === "step") return { ...alignSteps(runs, detected.profile, { reporter }), profile };
+  if (detected !== null && detected.profile.axis.kind === "step") {
+    const aligned = alignSteps(runs, detected.profile, { reporter });
+    // Step records copy their values, so the rows can go once all are aligned (slime runs go one by one).
+    if (opts.releaseRows) for (const run of runs) run.rows = [];
+    return { ...aligned, profile };
+  }
   return { ...alignSlimeRuns(runs, opts), profile };
 }
 

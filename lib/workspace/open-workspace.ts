@@ -45,7 +45,5 @@ export async function openWorkspace(params: WorkspaceParams, reporter: Reporter 
   if (archive.runs.length === 0) throw new Error(`empty archive: ${params.archiveDir} lists no runs`);
   const releaseRows = opts.releaseRows === true;
   const aligned = alignRuns(archive.runs, { reporter, profile: params.profile, releaseRows, compact });
-  // alignRuns releases slime runs' rows as it goes; step-profile runs are released here.
-  if (releaseRows) for (const run of archive.runs) run.rows = [];
   return { params, archive, aligned, mappingHolds: blockingIssues(aligned).length === 0, rowsReleased: releaseRows };
 }

@@ -74,7 +74,12 @@ for (const [name, opts] of Object.entries(SCENARIOS)) {
       }
     });
     const { files } = buildExports({ manifest: frameworkManifest(s) }, aligned, { workspaceVersion: "t" });
-    const compact = buildExports({ manifest: frameworkManifest(s) }, alignRuns(compactRuns(runs), { compact: true }), { workspaceVersion: "t" });
+    const compactInput = compactRuns(runs);
+    const compact = buildExports({ manifest: frameworkManifest(s) }, alignRuns(compactInput, { compact: true, releaseRows: true }), { workspaceVersion: "t" });
+    assert.ok(
+      compactInput.every((r) => r.rows.length === 0),
+      `${name}: rows released once aligned`,
+    );
     files.forEach((f, j) => assert.equal(compact.files[j].text, f.text, `${name} ${f.name}: compact rows give the same bytes`));
     const summary = readExportCsv(files.find((f) => f.name === "summary.csv")!.text, { file: "summary.csv" });
     const profile = profileByName(name);
