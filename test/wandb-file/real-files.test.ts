@@ -6,9 +6,14 @@
  */
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { test } from "node:test";
 
+import { freezeWandbFileRun } from "../../lib/archive/freeze-wandb-file";
+import { loadArchive } from "../../lib/archive/load-archive";
+import { serializeManifest } from "../../lib/archive/manifest";
+import { keysOf } from "../../lib/values/compact-values";
 import { readWandbFile } from "../../lib/wandb-file/read-wandb-file";
 
 const REAL = path.resolve(__dirname, "../..", "../shared/real-inputs");
@@ -98,4 +103,35 @@ test("SDK 0.18.7 (T-Lab alignment reward model, wandb-core): 17 rows, _step 0-16
     if (key !== "_wandb") assert.equal(run.summary[key], value, `summary ${key}`);
   }
   assert.equal(run.rows[15]["train/loss"], 0.1726, "the console's last loss line");
+});
+
+test("SDK 0.15.5 run frozen, then loaded compactly (as npm run export and the notebooks load): the same keys, order and values as a plain load", {
+  skip: SKIP,
+}, async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "real-compact-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.mkdirSync(path.join(dir, "history"));
+  const entry = await freezeWandbFileRun(
+    { runId: "mxaehod4", round: "R0", file: path.join(HISTORY, "conceptppo__run-mxaehod4.wandb") },
+    dir,
+    () => "2026-01-01T00:00:00.000Z",
+    {},
+  );
+  fs.writeFileSync(
+    path.join(dir, "manifest.json"),
+    serializeManifest({ kind: "wandb-frozen-history", formatVersion: 1, readerVersion: "t", pageSize: 1000, runs: [entry] }),
+  );
+  const plain = await loadArchive(dir);
+  const compact = await loadArchive(dir, {}, { compact: true });
+  assert.equal(plain.runs[0].rows.length, 763);
+  let cells = 0;
+  plain.runs[0].rows.forEach((row, i) => {
+    const view = compact.runs[0].rows[i];
+    assert.deepEqual(keysOf(view), Object.keys(row), `row ${i}: keys`);
+    for (const k of Object.keys(row)) {
+      assert.ok(Object.is(view[k], row[k]), `row ${i} ${k}`);
+      cells++;
+    }
+  });
+  assert.equal(cells, 9919);
 });
