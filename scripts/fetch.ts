@@ -5,6 +5,7 @@
  *   npm run fetch -- --config data/runs.json --out DIR
  *   npm run fetch -- --wandb-file PATH=LABEL [--wandb-file PATH=LABEL ...] --out DIR   (offline runs, no server)
  *   options: --page-size N (1000)  --concurrency N (4)  --history-path auto|parquet|pages (auto)
+ *            --threads N (default: one per core from 20,000 rows in 2+ runs; 0 = one thread)
  *            --base-url URL  --allow-running  --help
  *
  * Credentials: WANDB_API_KEY, else the ~/.netrc (or $NETRC) entry of the server host; never a flag,
@@ -20,7 +21,7 @@ import { cliReporter } from "./cli-reporter";
 
 const USAGE = `usage: npm run fetch -- (--entity E --project P --run ID=LABEL [--run ...] | --config data/runs.json) --out DIR
        npm run fetch -- --wandb-file PATH=LABEL [--wandb-file ...] [--entity E --project P --run ID=LABEL ...] --out DIR
-         [--page-size N] [--concurrency N] [--history-path auto|parquet|pages] [--base-url URL] [--allow-running]`;
+         [--page-size N] [--concurrency N] [--threads N] [--history-path auto|parquet|pages] [--base-url URL] [--allow-running]`;
 
 /** An option error: printed as is with the usage, exit code 2. */
 class UsageError extends Error {}
@@ -32,6 +33,7 @@ interface CliOptions {
   outDir: string;
   pageSize?: number;
   concurrency?: number;
+  threads?: number;
   historyPath?: HistoryPathChoice;
   baseUrl?: string;
   allowRunning: boolean;
@@ -70,6 +72,7 @@ function parseCli(argv: string[]): CliOptions | null {
         out: { type: "string" },
         "page-size": { type: "string" },
         concurrency: { type: "string" },
+        threads: { type: "string" },
         "history-path": { type: "string" },
         "base-url": { type: "string" },
         "allow-running": { type: "boolean", default: false },
@@ -121,6 +124,7 @@ function parseCli(argv: string[]): CliOptions | null {
     outDir: v.out,
     pageSize: positiveInt("page-size", v["page-size"]),
     concurrency: positiveInt("concurrency", v.concurrency),
+    threads: v.threads === undefined ? undefined : v.threads === "0" ? 0 : positiveInt("threads", v.threads),
     historyPath: historyPath as HistoryPathChoice | undefined,
     baseUrl: v["base-url"],
     allowRunning: v["allow-running"] ?? false,

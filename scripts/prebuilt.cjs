@@ -24,12 +24,17 @@ const NAME = ENTRY.replace(/[\/.]/g, "_");
 const BUNDLE = path.join(CACHE, `${NAME}.cjs`);
 const INPUTS = path.join(CACHE, `${NAME}.inputs.json`);
 
-/** True when the bundle is missing or older than any source file it was built from. */
+// Worker-thread entries of lib/ (lib/archive/worker-code.ts), bundled beside each entry's bundle so
+// that its threads start without tsx too.
+const WORKERS = { "load-worker": "lib/archive/load-worker.ts", "freeze-worker": "lib/archive/freeze-worker.ts" };
+const workerBundle = (name) => path.join(CACHE, `${NAME}.${name}.cjs`);
+
+/** True when a bundle is missing or older than any source file it was built from. */
 function stale() {
   let built;
   let inputs;
   try {
-    built = fs.statSync(BUNDLE).mtimeMs;
+    built = Math.min(...[BUNDLE, ...Object.keys(WORKERS).map(workerBundle)].map((f) => fs.statSync(f).mtimeMs));
     inputs = JSON.parse(fs.readFileSync(INPUTS, "utf8"));
   } catch {
     return true;
@@ -44,26 +49,30 @@ function stale() {
   return false;
 }
 
-/** Builds the bundle next to its final place, then renames it in (two first runs at once are fine). */
+/** Builds the bundles in a folder of their own, then renames them in (two first runs at once are fine). */
 function build() {
   const esbuild = require("esbuild");
   fs.mkdirSync(CACHE, { recursive: true });
-  const tmp = `${BUNDLE}.${process.pid}.tmp`;
+  const tmp = path.join(CACHE, `${NAME}.${process.pid}.tmp`);
+  const entryPoints = { [NAME]: ENTRY };
+  for (const [name, file] of Object.entries(WORKERS)) entryPoints[`${NAME}.${name}`] = file;
   const result = esbuild.buildSync({
     absWorkingDir: ROOT,
-    entryPoints: [ENTRY],
+    entryPoints,
     bundle: true,
     platform: "node",
     format: "cjs",
     target: "node20",
     packages: "external",
-    outfile: tmp,
+    outdir: tmp,
+    outExtension: { ".js": ".cjs" },
     metafile: true,
     logLevel: "error",
   });
   fs.writeFileSync(`${INPUTS}.${process.pid}.tmp`, JSON.stringify(Object.keys(result.metafile.inputs)));
+  for (const name of Object.keys(entryPoints)) fs.renameSync(path.join(tmp, `${name}.cjs`), path.join(CACHE, `${name}.cjs`));
+  fs.rmSync(tmp, { recursive: true, force: true });
   fs.renameSync(`${INPUTS}.${process.pid}.tmp`, INPUTS);
-  fs.renameSync(tmp, BUNDLE);
 }
 
 let entry = BUNDLE;
@@ -73,6 +82,7 @@ try {
   entry = null;
 }
 if (entry) {
+  globalThis[Symbol.for("rl-run-diagnostics.prebuilt-workers")] = Object.fromEntries(Object.keys(WORKERS).map((name) => [name, workerBundle(name)]));
   require(entry);
 } else {
   require("tsx/cjs");

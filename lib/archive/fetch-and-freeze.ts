@@ -4,21 +4,24 @@
  * configs, summaries, console logs and media are never written.
  */
 import { promises as fsp } from "node:fs";
+import { availableParallelism } from "node:os";
 import * as path from "node:path";
 
 import type { ManifestRun, Reporter, RunMeta, SourceManifest } from "../types";
-import { connectWandb } from "../wandb/connection";
+import { connectWandb, type WandbConnection } from "../wandb/connection";
 import { DEFAULT_CONCURRENCY } from "../wandb/fetch-runs";
 import { checkConcurrency, mapConcurrent } from "../wandb/map-concurrent";
 import { readRunMeta, runPath } from "../wandb/read-run-meta";
 import type { ReaderLimits } from "../wandb/reader-limits";
 import type { RetryPolicy } from "../wandb/retry-policy";
-import { checkHistoryPath, readHistory, type HistoryPathChoice } from "../wandb/read-history";
+import { checkHistoryPath, type HistoryPathChoice } from "../wandb/read-history";
 import { checkPageSize, DEFAULT_PAGE_SIZE } from "../wandb/scan-history";
 import { READER_VERSION } from "../wandb/version";
 import { resolveClock } from "./clock";
 import { freezeWandbFileRun } from "./freeze-wandb-file";
-import { FrozenFileWriter } from "./frozen-file-writer";
+import { freezeServerRun, type ServerRunFrozen, type ServerRunJob } from "./freeze-server-run";
+import { startFreezeThreads } from "./freeze-threads";
+import type { ConnectionSpec } from "./freeze-worker";
 import { checkRunId, HISTORY_DIR, historyFile, MANIFEST_FILE, serializeManifest } from "./manifest";
 import { checkArchiveDir, replaceDirAtomically } from "./replace-dir";
 
@@ -62,6 +65,11 @@ export interface FetchAndFreezeOptions {
   /** Environment for WANDB_*, NETRC, SOURCE_DATE_EPOCH (default process.env). */
   env?: NodeJS.ProcessEnv;
   signal?: AbortSignal;
+  /**
+   * Threads that read and freeze server runs (0: all on the calling thread). Default: one per core,
+   * at most one per run, when two or more runs hold 20,000 rows or more in all.
+   */
+  threads?: number;
 }
 
 /** Throws `invalid <option>: <value>` for bad entity, project, runs or rounds. */
@@ -78,6 +86,11 @@ function checkSelection(opts: FetchAndFreezeOptions): void {
     seen.add(run.runId);
   }
   if (typeof opts.outDir !== "string" || !opts.outDir) throw new Error(`invalid outDir: ${JSON.stringify(opts.outDir)}`);
+  if (opts.threads !== undefined) {
+    if (!Number.isInteger(opts.threads) || opts.threads < 0) throw new Error(`invalid threads: ${opts.threads}`);
+    if (opts.threads > 0 && !retryIsData(opts.retry))
+      throw new Error(`invalid threads: ${opts.threads} (retry overrides that are functions cannot be sent to a thread)`);
+  }
 }
 
 async function writeSynced(file: string, text: string): Promise<void> {
@@ -88,6 +101,51 @@ async function writeSynced(file: string, text: string): Promise<void> {
   } finally {
     await handle.close();
   }
+}
+
+/** The manifest entry of a frozen server run. */
+function manifestRun(meta: RunMeta, round: string, file: string, frozen: ServerRunFrozen, fetchedAt: string): ManifestRun {
+  return {
+    entity: meta.entity,
+    project: meta.project,
+    runId: meta.runId,
+    round,
+    displayName: meta.displayName,
+    state: meta.state,
+    historyEvents: frozen.info.rows,
+    lastStep: meta.lastStep,
+    createdAt: meta.createdAt,
+    fetchedAt,
+    file,
+    sha256: frozen.info.sha256,
+    bytes: frozen.info.bytes,
+    droppedKeys: frozen.droppedKeys,
+    ...(frozen.taken === "pages" ? {} : { historyPath: frozen.taken as ManifestRun["historyPath"] }),
+  };
+}
+
+/** Below this many rows in all, a thread's start-up (50-500 ms) costs more than it saves. */
+export const THREADED_MIN_ROWS = 20_000;
+
+/** True when no retry override is a function (a function cannot be sent to a thread). */
+function retryIsData(retry: FetchAndFreezeOptions["retry"]): boolean {
+  return Object.values(retry ?? {}).every((v) => typeof v !== "function");
+}
+
+/**
+ * Freeze threads to start: `threads` as given (checked), else one per core up to one per run and
+ * the concurrency, when at least two server runs hold THREADED_MIN_ROWS rows in all.
+ */
+function freezeThreadCount(opts: FetchAndFreezeOptions, serverMetas: readonly RunMeta[]): number {
+  if (opts.threads !== undefined) return Math.min(opts.threads, serverMetas.length);
+  const rows = serverMetas.reduce((a, m) => a + m.historyLineCount, 0);
+  if (serverMetas.length < 2 || rows < THREADED_MIN_ROWS || !retryIsData(opts.retry)) return 0;
+  return Math.min(availableParallelism(), serverMetas.length, opts.concurrency ?? DEFAULT_CONCURRENCY);
+}
+
+/** What a thread needs to rebuild the connection. */
+function connectionSpec(conn: WandbConnection, retry: FetchAndFreezeOptions["retry"]): ConnectionSpec {
+  return { baseUrl: conn.baseUrl, apiKey: conn.apiKey, retry: { ...retry }, limits: conn.limits };
 }
 
 /**
@@ -136,46 +194,27 @@ export async function fetchAndFreeze(opts: FetchAndFreezeOptions): Promise<Sourc
         );
       }
       await fsp.mkdir(path.join(tmp, HISTORY_DIR));
-      const runs: ManifestRun[] = await mapConcurrent(
-        opts.runs,
-        concurrency,
-        async (sel, i, signal) => {
-          if (sel.file) return freezeWandbFileRun({ runId: sel.runId, round: sel.round, file: sel.file }, tmp, () => clock().toISOString(), reporter, signal);
-          const meta = metas[i];
-          const file = historyFile(sel.runId);
-          const writer = await FrozenFileWriter.create(path.join(tmp, file));
-          let info;
-          let droppedKeys: Record<string, number>;
-          let taken: string;
-          try {
-            const scan = await readHistory(conn!, meta, { pageSize, historyPath, signal, onLines: (lines) => writer.writeLines(lines) });
-            droppedKeys = scan.droppedKeys;
-            taken = scan.path;
-            info = await writer.close();
-          } catch (e) {
-            await writer.abandon();
-            throw e;
-          }
-          return {
-            entity: meta.entity,
-            project: meta.project,
-            runId: meta.runId,
-            round: sel.round,
-            displayName: meta.displayName,
-            state: meta.state,
-            historyEvents: info.rows,
-            lastStep: meta.lastStep,
-            createdAt: meta.createdAt,
-            fetchedAt: clock().toISOString(),
-            file,
-            sha256: info.sha256,
-            bytes: info.bytes,
-            droppedKeys,
-            ...(taken === "pages" ? {} : { historyPath: taken as ManifestRun["historyPath"] }),
-          };
-        },
-        opts.signal,
-      );
+      const onCaller = (job: ServerRunJob, signal: AbortSignal) => freezeServerRun(conn!, job, signal);
+      const threadCount = freezeThreadCount(opts, serverMetas);
+      const threads = threadCount > 0 ? startFreezeThreads(threadCount, connectionSpec(conn!, opts.retry), reporter, onCaller) : null;
+      let runs: ManifestRun[];
+      try {
+        runs = await mapConcurrent(
+          opts.runs,
+          concurrency,
+          async (sel, i, signal) => {
+            if (sel.file) return freezeWandbFileRun({ runId: sel.runId, round: sel.round, file: sel.file }, tmp, () => clock().toISOString(), reporter, signal);
+            const meta = metas[i];
+            const file = historyFile(sel.runId);
+            const job: ServerRunJob = { meta, filePath: path.join(tmp, file), pageSize, historyPath };
+            const frozen = await (threads ? threads.run(job, signal) : onCaller(job, signal));
+            return manifestRun(meta, sel.round, file, frozen, clock().toISOString());
+          },
+          opts.signal,
+        );
+      } finally {
+        await threads?.close();
+      }
       const manifest: SourceManifest = { kind: "wandb-frozen-history", formatVersion: 1, readerVersion: READER_VERSION, pageSize, runs };
       const text = serializeManifest(manifest);
       await writeSynced(path.join(tmp, MANIFEST_FILE), text);

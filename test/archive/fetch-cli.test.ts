@@ -86,6 +86,7 @@ test("option errors: invalid <option>: <value> and the usage, exit 2", async () 
   const cases: [string[], string][] = [
     [["--entity", "e", "--project", "p", "--run", "r1", "--out", "x"], "invalid --run: r1 (expected RUN_ID=ROUND_LABEL, e.g. 8ov14yyc=R0)"],
     [["--entity", "e", "--project", "p", "--run", "r1=R0", "--out", "x", "--page-size", "0"], "invalid --page-size: 0"],
+    [["--entity", "e", "--project", "p", "--run", "r1=R0", "--out", "x", "--threads=two"], "invalid --threads: two"],
     [["--entity", "e", "--project", "p", "--run", "r1=R0"], "invalid --out: missing (the archive folder, e.g. data/archive)"],
     [
       ["--config", "c.json", "--run", "r1=R0", "--out", "x"],
@@ -117,6 +118,16 @@ test("npm run fetch's prebuilt entry (scripts/prebuilt.cjs) runs the same CLI, w
   const bad = await run(["scripts/fetch.ts", "--entity", "e", "--project", "p", "--run", "r2=R1", "--out", out, "--history-path", "fast"]);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /^invalid --history-path: fast \(auto, parquet or pages\)\nusage: npm run fetch -- /);
+  // Freeze threads start from the prebuilt worker bundle (no note that they could not start), same bytes.
+  const threaded = path.join(root, "prebuilt-threads", "archive");
+  const single = path.join(root, "prebuilt-single", "archive");
+  const two = ["--entity", "e", "--project", "p", "--run", "r1=R0", "--run", "r2=R1"];
+  const t = await run(["scripts/fetch.ts", ...two, "--out", threaded, "--threads", "2"]);
+  assert.equal(t.code, 0, t.stderr);
+  assert.doesNotMatch(t.stderr, /freeze thread/);
+  assert.equal((await run(["scripts/fetch.ts", ...two, "--out", single, "--threads", "0"])).code, 0);
+  for (const f of ["history/r1.jsonl", "history/r2.jsonl"])
+    assert.equal(fs.readFileSync(path.join(threaded, f), "utf8"), fs.readFileSync(path.join(single, f), "utf8"), f);
   const other = await run(["../elsewhere.ts"]);
   assert.equal(other.code, 2);
   assert.equal(other.stderr, "invalid entry: ../elsewhere.ts (a .ts file under scripts/, bench/ or tools/)\n");

@@ -6,6 +6,7 @@ import * as path from "node:path";
 import { after, test } from "node:test";
 
 import { loadArchive, loadOrReport, verifyArchive } from "../../lib/archive/load-archive";
+import { PREBUILT_WORKERS } from "../../lib/archive/worker-code";
 import type { HistoryRow } from "../../lib/types";
 import { isView, keysOf } from "../../lib/values/compact-values";
 import { makeArchive, rewriteWithHash } from "./make-archive";
@@ -222,6 +223,19 @@ test("compact load reads every second file on a worker thread: same rows; severa
     compact.runs.map((r) => r.rows.map((row) => keysOf(row).map((k) => row[k]))),
     "the same rows without the worker",
   );
+  // A load worker that cannot start (its entry missing): its files are read on this thread, same rows.
+  const g = globalThis as { [PREBUILT_WORKERS]?: Record<string, string> };
+  g[PREBUILT_WORKERS] = { "load-worker": path.join(root, "no-such-load-worker.cjs") };
+  try {
+    const fallback = await loadArchive(dir, {}, { compact: true });
+    assert.deepEqual(
+      fallback.runs.map((r) => r.rows.map((row) => keysOf(row).map((k) => row[k]))),
+      here.runs.map((r) => r.rows.map((row) => keysOf(row).map((k) => row[k]))),
+      "the same rows when the worker cannot start",
+    );
+  } finally {
+    delete g[PREBUILT_WORKERS];
+  }
   // r1 (worker) and r2 (this thread) broken: r1's error, as the plain load gives it.
   rewriteWithHash(dir, "r1", '{"_step":0,"a":"x"}\n');
   rewriteWithHash(dir, "r2", '{"_step":0,"a":"y"}\n');
