@@ -25,35 +25,81 @@ export function serializeFrozenRow(row: HistoryRow): string {
   return out + "}";
 }
 
+/** A key set met by a serializer: its keys in frozen order, and how to print rows that have it. */
+interface KeySet {
+  keys: string[];
+  /** Text before each value (`{"key":` or `,"key":`), for the key sets JSON.stringify cannot order. */
+  prefixes: string[] | null;
+}
+
+/** A node of the serializer's key-sequence trie: rows whose keys come in the same order end at the same node. */
+interface KeyNode {
+  next: Map<string, KeyNode>;
+  set: KeySet | null;
+}
+
 /**
- * A serializer for many rows (the freeze of a whole run): same bytes as serializeFrozenRow, about 2x
- * faster, because slime rows repeat a handful of key sets: each key set is sorted once, with the text
- * before each value (`{"key":` or `,"key":`) made once. Number formatting (String(v), what
- * JSON.stringify does too) is what is left: about half of the time. The cache is per serializer and
- * bounded.
+ * Keys an object built in sorted order keeps in that order: not an array index (V8 lists those first,
+ * in numeric order) and not `__proto__` (assigning it sets the prototype). Checked once per key set.
  */
-export function frozenRowSerializer(maxCached = 10_000): (row: HistoryRow) => string {
-  const bySignature = new Map<string, { keys: string[]; prefixes: string[] }>();
+function keepsInsertionOrder(keys: readonly string[]): boolean {
+  return keys.every((k) => k !== "__proto__" && !(k.charCodeAt(0) >= 48 && k.charCodeAt(0) <= 57));
+}
+
+function keySetOf(row: HistoryRow): KeySet {
+  const keys = Object.keys(row).sort();
+  const prefixes = keepsInsertionOrder(keys) ? null : keys.map((k, i) => (i === 0 ? "{" : ",") + JSON.stringify(k) + ":");
+  return { keys, prefixes };
+}
+
+/**
+ * A serializer for many rows (the freeze of a whole run): same bytes as serializeFrozenRow, 2-3x
+ * faster. Rows from one writer repeat a handful of key orders: each is found by walking a trie of the
+ * row's keys (no per-row signature string), sorted once; the row is then copied into an object
+ * built in sorted order (one hidden class per key set) and printed by JSON.stringify, whose
+ * number text is String(v)'s. Non-finite values go in as their marker strings. Key sets that an
+ * object would reorder (array-index keys, `__proto__`) are printed key by key. The trie is per
+ * serializer and bounded (cleared past `maxNodes` nodes).
+ */
+export function frozenRowSerializer(maxNodes = 10_000): (row: HistoryRow) => string {
+  let root: KeyNode = { next: new Map(), set: null };
+  let nodes = 0;
   return (row) => {
-    const raw = Object.keys(row);
-    if (raw.length === 0) return "{}";
-    const signature = raw.join("\u0000");
-    let entry = bySignature.get(signature);
-    if (entry === undefined) {
-      const keys = raw.slice().sort();
-      entry = { keys, prefixes: keys.map((k, i) => (i === 0 ? "{" : ",") + JSON.stringify(k) + ":") };
-      if (bySignature.size >= maxCached) bySignature.clear();
-      bySignature.set(signature, entry);
+    let node = root;
+    for (const k in row) {
+      let child = node.next.get(k);
+      if (child === undefined) {
+        if (nodes >= maxNodes) {
+          root = { next: new Map(), set: null };
+          nodes = 0;
+          return serializeWith(row, keySetOf(row));
+        }
+        child = { next: new Map(), set: null };
+        node.next.set(k, child);
+        nodes++;
+      }
+      node = child;
     }
-    const { keys, prefixes } = entry;
-    let out = "";
-    for (let i = 0; i < keys.length; i++) {
-      const v = row[keys[i]];
-      // String(v) prints finite numbers exactly as JSON.stringify does (shortest round trip, -0 as 0).
-      out += prefixes[i] + (Number.isFinite(v) ? String(v) : frozenValue(v));
-    }
-    return out + "}";
+    node.set ??= keySetOf(row);
+    return serializeWith(row, node.set);
   };
+}
+
+function serializeWith(row: HistoryRow, set: KeySet): string {
+  const { keys, prefixes } = set;
+  if (prefixes !== null) {
+    if (keys.length === 0) return "{}";
+    let out = "";
+    for (let i = 0; i < keys.length; i++) out += prefixes[i] + frozenValue(row[keys[i]]);
+    return out + "}";
+  }
+  const sorted: Record<string, number | string> = {};
+  for (let i = 0; i < keys.length; i++) {
+    const v = row[keys[i]];
+    // v - v is 0 for finite numbers only (NaN for NaN and ±Infinity).
+    sorted[keys[i]] = v - v === 0 ? v : Number.isNaN(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity";
+  }
+  return JSON.stringify(sorted);
 }
 
 /** Why a frozen line was refused (the loader adds file and line). */
