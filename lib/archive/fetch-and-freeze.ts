@@ -134,13 +134,14 @@ function retryIsData(retry: FetchAndFreezeOptions["retry"]): boolean {
 
 /**
  * Freeze threads to start: `threads` as given (checked), else one per core up to one per run and
- * the concurrency, when at least two server runs hold THREADED_MIN_ROWS rows in all.
+ * the concurrency, when that is 2 or more and the server runs hold THREADED_MIN_ROWS rows in all.
  */
-function freezeThreadCount(opts: FetchAndFreezeOptions, serverMetas: readonly RunMeta[]): number {
+export function freezeThreadCount(opts: FetchAndFreezeOptions, serverMetas: readonly RunMeta[]): number {
   if (opts.threads !== undefined) return Math.min(opts.threads, serverMetas.length);
   const rows = serverMetas.reduce((a, m) => a + m.historyLineCount, 0);
   if (serverMetas.length < 2 || rows < THREADED_MIN_ROWS || !retryIsData(opts.retry)) return 0;
-  return Math.min(availableParallelism(), serverMetas.length, opts.concurrency ?? DEFAULT_CONCURRENCY);
+  const count = Math.min(availableParallelism(), serverMetas.length, opts.concurrency ?? DEFAULT_CONCURRENCY);
+  return count >= 2 ? count : 0; // one thread only moves the work: no gain for its start-up
 }
 
 /** What a thread needs to rebuild the connection. */

@@ -184,3 +184,17 @@ test("an error crossing threads keeps WandbError fields, message, name and errno
   const typeError = restoreThreadError(threadError(new TypeError("bad")));
   assert.equal(typeError.name, "TypeError");
 });
+
+test("default threads: one per core, at most one per run and the concurrency, from 20,000 rows in 2+ runs; none for one", async () => {
+  const { freezeThreadCount } = await import("../../lib/archive/fetch-and-freeze");
+  const meta = (historyLineCount: number) => ({ historyLineCount }) as Parameters<typeof freezeThreadCount>[1][number];
+  const cores = os.availableParallelism();
+  const base = opts();
+  assert.equal(freezeThreadCount(base, [meta(10_000), meta(10_000)]), cores >= 2 ? 2 : 0);
+  assert.equal(freezeThreadCount(base, [meta(10_000), meta(9_999)]), 0, "under 20,000 rows: no thread");
+  assert.equal(freezeThreadCount(base, [meta(1e6)]), 0, "one run: no thread");
+  assert.equal(freezeThreadCount({ ...base, concurrency: 1 }, [meta(1e5), meta(1e5)]), 0, "one at a time: no thread");
+  assert.equal(freezeThreadCount({ ...base, retry: { sleep: async () => undefined } }, [meta(1e5), meta(1e5)]), 0, "a function in the retry policy: no thread");
+  assert.equal(freezeThreadCount({ ...base, threads: 3 }, [meta(1), meta(1)]), 2, "threads as given, at most one per run");
+  assert.equal(freezeThreadCount({ ...base, threads: 0 }, [meta(1e6), meta(1e6)]), 0);
+});
