@@ -15,6 +15,7 @@ import { type PackedViews, unpackViews, ValuesArena, type ViewClass } from "../v
 import { ValuesBuilder } from "../values/values-builder";
 import { FrozenRowError, parseFrozenRow, parseFrozenRowWith } from "./frozen-row";
 import { HISTORY_DIR, MANIFEST_FILE, parseManifest } from "./manifest";
+import { workerCode } from "./worker-code";
 
 const READ_CHUNK_BYTES = 16 << 20;
 /** A line longer than this is corruption, not a history row. */
@@ -307,7 +308,7 @@ class LoadWorkerUnavailable extends Error {}
 function startLoadWorker(): { read(filePath: string, run: ManifestRun): Promise<PackedViews>; close(): Promise<void> } | null {
   let worker: Worker;
   try {
-    worker = new Worker(loadWorkerCode(), { eval: true });
+    worker = new Worker(workerCode(path.join(__dirname, "load-worker")), { eval: true });
   } catch {
     return null;
   }
@@ -338,15 +339,4 @@ function startLoadWorker(): { read(filePath: string, run: ManifestRun): Promise<
       await worker.terminate();
     },
   };
-}
-
-/**
- * The worker's entry: load-worker beside this file. Under tsx (TypeScript sources) the worker registers
- * tsx's require hook first; under tslab's prebuilt lib it is plain JavaScript.
- */
-function loadWorkerCode(): string {
-  const ts = __filename.endsWith(".ts");
-  const entry = path.join(__dirname, `load-worker${ts ? ".ts" : ".js"}`);
-  const register = ts ? `require(${JSON.stringify(require.resolve("tsx/cjs/api"))}).register();` : "";
-  return `${register}require(${JSON.stringify(entry)});`;
 }

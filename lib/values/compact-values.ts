@@ -51,6 +51,24 @@ export function readValues(values: Values, out: number[]): readonly string[] {
   return own;
 }
 
+/** Where a view's numbers are (filled by {@link viewPlace}; one reused per caller, not one per record). */
+export interface ViewPlace {
+  store: Float64Array;
+  at: number;
+  keys: readonly string[];
+}
+
+/** Fills `into` with where a view's numbers are and returns true; false for a plain object. */
+export function viewPlace(values: Values, into: ViewPlace): boolean {
+  const view = values as unknown as { [KEYS]?: readonly string[]; [STORE]: Float64Array; [AT]: number };
+  const keys = view[KEYS];
+  if (keys === undefined) return false;
+  into.store = view[STORE];
+  into.at = view[AT];
+  into.keys = keys;
+  return true;
+}
+
 /** True for a compact view. */
 export function isView(values: Values): boolean {
   return (values as unknown as { [KEYS]?: readonly string[] })[KEYS] !== undefined;
@@ -79,17 +97,24 @@ export function viewClass(keys: readonly string[]): ViewClass {
 /** Doubles per arena chunk (2 MB): large enough to amortise, small enough not to waste. */
 const CHUNK_DOUBLES = 1 << 18;
 
-/** Append-only storage of the numbers behind views, in chunks outside the JS heap. */
+/**
+ * Append-only storage of the numbers behind views, in chunks outside the JS heap. `shared` chunks are
+ * SharedArrayBuffers, which a worker thread reads without a copy (the CSV worker formats records
+ * from them); a shared chunk cannot be transferred, so rows that go to another thread use plain ones.
+ */
 export class ValuesArena {
   private chunk = new Float64Array(0);
   private used = 0;
   /** Doubles stored so far (for progress and memory reports). */
   size = 0;
 
+  constructor(private readonly opts: { shared?: boolean } = {}) {}
+
   /** Stores `n` values from `vals` and returns a view of them made with `View`. */
   store(View: ViewClass, vals: readonly number[], n: number): Values {
     if (this.used + n > this.chunk.length) {
-      this.chunk = new Float64Array(Math.max(CHUNK_DOUBLES, n));
+      const length = Math.max(CHUNK_DOUBLES, n);
+      this.chunk = this.opts.shared ? new Float64Array(new SharedArrayBuffer(length * 8)) : new Float64Array(length);
       this.used = 0;
     }
     const chunk = this.chunk;
