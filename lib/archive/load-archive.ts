@@ -115,12 +115,24 @@ export async function verifyArchive(dir: string): Promise<VerifyReport> {
  * A parse problem is remembered, not thrown, so that a hash mismatch (the more basic fault) is
  * the one reported; rows are only returned when the hash matched and every line parsed.
  */
+/** Where readHistoryFile puts the rows it parsed: an array, or a collector that keeps no row object (load-worker.ts). */
+export interface RowSink {
+  push(row: HistoryRow): unknown;
+  readonly length: number;
+}
+
 /** Reads, hashes and parses one history file (plain rows, or compact views made by `vb`); also run by load-worker.ts. */
 export async function readHistoryFile(filePath: string, run: ManifestRun, reporter: Reporter, vb: ValuesBuilder | null): Promise<HistoryRow[]> {
+  const rows: HistoryRow[] = [];
+  await readHistoryInto(filePath, run, reporter, vb, rows);
+  return rows;
+}
+
+/** readHistoryFile into `rows` (filled only as far as it got when it throws). */
+export async function readHistoryInto(filePath: string, run: ManifestRun, reporter: Reporter, vb: ValuesBuilder | null, rows: RowSink): Promise<void> {
   const task = `load ${run.runId}`;
   const hash = createHash("sha256");
   const decoder = new StringDecoder("utf8");
-  const rows: HistoryRow[] = [];
   let problem: string | null = null;
   let carry = "";
   let lineNo = 0;
@@ -174,7 +186,6 @@ export async function readHistoryFile(filePath: string, run: ManifestRun, report
   if (rows.length !== run.historyEvents) {
     throw new Error(`archive file ${filePath}: holds ${rows.length} rows, ${MANIFEST_FILE} says historyEvents ${run.historyEvents}`);
   }
-  return rows;
 }
 
 /** Options of {@link loadArchive}. */

@@ -128,7 +128,7 @@ export class ValuesArena {
 
 /**
  * Compact rows packed to cross to another thread: the arena chunks they use (transferable), and per
- * row its chunk, offset and key list. Made by {@link packViews}, read back by {@link unpackViews}.
+ * row its chunk, offset and key list. Made by {@link PackedRows}, read back by {@link unpackViews}.
  */
 export interface PackedViews {
   chunks: ArrayBuffer[];
@@ -138,32 +138,59 @@ export interface PackedViews {
   shapes: string[][];
 }
 
-/** Packs compact views (all of them views) for another thread; their chunks are to be transferred. */
-export function packViews(rows: readonly Values[]): PackedViews {
-  const chunkIdx = new Map<Float64Array, number>();
-  const shapeIdx = new Map<readonly string[], number>();
-  const out: PackedViews = { chunks: [], chunk: new Int32Array(rows.length), at: new Int32Array(rows.length), shape: new Int32Array(rows.length), shapes: [] };
-  rows.forEach((row, i) => {
+/**
+ * Compact rows packed as they come (push each view, then {@link PackedRows.packed}): no view is kept,
+ * so a thread parsing a 6 M-row file holds typed arrays, not 6 M objects its collector walks again and
+ * again.
+ */
+export class PackedRows {
+  private readonly chunkIdx = new Map<Float64Array, number>();
+  private readonly shapeIdx = new Map<readonly string[], number>();
+  private readonly chunks: ArrayBuffer[] = [];
+  private readonly shapes: string[][] = [];
+  private chunk = new Int32Array(1024);
+  private at = new Int32Array(1024);
+  private shape = new Int32Array(1024);
+  length = 0;
+
+  /** Adds a row (a compact view; throws otherwise). */
+  push(row: Values): void {
     const v = row as unknown as { [KEYS]?: readonly string[]; [STORE]: Float64Array; [AT]: number };
     const keys = v[KEYS];
-    if (keys === undefined) throw new Error(`invalid rows: row ${i} is not a compact view`);
-    let c = chunkIdx.get(v[STORE]);
+    if (keys === undefined) throw new Error(`invalid rows: row ${this.length} is not a compact view`);
+    if (this.length === this.at.length) this.grow();
+    let c = this.chunkIdx.get(v[STORE]);
     if (c === undefined) {
-      c = out.chunks.length;
-      chunkIdx.set(v[STORE], c);
-      out.chunks.push(v[STORE].buffer as ArrayBuffer);
+      c = this.chunks.push(v[STORE].buffer as ArrayBuffer) - 1;
+      this.chunkIdx.set(v[STORE], c);
     }
-    let sh = shapeIdx.get(keys);
+    let sh = this.shapeIdx.get(keys);
     if (sh === undefined) {
-      sh = out.shapes.length;
-      shapeIdx.set(keys, sh);
-      out.shapes.push(keys.slice());
+      sh = this.shapes.push(keys.slice()) - 1;
+      this.shapeIdx.set(keys, sh);
     }
-    out.chunk[i] = c;
-    out.at[i] = v[AT];
-    out.shape[i] = sh;
-  });
-  return out;
+    this.chunk[this.length] = c;
+    this.at[this.length] = v[AT];
+    this.shape[this.length] = sh;
+    this.length++;
+  }
+
+  /** The rows so far, packed (their chunks are to be transferred). */
+  packed(): PackedViews {
+    const n = this.length;
+    return { chunks: this.chunks, chunk: this.chunk.slice(0, n), at: this.at.slice(0, n), shape: this.shape.slice(0, n), shapes: this.shapes };
+  }
+
+  private grow(): void {
+    const twice = (a: Int32Array) => {
+      const b = new Int32Array(a.length * 2);
+      b.set(a);
+      return b;
+    };
+    this.chunk = twice(this.chunk);
+    this.at = twice(this.at);
+    this.shape = twice(this.shape);
+  }
 }
 
 /** The views of packed rows; `classes` caches view classes by key sequence across calls. */
