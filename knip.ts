@@ -26,8 +26,9 @@ const config: KnipConfig = {
     // Benchmark children are started by path (`tsx bench/fetch-ours.ts`), not imported.
     "bench/analysis-ours.ts",
     "bench/fetch-ours.ts",
-    // A worker thread's entry, started by path from lib/archive/load-archive.ts.
+    // Worker threads' entries, started by path from lib/archive/load-archive.ts and lib/export/csv-on-worker.ts.
     "lib/archive/load-worker.ts",
+    "lib/export/csv-worker.ts",
     "test/**/*.test.ts",
   ],
   project: ["lib/**/*.ts", "scripts/**/*.ts", "tools/**/*.ts", "test/**/*.ts", "bench/**/*.ts", "notebooks/*.ipynb"],

@@ -115,12 +115,24 @@ export async function verifyArchive(dir: string): Promise<VerifyReport> {
  * A parse problem is remembered, not thrown, so that a hash mismatch (the more basic fault) is
  * the one reported; rows are only returned when the hash matched and every line parsed.
  */
+/** Where readHistoryFile puts the rows it parsed: an array, or a collector that keeps no row object (load-worker.ts). */
+export interface RowSink {
+  push(row: HistoryRow): unknown;
+  readonly length: number;
+}
+
 /** Reads, hashes and parses one history file (plain rows, or compact views made by `vb`); also run by load-worker.ts. */
 export async function readHistoryFile(filePath: string, run: ManifestRun, reporter: Reporter, vb: ValuesBuilder | null): Promise<HistoryRow[]> {
+  const rows: HistoryRow[] = [];
+  await readHistoryInto(filePath, run, reporter, vb, rows);
+  return rows;
+}
+
+/** readHistoryFile into `rows` (filled only as far as it got when it throws). */
+export async function readHistoryInto(filePath: string, run: ManifestRun, reporter: Reporter, vb: ValuesBuilder | null, rows: RowSink): Promise<void> {
   const task = `load ${run.runId}`;
   const hash = createHash("sha256");
   const decoder = new StringDecoder("utf8");
-  const rows: HistoryRow[] = [];
   let problem: string | null = null;
   let carry = "";
   let lineNo = 0;
@@ -174,7 +186,6 @@ export async function readHistoryFile(filePath: string, run: ManifestRun, report
   if (rows.length !== run.historyEvents) {
     throw new Error(`archive file ${filePath}: holds ${rows.length} rows, ${MANIFEST_FILE} says historyEvents ${run.historyEvents}`);
   }
-  return rows;
 }
 
 /** Options of {@link loadArchive}. */
@@ -184,8 +195,11 @@ export interface LoadArchiveOptions {
    * outside the JS heap instead of one boxed number each. Default false: plain objects.
    */
   compact?: boolean;
-  /** Compact mode: read every second file on a worker thread (default true); false reads all here. */
-  worker?: boolean;
+  /**
+   * Compact mode: true (default) reads every second file on a worker thread, and from 1 GiB of
+   * history every file on one of two; "all" always the latter; false reads every file here.
+   */
+  worker?: boolean | "all";
 }
 
 /**
@@ -201,7 +215,7 @@ export async function loadArchive(dir: string, reporter: Reporter = {}, opts: Lo
     throw new Error(`archive ${dir}: ${unlisted.map((f) => path.join(dir, f)).join(", ")} not listed in ${MANIFEST_FILE} (mixed or tampered archive)`);
   }
   const files = manifest.runs.map((run) => path.join(dir, run.file));
-  const rowsOf = opts.compact ? await readCompact(files, manifest.runs, reporter, opts.worker !== false) : await readPlain(files, manifest.runs, reporter);
+  const rowsOf = opts.compact ? await readCompact(files, manifest.runs, reporter, opts.worker ?? true) : await readPlain(files, manifest.runs, reporter);
   const runs: RunHistory[] = manifest.runs.map((run, i) => ({
     runId: run.runId,
     round: run.round,
@@ -259,14 +273,24 @@ async function readPlain(files: readonly string[], runs: readonly ManifestRun[],
 }
 
 /**
- * Compact rows, reading every second file on a second thread while this one reads the others (JSON
- * parsing is most of a load; 2 cores halve it). Same rows, same errors: when several files fail, the
- * first in manifest order is thrown. Without a worker (it cannot start), every file is read here.
+ * History bytes from which every file is read on a worker (two, taking turns) and this thread only
+ * unpacks rows: parsing here makes garbage while the heap fills with rows, and at 10^7 updates
+ * (13 GB) the garbage collector then walks ~1 GB of live rows again and again (48 s of 146 s).
  */
-async function readCompact(files: readonly string[], runs: readonly ManifestRun[], reporter: Reporter, useWorker: boolean): Promise<HistoryRow[][]> {
+const ALL_ON_WORKERS_BYTES = 2 ** 30;
+
+/**
+ * Compact rows, reading every second file on a second thread while this one reads the others (JSON
+ * parsing is most of a load; 2 cores halve it), or from ALL_ON_WORKERS_BYTES on every file on one of
+ * two workers. Same rows, same errors: when several files fail, the first in manifest order is
+ * thrown. Without a worker (it cannot start), its files are read here.
+ */
+async function readCompact(files: readonly string[], runs: readonly ManifestRun[], reporter: Reporter, useWorker: boolean | "all"): Promise<HistoryRow[][]> {
   // One builder for the files read here: runs share their few key sequences.
   const vb = new ValuesBuilder(new ValuesArena());
-  const worker = useWorker && files.length > 1 ? startLoadWorker() : null;
+  const bytes = runs.reduce((a, r) => a + r.bytes, 0);
+  const all = useWorker === "all" || bytes >= ALL_ON_WORKERS_BYTES;
+  const workers = useWorker === false || files.length < 2 ? [] : all ? [startLoadWorker(), startLoadWorker()] : [null, startLoadWorker()];
   // Settled as they finish (a worker file failing while this thread reads is not an unhandled rejection).
   const settle = (p: Promise<HistoryRow[]>) =>
     p.then(
@@ -276,7 +300,8 @@ async function readCompact(files: readonly string[], runs: readonly ManifestRun[
   const results: Promise<{ rows: HistoryRow[] } | { error: unknown }>[] = [];
   const classes = new Map<string, ViewClass>();
   for (let i = 0; i < files.length; i++) {
-    if (worker !== null && i % 2 === 1) {
+    const worker = workers.length > 0 ? workers[i % 2] : null;
+    if (worker !== null) {
       const task = `load ${runs[i].runId}`;
       const rows = worker.read(files[i], runs[i]).then(
         (packed) => {
@@ -294,7 +319,7 @@ async function readCompact(files: readonly string[], runs: readonly ManifestRun[
     if (results[i] === undefined) results[i] = settle(readHistoryFile(files[i], runs[i], reporter, vb));
     settled[i] = await results[i];
   }
-  await worker?.close();
+  await Promise.all(workers.map((w) => w?.close()));
   return settled.map((s) => {
     if ("error" in s) throw s.error;
     return s.rows;

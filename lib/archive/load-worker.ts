@@ -1,14 +1,14 @@
 /**
  * The thread that reads history files next to the main one (loadArchive's compact mode): each file is
- * read, hashed and parsed exactly as on the main thread (readHistoryFile), and its rows sent back
- * packed (compact-values packViews), their number chunks transferred, not copied.
+ * read, hashed and parsed exactly as on the main thread (readHistoryInto), and its rows sent back
+ * packed (compact-values PackedRows), their number chunks transferred, not copied.
  */
 import { parentPort } from "node:worker_threads";
 
 import type { ManifestRun } from "../types";
-import { packViews, ValuesArena } from "../values/compact-values";
+import { PackedRows, ValuesArena } from "../values/compact-values";
 import { ValuesBuilder } from "../values/values-builder";
-import { ArchiveChangedError, readHistoryFile } from "./load-archive";
+import { ArchiveChangedError, readHistoryInto } from "./load-archive";
 
 /** A file to read. */
 export interface LoadJob {
@@ -21,9 +21,11 @@ export interface LoadJob {
 if (parentPort !== null) {
   const port = parentPort;
   port.on("message", (job: LoadJob) => {
-    readHistoryFile(job.filePath, job.run, {}, new ValuesBuilder(new ValuesArena())).then(
-      (rows) => {
-        const packed = packViews(rows);
+    // Packed as parsed: the views die young, so the collector never walks millions of live rows here.
+    const rows = new PackedRows();
+    readHistoryInto(job.filePath, job.run, {}, new ValuesBuilder(new ValuesArena()), rows).then(
+      () => {
+        const packed = rows.packed();
         port.postMessage({ id: job.id, packed }, packed.chunks);
       },
       (e: Error) => port.postMessage({ id: job.id, error: e.message, changed: e instanceof ArchiveChangedError }),

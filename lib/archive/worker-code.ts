@@ -1,16 +1,24 @@
 /**
- * Source of a worker thread that runs one of lib/archive's worker entries (`new Worker(code, { eval:
- * true })`). Three ways the library runs, three places the entry is found:
+ * Source of a worker thread that runs one of lib's worker entries (`new Worker(code, { eval: true })`).
+ * Three ways the library runs, three places an entry is found:
  * - under scripts/prebuilt.cjs (npm run fetch) each entry is bundled beside the main bundle, and the
  *   launcher names those bundles in a global before the main bundle runs;
- * - under tsx (tests, npm run export) the entry is TypeScript beside this file: the worker registers
- *   tsx's require hook first;
- * - under tslab's prebuilt lib it is JavaScript beside this file.
+ * - under tsx (tests, npm run export) the entry is TypeScript in lib/: the worker registers tsx's
+ *   require hook first;
+ * - under tslab's prebuilt lib it is JavaScript in lib/ (this module is built with the rest of lib, so
+ *   its own file name tells which).
  */
 import * as path from "node:path";
 
-/** Worker entries of lib/archive. */
-export type WorkerEntry = "load-worker" | "freeze-worker";
+/** Worker entries of lib, by name: their module path under lib/, without extension. */
+export const WORKER_ENTRIES = {
+  "load-worker": "archive/load-worker",
+  "freeze-worker": "archive/freeze-worker",
+  "csv-worker": "export/csv-worker",
+} as const;
+
+/** A worker entry's name. */
+export type WorkerEntry = keyof typeof WORKER_ENTRIES;
 
 /** The global scripts/prebuilt.cjs fills: entry name -> bundle path. */
 export const PREBUILT_WORKERS = Symbol.for("rl-run-diagnostics.prebuilt-workers");
@@ -20,7 +28,7 @@ export function workerCode(entry: WorkerEntry): string {
   const prebuilt = (globalThis as { [PREBUILT_WORKERS]?: Record<string, string> })[PREBUILT_WORKERS]?.[entry];
   if (typeof prebuilt === "string") return `require(${JSON.stringify(prebuilt)});`;
   const ts = __filename.endsWith(".ts");
-  const file = path.join(__dirname, `${entry}${ts ? ".ts" : ".js"}`);
+  const file = path.join(__dirname, "..", `${WORKER_ENTRIES[entry]}${ts ? ".ts" : ".js"}`);
   const register = ts ? `require(${JSON.stringify(require.resolve("tsx/cjs/api"))}).register();` : "";
   return `${register}require(${JSON.stringify(file)});`;
 }

@@ -160,7 +160,8 @@ function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions): AlignedRuns
   const runsMeta = runs.map((r) => ({ runId: r.runId, round: r.round, state: r.state, historyEvents: r.rows.length }));
 
   // One builder per record kind: consecutive records of a kind mostly share their key sequence.
-  const arena = opts.compact ? new ValuesArena() : null;
+  // Shared chunks: the CSV worker formats records straight from them (lib/export/csv-worker.ts).
+  const arena = opts.compact ? new ValuesArena({ shared: true }) : null;
   const updateValues = new ValuesBuilder(arena);
   const rolloutValues = new ValuesBuilder(arena);
   const evalValues = new ValuesBuilder(arena);

@@ -4,6 +4,7 @@
  * are written in byte chunks from rows made on demand, so no file's text or cells exist whole in memory.
  */
 import { formatCell, type ExportCell } from "./export-cell";
+import type { PackedTable } from "./packed-table";
 
 /** A table held whole: file name, header, rows of cells (each row as long as the header). */
 export interface ExportTable {
@@ -21,6 +22,8 @@ export interface StreamedTable {
   columns: string[];
   rowCount: number;
   row(i: number): ExportCell[];
+  /** The table packed for the CSV worker thread (record tables), or null when it cannot be (see packed-table.ts). */
+  pack?: () => PackedTable | null;
 }
 
 /** Either kind of export table. */

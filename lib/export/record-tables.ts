@@ -3,10 +3,11 @@
  * optimizer update (`updates.csv`). Axis columns first, then every W&B key of the families the file
  * holds, found in any record, in plain code-unit order. A key a record did not log is an empty cell.
  */
-import type { AlignedRuns } from "../types";
+import type { AlignedRuns, RolloutRecord, UpdateRecord } from "../types";
 import type { ExportCell } from "./export-cell";
 import type { ExportTable, StreamedTable } from "./csv-text";
 import { isView, keysOf as valueKeys, readValues } from "../values/compact-values";
+import { packRecords } from "./packed-table";
 
 /** File name of the rollout-batch table. */
 export const ROLLOUTS_FILE = "rollouts.csv";
@@ -54,7 +55,9 @@ export function rolloutsTable(aligned: AlignedRuns): StreamedTable {
     const r = aligned.rollouts[order[i]];
     return withValues([r.round, r.runId, r.rollout], r.values, columns);
   };
-  return { name: ROLLOUTS_FILE, columns: [...ROLLOUT_AXIS_COLUMNS, ...keys], rowCount: order.length, row };
+  const table = { name: ROLLOUTS_FILE, columns: [...ROLLOUT_AXIS_COLUMNS, ...keys], rowCount: order.length, row };
+  const lead = [(r: RolloutRecord) => r.round, (r: RolloutRecord) => r.runId, (r: RolloutRecord) => r.rollout];
+  return { ...table, pack: () => packRecords(table, aligned.rollouts, order, lead) };
 }
 
 /**
@@ -71,7 +74,16 @@ export function updatesTable(aligned: AlignedRuns): StreamedTable {
     const u = aligned.updates[order[i]];
     return withValues([u.round, u.runId, u.update, u.trainStep, u.rollout, u.updateInRollout], u.values, columns);
   };
-  return { name: UPDATES_FILE, columns: [...UPDATE_AXIS_COLUMNS, ...keys], rowCount: order.length, row };
+  const table = { name: UPDATES_FILE, columns: [...UPDATE_AXIS_COLUMNS, ...keys], rowCount: order.length, row };
+  const lead = [
+    (u: UpdateRecord) => u.round,
+    (u: UpdateRecord) => u.runId,
+    (u: UpdateRecord) => u.update,
+    (u: UpdateRecord) => u.trainStep,
+    (u: UpdateRecord) => u.rollout,
+    (u: UpdateRecord) => u.updateInRollout,
+  ];
+  return { ...table, pack: () => packRecords(table, aligned.updates, order, lead) };
 }
 
 /** Columns of superseded.csv. */

@@ -12,8 +12,10 @@ import type { HealthReport } from "../health/run-health-checks";
 import type { AlignedRuns, Reporter, SourceManifest } from "../types";
 import { chooseProfile } from "../registry/profile-choice";
 import { csvEntry, planExports, type ExportPlan } from "./build-exports";
-import { csvByteChunks } from "./csv-text";
+import { csvChunksOnWorker } from "./csv-on-worker";
+import { csvByteChunks, type AnyTable } from "./csv-text";
 import { EXPORT_MANIFEST_FILE, serializeExportManifest, type ExportFileEntry } from "./export-manifest";
+import type { PackedTable } from "./packed-table";
 import { loadParquetWriter, type ParquetLayout } from "./parquet-file";
 import { writeFilesAtomically, type FileToWrite } from "./write-files-atomically";
 
@@ -118,12 +120,27 @@ async function loadAndAlign(opts: WriteExportsOptions, reporter: Reporter): Prom
  * The files of a plan as written: each CSV streamed in chunks (hashed as written, its entry recorded),
  * then the Parquet files, then manifest.json made from the entries once the CSVs are on disk.
  */
-function streamedFiles(plan: ExportPlan, written: { entries: ExportFileEntry[]; manifest: { sha256: string; bytes: number } | null }): FileToWrite[] {
-  const csv: FileToWrite[] = plan.tables.map((t) => ({
+function streamedFiles(
+  plan: ExportPlan,
+  written: { entries: ExportFileEntry[]; manifest: { sha256: string; bytes: number } | null },
+  csvWorkers: boolean | undefined,
+): FileToWrite[] {
+  const csv: FileToWrite[] = plan.tables.map((t, i) => ({
     name: t.name,
     chunks: () => csvByteChunks(t),
-    onWritten: (sha256, bytes) => void written.entries.push(csvEntry(t, sha256, bytes)),
+    // By table index: a worker's file may finish after the files written alongside it.
+    onWritten: (sha256, bytes) => {
+      written.entries[i] = csvEntry(t, sha256, bytes);
+    },
   }));
+  // Record tables formatted on worker threads are written first and alongside the rest: the
+  // formatting's garbage then never meets this thread's heap, which holds the records.
+  const onWorkers = csvWorkers === false ? [] : workerTables(plan.tables, csvWorkers === true ? 0 : WORKER_MIN_CELLS);
+  for (const { index, packed } of onWorkers) {
+    const table = plan.tables[index];
+    csv[index] = { ...csv[index], concurrent: true, chunks: () => csvChunksOnWorker(packed, () => csvByteChunks(table)) };
+  }
+  csv.sort((a, b) => Number(b.concurrent === true) - Number(a.concurrent === true));
   const manifest: FileToWrite = {
     name: EXPORT_MANIFEST_FILE,
     chunks: () => [serializeExportManifest(plan.manifest(written.entries))],
@@ -132,6 +149,23 @@ function streamedFiles(plan: ExportPlan, written: { entries: ExportFileEntry[]; 
     },
   };
   return [...csv, ...plan.parquet.map((p) => p.file), manifest];
+}
+
+/** Cells below which a table is formatted here: a worker's start (~0.3 s under tsx) would cost more. */
+const WORKER_MIN_CELLS = 2_000_000;
+
+/**
+ * The tables formatted on CSV workers (one each): the record tables that pack (values in shared
+ * chunks) and have at least `minCells` cells.
+ */
+function workerTables(tables: readonly AnyTable[], minCells: number): { index: number; packed: PackedTable }[] {
+  const out: { index: number; packed: PackedTable }[] = [];
+  tables.forEach((t, index) => {
+    if (!("pack" in t) || t.pack === undefined || t.rowCount * t.columns.length < minCells) return;
+    const packed = t.pack();
+    if (packed !== null) out.push({ index, packed });
+  });
+  return out;
 }
 
 /**
@@ -157,12 +191,14 @@ export async function writeExports(opts: WriteExportsOptions): Promise<ExportRes
 
 /**
  * Writes a planned export set into `outDir` all or nothing (CSVs streamed and hashed in chunks, then
- * Parquet, then manifest.json), removing the PARQUET_OUTPUTS it does not write.
+ * Parquet, then manifest.json), removing the PARQUET_OUTPUTS it does not write. Record tables of
+ * 2 M cells or more are formatted on worker threads (`csvWorkers`: true for every record table that
+ * packs, false for none; same bytes either way).
  * @example await writePlannedExports("exports", planExports(archive, alignRuns(archive.runs)));
  */
-export async function writePlannedExports(outDir: string, plan: ExportPlan): Promise<ExportResult> {
+export async function writePlannedExports(outDir: string, plan: ExportPlan, opts: { csvWorkers?: boolean } = {}): Promise<ExportResult> {
   const written: { entries: ExportFileEntry[]; manifest: { sha256: string; bytes: number } | null } = { entries: [], manifest: null };
-  const set = writeSet(streamedFiles(plan, written));
+  const set = writeSet(streamedFiles(plan, written, opts.csvWorkers));
   await writeFilesAtomically(outDir, set.plain, { folders: set.folders, remove: set.remove });
   return {
     outDir,

@@ -35,13 +35,16 @@ async function exists(p: string): Promise<boolean> {
 
 /**
  * A file to write: text (UTF-8), bytes, or chunks of either made while it is written (files are
- * written in order, so a later file's chunks may depend on what an earlier one wrote).
+ * written in order, so a later file's chunks may depend on what an earlier one wrote; a `concurrent`
+ * file is written while the files after it are, up to the next file that is not concurrent).
  */
 export interface FileToWrite {
   name: string;
   text?: string;
   bytes?: Uint8Array;
-  chunks?: () => Iterable<string | Uint8Array>;
+  chunks?: () => Iterable<string | Uint8Array> | AsyncIterable<Uint8Array>;
+  /** Write it alongside the following files (its chunks come from another thread); default false. */
+  concurrent?: boolean;
   /** Told the sha256 (hex) and size of the bytes written, computed as they were written. */
   onWritten?: (sha256: string, bytes: number) => void;
 }
@@ -78,11 +81,33 @@ function checkNames(files: readonly FileToWrite[], opts: WriteFilesOptions): voi
 }
 
 /** The content of a file as chunks of bytes. */
-function* contentOf(f: FileToWrite): Generator<Uint8Array> {
+async function* contentOf(f: FileToWrite): AsyncGenerator<Uint8Array> {
   if (f.chunks !== undefined) {
-    for (const c of f.chunks()) yield typeof c === "string" ? Buffer.from(c, "utf8") : c;
+    for await (const c of f.chunks()) yield typeof c === "string" ? Buffer.from(c, "utf8") : c;
   } else if (f.bytes !== undefined) yield f.bytes;
   else yield Buffer.from(f.text ?? "", "utf8");
+}
+
+/**
+ * Writes `files` into `dir` in order, a `concurrent` file alongside the files after it; every write
+ * has finished (and the first failure is thrown) before this returns.
+ */
+async function writeAll(dir: string, files: readonly FileToWrite[]): Promise<void> {
+  let running: Promise<void>[] = [];
+  // Settled results only: a concurrent write failing while another runs is not an unhandled rejection.
+  const join = async () => {
+    const results = await Promise.allSettled(running);
+    running = [];
+    const failed = results.find((r) => r.status === "rejected");
+    if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
+  };
+  for (const f of files) {
+    const write = writeOne(path.join(dir, f.name), f);
+    write.catch(() => undefined); // handled at the join
+    running.push(write);
+    if (!f.concurrent) await join();
+  }
+  await join();
 }
 
 /** Writes (hashing as it writes) and fsyncs one file, creating its folder. */
@@ -92,7 +117,7 @@ async function writeOne(p: string, f: FileToWrite): Promise<void> {
   let bytes = 0;
   const handle = await fsp.open(p, "w");
   try {
-    for (const chunk of contentOf(f)) {
+    for await (const chunk of contentOf(f)) {
       hash.update(chunk);
       bytes += chunk.byteLength;
       await handle.writeFile(chunk);
@@ -121,7 +146,7 @@ export async function writeFilesAtomically(outDir: string, files: readonly FileT
   try {
     await fsp.mkdir(fresh);
     await fsp.mkdir(previous);
-    for (const f of files) await writeOne(path.join(fresh, f.name), f);
+    await writeAll(fresh, files);
     for (const d of opts.folders ?? []) {
       await fsp.mkdir(path.join(fresh, d.name));
       for (const f of d.files) await writeOne(path.join(fresh, d.name, ...f.name.split("/")), f);

@@ -51,6 +51,24 @@ export function readValues(values: Values, out: number[]): readonly string[] {
   return own;
 }
 
+/** Where a view's numbers are (filled by {@link viewPlace}; one reused per caller, not one per record). */
+export interface ViewPlace {
+  store: Float64Array;
+  at: number;
+  keys: readonly string[];
+}
+
+/** Fills `into` with where a view's numbers are and returns true; false for a plain object. */
+export function viewPlace(values: Values, into: ViewPlace): boolean {
+  const view = values as unknown as { [KEYS]?: readonly string[]; [STORE]: Float64Array; [AT]: number };
+  const keys = view[KEYS];
+  if (keys === undefined) return false;
+  into.store = view[STORE];
+  into.at = view[AT];
+  into.keys = keys;
+  return true;
+}
+
 /** True for a compact view. */
 export function isView(values: Values): boolean {
   return (values as unknown as { [KEYS]?: readonly string[] })[KEYS] !== undefined;
@@ -79,17 +97,24 @@ export function viewClass(keys: readonly string[]): ViewClass {
 /** Doubles per arena chunk (2 MB): large enough to amortise, small enough not to waste. */
 const CHUNK_DOUBLES = 1 << 18;
 
-/** Append-only storage of the numbers behind views, in chunks outside the JS heap. */
+/**
+ * Append-only storage of the numbers behind views, in chunks outside the JS heap. `shared` chunks are
+ * SharedArrayBuffers, which a worker thread reads without a copy (the CSV worker formats records
+ * from them); a shared chunk cannot be transferred, so rows that go to another thread use plain ones.
+ */
 export class ValuesArena {
   private chunk = new Float64Array(0);
   private used = 0;
   /** Doubles stored so far (for progress and memory reports). */
   size = 0;
 
+  constructor(private readonly opts: { shared?: boolean } = {}) {}
+
   /** Stores `n` values from `vals` and returns a view of them made with `View`. */
   store(View: ViewClass, vals: readonly number[], n: number): Values {
     if (this.used + n > this.chunk.length) {
-      this.chunk = new Float64Array(Math.max(CHUNK_DOUBLES, n));
+      const length = Math.max(CHUNK_DOUBLES, n);
+      this.chunk = this.opts.shared ? new Float64Array(new SharedArrayBuffer(length * 8)) : new Float64Array(length);
       this.used = 0;
     }
     const chunk = this.chunk;
@@ -103,7 +128,7 @@ export class ValuesArena {
 
 /**
  * Compact rows packed to cross to another thread: the arena chunks they use (transferable), and per
- * row its chunk, offset and key list. Made by {@link packViews}, read back by {@link unpackViews}.
+ * row its chunk, offset and key list. Made by {@link PackedRows}, read back by {@link unpackViews}.
  */
 export interface PackedViews {
   chunks: ArrayBuffer[];
@@ -113,32 +138,59 @@ export interface PackedViews {
   shapes: string[][];
 }
 
-/** Packs compact views (all of them views) for another thread; their chunks are to be transferred. */
-export function packViews(rows: readonly Values[]): PackedViews {
-  const chunkIdx = new Map<Float64Array, number>();
-  const shapeIdx = new Map<readonly string[], number>();
-  const out: PackedViews = { chunks: [], chunk: new Int32Array(rows.length), at: new Int32Array(rows.length), shape: new Int32Array(rows.length), shapes: [] };
-  rows.forEach((row, i) => {
+/**
+ * Compact rows packed as they come (push each view, then {@link PackedRows.packed}): no view is kept,
+ * so a thread parsing a 6 M-row file holds typed arrays, not 6 M objects its collector walks again and
+ * again.
+ */
+export class PackedRows {
+  private readonly chunkIdx = new Map<Float64Array, number>();
+  private readonly shapeIdx = new Map<readonly string[], number>();
+  private readonly chunks: ArrayBuffer[] = [];
+  private readonly shapes: string[][] = [];
+  private chunk = new Int32Array(1024);
+  private at = new Int32Array(1024);
+  private shape = new Int32Array(1024);
+  length = 0;
+
+  /** Adds a row (a compact view; throws otherwise). */
+  push(row: Values): void {
     const v = row as unknown as { [KEYS]?: readonly string[]; [STORE]: Float64Array; [AT]: number };
     const keys = v[KEYS];
-    if (keys === undefined) throw new Error(`invalid rows: row ${i} is not a compact view`);
-    let c = chunkIdx.get(v[STORE]);
+    if (keys === undefined) throw new Error(`invalid rows: row ${this.length} is not a compact view`);
+    if (this.length === this.at.length) this.grow();
+    let c = this.chunkIdx.get(v[STORE]);
     if (c === undefined) {
-      c = out.chunks.length;
-      chunkIdx.set(v[STORE], c);
-      out.chunks.push(v[STORE].buffer as ArrayBuffer);
+      c = this.chunks.push(v[STORE].buffer as ArrayBuffer) - 1;
+      this.chunkIdx.set(v[STORE], c);
     }
-    let sh = shapeIdx.get(keys);
+    let sh = this.shapeIdx.get(keys);
     if (sh === undefined) {
-      sh = out.shapes.length;
-      shapeIdx.set(keys, sh);
-      out.shapes.push(keys.slice());
+      sh = this.shapes.push(keys.slice()) - 1;
+      this.shapeIdx.set(keys, sh);
     }
-    out.chunk[i] = c;
-    out.at[i] = v[AT];
-    out.shape[i] = sh;
-  });
-  return out;
+    this.chunk[this.length] = c;
+    this.at[this.length] = v[AT];
+    this.shape[this.length] = sh;
+    this.length++;
+  }
+
+  /** The rows so far, packed (their chunks are to be transferred). */
+  packed(): PackedViews {
+    const n = this.length;
+    return { chunks: this.chunks, chunk: this.chunk.slice(0, n), at: this.at.slice(0, n), shape: this.shape.slice(0, n), shapes: this.shapes };
+  }
+
+  private grow(): void {
+    const twice = (a: Int32Array) => {
+      const b = new Int32Array(a.length * 2);
+      b.set(a);
+      return b;
+    };
+    this.chunk = twice(this.chunk);
+    this.at = twice(this.at);
+    this.shape = twice(this.shape);
+  }
 }
 
 /** The views of packed rows; `classes` caches view classes by key sequence across calls. */

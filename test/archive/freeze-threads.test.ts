@@ -198,3 +198,13 @@ test("default threads: one per core, at most one per run and the concurrency, fr
   assert.equal(freezeThreadCount({ ...base, threads: 3 }, [meta(1), meta(1)]), 2, "threads as given, at most one per run");
   assert.equal(freezeThreadCount({ ...base, threads: 0 }, [meta(1e6), meta(1e6)]), 0);
 });
+
+test("scripts/prebuilt.cjs bundles every worker entry lib names (lib/archive/worker-code.ts WORKER_ENTRIES)", async () => {
+  const { WORKER_ENTRIES } = await import("../../lib/archive/worker-code");
+  const text = fs.readFileSync(path.join(__dirname, "../../scripts/prebuilt.cjs"), "utf8");
+  const m = /const WORKERS = (\{[^}]*\});/.exec(text);
+  assert.ok(m, "prebuilt.cjs declares WORKERS");
+  const expected = Object.fromEntries(Object.entries(WORKER_ENTRIES).map(([name, rel]) => [name, `lib/${rel}.ts`]));
+  assert.deepEqual(JSON.parse(m[1]), expected);
+  for (const file of Object.values(expected)) assert.ok(fs.existsSync(path.join(__dirname, "../..", file)), file);
+});

@@ -236,6 +236,12 @@ test("compact load reads every second file on a worker thread: same rows; severa
   } finally {
     delete g[PREBUILT_WORKERS];
   }
+  const allOnWorkers = await loadArchive(dir, {}, { compact: true, worker: "all" });
+  assert.deepEqual(
+    allOnWorkers.runs.map((r) => r.rows.map((row) => keysOf(row).map((k) => row[k]))),
+    compact.runs.map((r) => r.rows.map((row) => keysOf(row).map((k) => row[k]))),
+    "the same rows with every file on one of two workers",
+  );
   // r1 (worker) and r2 (this thread) broken: r1's error, as the plain load gives it.
   rewriteWithHash(dir, "r1", '{"_step":0,"a":"x"}\n');
   rewriteWithHash(dir, "r2", '{"_step":0,"a":"y"}\n');
@@ -245,6 +251,7 @@ test("compact load reads every second file on a worker thread: same rows; severa
   );
   assert.match(plainError, /r1\.jsonl line 1 key "a"/);
   await assert.rejects(loadArchive(dir, {}, { compact: true }), { message: plainError });
+  await assert.rejects(loadArchive(dir, {}, { compact: true, worker: "all" }), { message: plainError }, "both on workers: still the first in manifest order");
   // A changed byte in r3 (read on the worker): the full verify report, not an error.
   const changed = path.join(root, `w${n++}`);
   makeArchive(changed, runs);

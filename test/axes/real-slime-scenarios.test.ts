@@ -11,7 +11,10 @@ import assert from "node:assert/strict";
 
 import { alignRuns } from "../../lib/axes/align-runs";
 import { buildExports } from "../../lib/export/build-exports";
+import { csvText } from "../../lib/export/csv-text";
+import { unpackTable } from "../../lib/export/packed-table";
 import { readExportCsv } from "../../lib/export/read-export-csv";
+import { rolloutsTable, updatesTable } from "../../lib/export/record-tables";
 import type { AlignedRuns, Archive } from "../../lib/types";
 import { crossCheck } from "../../lib/local-logs/cross-check";
 import { scenarioManifest } from "../../tools/simulate-slime/scenario-data";
@@ -117,8 +120,15 @@ function checkExportedNumbers(s: Scenario, aligned: AlignedRuns): void {
   const t = s.truth;
   const { files } = buildExports(archiveOf(s), aligned, { workspaceVersion: "t" });
   // Compact rows and records (what npm run export uses) give the same bytes.
-  const compact = buildExports(archiveOf(s), alignRuns(compactRuns(scenarioRunHistories(s)), { compact: true, releaseRows: true }), { workspaceVersion: "t" });
+  const compactAligned = alignRuns(compactRuns(scenarioRunHistories(s)), { compact: true, releaseRows: true });
+  const compact = buildExports(archiveOf(s), compactAligned, { workspaceVersion: "t" });
   files.forEach((f, i) => assert.equal(compact.files[i].text, f.text, `${f.name}: compact rows and records give the same bytes`));
+  // The record tables as packed for the CSV worker give the same bytes too.
+  for (const table of [rolloutsTable(compactAligned), updatesTable(compactAligned)]) {
+    const packed = table.pack!();
+    assert.ok(packed !== null, `${table.name}: compact records pack`);
+    assert.equal(csvText(unpackTable(packed)), files.find((f) => f.name === table.name)!.text, `${table.name}: packed for the worker, same bytes`);
+  }
   const summary = readExportCsv(files.find((f) => f.name === "summary.csv")!.text, { file: "summary.csv" });
   t.runs.forEach((run, i) => {
     const row = summary.rows[i];

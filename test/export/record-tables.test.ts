@@ -62,3 +62,8 @@ test("no records: header of the axis columns only", () => {
   assert.equal(csvText(rolloutsTable(empty)), "round,run_id,rollout\n");
   assert.equal(csvText(updatesTable(empty)), "round,run_id,update,train_step,rollout,update_in_rollout\n");
 });
+
+test("plain-object records do not pack for the CSV worker (formatted on the calling thread)", () => {
+  assert.equal(rolloutsTable(aligned).pack!(), null);
+  assert.equal(updatesTable(aligned).pack!(), null);
+});

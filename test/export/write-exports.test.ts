@@ -4,7 +4,11 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 
-import { writeExports } from "../../lib/export/write-exports";
+import { loadArchive } from "../../lib/archive/load-archive";
+import { alignRuns } from "../../lib/axes/align-runs";
+import { planExports } from "../../lib/export/build-exports";
+import { writeExports, writePlannedExports } from "../../lib/export/write-exports";
+import { PREBUILT_WORKERS } from "../../lib/archive/worker-code";
 
 const ROOT = path.resolve(__dirname, "../..");
 const DATA = path.join(ROOT, "data", "wandb");
@@ -115,4 +119,38 @@ test("options: empty folders and an outDir inside the archive are refused", asyn
     message: `invalid outDir: ${DATA} is inside the archive folder ${DATA} (exports would change the frozen archive)`,
   });
   await assert.rejects(writeExports({ dataDir: DATA, outDir: path.join(DATA, "history") }), /^Error: invalid outDir: .* is inside the archive folder/);
+});
+
+test("record tables formatted on worker threads (csvWorkers) give the same files and results as on this thread", async (t) => {
+  const archive = await loadArchive(DATA, {}, { compact: true });
+  const plan = () => planExports({ manifest: archive.manifest }, alignRuns(archive.runs, { compact: true }), { workspaceVersion: "t" });
+  const here = tempDir(t, "exports-here-");
+  const workers = tempDir(t, "exports-workers-");
+  const a = await writePlannedExports(here, plan(), { csvWorkers: false });
+  const b = await writePlannedExports(workers, plan(), { csvWorkers: true });
+  assert.deepEqual(b, { ...a, outDir: workers });
+  assert.deepEqual(
+    b.files.map((f) => f.name),
+    ["rollouts.csv", "updates.csv", "summary.csv", "superseded.csv", "health.csv"],
+    "manifest entries in table order, though the workers' files were written first",
+  );
+  for (const name of EXPORT_FILES) assert.ok(fs.readFileSync(path.join(workers, name)).equals(fs.readFileSync(path.join(here, name))), name);
+  assert.ok(fs.statSync(path.join(workers, "rollouts.csv")).size > 10_000, "a real table, not a header");
+});
+
+test("a CSV worker that cannot start: the table is formatted on this thread, same bytes", async (t) => {
+  const archive = await loadArchive(DATA, {}, { compact: true });
+  const plan = () => planExports({ manifest: archive.manifest }, alignRuns(archive.runs, { compact: true }), { workspaceVersion: "t" });
+  const here = tempDir(t, "exports-here-");
+  const fallback = tempDir(t, "exports-fallback-");
+  const a = await writePlannedExports(here, plan(), { csvWorkers: false });
+  const g = globalThis as { [PREBUILT_WORKERS]?: Record<string, string> };
+  g[PREBUILT_WORKERS] = { "csv-worker": path.join(fallback, "no-such-csv-worker.cjs") };
+  try {
+    const b = await writePlannedExports(fallback, plan(), { csvWorkers: true });
+    assert.deepEqual(b, { ...a, outDir: fallback });
+  } finally {
+    delete g[PREBUILT_WORKERS];
+  }
+  for (const name of EXPORT_FILES) assert.ok(fs.readFileSync(path.join(fallback, name)).equals(fs.readFileSync(path.join(here, name))), name);
 });

@@ -131,3 +131,45 @@ test("a chunk source that throws part-way leaves the previous files as they were
   assert.equal(fs.readFileSync(path.join(out, "a.csv"), "utf8"), "old a\n");
   assert.deepEqual(fs.readdirSync(out), ["a.csv"], "no b.csv, no temp folder");
 });
+
+test("a concurrent file is written alongside the next ones, which wait for it before a non-concurrent file; a late failure of it still rolls back", async (t) => {
+  const out = tempDir(t);
+  const order: string[] = [];
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  async function* slow(): AsyncGenerator<Uint8Array> {
+    yield Buffer.from("w1\n");
+    await gate; // opened only by b.csv's chunks: a.csv must be in progress while b.csv is written
+    yield Buffer.from("w2\n");
+  }
+  await writeFilesAtomically(out, [
+    { name: "a.csv", concurrent: true, chunks: slow, onWritten: () => void order.push("a.csv") },
+    {
+      name: "b.csv",
+      chunks: function* () {
+        release();
+        yield "b\n";
+      },
+      onWritten: () => void order.push("b.csv"),
+    },
+    { name: "m.json", chunks: () => [`${[...order].sort().join(",")}\n`] },
+  ]);
+  assert.equal(fs.readFileSync(path.join(out, "a.csv"), "utf8"), "w1\nw2\n");
+  assert.equal(fs.readFileSync(path.join(out, "m.json"), "utf8"), "a.csv,b.csv\n", "m.json is written once both are");
+
+  fs.writeFileSync(path.join(out, "a.csv"), "old a\n");
+  async function* failing(): AsyncGenerator<Uint8Array> {
+    yield Buffer.from("part\n");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    throw new Error("worker failed after 1 chunk(s)");
+  }
+  await assert.rejects(
+    writeFilesAtomically(out, [
+      { name: "a.csv", concurrent: true, chunks: failing },
+      { name: "c.csv", text: "c\n" },
+    ]),
+    { message: "worker failed after 1 chunk(s)" },
+  );
+  assert.equal(fs.readFileSync(path.join(out, "a.csv"), "utf8"), "old a\n");
+  assert.deepEqual(fs.readdirSync(out).sort(), ["a.csv", "b.csv", "m.json"], "no c.csv, no temp folder");
+});
