@@ -3,10 +3,11 @@
  * Three ways the library runs, three places an entry is found:
  * - under scripts/prebuilt.cjs (npm run fetch) each entry is bundled beside the main bundle, and the
  *   launcher names those bundles in a global before the main bundle runs;
- * - under tsx (tests, npm run export) the entry is TypeScript in lib/: the worker registers tsx's
- *   require hook first;
- * - under tslab's prebuilt lib it is JavaScript in lib/ (this module is built with the rest of lib, so
- *   its own file name tells which).
+ * - under tsx (tests, npm run export) and under the kernels' prebuilt lib (scripts/tslab-prebuilt-lib.js
+ *   serves lib/x.ts as prebuilt JavaScript under its own .ts path) the entry is lib/'s TypeScript
+ *   file: the worker registers tsx's require hook first;
+ * - under a JavaScript build of lib (this module is built with the rest of lib, so its own file name
+ *   tells which) it is the .js file beside it.
  */
 import * as path from "node:path";
 

@@ -23,3 +23,20 @@ export function rowCapNote(shown: number, total: number): string {
   const f = (n: number): string => n.toLocaleString("en-US");
   return `First ${f(shown)} of ${f(total)} rows shown.`;
 }
+
+/** Items a notebook list line prints by default (a zero-grad-norm list is 5,012 updates at 10^6). */
+export const MAX_LIST_ITEMS = 100;
+
+/**
+ * A list for one printed line: items joined by ", ", "none" when empty; past `maxItems` the first ones
+ * and how many of how many.
+ * @example listText([1, 2, 3], 2) // "1, 2, ... (first 2 of 3)"
+ */
+export function listText(items: readonly (string | number)[], maxItems = MAX_LIST_ITEMS): string {
+  if (!(maxItems === Infinity || (Number.isInteger(maxItems) && maxItems >= 1)))
+    throw new Error(`invalid maxItems: ${maxItems} (a positive integer, or Infinity for all items)`);
+  const { shown, total } = capRows(items, maxItems);
+  if (total === 0) return "none";
+  const f = (n: number): string => n.toLocaleString("en-US");
+  return shown.join(", ") + (shown.length < total ? `, ... (first ${f(shown.length)} of ${f(total)})` : "");
+}

@@ -56,3 +56,16 @@ test("showTable maxRows: a smaller cap; Infinity prints every row; a column only
   assert.equal(all.calls[1][1], "All.");
   assert.throws(() => showTable(rowsOf(1), "x", { display: fakeDisplay(), maxRows: 0 }), /^Error: invalid maxRows: 0/);
 });
+
+test("listText: all items up to the cap, then the first ones and how many of how many; none when empty", async () => {
+  const { listText } = await import("../../lib/display/table-row-cap");
+  assert.equal(listText([]), "none");
+  assert.equal(listText([3, 17, 40]), "3, 17, 40");
+  assert.equal(listText([3, 17, 40], 3), "3, 17, 40", "exactly the cap: no note");
+  assert.equal(listText([3, 17, 40], 2), "3, 17, ... (first 2 of 3)");
+  const many = Array.from({ length: 5012 }, (_, i) => i * 2 + 1);
+  const text = listText(many);
+  assert.ok(text.startsWith("1, 3, 5, "));
+  assert.ok(text.endsWith("197, 199, ... (first 100 of 5,012)"), text.slice(-60));
+  assert.throws(() => listText([1], 0), /^Error: invalid maxItems: 0 \(a positive integer, or Infinity for all items\)$/);
+});
