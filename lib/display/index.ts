@@ -8,4 +8,4 @@ export * from "./notebook-static-images";
 export * from "./plotly-renderer";
 export * from "./show-concept";
 export * from "./show-health";
-export { listText, MAX_LIST_ITEMS } from "./table-row-cap";
+export { listText } from "./table-row-cap";
