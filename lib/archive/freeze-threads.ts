@@ -72,7 +72,13 @@ class FreezeThread {
     if (this.worker === null || (this.stopped !== null && !this.ready)) return this.onCaller(job, signal);
     if (this.stopped !== null) return Promise.reject(new Error(`freeze thread stopped (${this.stopped}) before run ${job.meta.runId}`));
     return new Promise((resolve, reject) => {
-      const onAbort = () => this.post({ type: "abort", id });
+      const onAbort = () => {
+        const waiting = this.queued.indexOf(id);
+        if (waiting < 0) return this.post({ type: "abort", id });
+        // Not sent yet (the thread is starting): it never will be.
+        this.queued.splice(waiting, 1);
+        this.settle(id)?.reject(signal.reason);
+      };
       signal.addEventListener("abort", onAbort, { once: true });
       this.pending.set(id, { job, signal, resolve, reject, onAbort });
       if (this.ready) this.post({ type: "job", id, conn: this.conn, job });

@@ -208,3 +208,28 @@ test("scripts/prebuilt.cjs bundles every worker entry lib names (lib/archive/wor
   assert.deepEqual(JSON.parse(m[1]), expected);
   for (const file of Object.values(expected)) assert.ok(fs.existsSync(path.join(__dirname, "../..", file)), file);
 });
+
+test("aborting a threaded fetch (Ctrl-C) stops the threads: rejects with the caller's reason, previous archive byte-identical, nothing left", async () => {
+  const o = opts({ threads: 2 });
+  await fetchAndFreeze(o);
+  const before = files(o.outDir);
+  server.injectFault({ kind: "delay", ms: 300, count: 1000, operationName: "HistoryPage" });
+  try {
+    const controller = new AbortController();
+    const reason = new Error("interrupted");
+    const pending = fetchAndFreeze({ ...o, signal: controller.signal, now: () => new Date("2030-01-01T00:00:00Z") });
+    let abortedAt = 0;
+    setTimeout(() => {
+      abortedAt = Date.now();
+      controller.abort(reason);
+    }, 150);
+    await assert.rejects(pending, (e: unknown) => e === reason);
+    // Every page waits 300 ms and a run has 3-4 of them: a thread that missed the abort would go on
+    // for a second or more (its run's pages one after another).
+    assert.ok(Date.now() - abortedAt < 800, `stopped ${Date.now() - abortedAt} ms after the abort`);
+  } finally {
+    server.clearFaults();
+  }
+  assert.deepEqual(files(o.outDir), before);
+  assert.deepEqual(fs.readdirSync(path.dirname(o.outDir)), ["archive"], "no temp, lock or old folder beside it");
+});

@@ -57,6 +57,8 @@ export interface WandbTestServer {
   setState(entity: string, project: string, runId: string, state: string): void;
   getRun(entity: string, project: string, runId: string): { state: string; rows: string[]; lastStep: number } | undefined;
   injectFault(fault: Fault): void;
+  /** Drops the /graphql faults not used up yet (a test that stopped early leaves none behind). */
+  clearFaults(): void;
   requests: RequestLogEntry[];
   /** Additive: exported parquet history (off by default), served from a second port (`fileUrl`). */
   setParquetExports(config: Partial<ParquetExportConfig>): void;
@@ -393,6 +395,9 @@ export async function startWandbTestServer(opts: { apiKey?: string; port?: numbe
     },
     injectFault(fault) {
       faults.push({ fault, remaining: fault.count ?? 1 });
+    },
+    clearFaults() {
+      faults.length = 0;
     },
     async close() {
       closed = true;
