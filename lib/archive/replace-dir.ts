@@ -85,6 +85,33 @@ function deadHolder(text: string): number | null {
 }
 
 /**
+ * Creates the lock file with its content in one step (false when it exists): the content is written
+ * to a file of its own, then hard-linked to the lock name, so another fetch never reads a lock that
+ * exists but is still empty. Where hard links are not supported, O_EXCL create then write.
+ */
+async function createLockFile(lock: string, info: string): Promise<boolean> {
+  const tmp = `${lock}.${process.pid}-${randomBytes(6).toString("hex")}.tmp`;
+  await fsp.writeFile(tmp, info, { flag: "wx" });
+  try {
+    await fsp.link(tmp, lock);
+    return true;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return false;
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP") throw e;
+  } finally {
+    await fsp.rm(tmp, { force: true });
+  }
+  try {
+    await fsp.writeFile(lock, info, { flag: "wx" });
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw e;
+  }
+}
+
+/**
  * Takes the lock beside `outDir` or throws naming the lock file and its holder. A lock left by a
  * killed fetch (its pid on this machine no longer runs) is moved aside and taken over, with a
  * warning.
@@ -94,17 +121,14 @@ export async function lockArchiveDir(outDir: string, reporter: Reporter = {}): P
   await fsp.mkdir(parent, { recursive: true });
   const info = JSON.stringify({ pid: process.pid, host: os.hostname(), startedAt: new Date().toISOString() }) + "\n";
   for (let tries = 0; ; tries++) {
-    try {
-      await fsp.writeFile(lock, info, { flag: "wx" });
-      break;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-    }
-    const holder = await fsp.readFile(lock, "utf8").catch(() => "");
-    const dead = tries < 2 ? deadHolder(holder) : null;
-    if (dead === null) {
+    if (await createLockFile(lock, info)) break;
+    const holder = await fsp.readFile(lock, "utf8").catch((e: NodeJS.ErrnoException) => (e.code === "ENOENT" ? null : ""));
+    // Gone between our attempt and the read: its fetch just ended, so try again (a few times).
+    if (holder === null && tries < 10) continue;
+    const dead = tries < 2 && holder !== null ? deadHolder(holder) : null;
+    if (dead === null || holder === null) {
       throw new Error(
-        `archive ${outDir} is locked by another fetch (lock file ${lock}: ${holder.trim() || "unreadable"}); if no fetch is running, delete the lock file and try again`,
+        `archive ${outDir} is locked by another fetch (lock file ${lock}: ${holder?.trim() || "unreadable"}); if no fetch is running, delete the lock file and try again`,
       );
     }
     // Move the stale lock aside atomically, then make sure what was moved is the stale one: if a

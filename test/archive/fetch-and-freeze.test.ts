@@ -227,7 +227,11 @@ test("a running run is refused unless allowed", async () => {
 
 test("two fetches into the same folder at once: one wins, the other is refused by the lock", async () => {
   const outDir = freshDir();
+  // Pages answer 100 ms late, so the first fetch still holds the lock when the second asks (without
+  // this, a loaded machine could let the first finish first, and then the second rightly proceeds).
+  server.injectFault({ kind: "delay", ms: 100, count: 2, operationName: "HistoryPage" });
   const results = await Promise.allSettled([fetchAndFreeze(opts(outDir)), fetchAndFreeze(opts(outDir))]);
+  server.clearFaults();
   const rejected = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
   assert.equal(rejected.length, 1);
   assert.match(rejected[0].reason.message, /^archive .* is locked by another fetch \(lock file .*\.archive\.lock: \{"pid":\d+/);

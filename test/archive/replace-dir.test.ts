@@ -124,3 +124,18 @@ test("a lock left by a killed fetch on this machine is taken over with a warning
   fs.rmSync(lock);
   assert.equal(fs.readFileSync(path.join(dir, "manifest.json"), "utf8"), "taken");
 });
+
+test("racing lock attempts: one wins, every other is refused naming the holder (the lock appears with its content: hard-linked)", async () => {
+  for (let round = 0; round < 40; round++) {
+    const target = path.join(root, `race${round}`, "archive");
+    const attempts = await Promise.allSettled(Array.from({ length: 8 }, () => lockArchiveDir(target)));
+    const won = attempts.filter((a) => a.status === "fulfilled");
+    assert.equal(won.length, 1, `round ${round}: exactly one lock`);
+    for (const a of attempts) {
+      if (a.status === "rejected")
+        assert.match(String((a.reason as Error).message), /is locked by another fetch \(lock file .*: \{"pid":\d+,/, `round ${round}`);
+    }
+    await (won[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof lockArchiveDir>>>).value.release();
+    assert.deepEqual(fs.readdirSync(path.dirname(target)), [], `round ${round}: no lock or temp file left`);
+  }
+});
