@@ -233,3 +233,22 @@ test("aborting a threaded fetch (Ctrl-C) stops the threads: rejects with the cal
   assert.deepEqual(files(o.outDir), before);
   assert.deepEqual(fs.readdirSync(path.dirname(o.outDir)), ["archive"], "no temp, lock or old folder beside it");
 });
+
+test("a freeze thread that dies mid-run fails that run naming the thread's error; it is not run again on the caller", async () => {
+  const { startFreezeThreads } = await import("../../lib/archive/freeze-threads");
+  const { DEFAULT_READER_LIMITS } = await import("../../lib/wandb/reader-limits");
+  let onCaller = 0;
+  // A connection the thread cannot build: it throws outside any promise, so the thread itself dies.
+  const threads = startFreezeThreads(1, { baseUrl: server.url, apiKey: KEY, retry: { retries: -1 }, limits: DEFAULT_READER_LIMITS }, {}, async () => {
+    onCaller++;
+    throw new Error("not expected");
+  });
+  try {
+    const meta = { entity: "e", project: "p", runId: "r1" } as Parameters<typeof threads.run>[0]["meta"];
+    const job = { meta, filePath: path.join(root, "dies.jsonl"), pageSize: 1000, historyPath: "pages" as const };
+    await assert.rejects(threads.run(job, new AbortController().signal), /^Error: freeze thread stopped \(invalid retries: -1\) while reading run r1$/);
+    assert.equal(onCaller, 0);
+  } finally {
+    await threads.close();
+  }
+});
