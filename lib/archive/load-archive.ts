@@ -110,11 +110,6 @@ export async function verifyArchive(dir: string): Promise<VerifyReport> {
   return { ok: files.every((f) => f.ok), files };
 }
 
-/**
- * Reads a history file in one streamed pass: hashes every byte and parses lines as they come.
- * A parse problem is remembered, not thrown, so that a hash mismatch (the more basic fault) is
- * the one reported; rows are only returned when the hash matched and every line parsed.
- */
 /** Where readHistoryFile puts the rows it parsed: an array, or a collector that keeps no row object (load-worker.ts). */
 export interface RowSink {
   push(row: HistoryRow): unknown;
@@ -128,7 +123,12 @@ export async function readHistoryFile(filePath: string, run: ManifestRun, report
   return rows;
 }
 
-/** readHistoryFile into `rows` (filled only as far as it got when it throws). */
+/**
+ * readHistoryFile into `rows` (filled only as far as it got when it throws): one streamed pass that
+ * hashes every byte and parses lines as they come. A parse problem is remembered, not thrown, so that
+ * a hash mismatch (the more basic fault) is the one reported; rows are only complete when the hash
+ * matched and every line parsed.
+ */
 export async function readHistoryInto(filePath: string, run: ManifestRun, reporter: Reporter, vb: ValuesBuilder | null, rows: RowSink): Promise<void> {
   const task = `load ${run.runId}`;
   const hash = createHash("sha256");

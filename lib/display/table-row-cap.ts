@@ -20,9 +20,11 @@ export function capRows<T>(rows: readonly T[], maxRows: number): { shown: T[]; t
 /** The caption sentence of a capped table ("First 200 of 12,345 rows shown."); "" when every row is shown. */
 export function rowCapNote(shown: number, total: number): string {
   if (shown >= total) return "";
-  const f = (n: number): string => n.toLocaleString("en-US");
-  return `First ${f(shown)} of ${f(total)} rows shown.`;
+  return `First ${count(shown)} of ${count(total)} rows shown.`;
 }
+
+/** A count as printed in captions and notes: 12,345. */
+const count = (n: number): string => n.toLocaleString("en-US");
 
 /** Items a notebook list line prints by default (a zero-grad-norm list is 5,012 updates at 10^6). */
 export const MAX_LIST_ITEMS = 100;
@@ -37,6 +39,5 @@ export function listText(items: readonly (string | number)[], maxItems = MAX_LIS
     throw new Error(`invalid maxItems: ${maxItems} (a positive integer, or Infinity for all items)`);
   const { shown, total } = capRows(items, maxItems);
   if (total === 0) return "none";
-  const f = (n: number): string => n.toLocaleString("en-US");
-  return shown.join(", ") + (shown.length < total ? `, ... (first ${f(shown.length)} of ${f(total)})` : "");
+  return shown.join(", ") + (shown.length < total ? `, ... (first ${count(shown.length)} of ${count(total)})` : "");
 }

@@ -3,7 +3,6 @@
  * formats the two record tables at once on two cores. Same bytes as csvByteChunks on this thread
  * (the worker runs it on the same cells); when the worker cannot start, the table is formatted here.
  */
-import * as path from "node:path";
 import { Worker } from "node:worker_threads";
 
 import { workerCode } from "../archive/worker-code";

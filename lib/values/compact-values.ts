@@ -151,26 +151,26 @@ export class PackedRows {
   private chunk = new Int32Array(1024);
   private at = new Int32Array(1024);
   private shape = new Int32Array(1024);
+  private readonly place: ViewPlace = { store: new Float64Array(0), at: 0, keys: [] };
   length = 0;
 
   /** Adds a row (a compact view; throws otherwise). */
   push(row: Values): void {
-    const v = row as unknown as { [KEYS]?: readonly string[]; [STORE]: Float64Array; [AT]: number };
-    const keys = v[KEYS];
-    if (keys === undefined) throw new Error(`invalid rows: row ${this.length} is not a compact view`);
+    const place = this.place;
+    if (!viewPlace(row, place)) throw new Error(`invalid rows: row ${this.length} is not a compact view`);
     if (this.length === this.at.length) this.grow();
-    let c = this.chunkIdx.get(v[STORE]);
+    let c = this.chunkIdx.get(place.store);
     if (c === undefined) {
-      c = this.chunks.push(v[STORE].buffer as ArrayBuffer) - 1;
-      this.chunkIdx.set(v[STORE], c);
+      c = this.chunks.push(place.store.buffer as ArrayBuffer) - 1;
+      this.chunkIdx.set(place.store, c);
     }
-    let sh = this.shapeIdx.get(keys);
+    let sh = this.shapeIdx.get(place.keys);
     if (sh === undefined) {
-      sh = this.shapes.push(keys.slice()) - 1;
-      this.shapeIdx.set(keys, sh);
+      sh = this.shapes.push(place.keys.slice()) - 1;
+      this.shapeIdx.set(place.keys, sh);
     }
     this.chunk[this.length] = c;
-    this.at[this.length] = v[AT];
+    this.at[this.length] = place.at;
     this.shape[this.length] = sh;
     this.length++;
   }

@@ -1,4 +1,4 @@
-import { test } from "node:test";
+import { type TestContext, test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -121,12 +121,18 @@ test("options: empty folders and an outDir inside the archive are refused", asyn
   await assert.rejects(writeExports({ dataDir: DATA, outDir: path.join(DATA, "history") }), /^Error: invalid outDir: .* is inside the archive folder/);
 });
 
-test("record tables formatted on worker threads (csvWorkers) give the same files and results as on this thread", async (t) => {
+/** The sample's compact export plan (a fresh alignment per call) and its files written once on this thread. */
+async function exportedHere(t: TestContext) {
   const archive = await loadArchive(DATA, {}, { compact: true });
   const plan = () => planExports({ manifest: archive.manifest }, alignRuns(archive.runs, { compact: true }), { workspaceVersion: "t" });
   const here = tempDir(t, "exports-here-");
-  const workers = tempDir(t, "exports-workers-");
   const a = await writePlannedExports(here, plan(), { csvWorkers: false });
+  return { plan, here, a };
+}
+
+test("record tables formatted on worker threads (csvWorkers) give the same files and results as on this thread", async (t) => {
+  const { plan, here, a } = await exportedHere(t);
+  const workers = tempDir(t, "exports-workers-");
   const b = await writePlannedExports(workers, plan(), { csvWorkers: true });
   assert.deepEqual(b, { ...a, outDir: workers });
   assert.deepEqual(
@@ -139,11 +145,8 @@ test("record tables formatted on worker threads (csvWorkers) give the same files
 });
 
 test("a CSV worker that cannot start: the table is formatted on this thread, same bytes", async (t) => {
-  const archive = await loadArchive(DATA, {}, { compact: true });
-  const plan = () => planExports({ manifest: archive.manifest }, alignRuns(archive.runs, { compact: true }), { workspaceVersion: "t" });
-  const here = tempDir(t, "exports-here-");
+  const { plan, here, a } = await exportedHere(t);
   const fallback = tempDir(t, "exports-fallback-");
-  const a = await writePlannedExports(here, plan(), { csvWorkers: false });
   const g = globalThis as { [PREBUILT_WORKERS]?: Record<string, string> };
   g[PREBUILT_WORKERS] = { "csv-worker": path.join(fallback, "no-such-csv-worker.cjs") };
   try {
