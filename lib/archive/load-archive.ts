@@ -11,7 +11,8 @@ import { StringDecoder } from "node:string_decoder";
 import { Worker } from "node:worker_threads";
 
 import type { Archive, HistoryRow, ManifestRun, Reporter, RunHistory, SourceManifest } from "../types";
-import { type PackedViews, unpackViews, ValuesArena, type ViewClass } from "../values/compact-values";
+import { type PackedViews, ValuesArena, type ViewClass } from "../values/compact-values";
+import { packedRun } from "../values/packed-run";
 import { ValuesBuilder } from "../values/values-builder";
 import { FrozenRowError, parseFrozenRow, parseFrozenRowWith } from "./frozen-row";
 import { HISTORY_DIR, MANIFEST_FILE, parseManifest } from "./manifest";
@@ -216,14 +217,13 @@ export async function loadArchive(dir: string, reporter: Reporter = {}, opts: Lo
   }
   const files = manifest.runs.map((run) => path.join(dir, run.file));
   const rowsOf = opts.compact ? await readCompact(files, manifest.runs, reporter, opts.worker ?? true) : await readPlain(files, manifest.runs, reporter);
-  const runs: RunHistory[] = manifest.runs.map((run, i) => ({
-    runId: run.runId,
-    round: run.round,
-    entity: run.entity,
-    project: run.project,
-    state: run.state,
-    rows: rowsOf[i],
-  }));
+  const classes = new Map<string, ViewClass>();
+  const runs: RunHistory[] = manifest.runs.map((run, i) => {
+    const meta = { runId: run.runId, round: run.round, entity: run.entity, project: run.project, state: run.state };
+    const rows = rowsOf[i];
+    // Rows a worker parsed stay packed until read (lib/values/packed-run.ts): alignment reads them as they are.
+    return Array.isArray(rows) ? { ...meta, rows } : packedRun(meta, rows, classes);
+  });
   return { dir, manifest, runs };
 }
 
@@ -285,36 +285,40 @@ const ALL_ON_WORKERS_BYTES = 2 ** 30;
  * two workers. Same rows, same errors: when several files fail, the first in manifest order is
  * thrown. Without a worker (it cannot start), its files are read here.
  */
-async function readCompact(files: readonly string[], runs: readonly ManifestRun[], reporter: Reporter, useWorker: boolean | "all"): Promise<HistoryRow[][]> {
+async function readCompact(
+  files: readonly string[],
+  runs: readonly ManifestRun[],
+  reporter: Reporter,
+  useWorker: boolean | "all",
+): Promise<(HistoryRow[] | PackedViews)[]> {
   // One builder for the files read here: runs share their few key sequences.
   const vb = new ValuesBuilder(new ValuesArena());
   const bytes = runs.reduce((a, r) => a + r.bytes, 0);
   const all = useWorker === "all" || bytes >= ALL_ON_WORKERS_BYTES;
   const workers = useWorker === false || files.length < 2 ? [] : all ? [startLoadWorker(), startLoadWorker()] : [null, startLoadWorker()];
   // Settled as they finish (a worker file failing while this thread reads is not an unhandled rejection).
-  const settle = (p: Promise<HistoryRow[]>) =>
+  type Settled = { rows: HistoryRow[] | PackedViews } | { error: unknown };
+  const settle = (p: Promise<HistoryRow[] | PackedViews>) =>
     p.then(
-      (rows): { rows: HistoryRow[] } | { error: unknown } => ({ rows }),
+      (rows): Settled => ({ rows }),
       (error: unknown) => ({ error }),
     );
-  const results: Promise<{ rows: HistoryRow[] } | { error: unknown }>[] = [];
-  const classes = new Map<string, ViewClass>();
+  const results: Promise<Settled>[] = [];
   for (let i = 0; i < files.length; i++) {
     const worker = workers.length > 0 ? workers[i % 2] : null;
     if (worker !== null) {
       const task = `load ${runs[i].runId}`;
       const rows = worker.read(files[i], runs[i]).then(
         (packed) => {
-          const unpacked = unpackViews(packed, classes);
-          reporter.progress?.(task, unpacked.length, runs[i].historyEvents);
-          return unpacked;
+          reporter.progress?.(task, packed.at.length, runs[i].historyEvents);
+          return packed;
         },
         (e) => (e instanceof LoadWorkerUnavailable ? readHistoryFile(files[i], runs[i], reporter, vb) : Promise.reject(e)),
       );
       results[i] = settle(rows);
     }
   }
-  const settled: ({ rows: HistoryRow[] } | { error: unknown })[] = [];
+  const settled: Settled[] = [];
   for (let i = 0; i < files.length; i++) {
     if (results[i] === undefined) results[i] = settle(readHistoryFile(files[i], runs[i], reporter, vb));
     settled[i] = await results[i];

@@ -39,7 +39,9 @@ import {
   K_ROLLOUT_METRIC,
   keyFlags,
   keyInfo,
+  type KeyInfo,
 } from "./key-flags";
+import type { RowReader } from "./row-reader";
 import { scanRun, type RunScan } from "./scan-runs";
 import { LIVE, rowRollouts, supersedeAcrossRuns, supersedeWithinRun, type Restart } from "./supersede";
 import { keysOf, readValues, ValuesArena } from "../values/compact-values";
@@ -59,8 +61,9 @@ const F_ROLLOUT_METRIC = K_ROLLOUT_METRIC;
 const F_MULTI_TURN = K_MULTI_TURN;
 const F_PASSRATE = K_PASSRATE;
 const F_INTERNAL = K_INTERNAL;
-/** Placeholder until a rollout record's values are merged (replaced before alignRuns returns). */
+/** Placeholders until a rollout record's rows are merged (replaced before alignRuns returns). */
 const EMPTY: Record<string, number> = Object.freeze({}) as Record<string, number>;
+const NO_STEPS: number[] = [];
 
 /** Options of {@link alignRuns}. */
 export interface AlignRunsOptions {
@@ -157,7 +160,7 @@ function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions): AlignedRuns
   const notes: AlignmentNote[] = [];
   const noUpdatesExpected: Set<number>[] = [];
   const criticOnly: UpdateRecord[] = [];
-  const runsMeta = runs.map((r) => ({ runId: r.runId, round: r.round, state: r.state, historyEvents: r.rows.length }));
+  const runsMeta = runs.map((r, i) => ({ runId: r.runId, round: r.round, state: r.state, historyEvents: scans[i].codes.length }));
 
   // One builder per record kind: consecutive records of a kind mostly share their key sequence.
   // Shared chunks: the CSV worker formats records straight from them (lib/export/csv-worker.ts).
@@ -167,31 +170,31 @@ function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions): AlignedRuns
   const evalValues = new ValuesBuilder(arena);
   for (let ri = 0; ri < per.length; ri++) {
     const { scan, axis, by } = per[ri];
-    const { run, codes, steps } = scan;
+    const { run, codes, steps, historySteps, reader } = scan;
     const ids = per[ri].rollouts;
     const { runId, round } = run;
     const n = axis.n;
-    const rows = run.rows;
+    const rowsLength = codes.length;
     const firstUpdate = updates.length;
     const firstEval = evals.length;
+    const keyInfos = new ShapeKeyInfos(reader);
     // Rollout records of this run: id -> index into recs; their rows as linked lists (head/tail per
     // record, rowNext per row), merged after the pass so that each values object is built once.
-    const byId = new Map<number, number>();
+    const byId = new IdIndex(ids, codes);
     const recs: RolloutRecord[] = [];
     const head: number[] = [];
     const tail: number[] = [];
-    const rowNext = new Int32Array(rows.length);
+    const rowNext = new Int32Array(rowsLength);
+    /** Per record: 1 when a trainer row (rollout or perf) belongs to it. */
+    const trainerRows: number[] = [];
     const unclassified = new Map<string, { count: number; firstStep: number }>();
     const critic = new Map<number, { values: Record<string, number>; historyStep: number }>();
-    const trainerRollouts = new Set<number>();
 
-    for (let i = 0; i < rows.length; i++) {
+    for (let i = 0; i < rowsLength; i++) {
       if (by[i] !== LIVE) continue;
-      const row = rows[i];
       const code = codes[i];
       if (code === UPDATE) {
         const t = steps[i];
-        trainerRollouts.add(ids[i]);
         updates.push({
           runId,
           round,
@@ -199,35 +202,42 @@ function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions): AlignedRuns
           update: int(runUpdateNumber(axis, t)),
           rollout: int(ids[i]),
           updateInRollout: int(t % n),
-          historyStep: int(row._step),
-          values: pickKeys(updateValues, row),
+          historyStep: historyStepOf(historySteps, i),
+          values: pickKeys(updateValues, reader, keyInfos, i),
         });
       } else if (code === MANAGER || code === TRAINER_ROLLOUT || code === TRAINER_PERF) {
         const r = ids[i];
-        if (code !== MANAGER) trainerRollouts.add(r);
         let idx = byId.get(r);
-        if (idx === undefined) {
+        if (idx < 0) {
           idx = recs.length;
           byId.set(r, idx);
-          recs.push({ runId, round, rollout: int(r), historySteps: [], values: EMPTY });
+          recs.push({ runId, round, rollout: int(r), historySteps: NO_STEPS, values: EMPTY });
           head.push(i);
+          trainerRows.push(0);
         } else {
           rowNext[tail[idx]] = i;
         }
+        if (code !== MANAGER) trainerRows[idx] = 1;
         tail[idx] = i;
         rowNext[i] = -1;
-        recs[idx].historySteps.push(int(row._step));
       } else if (code === CRITIC) {
-        critic.set(steps[i], { values: criticValues(row), historyStep: int(row._step) });
+        critic.set(steps[i], { values: criticValues(reader, i), historyStep: historyStepOf(historySteps, i) });
       } else if (code === EVAL) {
-        evals.push({ runId, round, evalStep: int(steps[i]), rollout: int(ids[i]), historyStep: int(row._step), values: pickKeys(evalValues, row) });
+        evals.push({
+          runId,
+          round,
+          evalStep: int(steps[i]),
+          rollout: int(ids[i]),
+          historyStep: historyStepOf(historySteps, i),
+          values: pickKeys(evalValues, reader, keyInfos, i),
+        });
       } else if (code === OTHER) {
-        const keys = keysOf(row).filter((k) => !(flagsOf(k) & F_INTERNAL));
+        const keys = reader.keys(i).filter((k) => !(flagsOf(k) & F_INTERNAL));
         if (keys.length > 0) {
           const sig = keys.sort().join(", ");
           const u = unclassified.get(sig);
           if (u) u.count++;
-          else unclassified.set(sig, { count: 1, firstStep: row._step });
+          else unclassified.set(sig, { count: 1, firstStep: historySteps[i] });
         }
       }
     }
@@ -242,11 +252,7 @@ function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions): AlignedRuns
         message: `run ${runId} (round ${round}): ${u.count} row(s) with keys ${sig} match no slime row kind (first at _step ${u.firstStep})`,
       });
     }
-    for (let idx = 0; idx < recs.length; idx++) {
-      mergeRollout(recs[idx], head[idx], rowNext, run, codes, rolloutValues, issues);
-      // push() left room for 17 numbers; a copy holds exactly the few steps (10^6 records).
-      recs[idx].historySteps = recs[idx].historySteps.slice();
-    }
+    for (let idx = 0; idx < recs.length; idx++) mergeRollout(recs[idx], head[idx], rowNext, scan, keyInfos, rolloutValues, issues);
 
     recs.sort((a, b) => a.rollout - b.rollout);
     for (const r of recs) rollouts.push(r);
@@ -256,7 +262,7 @@ function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions): AlignedRuns
     const skip = new Set<number>();
     mergeCritic(updates, firstUpdate, critic, axis, notes, skip, criticOnly, updateValues);
     const last = recs.length > 0 ? recs[recs.length - 1].rollout : null;
-    if (last !== null && !trainerRollouts.has(last) && !critic.has(last * n)) {
+    if (last !== null && !trainerRows[byId.get(last)] && !hasUpdateOf(updates, firstUpdate, last) && !critic.has(last * n)) {
       skip.add(last);
       notes.push({
         runId,
@@ -329,10 +335,74 @@ function int(x: number): number {
 }
 
 /** The keys of a critic row that go into the update record (train/critic-*; train/step is the actor's). */
-function criticValues(row: HistoryRow): Record<string, number> {
+function criticValues(reader: RowReader, i: number): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const k of keysOf(row)) if (k.startsWith("train/critic-")) out[k] = row[k];
+  const keys = reader.read(i, rowScratch);
+  for (let j = 0; j < keys.length; j++) if (keys[j].startsWith("train/critic-")) out[keys[j]] = rowScratch[j];
   return out;
+}
+
+/** A row's `_step` as a record field (an unboxed integer, see int). */
+function historyStepOf(historySteps: Float64Array, i: number): number {
+  return int(historySteps[i]);
+}
+
+/** True when an update from `from` on belongs to rollout `id`. */
+function hasUpdateOf(updates: UpdateRecord[], from: number, id: number): boolean {
+  for (let k = updates.length - 1; k >= from; k--) if (updates[k].rollout === id) return true;
+  return false;
+}
+
+/**
+ * Rollout id -> record index of one run: a dense Int32Array over the run's id range (ids are
+ * consecutive batches), a Map when the ids are too sparse for that. A Map of a million entries per
+ * run was a tenth of the alignment at 10^7 updates.
+ */
+class IdIndex {
+  private readonly dense: Int32Array | null;
+  private readonly min: number;
+  private readonly map = new Map<number, number>();
+  constructor(ids: Float64Array, codes: Uint8Array) {
+    let min = Infinity;
+    let max = -Infinity;
+    let count = 0;
+    for (let i = 0; i < ids.length; i++) {
+      const c = codes[i];
+      if (!(c === MANAGER || c === TRAINER_ROLLOUT || c === TRAINER_PERF)) continue;
+      count++;
+      if (ids[i] < min) min = ids[i];
+      if (ids[i] > max) max = ids[i];
+    }
+    const span = max - min + 1;
+    this.min = min;
+    this.dense = count > 0 && Number.isInteger(min) && span <= 2 * count + 1024 ? new Int32Array(span).fill(-1) : null;
+  }
+  /** Record index of rollout `id`, -1 when it has none yet. */
+  get(id: number): number {
+    if (this.dense !== null) return this.dense[id - this.min];
+    return this.map.get(id) ?? -1;
+  }
+  set(id: number, idx: number): void {
+    if (this.dense !== null) this.dense[id - this.min] = idx;
+    else this.map.set(id, idx);
+  }
+}
+
+/**
+ * Key facts (flags, merge scratch) per key list of one run's rows: rows of one shape share the list,
+ * so its keys are looked up once per shape instead of once per key of every row.
+ */
+class ShapeKeyInfos {
+  private readonly byShape: (KeyInfo[] | undefined)[] = [];
+  constructor(private readonly reader: RowReader) {}
+  /** The facts of row i's keys, in key order (`keys` as the reader returned them for row i). */
+  of(i: number, keys: readonly string[]): KeyInfo[] {
+    const s = this.reader.shape(i);
+    if (s < 0) return keys.map(infoOf);
+    let infos = this.byShape[s];
+    if (infos === undefined) this.byShape[s] = infos = keys.map(infoOf);
+    return infos;
+  }
 }
 
 /**
@@ -500,13 +570,14 @@ function ranges(sorted: number[], what: string): string {
 }
 
 /**
- * Every key of a row but W&B bookkeeping (a new object; the row is left untouched): keys of no known
+ * Every key of row i but W&B bookkeeping (a new object; the row is left untouched): keys of no known
  * family are carried through to the exports, never dropped.
  */
-function pickKeys(vb: ValuesBuilder, row: HistoryRow): Record<string, number> {
+function pickKeys(vb: ValuesBuilder, reader: RowReader, infos: ShapeKeyInfos, i: number): Record<string, number> {
   vb.reset();
-  const keys = readValues(row, rowScratch);
-  for (let j = 0; j < keys.length; j++) if (!(flagsOf(keys[j]) & F_INTERNAL)) vb.push(keys[j], rowScratch[j]);
+  const keys = reader.read(i, rowScratch);
+  const info = infos.of(i, keys);
+  for (let j = 0; j < keys.length; j++) if (!(info[j].flags & F_INTERNAL)) vb.push(keys[j], rowScratch[j]);
   return vb.build();
 }
 
@@ -517,46 +588,43 @@ const rowScratch: number[] = [];
 let mergeStamp = 0;
 
 /**
- * Merges the rows of one rollout batch (linked from `first` through `rowNext`) into its values:
- * a key with different values in two rows (=== or both NaN; 0 equals -0, which JSON cannot tell
- * apart) is reported once and left out. Reports rows that repeat a slot (duplicate-rollout).
+ * Merges the rows of one rollout batch (linked from `first` through `rowNext`) into its values and
+ * history steps: a key with different values in two rows (=== or both NaN; 0 equals -0, which JSON
+ * cannot tell apart) is reported once and left out. Reports rows that repeat a slot (duplicate-rollout).
  */
 function mergeRollout(
   rec: RolloutRecord,
   first: number,
   rowNext: Int32Array,
-  run: RunHistory,
-  codes: Uint8Array,
+  scan: RunScan,
+  infos: ShapeKeyInfos,
   vb: ValuesBuilder,
   issues: CoverageIssue[],
 ): void {
-  const rows = run.rows;
+  const { run, reader, codes, families, historySteps } = scan;
   const stamp = ++mergeStamp;
   vb.reset();
   let dropped: Set<string> | null = null;
   let mask = 0;
   let dupSlots: number[] | null = null;
-  let slots: number[] | null = null; // slot per merged row, kept only once a duplicate shows up
-  let k = 0;
-  for (let i = first; i >= 0; i = rowNext[i], k++) {
-    const row = rows[i];
-    let families = 0;
-    const keys = readValues(row, rowScratch);
+  let count = 0;
+  for (let i = first; i >= 0; i = rowNext[i]) {
+    count++;
+    const keys = reader.read(i, rowScratch);
+    const info = infos.of(i, keys);
     for (let j = 0; j < keys.length; j++) {
-      const key = keys[j];
-      const info = infoOf(key);
-      const f = info.flags;
-      if (f & F_INTERNAL) continue;
-      families |= f;
+      const ki = info[j];
+      if (ki.flags & F_INTERNAL) continue;
       const v = rowScratch[j];
-      if (info.stamp !== stamp) {
-        info.stamp = stamp;
-        info.slot = vb.n;
-        vb.push(key, v);
+      if (ki.stamp !== stamp) {
+        ki.stamp = stamp;
+        ki.slot = vb.n;
+        vb.push(keys[j], v);
         continue;
       }
-      const prev = vb.vals[info.slot];
+      const prev = vb.vals[ki.slot];
       if (prev === v || (prev !== prev && v !== v)) continue;
+      const key = keys[j];
       if (dropped === null) dropped = new Set();
       if (dropped.has(key)) continue;
       dropped.add(key);
@@ -566,52 +634,43 @@ function mergeRollout(
         kind: "conflicting-values",
         step: rec.rollout,
         key,
-        message: `run ${run.runId} (round ${run.round}): rollout ${rec.rollout} has ${key} = ${prev} and ${v} in two rows (second at _step ${row._step}); the key is left out of the rollout record`,
+        message: `run ${run.runId} (round ${run.round}): rollout ${rec.rollout} has ${key} = ${prev} and ${v} in two rows (second at _step ${historySteps[i]}); the key is left out of the rollout record`,
       });
     }
-    const code = codes[i];
-    const slot =
-      code === MANAGER
-        ? SLOT_MANAGER
-        : code === TRAINER_PERF
-          ? SLOT_PERF
-          : SLOT_TRAINER | (families & F_ROLLOUT_METRIC ? 1 : 0) | (families & F_MULTI_TURN ? 2 : 0) | (families & F_PASSRATE ? 4 : 0);
+    const slot = slotOf(codes[i], families[i]);
     if (mask & (1 << slot)) {
-      if (slots === null) {
-        // Rebuild the slots of the rows before this one (rare: only for duplicated rows).
-        slots = [];
-        for (let p = first, q = 0; q < k; p = rowNext[p], q++) slots.push(slotOf(rows[p], codes[p]));
-      }
       if (dupSlots === null) dupSlots = [];
       if (!dupSlots.includes(slot)) dupSlots.push(slot);
     }
-    if (slots !== null) slots.push(slot);
     mask |= 1 << slot;
   }
   if (dropped !== null) vb.remove(dropped);
   rec.values = vb.build();
-  if (dupSlots !== null && slots !== null) {
+  // Exactly as many places as rows (push() would leave room for 16 numbers in 10^6 records).
+  const steps = new Array<number>(count);
+  for (let i = first, q = 0; i >= 0; i = rowNext[i], q++) steps[q] = historyStepOf(historySteps, i);
+  rec.historySteps = steps;
+  if (dupSlots !== null) {
     for (const slot of dupSlots) {
-      const steps = rec.historySteps.filter((_, q) => slots![q] === slot);
+      const dup: number[] = [];
+      for (let i = first; i >= 0; i = rowNext[i]) if (slotOf(codes[i], families[i]) === slot) dup.push(historyStepOf(historySteps, i));
       issues.push({
         runId: run.runId,
         round: run.round,
         kind: "duplicate-rollout",
         step: rec.rollout,
         key: null,
-        message: `run ${run.runId} (round ${run.round}): rollout ${rec.rollout} has ${steps.length} ${slotName(slot)} rows (_step ${steps.join(", ")})`,
+        message: `run ${run.runId} (round ${run.round}): rollout ${rec.rollout} has ${dup.length} ${slotName(slot)} rows (_step ${dup.join(", ")})`,
       });
     }
   }
 }
 
-/** Slot of one rollout row (see SLOT_*). */
-function slotOf(row: HistoryRow, code: number): number {
+/** Slot of one rollout row (see SLOT_*) from its kind code and family bits (RunScan.families). */
+function slotOf(code: number, families: number): number {
   if (code === MANAGER) return SLOT_MANAGER;
   if (code === TRAINER_PERF) return SLOT_PERF;
-  let families = 0;
-  for (const key of keysOf(row)) families |= flagsOf(key);
-  return SLOT_TRAINER | (families & F_ROLLOUT_METRIC ? 1 : 0) | (families & F_MULTI_TURN ? 2 : 0) | (families & F_PASSRATE ? 4 : 0);
+  return SLOT_TRAINER | families;
 }
 
 /** Sorts arr[from..] in place when it is not already ordered (stable; rows usually arrive sorted). */

@@ -407,11 +407,10 @@ function orderError(e: RunEvidence, s: Score): Error {
   while (i < e.evT.length && Math.floor(e.evT[i] / s.n) === toRollout(e.evA[i], s.n, s.flag)) i++;
   const t = e.evT[i];
   const a = toRollout(e.evA[i], s.n, s.flag);
-  const row = e.scan.run.rows[e.evRow[i]];
   const fits = a > 0 ? `, which fits N = ${Math.floor(t / a)}` : "";
   return new Error(
     `N (updates per rollout batch) changes within run ${e.scan.run.runId} (round ${e.scan.run.round}): ` +
-      `train/step ${t} (_step ${row._step}) was logged between the trainer rows of rollout ${a}${fits}, ` +
+      `train/step ${t} (_step ${e.scan.historySteps[e.evRow[i]]}) was logged between the trainer rows of rollout ${a}${fits}, ` +
       `but the best reading, ${reading(s)}, puts it in rollout ${Math.floor(t / s.n)}; ` +
       `slime's train/step = rollout_id * N + step_id is then not one axis`,
   );

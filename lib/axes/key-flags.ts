@@ -102,7 +102,7 @@ export const CODE_EVAL = 5;
 export const CODE_OTHER = 6;
 
 /** Kind code of a row from the OR of its key flags (the decision table in classify-row.ts). */
-function kindCode(f: number): number {
+export function kindCode(f: number): number {
   if (f & K_EVAL_STEP) return CODE_EVAL;
   if (f & K_CRITIC) return CODE_CRITIC_UPDATE;
   if (f & K_TRAIN_METRIC && f & K_TRAIN_STEP) return CODE_OPTIMIZER_UPDATE;

@@ -5,18 +5,27 @@
 import { STEP_KEYS } from "../schema/slime-metrics";
 import type { HistoryRow, RowKind, RunHistory } from "../types";
 import {
-  classifyRowCode,
   CODE_CRITIC_UPDATE,
   CODE_EVAL,
   CODE_OPTIMIZER_UPDATE,
   CODE_ROLLOUT_MANAGER,
   CODE_TRAINER_PERF,
   CODE_TRAINER_ROLLOUT,
+  K_MULTI_TURN,
+  K_PASSRATE,
+  K_ROLLOUT_METRIC,
+  keyFlags,
+  kindCode,
   ROW_KINDS,
 } from "./key-flags";
+import { rowReader, type RowReader } from "./row-reader";
 
 // Module-local copies for the per-row loop: imported bindings are getter calls under tsx (see key-flags.ts).
-const classify = classifyRowCode;
+const flagsOf = keyFlags;
+const codeOf = kindCode;
+const F_ROLLOUT_METRIC = K_ROLLOUT_METRIC;
+const F_MULTI_TURN = K_MULTI_TURN;
+const F_PASSRATE = K_PASSRATE;
 const MANAGER = CODE_ROLLOUT_MANAGER;
 const TRAINER_ROLLOUT = CODE_TRAINER_ROLLOUT;
 const TRAINER_PERF = CODE_TRAINER_PERF;
@@ -30,10 +39,16 @@ const EVAL_STEP = STEP_KEYS.eval;
 /** Rows of one run with their kind code and the value of their axis key. */
 export interface RunScan {
   run: RunHistory;
+  /** The run's rows by index (packed rows are read without a view per row). */
+  reader: RowReader;
   /** Kind code per row (index into ROW_KINDS). */
   codes: Uint8Array;
   /** train/step (actor and critic updates), rollout/step (rollout rows), eval/step (eval rows), as logged; NaN for other rows. */
   steps: Float64Array;
+  /** `_step` per row (NaN when absent): orders one writer's rows and names rows in messages. */
+  historySteps: Float64Array;
+  /** Trainer rollout rows: which families they hold (1 rollout/*, 2 multi_turn/*, 4 passrate/*); 0 for other rows. */
+  families: Uint8Array;
   /** Count of rows per kind. */
   counts: Record<RowKind, number>;
 }
@@ -44,40 +59,72 @@ export function isRolloutCode(code: number): boolean {
 }
 
 /** Value of a step key, checked to be a non-negative integer; the error names run, round, _step and key. */
-export function readStepKey(row: HistoryRow, key: string, run: RunHistory): number {
-  const v = row[key];
-  if (!Number.isInteger(v) || v < 0) {
-    throw new Error(`run ${run.runId} (round ${run.round}): ${key} = ${v} at _step ${row._step} is not a non-negative integer`);
+function checkedStep(v: number | undefined, key: string, historyStep: number | undefined, run: RunHistory): number {
+  if (!Number.isInteger(v) || (v as number) < 0) {
+    throw new Error(`run ${run.runId} (round ${run.round}): ${key} = ${v} at _step ${historyStep} is not a non-negative integer`);
   }
-  return v;
+  return v as number;
+}
+
+/** Family bits of a trainer rollout row (see RunScan.families) from the OR of its key flags. */
+export function familyBits(flags: number): number {
+  return (flags & F_ROLLOUT_METRIC ? 1 : 0) | (flags & F_MULTI_TURN ? 2 : 0) | (flags & F_PASSRATE ? 4 : 0);
+}
+
+/** Kind code and family bits of a key list, packed as code | bits << 8. */
+function kindOfKeys(keys: readonly string[]): number {
+  let f = 0;
+  for (let j = 0; j < keys.length; j++) f |= flagsOf(keys[j]);
+  const code = codeOf(f);
+  return code | ((code === TRAINER_ROLLOUT ? familyBits(f) : 0) << 8);
 }
 
 /** Classifies every row of a run and reads its axis value. */
 export function scanRun(run: RunHistory): RunScan {
-  const rows = run.rows;
-  const codes = new Uint8Array(rows.length);
-  const steps = new Float64Array(rows.length).fill(NaN);
+  const reader = rowReader(run);
+  const n = reader.length;
+  const codes = new Uint8Array(n);
+  const families = new Uint8Array(n);
+  const steps = new Float64Array(n).fill(NaN);
+  const historySteps = new Float64Array(n);
   const perCode = new Int32Array(ROW_KINDS.length);
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i];
-    const code = classify(row);
+  // Kind per key list: rows of one shape share it (a run has a handful of shapes).
+  const kindOfShape: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const s = reader.shape(i);
+    let kind = s >= 0 ? kindOfShape[s] : undefined;
+    if (kind === undefined) {
+      kind = kindOfKeys(reader.keys(i));
+      if (s >= 0) kindOfShape[s] = kind;
+    }
+    const code = kind & 255;
     codes[i] = code;
+    families[i] = kind >> 8;
     perCode[code]++;
-    if (code === UPDATE || code === CRITIC) steps[i] = readStepKey(row, TRAIN_STEP, run);
-    else if (isRolloutCode(code)) steps[i] = readStepKey(row, ROLLOUT_STEP, run);
-    else if (code === EVAL) steps[i] = readStepKey(row, EVAL_STEP, run);
+    const historyStep = reader.value(i, "_step");
+    historySteps[i] = historyStep ?? NaN;
+    const key = code === UPDATE || code === CRITIC ? TRAIN_STEP : isRolloutCode(code) ? ROLLOUT_STEP : code === EVAL ? EVAL_STEP : null;
+    if (key !== null) steps[i] = checkedStep(reader.value(i, key), key, historyStep, run);
   }
   const counts = {} as Record<RowKind, number>;
   ROW_KINDS.forEach((k, c) => (counts[k] = perCode[c]));
-  return { run, codes, steps, counts };
+  return { run, reader, codes, steps, historySteps, families, counts };
 }
 
 /** Sorted distinct values of a numeric list. */
 export function sortedUnique(values: Float64Array): Float64Array {
-  const s = Float64Array.from(values).sort();
+  const s = Float64Array.from(values);
+  // Steps are logged in order: sorting 10^7 of them only to find them sorted took seconds.
+  if (!ascending(s)) s.sort();
   let n = 0;
   for (let i = 0; i < s.length; i++) if (i === 0 || s[i] !== s[i - 1]) s[n++] = s[i];
   return s.subarray(0, n);
+}
+
+/** True when `xs` is in ascending order (NaN anywhere: false, so the sort puts it last). */
+function ascending(xs: Float64Array): boolean {
+  for (let i = 1; i < xs.length; i++) if (!(xs[i - 1] <= xs[i])) return false;
+  return xs.length === 0 || xs[0] === xs[0];
 }
 
 /** Distinct sorted train/step values of the run's optimizer-update rows. */

@@ -14,20 +14,16 @@
  *   later round logged those rollouts again.
  * Internal to lib/axes.
  */
-import {
-  CODE_CRITIC_UPDATE,
-  CODE_EVAL,
-  CODE_OPTIMIZER_UPDATE,
-  CODE_ROLLOUT_MANAGER,
-  CODE_TRAINER_PERF,
-  CODE_TRAINER_ROLLOUT,
-  K_MULTI_TURN,
-  K_PASSRATE,
-  K_ROLLOUT_METRIC,
-  keyFlags,
-} from "./key-flags";
+import { CODE_CRITIC_UPDATE, CODE_EVAL, CODE_OPTIMIZER_UPDATE, CODE_ROLLOUT_MANAGER, CODE_TRAINER_PERF, CODE_TRAINER_ROLLOUT } from "./key-flags";
 import type { RunScan } from "./scan-runs";
-import { keysOf } from "../values/compact-values";
+
+// Module-local copies for the per-row loops: imported bindings are getter calls under tsx (see key-flags.ts).
+const CRITIC = CODE_CRITIC_UPDATE;
+const EVAL = CODE_EVAL;
+const UPDATE = CODE_OPTIMIZER_UPDATE;
+const MANAGER = CODE_ROLLOUT_MANAGER;
+const TRAINER_PERF = CODE_TRAINER_PERF;
+const TRAINER_ROLLOUT = CODE_TRAINER_ROLLOUT;
 
 /** Row is live. */
 export const LIVE = -1;
@@ -40,7 +36,7 @@ export function rowRollouts(scan: RunScan, n: number, flag: boolean | null): Flo
     const c = codes[i];
     const v = steps[i];
     if (v !== v) continue;
-    if (c === CODE_OPTIMIZER_UPDATE || c === CODE_CRITIC_UPDATE) out[i] = Math.floor(v / n);
+    if (c === UPDATE || c === CRITIC) out[i] = Math.floor(v / n);
     else out[i] = flag ? v / n : v;
   }
   return out;
@@ -61,13 +57,13 @@ export interface Restart {
  */
 export function supersedeWithinRun(scan: RunScan, rollouts: Float64Array, n: number, by: Int32Array, selfIndex: number): Restart[] {
   const { codes } = scan;
-  const order = stepOrder(scan.run.rows);
+  const order = stepOrder(scan.historySteps);
   const slots = rowSlots(scan, rollouts, n);
   const restarts: Restart[] = [];
   const writers: [Restart["writer"], (c: number) => boolean][] = [
-    ["rollout manager", (c) => c === CODE_ROLLOUT_MANAGER],
-    ["trainer", (c) => c === CODE_TRAINER_ROLLOUT || c === CODE_OPTIMIZER_UPDATE || c === CODE_TRAINER_PERF],
-    ["critic", (c) => c === CODE_CRITIC_UPDATE],
+    ["rollout manager", (c) => c === MANAGER],
+    ["trainer", (c) => c === TRAINER_ROLLOUT || c === UPDATE || c === TRAINER_PERF],
+    ["critic", (c) => c === CRITIC],
   ];
   for (const [writer, mine] of writers) {
     const events: Restart[] = [];
@@ -89,14 +85,14 @@ export function supersedeWithinRun(scan: RunScan, rollouts: Float64Array, n: num
       prevPhase = phase;
     }
     if (events.length === 0) continue;
-    const follows = writer === "rollout manager" ? (c: number) => mine(c) || c === CODE_EVAL : mine;
+    const follows = writer === "rollout manager" ? (c: number) => mine(c) || c === EVAL : mine;
     markBefore(order, codes, rollouts, slots, events, follows, by, selfIndex);
     for (const e of events) restarts.push(e);
   }
   // Evals follow the trainer's restarts when there is no manager writer in the run.
   if (scan.counts["rollout-manager"] === 0) {
     const trainer = restarts.filter((r) => r.writer === "trainer");
-    if (trainer.length > 0) markBefore(order, codes, rollouts, slots, trainer, (c) => c === CODE_EVAL, by, selfIndex);
+    if (trainer.length > 0) markBefore(order, codes, rollouts, slots, trainer, (c) => c === EVAL, by, selfIndex);
   }
   return restarts;
 }
@@ -149,37 +145,34 @@ function markBefore(
 
 /** Slot of every row inside its rollout: manager 0, trainer rollout rows 1..7 by family, perf 9, update and critic rows 16 + position, eval 1000. */
 function rowSlots(scan: RunScan, rollouts: Float64Array, n: number): Float64Array {
-  const { codes, steps } = scan;
-  const rows = scan.run.rows;
+  const { codes, steps, families } = scan;
   const out = new Float64Array(codes.length);
   for (let i = 0; i < codes.length; i++) {
     const c = codes[i];
-    if (c === CODE_OPTIMIZER_UPDATE || c === CODE_CRITIC_UPDATE) out[i] = 16 + (steps[i] - rollouts[i] * n);
-    else if (c === CODE_EVAL) out[i] = 1000;
-    else out[i] = phaseOf(c, rows[i]);
+    if (c === UPDATE || c === CRITIC) out[i] = 16 + (steps[i] - rollouts[i] * n);
+    else if (c === EVAL) out[i] = 1000;
+    else out[i] = phaseOf(c, families[i]);
   }
   return out;
 }
 
-/** Position of a trainer row inside its rollout: rollout row(s) by family, updates, perf last. */
-function phaseOf(code: number, row: Record<string, number>): number {
-  if (code === CODE_OPTIMIZER_UPDATE) return 8;
-  if (code === CODE_TRAINER_PERF) return 9;
-  if (code !== CODE_TRAINER_ROLLOUT) return 0;
-  let f = 0;
-  for (const k of keysOf(row)) f |= keyFlags(k);
-  return (f & K_ROLLOUT_METRIC ? 1 : 0) | (f & K_MULTI_TURN ? 2 : 0) | (f & K_PASSRATE ? 4 : 0);
+/** Position of a trainer row inside its rollout: rollout row(s) by family (RunScan.families), updates, perf last. */
+function phaseOf(code: number, families: number): number {
+  if (code === UPDATE) return 8;
+  if (code === TRAINER_PERF) return 9;
+  if (code !== TRAINER_ROLLOUT) return 0;
+  return families;
 }
 
 /** Row indices in `_step` order (rows are normally stored in that order already). */
-function stepOrder(rows: Record<string, number>[]): Int32Array {
-  const order = new Int32Array(rows.length);
+function stepOrder(historySteps: Float64Array): Int32Array {
+  const order = new Int32Array(historySteps.length);
   let sorted = true;
-  for (let i = 0; i < rows.length; i++) {
+  for (let i = 0; i < historySteps.length; i++) {
     order[i] = i;
-    if (i > 0 && !(rows[i - 1]._step <= rows[i]._step)) sorted = false;
+    if (i > 0 && !(historySteps[i - 1] <= historySteps[i])) sorted = false;
   }
-  if (!sorted) order.sort((a, b) => rows[a]._step - rows[b]._step || a - b);
+  if (!sorted) order.sort((a, b) => historySteps[a] - historySteps[b] || a - b);
   return order;
 }
 

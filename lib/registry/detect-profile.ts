@@ -7,7 +7,8 @@
 import type { RunHistory } from "../types";
 import { matchesEntry, type FrameworkProfile } from "./framework-profile";
 import { PROFILES, profileByName } from "./profiles";
-import { keysOf } from "../values/compact-values";
+import { isView, keysOf } from "../values/compact-values";
+import { packedRowsOf } from "../values/packed-run";
 
 /** The profile and the keys that decided it. */
 export interface DetectedProfile {
@@ -21,7 +22,26 @@ export interface DetectedProfile {
 /** The union of the runs' non-bookkeeping keys, sorted. */
 export function keysOfRuns(runs: readonly RunHistory[]): string[] {
   const keys = new Set<string>();
-  for (const r of runs) for (const row of r.rows) for (const k of keysOf(row)) if (k.charCodeAt(0) !== 95 /* _ */) keys.add(k);
+  const add = (list: readonly string[]) => {
+    for (const k of list) if (k.charCodeAt(0) !== 95 /* _ */) keys.add(k);
+  };
+  // Compact rows share their key lists: each list is read once (25 M rows at 10^7 updates, a few lists).
+  const seen = new Set<readonly string[]>();
+  for (const r of runs) {
+    const packed = packedRowsOf(r);
+    if (packed !== null) {
+      for (const list of packed.shapes) add(list);
+      continue;
+    }
+    for (const row of r.rows) {
+      const list = keysOf(row);
+      if (isView(row)) {
+        if (seen.has(list)) continue;
+        seen.add(list);
+      }
+      add(list);
+    }
+  }
   return [...keys].sort();
 }
 

@@ -22,7 +22,8 @@ import { scenarioLocalLog } from "../../tools/simulate-slime/scenario-local-log"
 import { localOf } from "../local-logs/slime-log-fixture";
 import { scenarioRunHistories, simulateScenario, type Scenario, type ScenarioOptions } from "../../tools/simulate-slime/scenario";
 import type { ScenarioTruth } from "../../tools/simulate-slime/scenario-truth";
-import { compactRuns } from "../fixtures/compact-runs";
+import { compactRuns, packedRuns } from "../fixtures/compact-runs";
+import { packedRowsOf } from "../../lib/values/packed-run";
 import { EVERYTHING_ONE_N, N_PER_ROUND } from "../fixtures/slime-scenarios";
 
 function archiveOf(s: Scenario): Archive {
@@ -123,6 +124,14 @@ function checkExportedNumbers(s: Scenario, aligned: AlignedRuns): void {
   const compactAligned = alignRuns(compactRuns(scenarioRunHistories(s)), { compact: true, releaseRows: true });
   const compact = buildExports(archiveOf(s), compactAligned, { workspaceVersion: "t" });
   files.forEach((f, i) => assert.equal(compact.files[i].text, f.text, `${f.name}: compact rows and records give the same bytes`));
+  // Rows still packed (a load worker's), aligned without a view per row: same bytes again.
+  const packedRunsIn = packedRuns(scenarioRunHistories(s));
+  const packed = buildExports(archiveOf(s), alignRuns(packedRunsIn, { compact: true }), { workspaceVersion: "t" });
+  files.forEach((f, i) => assert.equal(packed.files[i].text, f.text, `${f.name}: packed rows give the same bytes`));
+  assert.ok(
+    packedRunsIn.every((r) => packedRowsOf(r) !== null),
+    "alignment read the packed rows without unpacking them",
+  );
   // The record tables as packed for the CSV worker give the same bytes too.
   for (const table of [rolloutsTable(compactAligned), updatesTable(compactAligned)]) {
     const packed = table.pack!();
