@@ -22,9 +22,12 @@ const HELP = `npm run bench -- [options]
   --reps N            repetitions per side at sizes up to --rows (default 5)
   --fetch-sizes L     rows per run, comma-separated (default 10000,100000,1000000)
   --big-runs N        runs at fetch sizes above --rows (default 1)
-  --big-reps N        repetitions at fetch sizes above --rows and at the largest analysis size (default 1)
-  --updates L         analysis sizes in optimizer updates (default 10000,100000,1000000; target = largest)
-  --analysis-reps N   repetitions per side below the largest analysis size (default 3)
+  --big-reps N        repetitions at fetch sizes above --rows and at analysis sizes from the target on (default 1)
+  --updates L         analysis sizes in optimizer updates (default 10000,100000,1000000); the targets
+                      (DuckDB, memory) are judged at the largest size up to --peers-max
+  --peers-max N       pandas and DuckDB run up to N updates (default 1000000); above it our side runs
+                      alone, for the scaling target (e.g. --updates 100000,1000000,10000000)
+  --analysis-reps N   repetitions per side below the target analysis size (default 3)
   --analysis-sides L  analysis sides (default ${ALL_ANALYSIS_SIDES.join(",")}; ours always runs:
                       the others are compared with it; duckdb = Python duckdb in .venv)
   --workspace-reps N  runs of npm start (default 1)
@@ -78,6 +81,7 @@ async function main(): Promise<void> {
       "big-reps": { type: "string", default: "1" },
       updates: { type: "string", default: "10000,100000,1000000" },
       "analysis-reps": { type: "string", default: "3" },
+      "peers-max": { type: "string", default: "1000000" },
       "analysis-sides": { type: "string", default: ALL_ANALYSIS_SIDES.join(",") },
       "default-heap-timeout-s": { type: "string", default: "1200" },
       "workspace-reps": { type: "string", default: "1" },
@@ -110,6 +114,9 @@ async function main(): Promise<void> {
   const bigReps = quick ? 1 : count("big-reps", values["big-reps"]!);
   const updates = quick ? [200, 2000] : list(values.updates!);
   const analysisReps = quick ? 2 : count("analysis-reps", values["analysis-reps"]!);
+  const peersMax = count("peers-max", values["peers-max"]!);
+  // The size the DuckDB and memory targets are judged at: the largest one the peers run at.
+  const targetUpdates = Math.max(...(updates.some((u) => u <= peersMax) ? updates.filter((u) => u <= peersMax) : updates));
   const workspaceReps = count("workspace-reps", values["workspace-reps"]!);
   const only = new Set(values.only!.split(",").map((s) => s.trim()));
   for (const part of only) if (!["fetch", "analysis", "workspace"].includes(part)) throw new Error(`invalid only: ${part}`);
@@ -197,10 +204,9 @@ async function main(): Promise<void> {
       skipped.push("DuckDB side of the analysis benchmark (duckdb not installed in .venv: pip install -r requirements-bench.txt)");
       sidesRun = sidesRun.filter((s) => s !== "duckdb");
     }
-    const largest = Math.max(...updates);
     for (const u of updates) {
-      const isLargest = u === largest && updates.length > 1 && u >= 1_000_000;
-      const r = u === largest && updates.length > 1 ? bigReps : analysisReps;
+      const isLargest = u >= targetUpdates && updates.length > 1 && u >= 1_000_000;
+      const r = u >= targetUpdates && updates.length > 1 ? bigReps : analysisReps;
       const heap = [`--max-old-space-size=${heapMb}`];
       // Node's default heap unless asked: compact values (lib/values/) made 10^6 updates fit it, and a
       // tslab kernel runs with it.
@@ -215,7 +221,7 @@ async function main(): Promise<void> {
           nodeOptions,
           retryNodeOptions: heap,
           compareCsv: u <= csvCompareMax,
-          sides: sidesRun,
+          sides: u > peersMax ? ["ours"] : sidesRun,
           defaultHeapRunTimeoutSeconds: defaultHeapTimeout,
         }),
       );
@@ -239,7 +245,7 @@ async function main(): Promise<void> {
     totalSeconds: (performance.now() - t0) / 1000,
     partSeconds,
     targetRows: rows,
-    targetUpdates: Math.max(...updates),
+    targetUpdates,
     fetch,
     analysis,
     workspace,

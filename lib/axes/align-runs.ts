@@ -41,7 +41,7 @@ import {
   keyInfo,
   type KeyInfo,
 } from "./key-flags";
-import type { RowReader } from "./row-reader";
+import { noRows, type RowReader } from "./row-reader";
 import { scanRun, type RunScan } from "./scan-runs";
 import { LIVE, rowRollouts, supersedeAcrossRuns, supersedeWithinRun, type Restart } from "./supersede";
 import { keysOf, readValues, ValuesArena } from "../values/compact-values";
@@ -273,7 +273,11 @@ function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions): AlignedRuns
       });
     }
     noUpdatesExpected.push(skip);
-    if (opts.releaseRows) run.rows = [];
+    if (opts.releaseRows) {
+      run.rows = [];
+      // The reader holds the rows' values (packed rows' arena chunks): let them go with the rows.
+      scan.reader = noRows();
+    }
     reporter?.progress?.("align runs", ri + 1, runs.length);
   }
 

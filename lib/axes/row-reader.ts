@@ -26,6 +26,11 @@ export interface RowReader {
   row(i: number): HistoryRow;
 }
 
+/** A reader of no rows: what a scan keeps once its run's rows are released (lets their values be freed). */
+export function noRows(): RowReader {
+  return new ArrayReader([]);
+}
+
 /** The reader of a run's rows: packed when they still are, else its row objects. */
 export function rowReader(run: RunHistory): RowReader {
   const packed = packedRowsOf(run);

@@ -39,7 +39,7 @@ const EVAL_STEP = STEP_KEYS.eval;
 /** Rows of one run with their kind code and the value of their axis key. */
 export interface RunScan {
   run: RunHistory;
-  /** The run's rows by index (packed rows are read without a view per row). */
+  /** The run's rows by index (packed rows are read without a view per row); no rows once released. */
   reader: RowReader;
   /** Kind code per row (index into ROW_KINDS). */
   codes: Uint8Array;
