@@ -121,3 +121,27 @@ test("row reader shapes: rows of one key list share an id, plain rows have none"
   const r = rowReader(base[0]);
   assert.equal(r.shape(2), -1);
 });
+
+test("rollout ids far apart (too sparse for a dense index) still get one record each", () => {
+  // Two batches 5,000 ids apart: the id index falls back to a Map (span > 2 x rows + 1024).
+  const rows = [...slimeRows({ runId: "a", round: "R0", n: 2, rollouts: [1] }), ...slimeRows({ runId: "a", round: "R0", n: 2, rollouts: [5001] })];
+  for (const runs of [[runOf("a", "R0", rows)], packedRuns([runOf("a", "R0", rows)])]) {
+    const a = alignRuns(runs, { compact: true });
+    assert.deepEqual(
+      a.rollouts.map((r) => [r.rollout, r.historySteps.length, r.values["rollout/step"]]),
+      [
+        [1, 3, 1],
+        [5001, 3, 5001],
+      ],
+    );
+    assert.deepEqual(
+      a.updates.map((u) => [u.rollout, u.trainStep]),
+      [
+        [1, 2],
+        [1, 3],
+        [5001, 10002],
+        [5001, 10003],
+      ],
+    );
+  }
+});
