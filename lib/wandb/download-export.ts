@@ -7,7 +7,8 @@
  * caller asks the API for fresh URLs.
  */
 import type { WandbConnection } from "./connection";
-import { decideRetry, rateLimitWaitMs, type AttemptFailure } from "./retry-policy";
+import { rateLimitWaitMs, type AttemptFailure } from "./retry-policy";
+import { type AttemptOutcome, withRetries } from "./retry-loop";
 import { USER_AGENT } from "./version";
 import { WandbError } from "./wandb-error";
 import { BodyTooLarge, readBodyCapped } from "./read-body-capped";
@@ -62,65 +63,55 @@ export async function downloadExportFile(conn: WandbConnection, url: string, ref
       detail: `${where}: ${detail}`,
       cause,
     });
-  for (let attempt = 1; ; attempt++) {
-    if (signal?.aborted) throw fail(attempt - 1, null, "aborted by the caller", signal.reason);
-    const timeout = AbortSignal.timeout(conn.policy.timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
-    let failure: AttemptFailure;
-    let detail: string;
-    let status: number | null = null;
-    try {
-      // No Authorization header at all: the signature in the URL is the credential.
-      const res = await conn.fetch(url, { method: "GET", headers: { "User-Agent": USER_AGENT }, signal: combined, redirect: "manual" });
-      status = res.status;
-      if (status >= 300 && status < 400) {
-        await res.body?.cancel().catch(() => undefined);
-        const location = res.headers.get("location");
-        throw fail(
-          attempt,
-          status,
-          `server answered with a redirect to ${location === null ? "(no Location header)" : describeExportUrl(location)}; redirects are not followed`,
-        );
-      }
-      if (status === 403) {
-        await res.body?.cancel().catch(() => undefined);
-        throw new ExpiredExportUrl(where);
-      }
-      if (res.ok) {
-        let bytes: Uint8Array;
-        try {
-          bytes = await readBodyCapped(res, conn.limits.maxExportFileBytes);
-        } catch (e) {
-          if (e instanceof BodyTooLarge)
-            throw fail(attempt, status, `file is over the limit of ${conn.limits.maxExportFileBytes} bytes (maxExportFileBytes; ${e.message})`);
-          throw e;
+  const wording = {
+    fail,
+    note: (out: { what: string }) => `W&B parquet download of ${ref.runPath}: ${where}: ${out.what}`,
+  };
+  return withRetries(
+    conn,
+    wording,
+    async (attempt, combined, timeout): Promise<AttemptOutcome<Uint8Array>> => {
+      let status: number | null = null;
+      try {
+        // No Authorization header at all: the signature in the URL is the credential.
+        const res = await conn.fetch(url, { method: "GET", headers: { "User-Agent": USER_AGENT }, signal: combined, redirect: "manual" });
+        status = res.status;
+        if (status >= 300 && status < 400) {
+          await res.body?.cancel().catch(() => undefined);
+          const location = res.headers.get("location");
+          throw fail(
+            attempt,
+            status,
+            `server answered with a redirect to ${location === null ? "(no Location header)" : describeExportUrl(location)}; redirects are not followed`,
+          );
         }
-        if (!isWholeParquet(bytes)) throw new NotParquet(`${bytes.byteLength} bytes without the Parquet magic at both ends`);
-        return bytes;
+        if (status === 403) {
+          await res.body?.cancel().catch(() => undefined);
+          throw new ExpiredExportUrl(where);
+        }
+        if (res.ok) {
+          let bytes: Uint8Array;
+          try {
+            bytes = await readBodyCapped(res, conn.limits.maxExportFileBytes);
+          } catch (e) {
+            if (e instanceof BodyTooLarge)
+              throw fail(attempt, status, `file is over the limit of ${conn.limits.maxExportFileBytes} bytes (maxExportFileBytes; ${e.message})`);
+            throw e;
+          }
+          if (!isWholeParquet(bytes)) throw new NotParquet(`${bytes.byteLength} bytes without the Parquet magic at both ends`);
+          return { ok: true, value: bytes };
+        }
+        const text = await res.text().catch(() => "");
+        const failure: AttemptFailure = { kind: "status", status, retryAfterMs: rateLimitWaitMs(res.headers, conn.policy.now()) };
+        return { ok: false, failure, status, what: `server answered: ${text.replace(/\s+/g, " ").trim().slice(0, 200) || "(empty body)"}` };
+      } catch (e) {
+        if (e instanceof WandbError || e instanceof ExpiredExportUrl) throw e;
+        if (signal?.aborted) return { ok: false, failure: { kind: "aborted" }, status, what: "aborted by the caller" };
+        const failure: AttemptFailure = e instanceof NotParquet ? { kind: "truncated" } : timeout.aborted ? { kind: "timeout" } : { kind: "network" };
+        const what = `${failure.kind === "truncated" ? "body is not a whole Parquet file" : "download failed"}: ${(e as Error).message}`;
+        return { ok: false, failure, status, what };
       }
-      const text = await res.text().catch(() => "");
-      failure = { kind: "status", status, retryAfterMs: rateLimitWaitMs(res.headers, conn.policy.now()) };
-      detail = `server answered: ${text.replace(/\s+/g, " ").trim().slice(0, 200) || "(empty body)"}`;
-    } catch (e) {
-      if (e instanceof WandbError || e instanceof ExpiredExportUrl) throw e;
-      if (signal?.aborted) failure = { kind: "aborted" };
-      else if (e instanceof NotParquet) failure = { kind: "truncated" };
-      else if (timeout.aborted) failure = { kind: "timeout" };
-      else failure = { kind: "network" };
-      detail =
-        failure.kind === "aborted"
-          ? "aborted by the caller"
-          : `${failure.kind === "truncated" ? "body is not a whole Parquet file" : "download failed"}: ${(e as Error).message}`;
-    }
-    const decision = decideRetry(conn.policy, failure, attempt);
-    if (decision.retry === false) throw fail(attempt, failure.kind === "status" ? status : null, `${detail} (${decision.reason})`);
-    conn.reporter.info?.(
-      `W&B parquet download of ${ref.runPath}: ${where}: ${detail}; retry ${attempt} of ${conn.policy.retries} in ${(decision.waitMs / 1000).toFixed(1)} s`,
-    );
-    try {
-      await conn.policy.sleep(decision.waitMs, signal);
-    } catch (e) {
-      throw fail(attempt, status, "aborted by the caller while waiting to retry", e);
-    }
-  }
+    },
+    signal,
+  );
 }

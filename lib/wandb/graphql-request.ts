@@ -5,7 +5,8 @@
  * it), and a response body is read up to `maxResponseBytes`, never further.
  */
 import type { WandbConnection } from "./connection";
-import { decideRetry, rateLimitPauseMs, rateLimitWaitMs, type AttemptFailure } from "./retry-policy";
+import { rateLimitPauseMs, rateLimitWaitMs, type AttemptFailure } from "./retry-policy";
+import { type AttemptFailed, type AttemptOutcome, withRetries } from "./retry-loop";
 import { USER_AGENT } from "./version";
 import { WandbError } from "./wandb-error";
 import { BodyTooLarge, readBodyCapped } from "./read-body-capped";
@@ -93,100 +94,95 @@ export async function graphqlRequest<T>(conn: WandbConnection, op: GraphqlOperat
       cause,
     });
 
-  for (let attempt = 1; ; attempt++) {
-    if (signal?.aborted) throw fail(attempt - 1, null, "aborted by the caller", signal.reason);
-    const timeout = AbortSignal.timeout(conn.policy.timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
-    let failure: AttemptFailure;
-    let detail: string;
-    let status: number | null = null;
-    let cause: unknown;
-    try {
-      // "manual": a redirect is refused, not followed. Following re-sends the request (with the key
-      // when same-origin) to a server nobody configured, and its answer would pass for the base URL's.
-      const res = await conn.fetch(url, { method: "POST", headers, body, signal: combined, redirect: "manual" });
-      status = res.status;
-      if (status >= 300 && status < 400) {
-        await res.body?.cancel().catch(() => undefined);
-        const location = res.headers.get("location");
-        throw fail(
-          attempt,
-          status,
-          `server answered with a redirect to ${location === null ? "(no Location header)" : snippet(location, conn.apiKey)}; redirects are not followed, so the API key is sent only to ${new URL(url).host}: set WANDB_BASE_URL (baseUrl) to the server itself if it is the one you mean`,
-        );
-      }
-      let text: string;
+  const of = op.runPath ? ` of ${op.runPath}` : "";
+  const wording = {
+    fail,
+    note: (f: AttemptFailed) =>
+      `W&B ${op.operationName}${of}: ${where}${f.failure.kind === "status" ? `HTTP ${f.failure.status}, ` : ""}${redactKey(f.what, conn.apiKey)}`,
+  };
+  return withRetries(
+    conn,
+    wording,
+    async (attempt, combined, timeout): Promise<AttemptOutcome<T>> => {
+      let status: number | null = null;
       try {
-        const body = await readBodyCapped(res, conn.limits.maxResponseBytes);
-        text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8"); // a view, no copy
+        // "manual": a redirect is refused, not followed. Following re-sends the request (with the key
+        // when same-origin) to a server nobody configured, and its answer would pass for the base URL's.
+        const res = await conn.fetch(url, { method: "POST", headers, body, signal: combined, redirect: "manual" });
+        status = res.status;
+        const text = await answerText(res, attempt);
+        if (!res.ok) {
+          const failure: AttemptFailure = { kind: "status", status: res.status, retryAfterMs: rateLimitWaitMs(res.headers, conn.policy.now()) };
+          return { ok: false, failure, status, what: describeFailure(failure, snippet(text, conn.apiKey)) };
+        }
+        const data = dataOf(text, attempt, status);
+        await pauseForRateLimit(res, attempt, status);
+        return { ok: true, value: data };
       } catch (e) {
-        if (!(e instanceof BodyTooLarge)) throw e;
-        throw fail(
-          attempt,
-          status,
-          `response body is over the limit of ${conn.limits.maxResponseBytes} bytes (maxResponseBytes; ${e.message}); not retried: a smaller pageSize gives smaller history pages`,
-        );
+        if (e instanceof WandbError) throw e;
+        const [failure, detail, cause]: [AttemptFailure, string, unknown] = signal?.aborted
+          ? [{ kind: "aborted" }, "aborted by the caller", signal.reason]
+          : e instanceof TruncatedBody
+            ? [{ kind: "truncated" }, e.message, e.cause]
+            : timeout.aborted
+              ? [{ kind: "timeout" }, `${conn.policy.timeoutMs} ms`, e]
+              : [{ kind: "network" }, errorText(e), e];
+        return { ok: false, failure, status, what: describeFailure(failure, detail), cause };
       }
-      if (res.ok) {
-        let parsed: { data?: T | null; errors?: unknown[] };
-        try {
-          parsed = JSON.parse(text);
-        } catch (e) {
-          // A 200 whose body does not parse: the connection broke mid-body. Retried.
-          throw new TruncatedBody(`${(e as Error).message} after ${text.length} characters`, { cause: e });
-        }
-        if (Array.isArray(parsed.errors) && parsed.errors.length > 0) {
-          throw fail(attempt, status, `GraphQL error: ${snippet(graphqlMessages(parsed.errors), conn.apiKey)} (GraphQL errors are not retried)`);
-        }
-        if (parsed.data === undefined || parsed.data === null) throw fail(attempt, status, "response has neither data nor errors");
-        // Quota used up (RateLimit-Remaining: 0): wait for its reset before the caller's next request.
-        const pause = rateLimitPauseMs(conn.policy, res.headers);
-        if (pause > 0) {
-          conn.reporter.info?.(
-            `W&B ${op.operationName}: rate limit reached (RateLimit-Remaining: 0); waiting ${(pause / 1000).toFixed(1)} s (RateLimit-Reset)`,
-          );
-          try {
-            await conn.policy.sleep(pause, signal);
-          } catch (e) {
-            throw fail(attempt, status, "aborted by the caller while waiting for the rate limit to reset", e);
-          }
-        }
-        return parsed.data;
-      }
-      failure = { kind: "status", status: res.status, retryAfterMs: rateLimitWaitMs(res.headers, conn.policy.now()) };
-      detail = snippet(text, conn.apiKey);
-    } catch (e) {
-      if (e instanceof WandbError) throw e;
-      if (signal?.aborted) {
-        failure = { kind: "aborted" };
-        detail = "aborted by the caller";
-        cause = signal.reason;
-      } else if (e instanceof TruncatedBody) {
-        failure = { kind: "truncated" };
-        detail = e.message;
-        cause = e.cause;
-      } else if (timeout.aborted) {
-        failure = { kind: "timeout" };
-        detail = `${conn.policy.timeoutMs} ms`;
-        cause = e;
-      } else {
-        failure = { kind: "network" };
-        detail = errorText(e);
-        cause = e;
-      }
+    },
+    signal,
+  );
+
+  /** The body as text: refused with a redirect, or over maxResponseBytes (neither retried). */
+  async function answerText(res: Response, attempt: number): Promise<string> {
+    const status = res.status;
+    if (status >= 300 && status < 400) {
+      await res.body?.cancel().catch(() => undefined);
+      const location = res.headers.get("location");
+      throw fail(
+        attempt,
+        status,
+        `server answered with a redirect to ${location === null ? "(no Location header)" : snippet(location, conn.apiKey)}; redirects are not followed, so the API key is sent only to ${new URL(url).host}: set WANDB_BASE_URL (baseUrl) to the server itself if it is the one you mean`,
+      );
     }
-    const decision = decideRetry(conn.policy, failure, attempt);
-    const what = describeFailure(failure, detail);
-    if (decision.retry === false) throw fail(attempt, failure.kind === "status" ? status : null, `${what} (${decision.reason})`, cause);
-    const of = op.runPath ? ` of ${op.runPath}` : "";
-    const statusText = failure.kind === "status" ? `HTTP ${failure.status}, ` : "";
-    conn.reporter.info?.(
-      `W&B ${op.operationName}${of}: ${where}${statusText}${redactKey(what, conn.apiKey)}; retry ${attempt} of ${conn.policy.retries} in ${(decision.waitMs / 1000).toFixed(1)} s`,
-    );
     try {
-      await conn.policy.sleep(decision.waitMs, signal);
+      const bytes = await readBodyCapped(res, conn.limits.maxResponseBytes);
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"); // a view, no copy
     } catch (e) {
-      throw fail(attempt, status, "aborted by the caller while waiting to retry", e);
+      if (!(e instanceof BodyTooLarge)) throw e;
+      throw fail(
+        attempt,
+        status,
+        `response body is over the limit of ${conn.limits.maxResponseBytes} bytes (maxResponseBytes; ${e.message}); not retried: a smaller pageSize gives smaller history pages`,
+      );
+    }
+  }
+
+  /** `data` of a 200 answer; GraphQL errors and an answer without data are final, a cut body is retried. */
+  function dataOf(text: string, attempt: number, status: number): T {
+    let parsed: { data?: T | null; errors?: unknown[] };
+    try {
+      parsed = JSON.parse(text);
+    } catch (e) {
+      // A 200 whose body does not parse: the connection broke mid-body. Retried.
+      throw new TruncatedBody(`${(e as Error).message} after ${text.length} characters`, { cause: e });
+    }
+    if (Array.isArray(parsed.errors) && parsed.errors.length > 0) {
+      throw fail(attempt, status, `GraphQL error: ${snippet(graphqlMessages(parsed.errors), conn.apiKey)} (GraphQL errors are not retried)`);
+    }
+    if (parsed.data === undefined || parsed.data === null) throw fail(attempt, status, "response has neither data nor errors");
+    return parsed.data;
+  }
+
+  /** Quota used up (RateLimit-Remaining: 0): wait for its reset before the caller's next request. */
+  async function pauseForRateLimit(res: Response, attempt: number, status: number): Promise<void> {
+    const pause = rateLimitPauseMs(conn.policy, res.headers);
+    if (pause <= 0) return;
+    conn.reporter.info?.(`W&B ${op.operationName}: rate limit reached (RateLimit-Remaining: 0); waiting ${(pause / 1000).toFixed(1)} s (RateLimit-Reset)`);
+    try {
+      await conn.policy.sleep(pause, signal);
+    } catch (e) {
+      throw fail(attempt, status, "aborted by the caller while waiting for the rate limit to reset", e);
     }
   }
 }
