@@ -22,7 +22,7 @@ import { freezeWandbFileRun } from "./freeze-wandb-file";
 import { freezeServerRun, type ServerRunFrozen, type ServerRunJob } from "./freeze-server-run";
 import { startFreezeThreads } from "./freeze-threads";
 import type { ConnectionSpec } from "./freeze-worker";
-import { checkRunId, HISTORY_DIR, historyFile, MANIFEST_FILE, serializeManifest } from "./manifest";
+import { checkRunId, frozenManifestRun, HISTORY_DIR, historyFile, MANIFEST_FILE, serializeManifest } from "./manifest";
 import { checkArchiveDir, replaceDirAtomically } from "./replace-dir";
 
 /** One run to fetch and the round label the user gives it. */
@@ -105,23 +105,8 @@ async function writeSynced(file: string, text: string): Promise<void> {
 
 /** The manifest entry of a frozen server run. */
 function manifestRun(meta: RunMeta, round: string, file: string, frozen: ServerRunFrozen, fetchedAt: string): ManifestRun {
-  return {
-    entity: meta.entity,
-    project: meta.project,
-    runId: meta.runId,
-    round,
-    displayName: meta.displayName,
-    state: meta.state,
-    historyEvents: frozen.info.rows,
-    lastStep: meta.lastStep,
-    createdAt: meta.createdAt,
-    fetchedAt,
-    file,
-    sha256: frozen.info.sha256,
-    bytes: frozen.info.bytes,
-    droppedKeys: frozen.droppedKeys,
-    ...(frozen.taken === "pages" ? {} : { historyPath: frozen.taken as ManifestRun["historyPath"] }),
-  };
+  const extra = frozen.taken === "pages" ? {} : { historyPath: frozen.taken as ManifestRun["historyPath"] };
+  return frozenManifestRun({ ...meta, droppedKeys: frozen.droppedKeys }, round, file, frozen.info, fetchedAt, extra);
 }
 
 /** Below this many rows in all, a thread's start-up (50-500 ms) costs more than it saves. */

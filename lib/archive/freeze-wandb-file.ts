@@ -8,7 +8,7 @@ import * as path from "node:path";
 import type { ManifestRun, Reporter } from "../types";
 import { readWandbFile, type WandbFileRun } from "../wandb-file/read-wandb-file";
 import { FrozenFileWriter, type FrozenFileInfo } from "./frozen-file-writer";
-import { historyFile } from "./manifest";
+import { frozenManifestRun, historyFile } from "./manifest";
 
 /** A run to freeze from a `.wandb` file: its path, the run id it must hold and the round label. */
 export interface WandbFileSelection {
@@ -40,21 +40,14 @@ export async function freezeWandbFileRun(
     await writer.abandon();
     throw e;
   }
-  return {
-    entity: run.entity,
-    project: run.project,
-    runId: run.runId,
-    round: sel.round,
-    displayName: run.displayName,
-    state: run.state,
-    historyEvents: info.rows,
-    lastStep: run.lastStep,
-    createdAt: run.startedAt,
-    fetchedAt: fetchedAt(),
-    file,
-    sha256: info.sha256,
-    bytes: info.bytes,
-    droppedKeys: run.droppedKeys,
-    source: { kind: "wandb-file", file: run.fileName, sha256: run.sha256, bytes: run.bytes, sdkVersion: run.sdkVersion, exitCode: run.exitCode, server: null },
+  const source = {
+    kind: "wandb-file" as const,
+    file: run.fileName,
+    sha256: run.sha256,
+    bytes: run.bytes,
+    sdkVersion: run.sdkVersion,
+    exitCode: run.exitCode,
+    server: null,
   };
+  return frozenManifestRun({ ...run, createdAt: run.startedAt }, sel.round, file, info, fetchedAt(), { source });
 }

@@ -3,6 +3,7 @@
  * 2-space indent, trailing newline) and validation when read back.
  */
 import type { ManifestRun, ManifestSource, SourceManifest } from "../types";
+import type { FrozenFileInfo } from "./frozen-file-writer";
 
 /** Manifest file name inside an archive folder. */
 export const MANIFEST_FILE = "manifest.json";
@@ -67,6 +68,46 @@ function checkSource(source: unknown, where: string): void {
   if (s.sdkVersion !== null && typeof s.sdkVersion !== "string") throw new Error(`${where}.sdkVersion is not a string or null`);
   if (s.exitCode !== null && !Number.isInteger(s.exitCode)) throw new Error(`${where}.exitCode is not an integer or null`);
   if (s.server !== null) throw new Error(`${where}.server must be null (no server was involved)`);
+}
+
+/** What the manifest says of a run besides its frozen file: from the server's run metadata or a .wandb file. */
+export interface FrozenRunIdentity {
+  entity: string;
+  project: string;
+  runId: string;
+  displayName: string | null;
+  state: string;
+  lastStep: number;
+  createdAt: string | null;
+  droppedKeys: Record<string, number>;
+}
+
+/** A run's manifest entry from what was read and the file it was frozen into; `extra`: the history path taken, or the .wandb source. */
+export function frozenManifestRun(
+  run: FrozenRunIdentity,
+  round: string,
+  file: string,
+  info: FrozenFileInfo,
+  fetchedAt: string,
+  extra: Pick<ManifestRun, "historyPath" | "source">,
+): ManifestRun {
+  return {
+    entity: run.entity,
+    project: run.project,
+    runId: run.runId,
+    round,
+    displayName: run.displayName,
+    state: run.state,
+    historyEvents: info.rows,
+    lastStep: run.lastStep,
+    createdAt: run.createdAt,
+    fetchedAt,
+    file,
+    sha256: info.sha256,
+    bytes: info.bytes,
+    droppedKeys: run.droppedKeys,
+    ...extra,
+  };
 }
 
 /** Manifest bytes: fixed key order, 2-space indent, trailing newline. */
