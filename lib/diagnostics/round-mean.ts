@@ -193,11 +193,16 @@ export class AliasUse {
     for (let i = 1; i < this.keys.length; i++) {
       const a = values[this.keys[i]];
       if (a === undefined) continue;
-      const m = this.counts[slot];
-      m.set(this.keys[i], (m.get(this.keys[i]) ?? 0) + 1);
+      this.count(slot, i);
       return a;
     }
     return undefined;
+  }
+
+  /** Counts a read of keys[k] (k >= 1: an older name) in `slot`, for a caller reading columns (lib/values/key-column.ts). */
+  count(slot: number, k: number): void {
+    const m = this.counts[slot];
+    m.set(this.keys[k], (m.get(this.keys[k]) ?? 0) + 1);
   }
 
   /** One note per round and alias read, e.g. "round R0: 40 record(s) logged X instead of Y, read as Y: <what differs>". */

@@ -4,6 +4,9 @@
  * most extreme value. A missing record breaks a range: nothing is assumed about what was not logged.
  */
 import type { HealthOutcome } from "./health-check";
+import type { Values } from "../values/compact-values";
+import { BLOCK, forEachBlock, type KeyColumn } from "../values/key-column";
+import { firstPositions, RoundSlot } from "../diagnostics/round-index";
 
 /** One record that fired a rule. */
 export interface HealthHit {
@@ -97,18 +100,99 @@ function cmp(a: string, b: string): number {
 }
 
 /**
- * Median of the finite values (NaN and ±Infinity left out); null when there is none.
+ * Median of the finite values (NaN, ±Infinity and undefined left out); null when there is none.
  * @example finiteMedian([3, 1, NaN, 2, 10]) // 2.5
  */
-export function finiteMedian(values: readonly (number | undefined)[]): number | null {
-  // A typed array sorts numerically without a comparator call per pair (10^6 values at 10^6 updates).
+export function finiteMedian(values: ArrayLike<number | undefined>): number | null {
   const all = new Float64Array(values.length);
   let n = 0;
-  for (const v of values) if (v !== undefined && Number.isFinite(v)) all[n++] = v;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (v !== undefined && v - v === 0) all[n++] = v;
+  }
+  return medianInPlace(all.subarray(0, n));
+}
+
+/**
+ * Median of finite values, sorting them in place (a typed array sorts numerically without a
+ * comparator call per pair); null for none.
+ * @example medianInPlace(Float64Array.of(3, 1, 2, 10)) // 2.5
+ */
+export function medianInPlace(xs: Float64Array): number | null {
+  const n = xs.length;
   if (n === 0) return null;
-  const xs = all.subarray(0, n).sort();
+  xs.sort();
   const mid = n >> 1;
   return n % 2 === 1 ? xs[mid] : (xs[mid - 1] + xs[mid]) / 2;
+}
+
+/** Finite values, growing as they come (doubling): one typed array instead of a boxed array. */
+export class FiniteValues {
+  private xs = new Float64Array(1024);
+  length = 0;
+
+  /** Adds v when finite. */
+  add(v: number): void {
+    if (!(v - v === 0)) return;
+    if (this.length === this.xs.length) {
+      const grown = new Float64Array(this.xs.length * 2);
+      grown.set(this.xs);
+      this.xs = grown;
+    }
+    this.xs[this.length++] = v;
+  }
+
+  /** The median of the values added (sorts them); null for none. */
+  median(): number | null {
+    return medianInPlace(this.xs.subarray(0, this.length));
+  }
+}
+
+/**
+ * The finite median of `key` per round of `rounds` (null for a round without a finite value), in
+ * one pass over the records; records of a round not listed are left out.
+ */
+export function roundMedians(records: readonly { round: string; values: Values }[], key: string, rounds: readonly string[]): (number | null)[] {
+  const position = firstPositions(rounds);
+  const slot = new RoundSlot(position);
+  const finite = rounds.map(() => new FiniteValues());
+  forEachBlock(records, [key], (from, to, [col]) => {
+    for (let i = from; i < to; i++) {
+      const s = slot.of(records[i].round);
+      if (s >= 0) finite[s].add(col.values[i - from]);
+    }
+  });
+  // A round listed twice has the median of its first listing.
+  return rounds.map((round) => finite[position.get(round)!].median());
+}
+
+/** Per record: the sum of the parts it logged (added in `parts` order from 0) and how many it logged. */
+export interface PartSums {
+  sum: Float64Array;
+  logged: Int32Array;
+}
+
+/**
+ * The logged parts of the records `from..to` summed (nested timers: container = sum of its parts),
+ * at 0..to-from of `into`. The order of additions is the parts' order, so sums equal
+ * `parts.reduce((s, k) => s + v, 0)`.
+ */
+export function partSums(cols: readonly KeyColumn[], n: number, into: PartSums): PartSums {
+  into.sum.fill(0, 0, n);
+  into.logged.fill(0, 0, n);
+  for (const col of cols) {
+    for (let j = 0; j < n; j++) {
+      if (col.found[j] === 0) continue;
+      into.sum[j] += col.values[j];
+      into.logged[j]++;
+    }
+  }
+  return into;
+}
+
+/** A {@link PartSums} for one block of records. */
+export function blockPartSums(): PartSums {
+  return { sum: new Float64Array(BLOCK), logged: new Int32Array(BLOCK) };
 }
 
 /**
