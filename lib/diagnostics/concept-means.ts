@@ -159,10 +159,15 @@ function accumulateColumns(records: readonly (UpdateRecord | RolloutRecord)[], c
           const col = cols[c];
           if (col.subset !== "all" && (col.subset === "first") !== ((records[j] as UpdateRecord).updateInRollout === 0)) continue;
           const found = blocks[c].found[j - from];
+          if (found === 0) {
+            col.accs[all].missing++;
+            col.accs[slot].missing++;
+            continue;
+          }
           if (found > 1) col.alias.count(slot, found - 1);
-          const v = found === 0 ? undefined : blocks[c].values[j - from];
-          col.accs[all].add(v);
-          if (!col.accs[slot].add(v) && at.warn) at.warn(j, col.key, v as number);
+          const v = blocks[c].values[j - from];
+          col.accs[all].addNumber(v);
+          if (!col.accs[slot].addNumber(v) && at.warn) at.warn(j, col.key, v);
         }
       }
     },

@@ -45,6 +45,14 @@ export class MeanAccumulator {
       this.missing++;
       return true;
     }
+    return this.addNumber(v);
+  }
+
+  /**
+   * Adds a value the record has (its absence is counted in `missing`). Returns false when it is NaN or
+   * ±Infinity. Callers reading typed columns call this: a `number | undefined` would box each double.
+   */
+  addNumber(v: number): boolean {
     if (v - v !== 0) {
       // v - v is NaN exactly for NaN and ±Infinity: one comparison instead of Number.isFinite's call.
       this.nonFinite++;

@@ -128,8 +128,13 @@ export function medianInPlace(xs: Float64Array): number | null {
 
 /** Finite values, growing as they come (doubling): one typed array instead of a boxed array. */
 export class FiniteValues {
-  private xs = new Float64Array(1024);
+  private xs: Float64Array;
   length = 0;
+
+  /** `capacity`: the most values expected (e.g. the records read), so a large column is allocated once. */
+  constructor(capacity = 1024) {
+    this.xs = new Float64Array(Math.max(1, capacity));
+  }
 
   /** Adds v when finite. */
   add(v: number): void {

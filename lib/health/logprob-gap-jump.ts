@@ -24,7 +24,7 @@ export const logprobGapJump = defineCheck({
   run(aligned, p) {
     const updates = aligned.updates;
     if (!anyHasKey(updates, KEY)) return { applicable: false, reason: notLoggedReason("optimizer update", KEY) };
-    const finite = new FiniteValues();
+    const finite = new FiniteValues(updates.length);
     // Absent keys are NaN in the column: left out like NaN.
     forEachBlock(updates, [KEY], (from, to, [col]) => {
       for (let j = 0; j < to - from; j++) finite.add(col.values[j]);

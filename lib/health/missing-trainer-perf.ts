@@ -34,7 +34,8 @@ export const missingTrainerPerf = defineCheck({
       for (let i = from; i < to; i++) if (col.found[i - from] !== 0) ids.mark(aligned.rollouts[i], WITH_PERF);
     });
     const hits: HealthHit[] = [];
-    for (const u of aligned.updates) {
+    for (let i = 0; i < aligned.updates.length; i++) {
+      const u = aligned.updates[i];
       if (ids.has(u, WITH_PERF | REPORTED)) continue;
       ids.mark(u, REPORTED);
       hits.push({ round: u.round, runId: u.runId, x: u.rollout, key: KEY, value: null });
@@ -67,8 +68,9 @@ class RolloutIds {
   private lastRun: RunIds | null = null;
 
   constructor(aligned: AlignedRuns) {
-    for (const r of aligned.rollouts) this.see(r);
-    for (const u of aligned.updates) this.see(u);
+    // Indexed loops: a for...of here allocated an iterator result per record (measured).
+    for (let i = 0; i < aligned.rollouts.length; i++) this.see(aligned.rollouts[i]);
+    for (let i = 0; i < aligned.updates.length; i++) this.see(aligned.updates[i]);
     for (const run of this.runs.values()) {
       const span = run.high - run.low + 1;
       // Dense enough for a byte per id (a few ids per record at most), else a Map.

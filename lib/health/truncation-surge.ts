@@ -39,15 +39,16 @@ export const truncationSurge = defineCheck({
     const rollouts = aligned.rollouts;
     const medians = roundMedians(rollouts, KEY, aligned.rounds);
     const slot = new RoundSlot(firstPositions(aligned.rounds));
+    // NaN = no median: a typed array, as a (number | null)[] read per batch boxed each median read (measured).
+    const median = Float64Array.from(medians, (m) => m ?? Number.NaN);
     const hits: HealthHit[] = [];
     forEachBlock(rollouts, [KEY], (from, to, [col]) => {
       for (let i = from; i < to; i++) {
         const v = col.values[i - from];
         const s = slot.of(rollouts[i].round);
         // A rollout of a round not listed has no median; non-finite and absent values are not judged.
-        const median = s < 0 ? null : medians[s];
-        if (median === null || !(v - v === 0)) continue;
-        if (v > p.min_fraction && v > p.median_multiple * median) {
+        if (s < 0 || Number.isNaN(median[s]) || !(v - v === 0)) continue;
+        if (v > p.min_fraction && v > p.median_multiple * median[s]) {
           const r = rollouts[i];
           hits.push({ round: r.round, runId: r.runId, x: r.rollout, key: KEY, value: v });
         }

@@ -43,19 +43,29 @@ class SequenceReads {
     if (sequence === this.last) return;
     let reads = this.bySequence.get(sequence);
     if (reads === undefined) {
-      reads = { at: new Int32Array(this.lists.length).fill(-1), which: new Uint8Array(this.lists.length) };
-      for (let c = 0; c < this.lists.length; c++) {
-        const k = this.lists[c].findIndex((key) => sequence.includes(key));
-        if (k < 0) continue;
-        reads.at[c] = sequence.indexOf(this.lists[c][k]);
-        reads.which[c] = k + 1;
-      }
+      reads = readsIn(this.lists, sequence);
       this.bySequence.set(sequence, reads);
     }
     this.last = sequence;
     this.at = reads.at;
     this.which = reads.which;
   }
+}
+
+/**
+ * Where each list reads in `sequence`. A function of its own, not inline in `use`: a closure over
+ * `sequence` there would make every call of `use` (one per record) allocate a context.
+ */
+function readsIn(lists: readonly (readonly string[])[], sequence: readonly string[]): { at: Int32Array; which: Uint8Array } {
+  const at = new Int32Array(lists.length).fill(-1);
+  const which = new Uint8Array(lists.length);
+  for (let c = 0; c < lists.length; c++) {
+    const k = lists[c].findIndex((key) => sequence.includes(key));
+    if (k < 0) continue;
+    at[c] = sequence.indexOf(lists[c][k]);
+    which[c] = k + 1;
+  }
+  return { at, which };
 }
 
 /**
