@@ -6,7 +6,7 @@
  *
  * A column keeps absent apart from NaN: `found[i]` is 0 when record i has none of the keys, else
  * 1 + the position in the key list of the key read (the key, then its older names in order, as
- * `valueOfKeys` and `AliasUse` read them). `values[i]` is the number read (NaN, ±Infinity and -0 as
+ * `valueOfKeys` reads them). `values[i]` is the number read (NaN, ±Infinity and -0 as
  * logged), NaN where absent: a median of the finite values needs no look at `found`.
  */
 import { type Values, type ViewPlace, viewPlace } from "./compact-values";
