@@ -114,16 +114,66 @@ export function finiteMedian(values: ArrayLike<number | undefined>): number | nu
 }
 
 /**
- * Median of finite values, sorting them in place (a typed array sorts numerically without a
- * comparator call per pair); null for none.
+ * Median of finite values, reordering them in place; null for none. A selection (linear time), not a
+ * sort (n log n: a second at 10^7 values), with the sorted order's -0 before +0 kept exactly.
  * @example medianInPlace(Float64Array.of(3, 1, 2, 10)) // 2.5
  */
 export function medianInPlace(xs: Float64Array): number | null {
   const n = xs.length;
   if (n === 0) return null;
-  xs.sort();
   const mid = n >> 1;
-  return n % 2 === 1 ? xs[mid] : (xs[mid - 1] + xs[mid]) / 2;
+  const upper = selectInPlace(xs, mid);
+  if (n % 2 === 1) return signedZero(xs, mid, upper);
+  // Selection leaves every value below position mid at or below it: the next lower is their maximum.
+  let lower = xs[0];
+  for (let i = 1; i < mid; i++) if (xs[i] > lower) lower = xs[i];
+  return (signedZero(xs, mid - 1, lower) + signedZero(xs, mid, upper)) / 2;
+}
+
+/**
+ * The value at sorted position k of `xs` (finite values), reordering xs so that smaller values come
+ * before k and larger after: quickselect with a three-way partition (many equal values stay linear).
+ * -0 and +0 compare equal here; {@link signedZero} restores the sorted order's sign.
+ */
+function selectInPlace(xs: Float64Array, k: number): number {
+  let lo = 0;
+  let hi = xs.length - 1;
+  while (lo < hi) {
+    const pivot = medianOfThree(xs[lo], xs[(lo + hi) >> 1], xs[hi]);
+    let lt = lo;
+    let i = lo;
+    let gt = hi;
+    while (i <= gt) {
+      const v = xs[i];
+      if (v < pivot) {
+        xs[i++] = xs[lt];
+        xs[lt++] = v;
+      } else if (v > pivot) {
+        xs[i] = xs[gt];
+        xs[gt--] = v;
+      } else i++;
+    }
+    if (k < lt) hi = lt - 1;
+    else if (k > gt) lo = gt + 1;
+    else return pivot;
+  }
+  return xs[k];
+}
+
+function medianOfThree(a: number, b: number, c: number): number {
+  return a < b ? (b < c ? b : a < c ? c : a) : a < c ? a : b < c ? c : b;
+}
+
+/** `v`, the value at sorted position k, with the sign a sort gives a zero there (every -0 sorts before every +0). */
+function signedZero(xs: Float64Array, k: number, v: number): number {
+  if (v !== 0) return v;
+  let below = 0;
+  let negativeZeros = 0;
+  for (let i = 0; i < xs.length; i++) {
+    if (xs[i] < 0) below++;
+    else if (xs[i] === 0 && Object.is(xs[i], -0)) negativeZeros++;
+  }
+  return k < below + negativeZeros ? -0 : 0;
 }
 
 /** Finite values, growing as they come (doubling): one typed array instead of a boxed array. */

@@ -83,3 +83,40 @@ test("partSums adds the logged parts of each record in parts order from 0 and co
   assert.deepEqual([...sums.sum.subarray(0, 3)], [3, 0.25, 0]);
   assert.ok(Number.isNaN(sums.sum[3]));
 });
+
+test("medianInPlace selects exactly what a sort gives: random, many equal values, -0 before +0, odd and even counts", () => {
+  const sorted = (xs: Float64Array) => {
+    const s = Float64Array.from(xs).sort();
+    const mid = s.length >> 1;
+    return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+  };
+  let seed = 1;
+  const rand = () => {
+    seed = (seed * 1664525 + 1013904223) >>> 0;
+    return seed / 2 ** 32;
+  };
+  const pools = [
+    () => rand() * 100 - 50,
+    () => Math.floor(rand() * 3) - 1, // -1, 0, 1: mostly ties
+    () => [-0, 0, -0, 0.5, -0.5][Math.floor(rand() * 5)],
+    () => (rand() < 0.5 ? -0 : 0),
+    () => 0.140625,
+  ];
+  for (const draw of pools) {
+    for (const n of [1, 2, 3, 4, 5, 10, 11, 100, 101, 1000]) {
+      const xs = Float64Array.from({ length: n }, draw);
+      const want = sorted(xs);
+      const got = medianInPlace(Float64Array.from(xs));
+      assert.ok(
+        Object.is(got, want),
+        `n ${n}: ${got} vs ${want} (${Array.from(xs)
+          .slice(0, 12)
+          .map((x) => (Object.is(x, -0) ? "-0" : x))})`,
+      );
+    }
+  }
+  assert.ok(Object.is(medianInPlace(Float64Array.of(-0, 0, 0)), 0));
+  assert.ok(Object.is(medianInPlace(Float64Array.of(0, -0, -0)), -0));
+  assert.ok(Object.is(medianInPlace(Float64Array.of(0, -0)), 0), "(-0 + 0) / 2");
+  assert.ok(Object.is(medianInPlace(Float64Array.of(-0, -0)), -0));
+});
