@@ -10,7 +10,9 @@ import { metricOf, absentReason, type FrameworkProfile } from "../registry/frame
 import { keysFor } from "../schema/slime-metrics";
 import { describeRollout, describeUpdate } from "./record-label";
 import { AliasUse, MeanAccumulator, nonFiniteMessage, type MeanResult } from "./round-mean";
-import { roundIndex, rolloutRoundPosition, updateRoundPosition } from "./round-index";
+import { roundIndex, RoundSlot, rolloutRoundPosition, updateRoundPosition } from "./round-index";
+import type { RolloutRecord, UpdateRecord } from "../types";
+import { forEachBlock } from "../values/key-column";
 import type { TableColumn } from "./table-column";
 
 /** One column of a concept table: its field, concept, and the subset of updates it averages. */
@@ -79,26 +81,23 @@ export function conceptMeans<F extends string>(
   const rollouts = new Array<number>(R + 1).fill(0);
   const onUpdates = live.map((c, i) => i).filter((i) => live[i].metric!.grain === "update");
   const onRollouts = live.map((c, i) => i).filter((i) => live[i].metric!.grain === "rollout");
-  for (const u of aligned.updates) {
-    const slot = updateRoundPosition(index, u);
-    updates[slot]++;
-    for (const i of onUpdates) {
-      const sub = live[i].subset;
-      if (sub === "first" ? u.updateInRollout !== 0 : sub === "later" ? u.updateInRollout === 0 : false) continue;
-      const v = aliases[i].read(u.values, slot);
-      accs[i][R].add(v);
-      if (!accs[i][slot].add(v) && warn) warn(nonFiniteMessage(describeUpdate(u), live[i].metric!.key, v as number));
-    }
-  }
-  for (const r of aligned.rollouts) {
-    const slot = rolloutRoundPosition(index, r);
-    rollouts[slot]++;
-    for (const i of onRollouts) {
-      const v = aliases[i].read(r.values, slot);
-      accs[i][R].add(v);
-      if (!accs[i][slot].add(v) && warn) warn(nonFiniteMessage(describeRollout(r), live[i].metric!.key, v as number));
-    }
-  }
+  const read = (i: number): ColumnRead => ({
+    key: live[i].metric!.key,
+    keys: keysFor(live[i].metric!.key),
+    subset: live[i].subset,
+    accs: accs[i],
+    alias: aliases[i],
+  });
+  accumulateColumns(aligned.updates, onUpdates.map(read), updates, {
+    slot: new RoundSlot(index.position),
+    unknown: (j) => updateRoundPosition(index, aligned.updates[j]),
+    warn: warn && ((j, key, v) => warn(nonFiniteMessage(describeUpdate(aligned.updates[j]), key, v))),
+  });
+  accumulateColumns(aligned.rollouts, onRollouts.map(read), rollouts, {
+    slot: new RoundSlot(index.position),
+    unknown: (j) => rolloutRoundPosition(index, aligned.rollouts[j]),
+    warn: warn && ((j, key, v) => warn(nonFiniteMessage(describeRollout(aligned.rollouts[j]), key, v))),
+  });
   updates[R] = updates.reduce((a, b) => a + b, 0);
   rollouts[R] = rollouts.reduce((a, b) => a + b, 0);
   const cells = Array.from({ length: R + 1 }, (_, slot) => {
@@ -119,4 +118,58 @@ export function conceptMeans<F extends string>(
   const aliasNotes: string[] = [];
   for (let i = 0; i < live.length; i++) aliasNotes.push(...aliases[i].notes(index.rounds, live[i].over.replace(/^optimizer updates$/, "optimizer update(s)")));
   return { cells, updates, rollouts, aliasNotes };
+}
+
+/** One column as {@link accumulateColumns} reads it: its key (then older names), subset, accumulators per slot, alias counts. */
+interface ColumnRead {
+  key: string;
+  keys: readonly string[];
+  subset: ConceptColumnSpec<string>["subset"];
+  /** Per round slot, and the all slot last. */
+  accs: MeanAccumulator[];
+  alias: AliasUse;
+}
+
+/** Where each record's round is, how to fail on a round not indexed, and where excluded values are told. */
+interface RecordSlots {
+  /** Round slot of a record, -1 = not in the index. */
+  slot: RoundSlot;
+  /** Throws naming record j (its round is not in the index). */
+  unknown: (j: number) => void;
+  warn: ((j: number, key: string, v: number) => void) | undefined;
+}
+
+/**
+ * Counts each record in its round slot and adds each column's value to its slot's and the all slot's
+ * accumulator. Values are read a block of records at a time into typed columns (no getter call, no
+ * boxed number per record); within a block records go in order and, per record, columns in order, so
+ * sums and warnings come in the order of a record-by-record pass.
+ */
+function accumulateColumns(records: readonly (UpdateRecord | RolloutRecord)[], cols: readonly ColumnRead[], counts: number[], at: RecordSlots): void {
+  const all = counts.length - 1;
+  forEachBlock(
+    records,
+    cols.map((c) => c.keys),
+    (from, to, blocks) => {
+      for (let j = from; j < to; j++) {
+        const slot = at.slot.of(records[j].round);
+        if (slot < 0) at.unknown(j);
+        counts[slot]++;
+        for (let c = 0; c < cols.length; c++) {
+          const col = cols[c];
+          if (col.subset !== "all" && (col.subset === "first") !== ((records[j] as UpdateRecord).updateInRollout === 0)) continue;
+          const found = blocks[c].found[j - from];
+          if (found === 0) {
+            col.accs[all].missing++;
+            col.accs[slot].missing++;
+            continue;
+          }
+          if (found > 1) col.alias.count(slot, found - 1);
+          const v = blocks[c].values[j - from];
+          col.accs[all].addNumber(v);
+          if (!col.accs[slot].addNumber(v) && at.warn) at.warn(j, col.key, v);
+        }
+      }
+    },
+  );
 }

@@ -43,6 +43,34 @@ export function rolloutRoundPosition(index: RoundIndex, r: RolloutRecord): numbe
   return i;
 }
 
+/**
+ * A record's round position in `position`, -1 when its round is not there. Records of a round are
+ * mostly contiguous, so the previous record's round is tried first: a scan of 10^7 records does
+ * few Map look-ups.
+ */
+export class RoundSlot {
+  private last: string | null = null;
+  private lastSlot = -1;
+  constructor(private readonly position: ReadonlyMap<string, number>) {}
+
+  of(round: string): number {
+    if (round !== this.last) {
+      this.last = round;
+      this.lastSlot = this.position.get(round) ?? -1;
+    }
+    return this.lastSlot;
+  }
+}
+
+/** Position of each round label at its first listing (health checks read duplicates as one round; roundIndex refuses them). */
+export function firstPositions(rounds: readonly string[]): Map<string, number> {
+  const position = new Map<string, number>();
+  rounds.forEach((round, i) => {
+    if (!position.has(round)) position.set(round, i);
+  });
+  return position;
+}
+
 function unknownRound(index: RoundIndex, where: string, round: string): Error {
   return new Error(`${where}: round ${JSON.stringify(round)} is not in aligned.rounds (${index.rounds.join(", ")})`);
 }

@@ -9,10 +9,11 @@
  * - An overall ("all") mean is accumulated from the records themselves, not as a mean of round means.
  * - Sums are compensated (Neumaier), so a mean over 10^6 values does not drift with record order.
  */
-import type { AlignedRuns, Reporter } from "../types";
+import type { AlignedRuns, Reporter, RolloutRecord, UpdateRecord } from "../types";
+import { forEachBlock } from "../values/key-column";
 import { aliasOf, KEY_FAMILIES, keysFor, metricByKey, type MetricGrain, type MetricSpec } from "../schema/slime-metrics";
 import { describeRollout, describeUpdate } from "./record-label";
-import { roundIndex, rolloutRoundPosition, updateRoundPosition } from "./round-index";
+import { roundIndex, RoundSlot, rolloutRoundPosition, updateRoundPosition } from "./round-index";
 
 /** A mean over the records of one group (a round, or all rounds) that carry a key. */
 export interface MeanResult {
@@ -45,6 +46,14 @@ export class MeanAccumulator {
       this.missing++;
       return true;
     }
+    return this.addNumber(v);
+  }
+
+  /**
+   * Adds a value the record has (its absence is counted in `missing`). Returns false when it is NaN or
+   * ±Infinity. Callers reading typed columns call this: a `number | undefined` would box each double.
+   */
+  addNumber(v: number): boolean {
     if (v - v !== 0) {
       // v - v is NaN exactly for NaN and ±Infinity: one comparison instead of Number.isFinite's call.
       this.nonFinite++;
@@ -143,23 +152,29 @@ export function roundMeans(aligned: AlignedRuns, key: string, opts: RoundMeansOp
   const counts = index.rounds.map(() => 0);
   const warn = opts.reporter?.warn?.bind(opts.reporter);
   const alias = new AliasUse(key, keysFor(key), index.rounds.length);
-  if (grain === "update") {
-    for (const u of aligned.updates) {
-      const i = updateRoundPosition(index, u);
+  const records: readonly (UpdateRecord | RolloutRecord)[] = grain === "update" ? aligned.updates : aligned.rollouts;
+  // Throws naming record j, whose round is not in the index.
+  const unknown = (j: number) => (grain === "update" ? updateRoundPosition(index, aligned.updates[j]) : rolloutRoundPosition(index, aligned.rollouts[j]));
+  const describe = (j: number) => (grain === "update" ? describeUpdate(aligned.updates[j]) : describeRollout(aligned.rollouts[j]));
+  const slot = new RoundSlot(index.position);
+  // Typed columns a block at a time (lib/values/key-column.ts): no getter call or boxed number per record.
+  forEachBlock(records, [keysFor(key)], (from, to, [col]) => {
+    for (let j = from; j < to; j++) {
+      let i = slot.of(records[j].round);
+      if (i < 0) i = unknown(j);
       counts[i]++;
-      const v = alias.read(u.values, i);
-      all.add(v);
-      if (!accs[i].add(v) && warn) warn(nonFiniteMessage(describeUpdate(u), key, v as number));
+      const found = col.found[j - from];
+      if (found === 0) {
+        all.missing++;
+        accs[i].missing++;
+        continue;
+      }
+      if (found > 1) alias.count(i, found - 1);
+      const v = col.values[j - from];
+      all.addNumber(v);
+      if (!accs[i].addNumber(v) && warn) warn(nonFiniteMessage(describe(j), key, v));
     }
-  } else {
-    for (const r of aligned.rollouts) {
-      const i = rolloutRoundPosition(index, r);
-      counts[i]++;
-      const v = alias.read(r.values, i);
-      all.add(v);
-      if (!accs[i].add(v) && warn) warn(nonFiniteMessage(describeRollout(r), key, v as number));
-    }
-  }
+  });
   const noun = grain === "update" ? "optimizer updates" : "rollout batches";
   const rows = index.rounds.map((round, i) => ({
     round,
@@ -174,7 +189,8 @@ export function roundMeans(aligned: AlignedRuns, key: string, opts: RoundMeansOp
 
 /**
  * Counts, per round slot, records that logged an older alias of a key instead of the key itself
- * (schema aliases: renamed keys of older slime versions), and words the notes.
+ * (schema aliases: renamed keys of older slime versions; the first present of `keys` is read), and
+ * words the notes.
  */
 export class AliasUse {
   private readonly counts: Map<string, number>[];
@@ -186,18 +202,13 @@ export class AliasUse {
     this.counts = Array.from({ length: slots }, () => new Map<string, number>());
   }
 
-  /** The record's value (key, else the first alias present); counts an alias read in `slot`. */
-  read(values: Record<string, number>, slot: number): number | undefined {
-    const v = values[this.key];
-    if (v !== undefined || this.keys.length === 1) return v;
-    for (let i = 1; i < this.keys.length; i++) {
-      const a = values[this.keys[i]];
-      if (a === undefined) continue;
-      const m = this.counts[slot];
-      m.set(this.keys[i], (m.get(this.keys[i]) ?? 0) + 1);
-      return a;
-    }
-    return undefined;
+  /**
+   * Counts a read of keys[k] (k >= 1: an older name) in `slot`. Callers read the key then its older
+   * names as one typed column (lib/values/key-column.ts, whose `found` says which name was read).
+   */
+  count(slot: number, k: number): void {
+    const m = this.counts[slot];
+    m.set(this.keys[k], (m.get(this.keys[k]) ?? 0) + 1);
   }
 
   /** One note per round and alias read, e.g. "round R0: 40 record(s) logged X instead of Y, read as Y: <what differs>". */

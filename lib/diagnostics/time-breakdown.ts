@@ -15,8 +15,9 @@ import { METRICS, metricByKey, type MetricSpec } from "../schema/slime-metrics";
 import { profileOfAligned } from "../registry/profiles";
 import { describeRollout } from "./record-label";
 import { collectNotes, MeanAccumulator, nonFiniteMessage, type MeanResult } from "./round-mean";
-import { roundIndex, rolloutRoundPosition } from "./round-index";
-import { keysOf } from "../values/compact-values";
+import { roundIndex, RoundSlot, rolloutRoundPosition } from "./round-index";
+import { readValues, type ViewPlace } from "../values/compact-values";
+import { localViewPlace } from "../values/key-column";
 
 /** One timer's mean in one round. */
 export interface TimeEntry {
@@ -97,33 +98,34 @@ export function timeBreakdown(aligned: AlignedRuns, opts: TimeBreakdownOptions =
   const R = index.rounds.length;
 
   // Keys are discovered while reading; each key's accumulators are made on first sight.
-  const keyIdx = new Map<string, number>(); // -1: not a timer
-  const keys: string[] = [];
-  const accs: MeanAccumulator[][] = []; // accs[key][round slot]; slot R = all rounds
+  const timers = new TimerKeys(isPerfTimeKey, R + 1);
+  const { keyIdx, keys, accs } = timers;
   const rollouts = new Array<number>(R + 1).fill(0);
   // slime: the rollout manager's timer; all others are the trainer's (its perf row). Other frameworks log every timer in the step's row.
   const rolloutKey = profile.axis.kind === "slime" ? METRICS.rolloutTime.key : null;
   const trainerTimers = new Int32Array(aligned.rollouts.length); // trainer timers each batch has
+  // Each batch's values straight from a view's store (plain objects copied into `vals`): no getter call or boxed number per value.
+  const place: ViewPlace = { store: new Float64Array(0), at: 0, keys: [] };
+  const isView = localViewPlace();
+  const vals: number[] = [];
+  const slot = new RoundSlot(index.position);
   for (let j = 0; j < aligned.rollouts.length; j++) {
     const r = aligned.rollouts[j];
-    const i = rolloutRoundPosition(index, r);
+    let i = slot.of(r.round);
+    if (i < 0) i = rolloutRoundPosition(index, r);
     rollouts[i]++;
-    const values = r.values;
-    for (const k of keysOf(values)) {
-      let x = keyIdx.get(k);
-      if (x === undefined) {
-        x = isPerfTimeKey(k) ? keys.length : -1;
-        keyIdx.set(k, x);
-        if (x >= 0) {
-          keys.push(k);
-          accs.push(Array.from({ length: R + 1 }, () => new MeanAccumulator()));
-        }
-      }
+    const view = isView(r.values, place);
+    const sequence = view ? place.keys : readValues(r.values, vals);
+    const store = view ? place.store : vals;
+    const at = view ? place.at : 0;
+    const xs = timers.of(sequence, view);
+    for (let p = 0; p < sequence.length; p++) {
+      const x = xs[p];
       if (x < 0) continue;
-      if (k !== rolloutKey) trainerTimers[j]++;
-      const v = values[k];
-      accs[x][R].add(v);
-      if (!accs[x][i].add(v) && warn) warn(nonFiniteMessage(describeRollout(r), k, v));
+      if (sequence[p] !== rolloutKey) trainerTimers[j]++;
+      const v = store[at + p];
+      accs[x][R].addNumber(v);
+      if (!accs[x][i].addNumber(v) && warn) warn(nonFiniteMessage(describeRollout(r), sequence[p], v));
     }
   }
   rollouts[R] = rollouts.reduce((a, b) => a + b, 0);
@@ -169,6 +171,61 @@ export function timeBreakdown(aligned: AlignedRuns, opts: TimeBreakdownOptions =
   if (rolloutKey !== null && !anyTrainerTimer && rollouts[R] > 0)
     notes.push(`no rollout batch has a trainer timer (a perf/*_time key other than ${rolloutKey})`);
   return { keys: sortedKeys, rows, all, missingTrainerPerf: missing, notes };
+}
+
+/**
+ * Timer keys in the order first seen (in record and key order), their accumulators (per round slot,
+ * the all slot last), and each key sequence's timer index per position (-1: not a timer), cached by
+ * the identity of a view's shared key array.
+ */
+class TimerKeys {
+  /** Every key seen: its timer index, -1 when it is not a timer. */
+  readonly keyIdx = new Map<string, number>();
+  readonly keys: string[] = [];
+  /** accs[timer][round slot]. */
+  readonly accs: MeanAccumulator[][] = [];
+  private readonly bySequence = new Map<readonly string[], Int32Array>();
+  private last: readonly string[] | null = null;
+  private lastIndex = new Int32Array(0);
+
+  constructor(
+    private readonly isTimer: (key: string) => boolean,
+    private readonly slots: number,
+  ) {}
+
+  /** Timer index per position of `sequence`; `shared` = a view's key array (cached: plain objects' Object.keys are new each time). */
+  of(sequence: readonly string[], shared: boolean): Int32Array {
+    if (shared && sequence === this.last) return this.lastIndex;
+    let index = shared ? this.bySequence.get(sequence) : undefined;
+    if (index === undefined) {
+      index = this.indexOf(sequence);
+      if (shared) this.bySequence.set(sequence, index);
+    }
+    if (shared) {
+      this.last = sequence;
+      this.lastIndex = index;
+    }
+    return index;
+  }
+
+  /** A function of its own: the accumulators' closure inline in `of` would allocate a context per record. */
+  private indexOf(sequence: readonly string[]): Int32Array {
+    const index = new Int32Array(sequence.length);
+    for (let p = 0; p < sequence.length; p++) {
+      const k = sequence[p];
+      let x = this.keyIdx.get(k);
+      if (x === undefined) {
+        x = this.isTimer(k) ? this.keys.length : -1;
+        this.keyIdx.set(k, x);
+        if (x >= 0) {
+          this.keys.push(k);
+          this.accs.push(Array.from({ length: this.slots }, () => new MeanAccumulator()));
+        }
+      }
+      index[p] = x;
+    }
+    return index;
+  }
 }
 
 function totalOf(entries: TimeEntry[], basis: string, where: string): TimeTotal {

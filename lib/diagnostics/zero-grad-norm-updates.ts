@@ -4,7 +4,8 @@
  */
 import type { AlignedRuns } from "../types";
 import { METRICS, type MetricSpec } from "../schema/slime-metrics";
-import { roundIndex, updateRoundPosition } from "./round-index";
+import { roundIndex, RoundSlot, updateRoundPosition } from "./round-index";
+import { forEachBlock } from "../values/key-column";
 
 /** Zero-gradient-norm updates of one round (or of all rounds). */
 export interface ZeroGradNormRow {
@@ -40,16 +41,21 @@ export function zeroGradNormUpdates(aligned: AlignedRuns): ZeroGradNormUpdates {
   const checked = new Array<number>(R).fill(0);
   const missing = new Array<number>(R).fill(0);
   const nonFinite = new Array<number>(R).fill(0);
-  for (const u of aligned.updates) {
-    const i = updateRoundPosition(index, u);
-    const v: number | undefined = u.values[key];
-    if (v === undefined) missing[i]++;
-    else if (v - v !== 0) nonFinite[i]++;
-    else {
-      checked[i]++;
-      if (v === 0) found[i].push(u.update);
+  const updates = aligned.updates;
+  const slot = new RoundSlot(index.position);
+  forEachBlock(updates, [key], (from, to, [col]) => {
+    for (let j = from; j < to; j++) {
+      let i = slot.of(updates[j].round);
+      if (i < 0) i = updateRoundPosition(index, updates[j]);
+      const v = col.values[j - from];
+      if (col.found[j - from] === 0) missing[i]++;
+      else if (v - v !== 0) nonFinite[i]++;
+      else {
+        checked[i]++;
+        if (v === 0) found[i].push(updates[j].update);
+      }
     }
-  }
+  });
   const byNumber = (a: number, b: number) => a - b;
   const rows: ZeroGradNormRow[] = index.rounds.map((round, i) => ({
     round,

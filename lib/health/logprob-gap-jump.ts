@@ -4,8 +4,9 @@
  */
 import { METRICS } from "../schema/slime-metrics";
 import { defineCheck } from "./health-check";
-import { consecutiveFlags, evidenceNumber, finiteMedian, type HealthHit } from "./flag-ranges";
+import { consecutiveFlags, evidenceNumber, FiniteValues, type HealthHit } from "./flag-ranges";
 import { notLoggedReason } from "./not-applicable";
+import { anyHasKey, forEachBlock } from "../values/key-column";
 
 const KEY = METRICS.logprobAbsDiff.key;
 
@@ -21,16 +22,27 @@ export const logprobGapJump = defineCheck({
   isNot:
     "not proof of a weight-sync bug, and not a quality measure of the policy: precision changes, a different engine version or off-policy replay also widen the gap",
   run(aligned, p) {
-    if (!aligned.updates.some((u) => KEY in u.values)) return { applicable: false, reason: notLoggedReason("optimizer update", KEY) };
-    const median = finiteMedian(aligned.updates.map((u) => u.values[KEY]));
+    const updates = aligned.updates;
+    if (!anyHasKey(updates, KEY)) return { applicable: false, reason: notLoggedReason("optimizer update", KEY) };
+    const finite = new FiniteValues(updates.length);
+    // Absent keys are NaN in the column: left out like NaN.
+    forEachBlock(updates, [KEY], (from, to, [col]) => {
+      for (let j = 0; j < to - from; j++) finite.add(col.values[j]);
+    });
+    const median = finite.median();
     if (median === null) return { applicable: false, reason: `no optimizer update has a finite ${KEY}` };
     if (median <= 0) return { applicable: false, reason: `the median ${KEY} over all updates is ${median}: a multiple of it is no threshold` };
     const hits: HealthHit[] = [];
-    for (const u of aligned.updates) {
-      const v = u.values[KEY];
-      if (v !== undefined && Number.isFinite(v) && v > p.median_multiple * median)
-        hits.push({ round: u.round, runId: u.runId, x: u.update, key: KEY, value: v });
-    }
+    const threshold = p.median_multiple * median;
+    forEachBlock(updates, [KEY], (from, to, [col]) => {
+      for (let i = from; i < to; i++) {
+        const v = col.values[i - from];
+        if (v - v === 0 && v > threshold) {
+          const u = updates[i];
+          hits.push({ round: u.round, runId: u.runId, x: u.update, key: KEY, value: v });
+        }
+      }
+    });
     return {
       applicable: true,
       flags: consecutiveFlags(hits, aligned.rounds),

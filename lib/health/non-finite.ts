@@ -6,7 +6,8 @@
 import type { AlignedRuns } from "../types";
 import { defineCheck } from "./health-check";
 import { roundFlags, type CheckFlag, type HealthHit } from "./flag-ranges";
-import { readValues } from "../values/compact-values";
+import { readValues, type Values, type ViewPlace } from "../values/compact-values";
+import { localViewPlace } from "../values/key-column";
 
 /** Keys of critic updates merged into update records: the critic is not the actor this report reads. */
 const CRITIC_KEY_PREFIX = "train/critic-";
@@ -31,26 +32,35 @@ export const nonFinite = defineCheck({
 
 /** Update flags first (unit update), then rollout flags (unit rollout). */
 function nonFiniteFlags(aligned: AlignedRuns): CheckFlag[] {
-  const hitsOf = (records: readonly { round: string; runId: string; values: Record<string, number> }[], x: (i: number) => number) => {
-    const hits: HealthHit[] = [];
-    const vals: number[] = [];
-    records.forEach((r, i) => {
-      // Every value of every record: read from the store at once (no getter call per key of a view).
-      const keys = readValues(r.values, vals);
-      for (let j = 0; j < keys.length; j++) {
-        const v = vals[j];
-        if (!Number.isFinite(v) && !keys[j].startsWith(CRITIC_KEY_PREFIX)) hits.push({ round: r.round, runId: r.runId, x: x(i), key: keys[j], value: v });
-      }
-    });
-    return hits;
-  };
   const updates = roundFlags(
-    hitsOf(aligned.updates, (i) => aligned.updates[i].update),
+    nonFiniteHits(aligned.updates, (u) => u.update),
     aligned.rounds,
   );
   const rollouts = roundFlags(
-    hitsOf(aligned.rollouts, (i) => aligned.rollouts[i].rollout),
+    nonFiniteHits(aligned.rollouts, (r) => r.rollout),
     aligned.rounds,
   );
   return [...updates.map((f) => ({ ...f, unit: "update" as const })), ...rollouts.map((f) => ({ ...f, unit: "rollout" as const }))];
+}
+
+/** Every non-finite value of every record (critic keys left out), in record and key order; `x` is read for hits only. */
+function nonFiniteHits<R extends { round: string; runId: string; values: Values }>(records: readonly R[], x: (r: R) => number): HealthHit[] {
+  const hits: HealthHit[] = [];
+  const vals: number[] = [];
+  const place: ViewPlace = { store: new Float64Array(0), at: 0, keys: [] };
+  const isView = localViewPlace();
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i];
+    // A view's values straight from its store; a plain object's copied into `vals` (reused).
+    const view = isView(r.values, place);
+    const keys = view ? place.keys : readValues(r.values, vals);
+    const store = view ? place.store : vals;
+    const at = view ? place.at : 0;
+    for (let j = 0; j < keys.length; j++) {
+      const v = store[at + j];
+      // v - v is NaN exactly for NaN and ±Infinity.
+      if (v - v !== 0 && !keys[j].startsWith(CRITIC_KEY_PREFIX)) hits.push({ round: r.round, runId: r.runId, x: x(r), key: keys[j], value: v });
+    }
+  }
+  return hits;
 }

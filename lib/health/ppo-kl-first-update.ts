@@ -6,6 +6,7 @@ import { METRICS } from "../schema/slime-metrics";
 import { defineCheck } from "./health-check";
 import { roundFlags, type HealthHit } from "./flag-ranges";
 import { notLoggedReason } from "./not-applicable";
+import { anyHasKey, forEachBlock } from "../values/key-column";
 
 const KEY = METRICS.ppoKl.key;
 
@@ -21,15 +22,19 @@ export const ppoKlFirstUpdate = defineCheck({
   isNot:
     "not proof of a bug: it points at the metric code, at a weight sync between engine and trainer, or at non-deterministic kernels; the cause needs the run's config and code",
   run(aligned, p) {
-    if (!aligned.updates.some((u) => KEY in u.values)) return { applicable: false, reason: notLoggedReason("optimizer update", KEY) };
+    const updates = aligned.updates;
+    if (!anyHasKey(updates, KEY)) return { applicable: false, reason: notLoggedReason("optimizer update", KEY) };
     const hits: HealthHit[] = [];
-    for (const u of aligned.updates) {
-      const v = u.values[KEY];
-      // NaN is the non_finite check's; |±Inf| > threshold holds and is kept.
-      if (u.updateInRollout === 0 && v !== undefined && Math.abs(v) > p.threshold) {
-        hits.push({ round: u.round, runId: u.runId, x: u.update, key: KEY, value: v });
+    forEachBlock(updates, [KEY], (from, to, [col]) => {
+      for (let i = from; i < to; i++) {
+        const v = col.values[i - from];
+        // NaN (and an absent key, NaN in the column) is the non_finite check's; |±Inf| > threshold holds and is kept.
+        if (Math.abs(v) > p.threshold && updates[i].updateInRollout === 0) {
+          const u = updates[i];
+          hits.push({ round: u.round, runId: u.runId, x: u.update, key: KEY, value: v });
+        }
       }
-    }
+    });
     return { applicable: true, flags: roundFlags(hits, aligned.rounds) };
   },
 });

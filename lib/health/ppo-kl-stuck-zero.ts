@@ -8,6 +8,9 @@ import { METRICS } from "../schema/slime-metrics";
 import { defineCheck } from "./health-check";
 import { flagOf, type HealthHit } from "./flag-ranges";
 import { notLoggedReason } from "./not-applicable";
+import type { AlignedRuns } from "../types";
+import { anyHasKey, forEachBlock } from "../values/key-column";
+import { firstPositions, RoundSlot } from "../diagnostics/round-index";
 
 const KEY = METRICS.ppoKl.key;
 
@@ -39,20 +42,40 @@ export const ppoKlStuckZero = defineCheck({
         applicable: false,
         reason: `one optimizer update per rollout batch (N = ${aligned.mapping.n}): no update follows a weight change within a batch`,
       };
-    if (!aligned.updates.some((u) => KEY in u.values)) return { applicable: false, reason: notLoggedReason("optimizer update", KEY) };
-    const byRound = new Map<string, HealthHit[]>();
-    const moved = new Set<string>();
-    for (const u of aligned.updates) {
-      const v = u.values[KEY];
-      if (u.updateInRollout < 1 || v === undefined || !Number.isFinite(v)) continue;
-      if (Math.abs(v) > p.threshold) moved.add(u.round);
-      const hits = byRound.get(u.round) ?? [];
-      hits.push({ round: u.round, runId: u.runId, x: u.update, key: KEY, value: v });
-      byRound.set(u.round, hits);
-    }
+    const updates = aligned.updates;
+    if (!anyHasKey(updates, KEY)) return { applicable: false, reason: notLoggedReason("optimizer update", KEY) };
+    const position = firstPositions(aligned.rounds);
+    const slot = new RoundSlot(position);
+    // Per round: later-position updates with a finite value, and whether one of them moved.
+    const judged = new Int32Array(aligned.rounds.length);
+    const moved = new Uint8Array(aligned.rounds.length);
+    forEachBlock(updates, [KEY], (from, to, [col]) => {
+      for (let i = from; i < to; i++) {
+        const v = col.values[i - from];
+        if (!(v - v === 0) || updates[i].updateInRollout < 1) continue;
+        const s = slot.of(updates[i].round);
+        if (s < 0) continue;
+        judged[s]++;
+        if (Math.abs(v) > p.threshold) moved[s] = 1;
+      }
+    });
     const flags = aligned.rounds
-      .filter((round) => !moved.has(round) && (byRound.get(round)?.length ?? 0) >= p.min_updates)
-      .map((round) => flagOf(byRound.get(round)!));
+      .filter((round) => moved[position.get(round)!] === 0 && judged[position.get(round)!] >= p.min_updates)
+      .map((round) => flagOf(roundHits(updates, round)));
     return { applicable: true, flags };
   },
 });
+
+/** Hits of one stuck round (its later-position updates with a finite value), in record order: only flagged rounds get objects. */
+function roundHits(updates: AlignedRuns["updates"], round: string): HealthHit[] {
+  const hits: HealthHit[] = [];
+  forEachBlock(updates, [KEY], (from, to, [col]) => {
+    for (let i = from; i < to; i++) {
+      const v = col.values[i - from];
+      if (!(v - v === 0) || updates[i].updateInRollout < 1 || updates[i].round !== round) continue;
+      const u = updates[i];
+      hits.push({ round: u.round, runId: u.runId, x: u.update, key: KEY, value: v });
+    }
+  });
+  return hits;
+}

@@ -4,9 +4,10 @@
  * were not what the breakdown figures assume (double-counted or missing time). The step time is read
  * under its older name too (perf/total_train_time, before 2025-10-30: the same container).
  */
-import { keysFor, PERF_TIME_CONTAINERS, valueOfKeys } from "../schema/slime-metrics";
+import { keysFor, PERF_TIME_CONTAINERS } from "../schema/slime-metrics";
 import { defineCheck } from "./health-check";
-import { consecutiveFlags, type HealthHit } from "./flag-ranges";
+import { blockPartSums, consecutiveFlags, partSums, type HealthHit } from "./flag-ranges";
+import { forEachBlock } from "../values/key-column";
 
 /** The container timer this check reads; its parts come from the schema. */
 export const STEP_TIME_KEY = "perf/step_time";
@@ -44,20 +45,28 @@ export const stepTimeMismatch = defineCheck({
     "not lost training time: it says the timers were nested differently (another slime version, a renamed timer) or that a part was not logged, so the time breakdown of notebook 04 may count time twice or miss it",
   run(aligned, p) {
     const parts = stepTimeParts();
-    const complete = aligned.rollouts.filter((r) => valueOfKeys(r.values, STEP_TIME_KEYS) !== undefined && parts.every((k) => k in r.values));
-    if (complete.length === 0) {
+    const rollouts = aligned.rollouts;
+    const hits: HealthHit[] = [];
+    let complete = 0;
+    const sums = blockPartSums();
+    forEachBlock(rollouts, [STEP_TIME_KEYS, ...parts], (from, to, [step, ...partCols]) => {
+      partSums(partCols, to - from, sums);
+      for (let j = 0; j < to - from; j++) {
+        // Only batches with the step time and every part are judged.
+        if (step.found[j] === 0 || sums.logged[j] !== parts.length) continue;
+        complete++;
+        const diff = step.values[j] - sums.sum[j];
+        // Non-finite timers are the non_finite check's.
+        if (!(diff - diff === 0)) continue;
+        if (Math.abs(diff) > Math.max(p.relative_tolerance * Math.abs(step.values[j]), p.absolute_tolerance_s)) {
+          const r = rollouts[from + j];
+          hits.push({ round: r.round, runId: r.runId, x: r.rollout, key: STEP_TIME_KEY, value: diff });
+        }
+      }
+    });
+    if (complete === 0) {
       const keys = [STEP_TIME_KEYS.join(" or "), ...parts].join(", ");
       return { applicable: false, reason: `no rollout batch logs all of ${keys} (the framework or these runs do not time these phases)` };
-    }
-    const hits: HealthHit[] = [];
-    for (const r of complete) {
-      const step = valueOfKeys(r.values, STEP_TIME_KEYS)!;
-      const diff = step - parts.reduce((s, k) => s + r.values[k], 0);
-      // Non-finite timers are the non_finite check's.
-      if (!Number.isFinite(diff)) continue;
-      if (Math.abs(diff) > Math.max(p.relative_tolerance * Math.abs(step), p.absolute_tolerance_s)) {
-        hits.push({ round: r.round, runId: r.runId, x: r.rollout, key: STEP_TIME_KEY, value: diff });
-      }
     }
     return { applicable: true, flags: consecutiveFlags(hits, aligned.rounds) };
   },

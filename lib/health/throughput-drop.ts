@@ -4,7 +4,9 @@
  */
 import { METRICS } from "../schema/slime-metrics";
 import { defineCheck } from "./health-check";
-import { evidenceNumber, finiteMedian, type CheckFlag } from "./flag-ranges";
+import { evidenceNumber, roundMedians, type CheckFlag } from "./flag-ranges";
+import type { AlignedRuns } from "../types";
+import { anyHasKey, forEachBlock } from "../values/key-column";
 import { notLoggedReason } from "./not-applicable";
 
 const KEY = METRICS.actorTokPerS.key;
@@ -30,24 +32,34 @@ export const throughputDrop = defineCheck({
   isNot:
     "not a property of the policy or of the data alone: it describes the machines and their scheduling (another cluster, placement, offloading, longer sequences per batch)",
   run(aligned, p) {
-    if (!aligned.rollouts.some((r) => KEY in r.values)) return { applicable: false, reason: notLoggedReason("rollout batch", KEY) };
-    const rounds = aligned.rounds
-      .map((round) => {
-        const records = aligned.rollouts.filter((r) => r.round === round && r.values[KEY] !== undefined && Number.isFinite(r.values[KEY]));
-        return { round, records, median: finiteMedian(records.map((r) => r.values[KEY])) };
-      })
-      .filter((r) => r.median !== null);
+    const rollouts = aligned.rollouts;
+    if (!anyHasKey(rollouts, KEY)) return { applicable: false, reason: notLoggedReason("rollout batch", KEY) };
+    const medians = roundMedians(rollouts, KEY, aligned.rounds);
+    const rounds = aligned.rounds.map((round, i) => ({ round, median: medians[i] })).filter((r) => r.median !== null);
     if (rounds.length < 2) return { applicable: false, reason: `fewer than two rounds with a finite ${KEY}: nothing to compare` };
     const flags: CheckFlag[] = [];
     for (let i = 1; i < rounds.length; i++) {
       const prev = rounds[i - 1];
       const cur = rounds[i];
-      if (cur.median! < (1 - p.max_drop) * prev.median!) {
-        const at = cur.records.map((r) => r.rollout).sort((a, b) => a - b);
-        flags.push({ round: cur.round, runId: cur.records[0].runId, first: at[0], last: at[at.length - 1], count: at.length, key: KEY, value: cur.median, at });
-      }
+      if (cur.median! < (1 - p.max_drop) * prev.median!) flags.push(slowerRound(rollouts, cur.round, cur.median!));
     }
     const evidence = "round medians: " + rounds.map((r) => `${r.round} ${evidenceNumber(r.median)}`).join(", ");
     return { applicable: true, flags, evidence };
   },
 });
+
+/** The flag of a slower round: its batches with a finite value (only flagged rounds are read again). */
+function slowerRound(rollouts: AlignedRuns["rollouts"], round: string, median: number): CheckFlag {
+  const at: number[] = [];
+  let runId = "";
+  forEachBlock(rollouts, [KEY], (from, to, [col]) => {
+    for (let i = from; i < to; i++) {
+      const v = col.values[i - from];
+      if (!(v - v === 0) || rollouts[i].round !== round) continue;
+      if (at.length === 0) runId = rollouts[i].runId;
+      at.push(rollouts[i].rollout);
+    }
+  });
+  at.sort((a, b) => a - b);
+  return { round, runId, first: at[0], last: at[at.length - 1], count: at.length, key: KEY, value: median, at };
+}

@@ -6,7 +6,8 @@
  * The step time (= train_wait + train, an equality) is step_time_mismatch's.
  */
 import { keysFor, PERF_TIME_CONTAINERS } from "../schema/slime-metrics";
-import { consecutiveFlags, type HealthHit } from "./flag-ranges";
+import { blockPartSums, consecutiveFlags, partSums, type HealthHit } from "./flag-ranges";
+import { forEachBlock } from "../values/key-column";
 import { defineCheck } from "./health-check";
 import { STEP_TIME_KEY } from "./step-time-mismatch";
 
@@ -43,21 +44,25 @@ export const timerPartsExceedContainer = defineCheck({
     "not lost or extra training time: the timers were nested differently (another slime version, a timer moved between phases), so notebook 04's stacked breakdown counts some time twice for these batches",
   run(aligned, p) {
     const hits: HealthHit[] = [];
+    const rollouts = aligned.rollouts;
     let judged = 0;
+    const sums = blockPartSums();
     for (const [container, parts] of containers()) {
-      for (const r of aligned.rollouts) {
-        const total = r.values[container];
-        const logged = parts.filter((k) => k in r.values);
-        // A container with none of its parts logged says nothing about nesting.
-        if (total === undefined || logged.length === 0) continue;
-        judged++;
-        const excess = logged.reduce((s, k) => s + r.values[k], 0) - total;
-        // Non-finite timers are the non_finite check's.
-        if (!Number.isFinite(excess)) continue;
-        if (excess > Math.max(p.relative_tolerance * Math.abs(total), p.absolute_tolerance_s)) {
-          hits.push({ round: r.round, runId: r.runId, x: r.rollout, key: container, value: excess });
+      forEachBlock(rollouts, [container, ...parts], (from, to, [total, ...partCols]) => {
+        partSums(partCols, to - from, sums);
+        for (let j = 0; j < to - from; j++) {
+          // A container with none of its parts logged says nothing about nesting.
+          if (total.found[j] === 0 || sums.logged[j] === 0) continue;
+          judged++;
+          const excess = sums.sum[j] - total.values[j];
+          // Non-finite timers are the non_finite check's.
+          if (!(excess - excess === 0)) continue;
+          if (excess > Math.max(p.relative_tolerance * Math.abs(total.values[j]), p.absolute_tolerance_s)) {
+            const r = rollouts[from + j];
+            hits.push({ round: r.round, runId: r.runId, x: r.rollout, key: container, value: excess });
+          }
         }
-      }
+      });
     }
     if (judged === 0) {
       const names = containers()

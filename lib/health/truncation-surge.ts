@@ -7,8 +7,10 @@ import { absentReason, metricOf } from "../registry/framework-profile";
 import { SLIME_PROFILE } from "../registry/profile-slime";
 import { profileOfAligned } from "../registry/profiles";
 import { defineCheck } from "./health-check";
-import { consecutiveFlags, evidenceNumber, finiteMedian, type HealthHit } from "./flag-ranges";
+import { consecutiveFlags, evidenceNumber, roundMedians, type HealthHit } from "./flag-ranges";
 import { notLoggedReason } from "./not-applicable";
+import { anyHasKey, forEachBlock } from "../values/key-column";
+import { firstPositions, RoundSlot } from "../diagnostics/round-index";
 
 /** The framework's truncated-fraction key (registry concept `truncated`), per rollout batch or training step. */
 function keyOf(profile: FrameworkProfile): string | null {
@@ -33,17 +35,26 @@ export const truncationSurge = defineCheck({
     const profile = profileOfAligned(aligned);
     const KEY = keyOf(profile);
     if (KEY === null) return { applicable: false, reason: absentReason(profile, "truncated")! };
-    if (!aligned.rollouts.some((r) => KEY in r.values)) return { applicable: false, reason: notLoggedReason("rollout batch", KEY) };
-    const medians = new Map<string, number | null>();
-    for (const round of aligned.rounds) medians.set(round, finiteMedian(aligned.rollouts.filter((r) => r.round === round).map((r) => r.values[KEY])));
+    if (!anyHasKey(aligned.rollouts, KEY)) return { applicable: false, reason: notLoggedReason("rollout batch", KEY) };
+    const rollouts = aligned.rollouts;
+    const medians = roundMedians(rollouts, KEY, aligned.rounds);
+    const slot = new RoundSlot(firstPositions(aligned.rounds));
+    // NaN = no median: a typed array, as a (number | null)[] read per batch boxed each median read (measured).
+    const median = Float64Array.from(medians, (m) => m ?? Number.NaN);
     const hits: HealthHit[] = [];
-    for (const r of aligned.rollouts) {
-      const v = r.values[KEY];
-      const median = medians.has(r.round) ? medians.get(r.round)! : null;
-      if (v === undefined || median === null || !Number.isFinite(v)) continue;
-      if (v > p.min_fraction && v > p.median_multiple * median) hits.push({ round: r.round, runId: r.runId, x: r.rollout, key: KEY, value: v });
-    }
-    const evidence = "round medians: " + aligned.rounds.map((round) => `${round} ${evidenceNumber(medians.get(round) ?? null)}`).join(", ");
+    forEachBlock(rollouts, [KEY], (from, to, [col]) => {
+      for (let i = from; i < to; i++) {
+        const v = col.values[i - from];
+        const s = slot.of(rollouts[i].round);
+        // A rollout of a round not listed has no median; non-finite and absent values are not judged.
+        if (s < 0 || Number.isNaN(median[s]) || !(v - v === 0)) continue;
+        if (v > p.min_fraction && v > p.median_multiple * median[s]) {
+          const r = rollouts[i];
+          hits.push({ round: r.round, runId: r.runId, x: r.rollout, key: KEY, value: v });
+        }
+      }
+    });
+    const evidence = "round medians: " + aligned.rounds.map((round, i) => `${round} ${evidenceNumber(medians[i])}`).join(", ");
     return { applicable: true, flags: consecutiveFlags(hits, aligned.rounds), evidence };
   },
 });

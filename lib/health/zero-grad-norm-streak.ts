@@ -7,6 +7,7 @@ import { METRICS } from "../schema/slime-metrics";
 import { defineCheck } from "./health-check";
 import { consecutiveFlags, type HealthHit } from "./flag-ranges";
 import { notLoggedReason } from "./not-applicable";
+import { anyHasKey, forEachBlock } from "../values/key-column";
 
 const KEY = METRICS.gradNorm.key;
 
@@ -22,11 +23,17 @@ export const zeroGradNormStreak = defineCheck({
   isNot:
     "not proof of a bug or of convergence: it follows when every sample of those steps had zero advantage (e.g. all groups with equal rewards) or when gradient clipping is off and Megatron reports 0; the cause needs the admitted minibatch advantages",
   run(aligned, p) {
-    if (!aligned.updates.some((u) => KEY in u.values)) return { applicable: false, reason: notLoggedReason("optimizer update", KEY) };
+    const updates = aligned.updates;
+    if (!anyHasKey(updates, KEY)) return { applicable: false, reason: notLoggedReason("optimizer update", KEY) };
     const hits: HealthHit[] = [];
-    for (const u of aligned.updates) {
-      if (u.values[KEY] === 0) hits.push({ round: u.round, runId: u.runId, x: u.update, key: KEY, value: 0 });
-    }
+    forEachBlock(updates, [KEY], (from, to, [col]) => {
+      for (let i = from; i < to; i++) {
+        // An absent key is NaN in the column, never 0; -0 is 0.
+        if (col.values[i - from] !== 0) continue;
+        const u = updates[i];
+        hits.push({ round: u.round, runId: u.runId, x: u.update, key: KEY, value: 0 });
+      }
+    });
     const flags = consecutiveFlags(hits, aligned.rounds).filter((f) => f.count >= p.min_length);
     return { applicable: true, flags };
   },

@@ -2,7 +2,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { missingTrainerPerf } from "../../lib/health/missing-trainer-perf";
-import { buildAligned } from "../diagnostics/aligned-builder";
+import type { AlignedRuns } from "../../lib/types";
+import { buildAligned, type RoundSpec } from "../diagnostics/aligned-builder";
 
 const perf = { "perf/actor_train_tok_per_s": 13500 };
 const upd = [{ "train/loss": 1 }, { "train/loss": 2 }];
@@ -38,4 +39,55 @@ test("missing_trainer_perf is not applicable when no batch has the trainer perf 
   assert.equal(flagsOf(missingTrainerPerf.run(noPerf, {})), "no rollout batch logs perf/actor_train_tok_per_s (the framework or these runs do not log it)");
   const noUpdates = buildAligned([{ round: "R0", batches: [{ rollout: perf }] }]);
   assert.equal(flagsOf(missingTrainerPerf.run(noUpdates, {})), "no optimizer updates: no batch was trained on");
+});
+
+/** Two runs whose rollout ids overlap (ids 1..3 each), as separate runs of two rounds. */
+function twoRunsSameIds(a: RoundSpec, b: RoundSpec): AlignedRuns {
+  const x = buildAligned([a]);
+  const y = buildAligned([b]);
+  return {
+    ...x,
+    rounds: [...x.rounds, ...y.rounds],
+    runs: [...x.runs, ...y.runs],
+    rollouts: [...x.rollouts, ...y.rollouts],
+    updates: [...x.updates, ...y.updates],
+  };
+}
+
+test("missing_trainer_perf: a perf row of another run with the same rollout id does NOT count for this run", () => {
+  const aligned = twoRunsSameIds(
+    {
+      round: "R0",
+      batches: [
+        { rollout: perf, updates: upd },
+        { rollout: perf, updates: upd },
+        { rollout: perf, updates: upd },
+      ],
+    },
+    {
+      round: "R1",
+      batches: [
+        { rollout: perf, updates: upd },
+        { rollout: { "rollout/kl": 0 }, updates: upd },
+        { rollout: null, updates: upd },
+      ],
+    },
+  );
+  assert.deepEqual(flagsOf(missingTrainerPerf.run(aligned, {})), [["R1", 2, 3, 2, null]]);
+});
+
+test("missing_trainer_perf: sparse rollout ids (a span far beyond the records) give the same flags", () => {
+  const aligned = buildAligned([
+    {
+      round: "R0",
+      batches: [
+        { rollout: perf, updates: upd },
+        { rollout: { "rollout/kl": 0 }, updates: upd },
+      ],
+    },
+  ]);
+  // Move the second batch a billion ids away: the marks of that run are kept by id, not in a byte per id.
+  const far = 1e9;
+  for (const r of [...aligned.rollouts, ...aligned.updates]) if (r.rollout === 2) r.rollout = far;
+  assert.deepEqual(flagsOf(missingTrainerPerf.run(aligned, {})), [["R0", far, far, 1, null]]);
 });

@@ -1,0 +1,195 @@
+/**
+ * One key over many records, read into typed arrays: the allocation-light way to scan 10^7 records.
+ * `values[key]` on a compact view is a getter call through a megamorphic property load, and mapping
+ * records to a JS array of numbers makes one boxed double per record that the collector walks again
+ * and again; a column is two typed arrays outside the JS heap, filled straight from the views' stores.
+ *
+ * A column keeps absent apart from NaN: `found[i]` is 0 when record i has none of the keys, else
+ * 1 + the position in the key list of the key read (the key, then its older names in order, as
+ * `valueOfKeys` reads them). `values[i]` is the number read (NaN, ±Infinity and -0 as
+ * logged), NaN where absent: a median of the finite values needs no look at `found`.
+ */
+import { type Values, type ViewPlace, viewPlace } from "./compact-values";
+
+/** One key (or a key and its older names) over records: see the file comment. */
+export interface KeyColumn {
+  values: Float64Array;
+  /** 0 = absent; k + 1 = read under keys[k]. */
+  found: Uint8Array;
+}
+
+/** Anything that carries values (update, rollout, eval records). */
+interface HasValues {
+  values: Values;
+}
+
+/**
+ * Where each key list reads in a view's key sequence: the index of its first present key (-1: none)
+ * and which key that is (1 + its position in the list), cached by the sequence's identity: views of
+ * one class share one frozen key array, so a scan looks each sequence up once, not once per record.
+ */
+class SequenceReads {
+  private last: readonly string[] | null = null;
+  /** Per list: index in the last sequence, or -1. */
+  at = new Int32Array(0);
+  /** Per list: 1 + position in the list of the key read, 0 for none. */
+  which = new Uint8Array(0);
+  private readonly bySequence = new Map<readonly string[], { at: Int32Array; which: Uint8Array }>();
+
+  constructor(private readonly lists: readonly (readonly string[])[]) {}
+
+  /** Points `at` and `which` at `sequence`'s reads. */
+  use(sequence: readonly string[]): void {
+    if (sequence === this.last) return;
+    let reads = this.bySequence.get(sequence);
+    if (reads === undefined) {
+      reads = readsIn(this.lists, sequence);
+      this.bySequence.set(sequence, reads);
+    }
+    this.last = sequence;
+    this.at = reads.at;
+    this.which = reads.which;
+  }
+}
+
+/**
+ * Where each list reads in `sequence`. A function of its own, not inline in `use`: a closure over
+ * `sequence` there would make every call of `use` (one per record) allocate a context.
+ */
+function readsIn(lists: readonly (readonly string[])[], sequence: readonly string[]): { at: Int32Array; which: Uint8Array } {
+  const at = new Int32Array(lists.length).fill(-1);
+  const which = new Uint8Array(lists.length);
+  for (let c = 0; c < lists.length; c++) {
+    const k = lists[c].findIndex((key) => sequence.includes(key));
+    if (k < 0) continue;
+    at[c] = sequence.indexOf(lists[c][k]);
+    which[c] = k + 1;
+  }
+  return { at, which };
+}
+
+/**
+ * viewPlace as a local: an imported function compiled to CommonJS (tsx) is read through a getter on
+ * each call, a few percent of a scan over 10^7 records when called per record.
+ */
+export function localViewPlace(): typeof viewPlace {
+  return viewPlace;
+}
+
+/** One key, or a key then its older names (the first present wins). */
+export type KeyList = string | readonly string[];
+
+/**
+ * Reads `keys` of `records[from..to)` into a column at 0..to-from; `into` is reused when long enough.
+ * @example keyColumn([{ values: { a: 1 } }, { values: {} }], "a") // values [1, NaN], found [1, 0]
+ */
+export function keyColumn(records: readonly HasValues[], keys: KeyList, from = 0, to = records.length, into?: KeyColumn): KeyColumn {
+  return keyColumns(records, [keys], from, to, into && [into])[0];
+}
+
+/**
+ * Reads several key lists of `records[from..to)` in one pass (one look at each record, where the
+ * time of a scan goes: the records are scattered on the heap), a column per list; `into` columns are
+ * reused when long enough.
+ */
+export function keyColumns(records: readonly HasValues[], lists: readonly KeyList[], from = 0, to = records.length, into?: readonly KeyColumn[]): KeyColumn[] {
+  const n = to - from;
+  const keys = keyLists(lists);
+  const out = keys.map((_, c) => {
+    const reuse = into?.[c];
+    return reuse !== undefined && reuse.values.length >= n ? reuse : { values: new Float64Array(n), found: new Uint8Array(n) };
+  });
+  readInto(records, keys, new SequenceReads(keys), from, to, out);
+  return out;
+}
+
+/** Reads records from..to into `out` at 0..to-from, a column per list in `keys`. */
+function readInto(
+  records: readonly HasValues[],
+  keys: readonly (readonly string[])[],
+  reads: SequenceReads,
+  from: number,
+  to: number,
+  out: readonly KeyColumn[],
+): void {
+  if (out.length === 0) return;
+  const values = out.map((c) => c.values);
+  const found = out.map((c) => c.found);
+  const place: ViewPlace = { store: new Float64Array(0), at: 0, keys: [] };
+  const isView = localViewPlace();
+  for (let i = from; i < to; i++) {
+    const j = i - from;
+    const record = records[i].values;
+    if (!isView(record, place)) {
+      for (let c = 0; c < out.length; c++) readPlain(record, keys[c], out[c], j);
+      continue;
+    }
+    reads.use(place.keys);
+    for (let c = 0; c < out.length; c++) {
+      const x = reads.at[c];
+      values[c][j] = x < 0 ? Number.NaN : place.store[place.at + x];
+      found[c][j] = reads.which[c];
+    }
+  }
+}
+
+/** Records per block of {@link forEachBlock}: its columns stay a few tens of KB however many records. */
+export const BLOCK = 4096;
+
+/**
+ * Reads `lists` over all records a block at a time and hands each block's columns to `visit`
+ * (column index j is record from + j): no allocation that grows with the records, so a scan of 10^7
+ * records neither boxes numbers nor makes the collector run for hundreds of MB of columns.
+ */
+export function forEachBlock(
+  records: readonly HasValues[],
+  lists: readonly KeyList[],
+  visit: (from: number, to: number, cols: readonly KeyColumn[]) => void,
+): void {
+  const keys = keyLists(lists);
+  const reads = new SequenceReads(keys);
+  const cols = keys.map(() => ({ values: new Float64Array(BLOCK), found: new Uint8Array(BLOCK) }));
+  for (let from = 0; from < records.length; from += BLOCK) {
+    const to = Math.min(from + BLOCK, records.length);
+    readInto(records, keys, reads, from, to, cols);
+    visit(from, to, cols);
+  }
+}
+
+/** Key lists as arrays; throws for an empty list or one longer than `found` can tell apart. */
+function keyLists(lists: readonly KeyList[]): (readonly string[])[] {
+  const keys = lists.map((l) => (typeof l === "string" ? [l] : l));
+  for (const l of keys) if (l.length === 0 || l.length > 255) throw new Error(`invalid keys: ${l.length} keys ([${l.join(", ")}]; 1 to 255)`);
+  return keys;
+}
+
+/** A plain object's number: `undefined` is absent (as valueOfKeys reads it). */
+function readPlain(values: Values, keys: readonly string[], out: KeyColumn, j: number): void {
+  for (let k = 0; k < keys.length; k++) {
+    const v = values[keys[k]];
+    if (v === undefined) continue;
+    out.values[j] = v;
+    out.found[j] = k + 1;
+    return;
+  }
+  out.values[j] = Number.NaN;
+  out.found[j] = 0;
+}
+
+/** True when some record has one of `keys` (stops at the first). */
+export function anyHasKey(records: readonly HasValues[], keys: KeyList): boolean {
+  const list = typeof keys === "string" ? [keys] : keys;
+  const reads = new SequenceReads([list]);
+  const place: ViewPlace = { store: new Float64Array(0), at: 0, keys: [] };
+  const isView = localViewPlace();
+  for (let i = 0; i < records.length; i++) {
+    const values = records[i].values;
+    if (isView(values, place)) {
+      reads.use(place.keys);
+      if (reads.at[0] >= 0) return true;
+    } else {
+      for (let k = 0; k < list.length; k++) if (values[list[k]] !== undefined) return true;
+    }
+  }
+  return false;
+}
