@@ -11,6 +11,7 @@ import { promises as fsp } from "node:fs";
 
 import { loadArchive } from "../lib/archive/load-archive";
 import { alignRuns } from "../lib/axes/align-runs";
+import { rowCount } from "../lib/values/packed-run";
 import { policyRoundTable } from "../lib/diagnostics/policy-round-table";
 import { ppoKlByPosition } from "../lib/diagnostics/ppo-kl-by-position";
 import { rolloutRoundTable } from "../lib/diagnostics/rollout-round-table";
@@ -38,7 +39,8 @@ async function main(): Promise<void> {
   // As writeExports: the archive's rows are dropped once aligned (only the manifest is kept).
   const { manifest, rows, aligned } = await (async () => {
     const archive = await loadArchive(archiveDir, {}, { compact: true });
-    const rows = archive.runs.reduce((a, r) => a + r.rows.length, 0);
+    // rowCount, not rows.length: reading `rows` would unpack every packed row into a view.
+    const rows = archive.runs.reduce((a, r) => a + rowCount(r), 0);
     lap("load");
     const aligned = alignRuns(archive.runs, { compact: true, releaseRows: true });
     lap("align");
