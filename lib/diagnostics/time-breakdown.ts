@@ -15,7 +15,7 @@ import { METRICS, metricByKey, type MetricSpec } from "../schema/slime-metrics";
 import { profileOfAligned } from "../registry/profiles";
 import { describeRollout } from "./record-label";
 import { collectNotes, MeanAccumulator, nonFiniteMessage, type MeanResult } from "./round-mean";
-import { roundIndex, RoundSlot, rolloutRoundPosition } from "./round-index";
+import { roundIndex, RoundSlot, rolloutRoundPosition, type RoundIndex } from "./round-index";
 import { readValues, type ViewPlace } from "../values/compact-values";
 import { localViewPlace } from "../values/key-column";
 
@@ -91,20 +91,56 @@ const ROLLOUTS = "rollout batches";
 export function timeBreakdown(aligned: AlignedRuns, opts: TimeBreakdownOptions = {}): TimeBreakdown {
   const basis = opts.total ?? "sum";
   const profile = profileOfAligned(aligned);
-  const isPerfTimeKey = profile.timers.isTimer;
-  if (basis !== "sum" && !isPerfTimeKey(basis)) throw new Error(`invalid total: ${basis}`);
-  const warn = opts.reporter?.warn?.bind(opts.reporter);
+  if (basis !== "sum" && !profile.timers.isTimer(basis)) throw new Error(`invalid total: ${basis}`);
   const index = roundIndex(aligned);
   const R = index.rounds.length;
-
-  // Keys are discovered while reading; each key's accumulators are made on first sight.
-  const timers = new TimerKeys(isPerfTimeKey, R + 1);
-  const { keyIdx, keys, accs } = timers;
-  const rollouts = new Array<number>(R + 1).fill(0);
   // slime: the rollout manager's timer; all others are the trainer's (its perf row). Other frameworks log every timer in the step's row.
   const rolloutKey = profile.axis.kind === "slime" ? METRICS.rolloutTime.key : null;
-  const trainerTimers = new Int32Array(aligned.rollouts.length); // trainer timers each batch has
-  // Each batch's values straight from a view's store (plain objects copied into `vals`): no getter call or boxed number per value.
+  const read = accumulateTimers(aligned, index, new TimerKeys(profile.timers.isTimer, R + 1), rolloutKey, opts.reporter);
+  const { timers, rollouts } = read;
+  if (basis !== "sum" && !timers.keyIdx.has(basis))
+    throw new Error(`invalid total: ${basis} (no rollout batch has it; timers found: ${[...timers.keys].sort().join(", ") || "none"})`);
+
+  const order = timers.keys.map((_, x) => x).sort((a, b) => (timers.keys[a] < timers.keys[b] ? -1 : timers.keys[a] > timers.keys[b] ? 1 : 0));
+  const sortedKeys = order.map((x) => timers.keys[x]);
+  const anyTrainerTimer = rolloutKey !== null && sortedKeys.some((k) => k !== rolloutKey);
+  const missing = anyTrainerTimer ? batchesWithoutTrainerTimers(aligned, read.trainerTimers, sortedKeys) : [];
+  const row = (i: number) => breakdownRow(index, timers, order, rollouts, basis, i);
+  const rows = index.rounds.map((_, i) => row(i));
+  const all = row(R);
+
+  const notes = collectNotes([...rows, all].flatMap((r) => r.entries.map((e) => e.time)));
+  for (const r of [...rows, all]) if (r.total.note !== null) notes.push(r.total.note);
+  for (const [i, round] of index.rounds.entries()) {
+    const lacking = missing.filter((m) => m.round === round).map((m) => m.rollout);
+    if (lacking.length)
+      notes.push(`round ${round}: ${lacking.length} of ${rollouts[i]} rollout batches lack the trainer perf row (rollout ${lacking.join(", ")})`);
+  }
+  if (rolloutKey !== null && !anyTrainerTimer && rollouts[R] > 0)
+    notes.push(`no rollout batch has a trainer timer (a perf/*_time key other than ${rolloutKey})`);
+  return { keys: sortedKeys, rows, all, missingTrainerPerf: missing, notes };
+}
+
+/** What one pass over the rollout batches found: timers and their accumulators, batches per round slot, trainer timers per batch. */
+interface TimerPass {
+  timers: TimerKeys;
+  /** Batches per round slot, the all slot last. */
+  rollouts: number[];
+  /** Trainer timers (every timer but the rollout manager's) each batch has. */
+  trainerTimers: Int32Array;
+}
+
+/**
+ * One pass over the rollout batches adding every timer value to its round slot's and the all slot's
+ * accumulator; one warning per excluded non-finite value. Each batch's values are read straight from a
+ * view's store (plain objects copied into `vals`): no getter call or boxed number per value.
+ */
+function accumulateTimers(aligned: AlignedRuns, index: RoundIndex, timers: TimerKeys, rolloutKey: string | null, reporter: Reporter | undefined): TimerPass {
+  const warn = reporter?.warn?.bind(reporter);
+  const R = index.rounds.length;
+  const { accs } = timers;
+  const rollouts = new Array<number>(R + 1).fill(0);
+  const trainerTimers = new Int32Array(aligned.rollouts.length);
   const place: ViewPlace = { store: new Float64Array(0), at: 0, keys: [] };
   const isView = localViewPlace();
   const vals: number[] = [];
@@ -129,48 +165,35 @@ export function timeBreakdown(aligned: AlignedRuns, opts: TimeBreakdownOptions =
     }
   }
   rollouts[R] = rollouts.reduce((a, b) => a + b, 0);
-  if (basis !== "sum" && !keyIdx.has(basis))
-    throw new Error(`invalid total: ${basis} (no rollout batch has it; timers found: ${[...keys].sort().join(", ") || "none"})`);
+  return { timers, rollouts, trainerTimers };
+}
 
-  const order = keys.map((_, x) => x).sort((a, b) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : 0));
-  const sortedKeys = order.map((x) => keys[x]);
-
-  // Only batches without any trainer timer are read again, to name what they lack.
+/** Only batches without any trainer timer are read again, to name what they lack. */
+function batchesWithoutTrainerTimers(aligned: AlignedRuns, trainerTimers: Int32Array, sortedKeys: readonly string[]): MissingPerfRollout[] {
   const missing: MissingPerfRollout[] = [];
-  const anyTrainerTimer = rolloutKey !== null && sortedKeys.some((k) => k !== rolloutKey);
-  for (let j = 0; anyTrainerTimer && j < trainerTimers.length; j++) {
+  for (let j = 0; j < trainerTimers.length; j++) {
     if (trainerTimers[j] > 0) continue;
     const r = aligned.rollouts[j];
     const missingKeys = sortedKeys.filter((k) => r.values[k] === undefined);
     missing.push({ runId: r.runId, round: r.round, rollout: r.rollout, historySteps: r.historySteps, missingKeys });
   }
+  return missing;
+}
 
-  const row = (i: number): TimeBreakdownRow => {
-    const round = i === R ? null : index.rounds[i];
-    const where = round === null ? "all rounds" : `round ${round}`;
-    const entries = order.map((x): TimeEntry => {
-      const acc = accs[x][i];
-      // Batches that never had the key were not seen by the accumulator: count them now.
-      acc.missing = rollouts[i] - acc.n - acc.nonFinite;
-      return { key: keys[x], metric: metricByKey(keys[x]), time: acc.result(round, ROLLOUTS, keys[x]), share: null };
-    });
-    const total = totalOf(entries, basis, where);
-    if (total.value !== null && total.value !== 0) for (const e of entries) e.share = e.time.mean === null ? null : e.time.mean / total.value;
-    return { round: round ?? "all", runId: round === null ? null : index.runIds[i], rollouts: rollouts[i], entries, total };
-  };
-  const rows = index.rounds.map((_, i) => row(i));
-  const all = row(R);
-
-  const notes = collectNotes([...rows, all].flatMap((r) => r.entries.map((e) => e.time)));
-  for (const r of [...rows, all]) if (r.total.note !== null) notes.push(r.total.note);
-  for (const [i, round] of index.rounds.entries()) {
-    const lacking = missing.filter((m) => m.round === round).map((m) => m.rollout);
-    if (lacking.length)
-      notes.push(`round ${round}: ${lacking.length} of ${rollouts[i]} rollout batches lack the trainer perf row (rollout ${lacking.join(", ")})`);
-  }
-  if (rolloutKey !== null && !anyTrainerTimer && rollouts[R] > 0)
-    notes.push(`no rollout batch has a trainer timer (a perf/*_time key other than ${rolloutKey})`);
-  return { keys: sortedKeys, rows, all, missingTrainerPerf: missing, notes };
+/** Round slot i's row (i = rounds.length: all rounds): each timer's mean in key order, the total and shares. */
+function breakdownRow(index: RoundIndex, timers: TimerKeys, order: readonly number[], rollouts: readonly number[], basis: string, i: number): TimeBreakdownRow {
+  const R = index.rounds.length;
+  const round = i === R ? null : index.rounds[i];
+  const where = round === null ? "all rounds" : `round ${round}`;
+  const entries = order.map((x): TimeEntry => {
+    const acc = timers.accs[x][i];
+    // Batches that never had the key were not seen by the accumulator: count them now.
+    acc.missing = rollouts[i] - acc.n - acc.nonFinite;
+    return { key: timers.keys[x], metric: metricByKey(timers.keys[x]), time: acc.result(round, ROLLOUTS, timers.keys[x]), share: null };
+  });
+  const total = totalOf(entries, basis, where);
+  if (total.value !== null && total.value !== 0) for (const e of entries) e.share = e.time.mean === null ? null : e.time.mean / total.value;
+  return { round: round ?? "all", runId: round === null ? null : index.runIds[i], rollouts: rollouts[i], entries, total };
 }
 
 /**
