@@ -131,7 +131,7 @@ export function judgeTargets(r: BenchResults): TargetRow[] {
           ? `${w.notebooks.length} notebook${w.notebooks.length === 1 ? "" : "s"}; their times add up to ${fmt(
               w.notebooks.reduce((s, n) => s + n.seconds, 0),
               1,
-            )} s (each starts its own tslab kernel, which compiles the lib it imports), slowest ${slowest.path} ${fmt(slowest.seconds, 1)} s`
+            )} s (each starts its own tslab kernel, which type-checks its cells against lib's prebuilt declarations), slowest ${slowest.path} ${fmt(slowest.seconds, 1)} s`
           : "",
     });
   } else {
@@ -321,10 +321,17 @@ export function renderResults(r: BenchResults): string {
     ),
     "",
   );
-  if (m.loadAverage > m.cores || r.loadAverageEnd > m.cores) {
+  if (m.loadAverage > m.cores) {
     out.push(
-      `> The load average exceeded the core count: other processes shared the CPUs, so absolute times are inflated. ` +
+      `> The load average exceeded the core count before the bench started: other processes shared the CPUs, so absolute times are inflated. ` +
         "Ratios are paired per repetition (the two sides ran back to back), which cancels much of that drift.",
+      "",
+    );
+  } else if (r.loadAverageEnd > m.cores) {
+    // Measured after the last part, the load average counts the bench's own threads (load and CSV workers, two notebooks at a time).
+    out.push(
+      "> The load average after exceeded the core count; it was below it before the start, so this is the bench's own parallel work " +
+        "(load and CSV worker threads, two notebooks at a time), not other processes.",
       "",
     );
   }
@@ -433,7 +440,11 @@ export function renderResults(r: BenchResults): string {
           int(a.rows),
           fmt(a.archiveBytes / 2 ** 20, 0),
           a.reps,
-          a.differences.length ? `NO (${a.differences.length})` : "yes",
+          a.differences.length
+            ? `NO (${a.differences.length})`
+            : a.medianSeconds.pandas === undefined && a.medianSeconds.duckdb === undefined
+              ? "- (ours alone)"
+              : "yes",
           optFmt(a.medianSeconds.ours),
           optFmt(a.medianSeconds.pandas),
           optFmt(a.medianSeconds.duckdb),

@@ -216,3 +216,21 @@ test("renderResults: machine table, targets and the measured tables", () => {
   assert.match(text, /largest gap in phase "export": ours 36\.0 s vs pandas 27\.0 s/);
   assert.doesNotMatch(text, /\n\n\n/);
 });
+
+test("renderResults: a size ours ran alone is not called equal, and a load the bench made itself is not blamed on others", () => {
+  const alone: AnalysisBenchResult = {
+    ...analysisResult(40, 30),
+    updates: 10_000_000,
+    ratio: null,
+    medianSeconds: { ours: 400 },
+    medianPhases: { ours: { load: 100, align: 100, summaries: 20, export: 180 } },
+    maxPeakRssKb: { ours: 1024 },
+  };
+  const text = renderResults(results({ analysis: [analysisResult(40, 30), alone], loadAverageEnd: 2.5 }));
+  assert.match(text, /\| 10\^6 \| 2,550,000 \| 1024 \| 1 \| yes \|/);
+  assert.match(text, /\| 10\^7 \| 2,550,000 \| 1024 \| 1 \| - \(ours alone\) \| 400\.00 \| - \| - \|/);
+  assert.match(text, /load average after exceeded the core count; it was below it before the start/);
+  assert.doesNotMatch(text, /other processes shared the CPUs/);
+  const busy = renderResults(results({ machine: { ...results({}).machine, loadAverage: 3 } }));
+  assert.match(busy, /exceeded the core count before the bench started: other processes shared the CPUs/);
+});
