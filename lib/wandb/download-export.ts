@@ -7,8 +7,7 @@
  * caller asks the API for fresh URLs.
  */
 import type { WandbConnection } from "./connection";
-import { rateLimitWaitMs, type AttemptFailure } from "./retry-policy";
-import { type AttemptOutcome, withRetries } from "./retry-loop";
+import { type AttemptOutcome, statusFailure, thrownFailureKind, withRetries } from "./retry-loop";
 import { USER_AGENT } from "./version";
 import { WandbError } from "./wandb-error";
 import { BodyTooLarge, readBodyCapped } from "./read-body-capped";
@@ -102,14 +101,18 @@ export async function downloadExportFile(conn: WandbConnection, url: string, ref
           return { ok: true, value: bytes };
         }
         const text = await res.text().catch(() => "");
-        const failure: AttemptFailure = { kind: "status", status, retryAfterMs: rateLimitWaitMs(res.headers, conn.policy.now()) };
-        return { ok: false, failure, status, what: `server answered: ${text.replace(/\s+/g, " ").trim().slice(0, 200) || "(empty body)"}` };
+        return {
+          ok: false,
+          failure: statusFailure(res, conn),
+          status,
+          what: `server answered: ${text.replace(/\s+/g, " ").trim().slice(0, 200) || "(empty body)"}`,
+        };
       } catch (e) {
         if (e instanceof WandbError || e instanceof ExpiredExportUrl) throw e;
-        if (signal?.aborted) return { ok: false, failure: { kind: "aborted" }, status, what: "aborted by the caller" };
-        const failure: AttemptFailure = e instanceof NotParquet ? { kind: "truncated" } : timeout.aborted ? { kind: "timeout" } : { kind: "network" };
-        const what = `${failure.kind === "truncated" ? "body is not a whole Parquet file" : "download failed"}: ${(e as Error).message}`;
-        return { ok: false, failure, status, what };
+        const kind = thrownFailureKind(e instanceof NotParquet, signal, timeout);
+        if (kind === "aborted") return { ok: false, failure: { kind }, status, what: "aborted by the caller" };
+        const what = `${kind === "truncated" ? "body is not a whole Parquet file" : "download failed"}: ${(e as Error).message}`;
+        return { ok: false, failure: { kind }, status, what };
       }
     },
     signal,

@@ -5,8 +5,8 @@
  * it), and a response body is read up to `maxResponseBytes`, never further.
  */
 import type { WandbConnection } from "./connection";
-import { rateLimitPauseMs, rateLimitWaitMs, type AttemptFailure } from "./retry-policy";
-import { type AttemptFailed, type AttemptOutcome, withRetries } from "./retry-loop";
+import { rateLimitPauseMs, type AttemptFailure } from "./retry-policy";
+import { type AttemptFailed, type AttemptOutcome, statusFailure, thrownFailureKind, withRetries } from "./retry-loop";
 import { USER_AGENT } from "./version";
 import { WandbError } from "./wandb-error";
 import { BodyTooLarge, readBodyCapped } from "./read-body-capped";
@@ -112,7 +112,7 @@ export async function graphqlRequest<T>(conn: WandbConnection, op: GraphqlOperat
         status = res.status;
         const text = await answerText(res, attempt);
         if (!res.ok) {
-          const failure: AttemptFailure = { kind: "status", status: res.status, retryAfterMs: rateLimitWaitMs(res.headers, conn.policy.now()) };
+          const failure = statusFailure(res, conn);
           return { ok: false, failure, status, what: describeFailure(failure, snippet(text, conn.apiKey)) };
         }
         const data = dataOf(text, attempt, status);
@@ -120,13 +120,16 @@ export async function graphqlRequest<T>(conn: WandbConnection, op: GraphqlOperat
         return { ok: true, value: data };
       } catch (e) {
         if (e instanceof WandbError) throw e;
-        const [failure, detail, cause]: [AttemptFailure, string, unknown] = signal?.aborted
-          ? [{ kind: "aborted" }, "aborted by the caller", signal.reason]
-          : e instanceof TruncatedBody
-            ? [{ kind: "truncated" }, e.message, e.cause]
-            : timeout.aborted
-              ? [{ kind: "timeout" }, `${conn.policy.timeoutMs} ms`, e]
-              : [{ kind: "network" }, errorText(e), e];
+        const kind = thrownFailureKind(e instanceof TruncatedBody, signal, timeout);
+        const [detail, cause]: [string, unknown] =
+          kind === "aborted"
+            ? ["aborted by the caller", signal?.reason]
+            : kind === "truncated"
+              ? [(e as TruncatedBody).message, (e as TruncatedBody).cause]
+              : kind === "timeout"
+                ? [`${conn.policy.timeoutMs} ms`, e]
+                : [errorText(e), e];
+        const failure: AttemptFailure = { kind };
         return { ok: false, failure, status, what: describeFailure(failure, detail), cause };
       }
     },

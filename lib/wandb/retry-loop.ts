@@ -5,7 +5,7 @@
  * with each request.
  */
 import type { WandbConnection } from "./connection";
-import { decideRetry, type AttemptFailure } from "./retry-policy";
+import { decideRetry, rateLimitWaitMs, type AttemptFailure } from "./retry-policy";
 import type { WandbError } from "./wandb-error";
 
 /** Why one attempt failed, as the final error and the retry note word it. */
@@ -57,4 +57,18 @@ export async function withRetries<T>(
       throw wording.fail(n, failed.status, "aborted by the caller while waiting to retry", e);
     }
   }
+}
+
+/** A non-2xx answer as a failure, with the wait its rate-limit headers ask for. */
+export function statusFailure(res: Response, conn: WandbConnection): AttemptFailure {
+  return { kind: "status", status: res.status, retryAfterMs: rateLimitWaitMs(res.headers, conn.policy.now()) };
+}
+
+/**
+ * The kind of failure of an attempt that threw, in one order for every request: the caller's abort
+ * first, then a body cut short (`truncated`: the request's own test of the error), then the attempt's
+ * time limit, else the network.
+ */
+export function thrownFailureKind(truncated: boolean, signal: AbortSignal | undefined, timeout: AbortSignal): "aborted" | "truncated" | "timeout" | "network" {
+  return signal?.aborted ? "aborted" : truncated ? "truncated" : timeout.aborted ? "timeout" : "network";
 }
