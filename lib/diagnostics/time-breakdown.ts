@@ -17,7 +17,7 @@ import { describeRollout } from "./record-label";
 import { collectNotes, MeanAccumulator, nonFiniteMessage, type MeanResult } from "./round-mean";
 import { roundIndex, RoundSlot, rolloutRoundPosition, type RoundIndex } from "./round-index";
 import { readValues, type ViewPlace } from "../values/compact-values";
-import { localViewPlace } from "../values/key-column";
+import { BySequence, localViewPlace } from "../values/key-column";
 
 /** One timer's mean in one round. */
 export interface TimeEntry {
@@ -207,31 +207,20 @@ class TimerKeys {
   readonly keys: string[] = [];
   /** accs[timer][round slot]. */
   readonly accs: MeanAccumulator[][] = [];
-  private readonly bySequence = new Map<readonly string[], Int32Array>();
-  private last: readonly string[] | null = null;
-  private lastIndex = new Int32Array(0);
+  /** Timer index per position of each view key sequence (plain objects' Object.keys are new each time: not cached). */
+  private readonly bySequence = new BySequence((sequence) => this.indexOf(sequence));
 
   constructor(
     private readonly isTimer: (key: string) => boolean,
     private readonly slots: number,
   ) {}
 
-  /** Timer index per position of `sequence`; `shared` = a view's key array (cached: plain objects' Object.keys are new each time). */
+  /** Timer index per position of `sequence`; `shared` = a view's key array (cached by identity). */
   of(sequence: readonly string[], shared: boolean): Int32Array {
-    if (shared && sequence === this.last) return this.lastIndex;
-    let index = shared ? this.bySequence.get(sequence) : undefined;
-    if (index === undefined) {
-      index = this.indexOf(sequence);
-      if (shared) this.bySequence.set(sequence, index);
-    }
-    if (shared) {
-      this.last = sequence;
-      this.lastIndex = index;
-    }
-    return index;
+    return shared ? this.bySequence.of(sequence) : this.indexOf(sequence);
   }
 
-  /** A function of its own: the accumulators' closure inline in `of` would allocate a context per record. */
+  /** The timer index of each key of `sequence` (-1: not a timer); timers seen for the first time get accumulators. */
   private indexOf(sequence: readonly string[]): Int32Array {
     const index = new Int32Array(sequence.length);
     for (let p = 0; p < sequence.length; p++) {

@@ -197,7 +197,7 @@ export class FiniteValues {
     this.xs[this.length++] = v;
   }
 
-  /** The median of the values added (sorts them); null for none. */
+  /** The median of the values added (reorders them: a selection in place); null for none. */
   median(): number | null {
     return medianInPlace(this.xs.subarray(0, this.length));
   }

@@ -24,39 +24,47 @@ interface HasValues {
 }
 
 /**
- * Where each key list reads in a view's key sequence: the index of its first present key (-1: none)
- * and which key that is (1 + its position in the list), cached by the sequence's identity: views of
- * one class share one frozen key array, so a scan looks each sequence up once, not once per record.
+ * A fact per key sequence, made once per sequence and cached by its identity: views of one class share
+ * one frozen key array, so a scan over 10^7 records makes the fact once per class, and the previous
+ * record's sequence is tried before the Map (records of one kind come in runs).
  */
-class SequenceReads {
+export class BySequence<T> {
   private last: readonly string[] | null = null;
-  /** Per list: index in the last sequence, or -1. */
-  at = new Int32Array(0);
-  /** Per list: 1 + position in the list of the key read, 0 for none. */
-  which = new Uint8Array(0);
-  private readonly bySequence = new Map<readonly string[], { at: Int32Array; which: Uint8Array }>();
+  private lastValue: T | undefined;
+  private readonly made = new Map<readonly string[], T>();
 
-  constructor(private readonly lists: readonly (readonly string[])[]) {}
+  /** `make` runs once per distinct sequence (not per record: a closure made per record would allocate). */
+  constructor(private readonly make: (sequence: readonly string[]) => T) {}
 
-  /** Points `at` and `which` at `sequence`'s reads. */
-  use(sequence: readonly string[]): void {
-    if (sequence === this.last) return;
-    let reads = this.bySequence.get(sequence);
-    if (reads === undefined) {
-      reads = readsIn(this.lists, sequence);
-      this.bySequence.set(sequence, reads);
+  of(sequence: readonly string[]): T {
+    if (sequence === this.last) return this.lastValue as T;
+    let value = this.made.get(sequence);
+    if (value === undefined) {
+      value = this.make(sequence);
+      this.made.set(sequence, value);
     }
     this.last = sequence;
-    this.at = reads.at;
-    this.which = reads.which;
+    this.lastValue = value;
+    return value;
   }
 }
 
 /**
- * Where each list reads in `sequence`. A function of its own, not inline in `use`: a closure over
- * `sequence` there would make every call of `use` (one per record) allocate a context.
+ * Where each key list reads in a view's key sequence: per list, the index of its first present key
+ * (-1: none) and which key that is (1 + its position in the list, 0 for none).
  */
-function readsIn(lists: readonly (readonly string[])[], sequence: readonly string[]): { at: Int32Array; which: Uint8Array } {
+interface SequenceReads {
+  at: Int32Array;
+  which: Uint8Array;
+}
+
+/** {@link SequenceReads} per key sequence, for `lists`. */
+function sequenceReads(lists: readonly (readonly string[])[]): BySequence<SequenceReads> {
+  return new BySequence((sequence) => readsIn(lists, sequence));
+}
+
+/** Where each list reads in `sequence`. */
+function readsIn(lists: readonly (readonly string[])[], sequence: readonly string[]): SequenceReads {
   const at = new Int32Array(lists.length).fill(-1);
   const which = new Uint8Array(lists.length);
   for (let c = 0; c < lists.length; c++) {
@@ -99,7 +107,7 @@ export function keyColumns(records: readonly HasValues[], lists: readonly KeyLis
     const reuse = into?.[c];
     return reuse !== undefined && reuse.values.length >= n ? reuse : { values: new Float64Array(n), found: new Uint8Array(n) };
   });
-  readInto(records, keys, new SequenceReads(keys), from, to, out);
+  readInto(records, keys, sequenceReads(keys), from, to, out);
   return out;
 }
 
@@ -107,7 +115,7 @@ export function keyColumns(records: readonly HasValues[], lists: readonly KeyLis
 function readInto(
   records: readonly HasValues[],
   keys: readonly (readonly string[])[],
-  reads: SequenceReads,
+  reads: BySequence<SequenceReads>,
   from: number,
   to: number,
   out: readonly KeyColumn[],
@@ -124,11 +132,11 @@ function readInto(
       for (let c = 0; c < out.length; c++) readPlain(record, keys[c], out[c], j);
       continue;
     }
-    reads.use(place.keys);
+    const { at, which } = reads.of(place.keys);
     for (let c = 0; c < out.length; c++) {
-      const x = reads.at[c];
+      const x = at[c];
       values[c][j] = x < 0 ? Number.NaN : place.store[place.at + x];
-      found[c][j] = reads.which[c];
+      found[c][j] = which[c];
     }
   }
 }
@@ -147,7 +155,7 @@ export function forEachBlock(
   visit: (from: number, to: number, cols: readonly KeyColumn[]) => void,
 ): void {
   const keys = keyLists(lists);
-  const reads = new SequenceReads(keys);
+  const reads = sequenceReads(keys);
   const cols = keys.map(() => ({ values: new Float64Array(BLOCK), found: new Uint8Array(BLOCK) }));
   for (let from = 0; from < records.length; from += BLOCK) {
     const to = Math.min(from + BLOCK, records.length);
@@ -179,14 +187,13 @@ function readPlain(values: Values, keys: readonly string[], out: KeyColumn, j: n
 /** True when some record has one of `keys` (stops at the first). */
 export function anyHasKey(records: readonly HasValues[], keys: KeyList): boolean {
   const list = typeof keys === "string" ? [keys] : keys;
-  const reads = new SequenceReads([list]);
+  const reads = sequenceReads([list]);
   const place: ViewPlace = { store: new Float64Array(0), at: 0, keys: [] };
   const isView = localViewPlace();
   for (let i = 0; i < records.length; i++) {
     const values = records[i].values;
     if (isView(values, place)) {
-      reads.use(place.keys);
-      if (reads.at[0] >= 0) return true;
+      if (reads.of(place.keys).at[0] >= 0) return true;
     } else {
       for (let k = 0; k < list.length; k++) if (values[list[k]] !== undefined) return true;
     }
