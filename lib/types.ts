@@ -193,7 +193,8 @@ export interface CoverageIssue {
     | "gap-between-rounds"
     | "overlap-between-rounds"
     | "conflicting-values"
-    | "unclassified-row";
+    | "unclassified-row"
+    | "superseding-dominates";
   /** The step on the relevant axis (rollout id or train/step), or null when not tied to one. */
   step: number | null;
   key: string | null;
@@ -222,11 +223,22 @@ export interface SupersededRecords {
   message: string;
 }
 
+/** Frozen rows of a run holding a key the profile maps to a concept (lib/axes/key-rows.ts). */
+export interface KeyRows {
+  runId: string;
+  round: string;
+  key: string;
+  /** Rows of the run's frozen history holding the key. */
+  rows: number;
+  /** Of those, rows a later logging superseded (excluded from every record). */
+  superseded: number;
+}
+
 /** Something alignment found and handled, reported but not a coverage problem. */
 export interface AlignmentNote {
   runId: string;
   round: string;
-  kind: "trailing-rollout" | "critic-only" | "always-use-train-step" | "n-per-run" | "critic-rows" | "superseded" | "run-totals" | "profile";
+  kind: "trailing-rollout" | "critic-only" | "always-use-train-step" | "n-per-run" | "critic-rows" | "superseded" | "run-totals" | "own-rows" | "profile";
   /** Rollout id, when tied to one. */
   step: number | null;
   message: string;
@@ -270,6 +282,11 @@ export interface AlignedRuns {
   issues: CoverageIssue[];
   /** Handled facts: flags converted, N per run, critic rows, superseded records, a crashed run's last rollout. */
   notes: AlignmentNote[];
+  /**
+   * Per run, the frozen rows holding each key the profile maps to a concept (and its older aliases),
+   * superseded or not; keys no row holds are left out. Set by alignRuns; absent on hand-made alignments.
+   */
+  keyRows?: KeyRows[];
   /**
    * The framework profile the runs were read with (lib/registry): its name, whether it was detected
    * from the keys or given, and the signature keys that decided. Absent means slime.

@@ -12,6 +12,7 @@ import type {
   CoverageIssue,
   EvalRecord,
   HistoryRow,
+  KeyRows,
   Reporter,
   RolloutRecord,
   RunAxis,
@@ -45,6 +46,9 @@ import { noRows, type RowReader } from "./row-reader";
 import { scanRun, type RunScan } from "./scan-runs";
 import { LIVE, rowRollouts, supersedeAcrossRuns, supersedeWithinRun, type Restart } from "./supersede";
 import { keysOf, readValues, ValuesArena } from "../values/compact-values";
+import { mappedKeys } from "../registry/framework-profile";
+import { keyRowsOf } from "./key-rows";
+import { supersedingIssues } from "./superseding-guard";
 import { ValuesBuilder } from "../values/values-builder";
 
 // Module-local copies for the per-row loops: imported bindings are getter calls under tsx (see key-flags.ts).
@@ -133,17 +137,21 @@ export function alignRuns(runs: RunHistory[], opts: AlignRunsOptions = {}): Alig
   }
   const detected = runs.length === 0 && opts.profile === undefined ? null : detectProfile(runs, opts.profile);
   const profile = detected === null ? undefined : { name: detected.profile.name, how: detected.how, evidence: detected.evidence };
+  let aligned: AlignedRuns;
   if (detected !== null && detected.profile.axis.kind === "step") {
-    const aligned = alignSteps(runs, detected.profile, { reporter });
+    aligned = alignSteps(runs, detected.profile, { reporter });
     // Step records copy their values, so the rows can go once all are aligned (slime runs go one by one).
     if (opts.releaseRows) for (const run of runs) run.rows = [];
-    return { ...aligned, profile };
+  } else {
+    aligned = alignSlimeRuns(runs, opts, detected === null ? [] : mappedKeys(detected.profile));
   }
-  return { ...alignSlimeRuns(runs, opts), profile };
+  const guard = supersedingIssues(aligned, aligned.keyRows ?? []);
+  for (const x of guard) reporter?.warn?.(`${x.kind}: ${x.message}`);
+  return { ...aligned, issues: aligned.issues.concat(guard), profile };
 }
 
-/** alignRuns for slime runs (rollout/step, train/step). */
-function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions): AlignedRuns {
+/** alignRuns for slime runs (rollout/step, train/step); `conceptKeys` are counted per run into `keyRows`. */
+function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions, conceptKeys: readonly string[]): AlignedRuns {
   const reporter = opts.reporter;
   const scans = runs.map((run, i) => {
     const s = scanRun(run);
@@ -160,6 +168,7 @@ function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions): AlignedRuns
   const notes: AlignmentNote[] = [];
   const noUpdatesExpected: Set<number>[] = [];
   const criticOnly: UpdateRecord[] = [];
+  const keyRows: KeyRows[] = [];
   const runsMeta = runs.map((r, i) => ({ runId: r.runId, round: r.round, state: r.state, historyEvents: scans[i].codes.length }));
 
   // One builder per record kind: consecutive records of a kind mostly share their key sequence.
@@ -273,6 +282,7 @@ function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions): AlignedRuns
       });
     }
     noUpdatesExpected.push(skip);
+    keyRows.push(...keyRowsOf(run, reader, by, conceptKeys));
     if (opts.releaseRows) {
       run.rows = [];
       // The reader holds the rows' values (packed rows' arena chunks): let them go with the rows.
@@ -303,6 +313,7 @@ function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions): AlignedRuns
     coverage: cov.coverage,
     issues: sorted,
     notes,
+    keyRows,
   };
 }
 

@@ -20,7 +20,9 @@ import type {
   RunHistory,
   SupersededRecords,
 } from "../types";
-import { singular, type FrameworkProfile, type ProfileAxis } from "../registry/framework-profile";
+import { mappedKeys, singular, type FrameworkProfile, type ProfileAxis } from "../registry/framework-profile";
+import { keyRowsOf } from "./key-rows";
+import { rowReader } from "./row-reader";
 import { keysOf } from "../values/compact-values";
 
 type StepAxis = Extract<ProfileAxis, { kind: "step" }>;
@@ -30,11 +32,12 @@ export interface AlignStepsOptions {
   reporter?: Reporter;
 }
 
-/** A row's role under a step profile. */
-type Role = "train" | "eval" | "summary" | "empty" | "other";
+/** A row's role under a step profile ("own": a row the framework logs about itself, see ProfileAxis.ownRows). */
+type Role = "train" | "eval" | "summary" | "own" | "empty" | "other";
 
 interface RowInfo {
   role: Role;
+  /** The step of a train or eval row; for an own row, the index of its `ownRows` family; NaN otherwise. */
   step: number;
   /** Index of the run whose logging replaced the row; -1 while live. */
   by: number;
@@ -44,17 +47,29 @@ function isEvalKey(axis: StepAxis, k: string): boolean {
   return axis.evalPrefixes.some((p) => k.startsWith(p));
 }
 
-/** Role and step of one row; throws naming run, key and _step for a step that is not a non-negative integer. */
+function ownFamilyOf(axis: StepAxis, k: string): number {
+  return axis.ownRows.findIndex((o) => k.startsWith(o.prefix));
+}
+
+/**
+ * Role and step of one row; throws naming run, key and _step for a step that is not a non-negative
+ * integer. A row of the framework's own (every metric key in one `ownRows` family) gets no step: the
+ * step W&B's step_sync stamps on it is the last training step's, not its own.
+ */
 function rowInfo(axis: StepAxis, row: HistoryRow, run: RunHistory): RowInfo {
   let metric = false;
   let evalOnly = true;
+  let own = -2; // -2: no metric key yet; -1: a key outside every own family; >= 0: the one family so far
   for (const k of keysOf(row)) {
     if (k.charCodeAt(0) === 95 /* _ */ || axis.stepKeys.includes(k)) continue;
     if (axis.summaryKeys.includes(k)) return { role: "summary", step: NaN, by: -1 };
     metric = true;
     if (!isEvalKey(axis, k)) evalOnly = false;
+    const family = own === -1 ? -1 : ownFamilyOf(axis, k);
+    own = own === -2 || own === family ? family : -1;
   }
   if (!metric) return { role: "empty", step: NaN, by: -1 };
+  if (own >= 0) return { role: "own", step: own, by: -1 };
   const key = axis.stepKeys.find((k) => row[k] !== undefined);
   const step = key === undefined ? row._step : row[key];
   if (!Number.isInteger(step) || step < 0) {
@@ -87,10 +102,19 @@ export function alignSteps(runs: RunHistory[], profile: FrameworkProfile, opts: 
   const evals: EvalRecord[] = [];
   const issues: CoverageIssue[] = [];
   const notes: AlignmentNote[] = [];
-  runs.forEach((run, ri) => collectRecords(run, infos[ri], rollouts, evals, issues, notes));
+  runs.forEach((run, ri) => collectRecords(axis, run, infos[ri], rollouts, evals, issues, notes));
   const superseded = supersededOf(runs, infos);
   for (const s of superseded) notes.push({ runId: s.runId, round: s.round, kind: "superseded", step: s.rollouts[0] ?? null, message: s.message });
   const coverage = coverageOf(runs, rollouts, issues);
+  const keys = mappedKeys(profile);
+  const keyRows = runs.flatMap((run, ri) =>
+    keyRowsOf(
+      run,
+      rowReader(run),
+      infos[ri].map((x) => x.by),
+      keys,
+    ),
+  );
   let r0 = Infinity;
   for (const f of firsts) if (f !== null) r0 = Math.min(r0, f);
   const runAxes: RunAxis[] = runs.map((run, i) => ({
@@ -126,6 +150,7 @@ export function alignSteps(runs: RunHistory[], profile: FrameworkProfile, opts: 
     coverage,
     issues,
     notes,
+    keyRows,
   };
 }
 
@@ -158,6 +183,7 @@ function valuesOf(row: HistoryRow): Record<string, number> {
 }
 
 function collectRecords(
+  axis: StepAxis,
   run: RunHistory,
   info: RowInfo[],
   rollouts: RolloutRecord[],
@@ -169,9 +195,11 @@ function collectRecords(
   const mine: RolloutRecord[] = [];
   let summaries = 0;
   const others: number[] = [];
+  const own = new Array<number>(axis.ownRows.length).fill(0);
   run.rows.forEach((row, i) => {
     const x = info[i];
     if (x.role === "summary") summaries++;
+    if (x.role === "own") own[x.step]++;
     if (x.role === "other") others.push(row._step);
     if (x.by !== -1) return;
     if (x.role === "train") mine.push({ runId, round, rollout: x.step, historySteps: [row._step], values: valuesOf(row) });
@@ -188,6 +216,16 @@ function collectRecords(
       message: `run ${runId} (round ${round}): ${summaries} row(s) of run totals (e.g. train_runtime) kept out of the step records`,
     });
   }
+  axis.ownRows.forEach((o, f) => {
+    if (own[f] === 0) return;
+    notes.push({
+      runId,
+      round,
+      kind: "own-rows",
+      step: null,
+      message: `run ${runId} (round ${round}): ${own[f]} row(s) of ${o.what} (keys ${o.prefix}*) kept out of the step records and of superseding: the step W&B stamped on them is the last training step's`,
+    });
+  });
   if (others.length > 0) {
     issues.push({
       runId,

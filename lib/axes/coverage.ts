@@ -205,6 +205,7 @@ export const BLOCKING_ISSUE_KINDS: ReadonlySet<CoverageIssue["kind"]> = new Set<
   "update-without-rollout",
   "duplicate-rollout",
   "conflicting-values",
+  "superseding-dominates",
 ]);
 
 /** The issues after which the axis mapping does not hold (see BLOCKING_ISSUE_KINDS), in issue order. */

@@ -16,4 +16,6 @@ export interface TableColumn<F extends string = string> {
   absent?: string;
   /** What each round's mean is taken over, e.g. "optimizer updates". */
   over: string;
+  /** Updates by position in their rollout batch the column averages; absent = all records. */
+  subset?: "all" | "first" | "later";
 }

@@ -28,6 +28,7 @@ import { parquetCreatedBy, parquetFiles, type ParquetLayout } from "./parquet-fi
 import { rolloutsTable, supersededTable, updatesTable, ROLLOUTS_FILE, UPDATES_FILE } from "./record-tables";
 import { profileOfAligned } from "../registry/profiles";
 import { summaryColumnsFor, summaryTable } from "./summary-table";
+import { unfilledCells } from "./filled-cells";
 import { workspaceVersion as readWorkspaceVersion } from "./workspace-version";
 
 /** One file of the export set, in memory. */
@@ -146,6 +147,14 @@ export function planExports(source: Pick<Archive, "manifest">, aligned: AlignedR
   checkSameRuns(source, aligned);
   assertMappingHolds(aligned, { allowIssues: opts.allowIssues, what: "to export" });
   const summary = summaryTable(aligned, { reporter: opts.reporter, allowIssues: true });
+  const summaryColumns = summaryColumnsFor(profileOfAligned(aligned));
+  const unfilled = unfilledCells(summary.table, summaryColumns, aligned, summary.notes);
+  if (unfilled.length > 0 && !opts.allowIssues) {
+    const more = unfilled.length > 1 ? ` (and ${unfilled.length - 1} more such cell(s))` : "";
+    throw new Error(
+      `refusing to export: ${unfilled[0].message}${more}. Nothing was written; pass allowIssues (CLI: --allow-issues) to export anyway (the manifest then lists these cells)`,
+    );
+  }
   const health = runHealthChecks(aligned, opts.health ?? defaultHealthParams());
   const tables: AnyTable[] = [rolloutsTable(aligned), updatesTable(aligned), summary.table, supersededTable(aligned), healthTable(health)];
   const workspaceVersion = opts.workspaceVersion ?? readWorkspaceVersion();
@@ -160,8 +169,8 @@ export function planExports(source: Pick<Archive, "manifest">, aligned: AlignedR
     axes: aligned.mapping,
     files: [...csvEntries, ...parquet.map((p) => p.entry)],
     cells: { ...CELL_CONVENTIONS },
-    summaryColumns: summaryColumnsFor(profileOfAligned(aligned)).map(summaryColumnEntry),
-    summaryNotes: summary.notes,
+    summaryColumns: summaryColumns.map(summaryColumnEntry),
+    summaryNotes: [...summary.notes, ...unfilled.map((u) => `unfilled despite the frozen rows: ${u.message}`)],
     alignmentIssues: aligned.issues.map((x) => `${x.kind}: ${x.message}`),
     builtDespiteIssues: blockingIssues(aligned).length > 0,
     superseded: aligned.superseded.map(exportSuperseded),

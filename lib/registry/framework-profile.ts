@@ -29,9 +29,26 @@ export type ProfileAxis =
   /**
    * One record per logged training step (lib/axes/align-steps.ts): `stepKey` holds the step of a
    * training row; rows with only `evalPrefixes` keys (besides step keys) are evals; rows holding one
-   * of `summaryKeys` are end-of-training summaries, not steps.
+   * of `summaryKeys` are end-of-training summaries, not steps; rows whose every metric key falls under
+   * one of `ownRows` are rows the framework logs about itself (timers of single calls, ...): counted
+   * and named, never records and never re-logged steps, whatever step W&B stamped on them.
    */
-  | { kind: "step"; stepKey: string; evalPrefixes: readonly string[]; stepKeys: readonly string[]; summaryKeys: readonly string[] };
+  | {
+      kind: "step";
+      stepKey: string;
+      evalPrefixes: readonly string[];
+      stepKeys: readonly string[];
+      summaryKeys: readonly string[];
+      ownRows: readonly OwnRows[];
+    };
+
+/** A family of rows a framework logs about itself, not about a training step. */
+export interface OwnRows {
+  /** Key prefix (ending in "/") every metric key of such a row starts with. */
+  prefix: string;
+  /** What those rows are, for notes, e.g. "TRL's profiling timers, one row per timed call". */
+  what: string;
+}
 
 /** A framework profile. */
 export interface FrameworkProfile {
@@ -75,4 +92,15 @@ export function singular(noun: string): string {
 /** True when a key matches a signature entry (exact key, or a prefix ending in "/"). */
 export function matchesEntry(key: string, entry: string): boolean {
   return entry.endsWith("/") ? key.startsWith(entry) : key === entry;
+}
+
+/** Every key the profile maps to a concept, then the older names it reads for them (slime's aliases), once each. */
+export function mappedKeys(profile: FrameworkProfile): string[] {
+  const keys = new Set<string>();
+  for (const m of Object.values(profile.metrics)) {
+    if ("absent" in m) continue;
+    keys.add(m.key);
+    for (const a of m.aliases ?? []) keys.add(a.key);
+  }
+  return [...keys];
 }

@@ -18,7 +18,14 @@ export const OPENRLHF_PROFILE: FrameworkProfile = {
   name: "openrlhf",
   label: "OpenRLHF",
   signature: ["train/policy_loss", "train/actor_grad_norm", "train/ppo_clip_ratio", "train/timing/", "train/rollout/"],
-  axis: { kind: "step", stepKey: "train/global_step", evalPrefixes: ["eval/"], stepKeys: ["train/global_step", "eval/global_step"], summaryKeys: [] },
+  axis: {
+    kind: "step",
+    stepKey: "train/global_step",
+    evalPrefixes: ["eval/"],
+    stepKeys: ["train/global_step", "eval/global_step"],
+    summaryKeys: [],
+    ownRows: [],
+  },
   recordNoun: "training steps",
   stepAxis: "train/global_step (define_metric step), one row per training step (one rollout batch); _step counts logging calls",
   updates: {

@@ -23,6 +23,10 @@ export const TRL_PROFILE: FrameworkProfile = {
     evalPrefixes: ["eval/"],
     stepKeys: ["train/global_step", "train/epoch"],
     summaryKeys: ["train/train_runtime", "train/total_flos", "train/train_loss", "train/train_samples_per_second"],
+    // trl/extras/profiling.py logs each timed block as its own wandb.log call; transformers'
+    // define_metric(step_sync=True) stamps the last train/global_step on it, so these rows look like
+    // training rows of an earlier step unless classified by their keys.
+    ownRows: [{ prefix: "profiling/", what: "TRL's profiling timers (profiling/Time taken: <Trainer>.<block>, one row per timed call)" }],
   },
   recordNoun: "logged steps",
   stepAxis: "train/global_step = optimizer steps at the time of the log; one row every logging_steps optimizer steps",

@@ -24,6 +24,7 @@ export const VERL_PROFILE: FrameworkProfile = {
     evalPrefixes: ["val-core/", "val-aux/"],
     stepKeys: ["training/global_step", "training/epoch"],
     summaryKeys: [],
+    ownRows: [],
   },
   recordNoun: STEP,
   stepAxis: "training/global_step (= W&B _step: verl logs with step=global_steps), one row per training step (one rollout batch)",

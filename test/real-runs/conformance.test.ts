@@ -1,0 +1,130 @@
+/**
+ * Conformance on REAL runs: every fixture under test/fixtures/real-runs/ was written by a framework's
+ * own code (tools/real-runs/, README there). Each case is frozen from its .wandb file(s) with the
+ * workspace's fetchAndFreeze and exported in memory; then
+ * - each round's frozen rows equal the history records wandb's own Python reader counted (case.json);
+ * - each summary cell of a concept equals the mean computed from the framework's OWN record
+ *   (trainer_state.json log_history, the dicts handed to the logger), never from the W&B rows, to 1e-12
+ *   relative; a cell is empty exactly when the own record has no finite value of its key;
+ * - `rollouts` equals the own record's training records per round;
+ * - rows the framework logs for itself (TRL profiling/*) are never records and never superseded.
+ */
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, describe, test } from "node:test";
+
+import { fetchAndFreeze } from "../../lib/archive/fetch-and-freeze";
+import { loadArchive } from "../../lib/archive/load-archive";
+import { alignRuns } from "../../lib/axes/align-runs";
+import { buildExports } from "../../lib/export/build-exports";
+import { readExportCsv } from "../../lib/export/read-export-csv";
+import { summaryColumnsFor } from "../../lib/export/summary-table";
+import { profileOfAligned } from "../../lib/registry/profiles";
+import { keysOf } from "../../lib/values/compact-values";
+import { fixtureCases, ownMean, survivingEntries, upTo, type FixtureCase } from "./own-record";
+
+const ROOT = path.resolve(__dirname, "../fixtures/real-runs");
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "real-runs-"));
+after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+/** Relative agreement to 1e-12 (exact for 0). */
+function close(actual: number, expected: number): boolean {
+  return expected === 0 ? actual === 0 : Math.abs(actual - expected) <= 1e-12 * Math.abs(expected);
+}
+
+/** Freezes a case's .wandb files into an archive (one run per round) and exports it in memory. */
+async function freezeAndExport(c: FixtureCase) {
+  const outDir = path.join(tmp, c.framework, c.case);
+  const manifest = await fetchAndFreeze({
+    entity: "",
+    project: "",
+    runs: c.rounds.map((r) => ({ runId: r.wandbRunId, round: r.round, file: path.join(c.dir, r.wandbFile) })),
+    outDir,
+    env: {},
+    now: () => new Date("2026-12-01T00:00:00.000Z"),
+  });
+  const archive = await loadArchive(outDir);
+  const aligned = alignRuns(archive.runs);
+  const build = buildExports(archive, aligned, { workspaceVersion: "test" });
+  const summary = readExportCsv(build.files.find((f) => f.name === "summary.csv")!.text, { file: "summary.csv" });
+  return { manifest, archive, aligned, build, summary };
+}
+
+const CASES = fixtureCases(ROOT);
+
+test("the real-run corpus is present and names every case's versions and command", () => {
+  assert.ok(CASES.length >= 8, `fixture cases found: ${CASES.length}`);
+  for (const c of CASES) {
+    assert.match(c.command, /tools\/real-runs\//, `${c.case}: command`);
+    assert.ok(Object.keys(c.versions).length >= 3, `${c.case}: versions`);
+    for (const r of c.rounds) assert.ok(fs.existsSync(path.join(c.dir, r.wandbFile)), `${c.case}: ${r.wandbFile}`);
+  }
+});
+
+for (const c of CASES) {
+  // One same-id resume cannot be two runs of one archive (a run id is the run's identity).
+  const ids = c.rounds.map((r) => r.wandbRunId);
+  const sameId = new Set(ids).size < ids.length;
+  describe(`${c.framework}/${c.case}`, { skip: sameId ? "two logs of one run id: frozen by test/real-runs/same-id-resume.test.ts" : false }, () => {
+    let res: Awaited<ReturnType<typeof freezeAndExport>>;
+    const surviving = survivingEntries(c);
+
+    test("freezes every history record wandb's own reader counts, and exports without an alignment issue", async () => {
+      res = await freezeAndExport(c);
+      for (const r of c.rounds) {
+        if (r.exitRecord) continue;
+        const steps = res.aligned.rollouts.filter((x) => x.round === r.round).map((x) => x.rollout);
+        upTo(surviving, r.round, Math.max(-1, ...steps));
+      }
+      c.rounds.forEach((r, i) => {
+        assert.equal(res.manifest.runs[i].historyEvents, r.historyRecords, `round ${r.round}: frozen rows`);
+        assert.equal(res.manifest.runs[i].lastStep, r.lastStep ?? -1, `round ${r.round}: last _step`);
+      });
+      assert.deepEqual(res.aligned.issues, []);
+      assert.equal(res.aligned.profile?.name, c.framework);
+    });
+
+    test("each summary cell equals the mean of the framework's own record (1e-12 relative), per round and over all", () => {
+      const profile = profileOfAligned(res.aligned);
+      const means = summaryColumnsFor(profile).filter((col) => col.kind === "mean" && col.column.metric !== null);
+      assert.ok(means.length >= 3, "the profile maps at least three summary means");
+      const all = [...surviving.values()].flat();
+      for (const row of res.summary.rows) {
+        const round = String(row.round);
+        const entries = round === "all" ? all : surviving.get(round)!;
+        assert.equal(row.rollouts, entries.length, `round ${round}: records`);
+        for (const col of means) {
+          if (col.kind !== "mean") continue;
+          const key = col.column.metric!.key;
+          const expected = ownMean(entries, key);
+          const actual = row[col.name];
+          if (expected === null) assert.equal(actual, null, `round ${round} ${col.name}: own record has no ${key}`);
+          else assert.ok(typeof actual === "number" && close(actual, expected), `round ${round} ${col.name} (${key}): ${actual} vs own record ${expected}`);
+        }
+      }
+    });
+
+    test("history_events per round is the W&B row count", () => {
+      c.rounds.forEach((r) => {
+        const row = res.summary.rows.find((x) => x.round === r.round)!;
+        assert.equal(row.history_events, r.historyRecords, `round ${r.round}`);
+      });
+    });
+
+    test("rows the framework logs for itself are counted, never records, never superseded", () => {
+      const profile = profileOfAligned(res.aligned);
+      const own = profile.axis.kind === "step" ? profile.axis.ownRows : [];
+      for (const rec of res.aligned.rollouts) {
+        for (const k of keysOf(rec.values)) assert.ok(!own.some((o) => k.startsWith(o.prefix)), `record ${rec.rollout} of ${rec.runId} holds ${k}`);
+      }
+      const ownRows = res.archive.runs.flatMap((run) => run.rows.filter((row) => keysOf(row).some((k) => own.some((o) => k.startsWith(o.prefix)))));
+      if (c.framework === "trl") assert.ok(ownRows.length > 0, "a real TRL run with report_to wandb logs profiling rows");
+      const noted = res.aligned.notes.filter((n) => n.kind === "own-rows").reduce((s, n) => s + Number(/: (\d+) row\(s\)/.exec(n.message)![1]), 0);
+      assert.equal(noted, ownRows.length, "every own row is counted in a note");
+      const resumed = c.rounds.some((r) => r.resume);
+      if (!resumed) assert.deepEqual(res.aligned.superseded, [], "a run that never restarted supersedes nothing");
+    });
+  });
+}

@@ -1,0 +1,109 @@
+/**
+ * The two guards issue 26 adds, on a REAL TRL run (test/fixtures/real-runs/trl/grpo-log1, written by
+ * TRL 1.16 and wandb 0.31): read with the TRL profile as it was before (no `ownRows`), its profiling
+ * rows stamped with the last train/global_step made every training row look re-logged. The superseding
+ * guard must refuse that; and a profile that keeps no record of rows holding a mapped key must make
+ * the export refuse instead of writing empty cells.
+ */
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, before, test } from "node:test";
+
+import { fetchAndFreeze } from "../../lib/archive/fetch-and-freeze";
+import { loadArchive } from "../../lib/archive/load-archive";
+import { alignRuns } from "../../lib/axes/align-runs";
+import { alignSteps } from "../../lib/axes/align-steps";
+import { supersedingIssues } from "../../lib/axes/superseding-guard";
+import { buildExports } from "../../lib/export/build-exports";
+import type { FrameworkProfile } from "../../lib/registry/framework-profile";
+import { TRL_PROFILE } from "../../lib/registry/profile-trl";
+import type { Archive } from "../../lib/types";
+
+const CASE = path.resolve(__dirname, "../fixtures/real-runs/trl/grpo-log1");
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "real-guards-"));
+let archive: Archive;
+
+before(async () => {
+  const meta = JSON.parse(fs.readFileSync(path.join(CASE, "case.json"), "utf8"));
+  const r = meta.rounds[0];
+  await fetchAndFreeze({ entity: "", project: "", runs: [{ runId: r.wandbRunId, round: "R0", file: path.join(CASE, r.wandbFile) }], outDir: tmp, env: {} });
+  archive = await loadArchive(tmp);
+});
+after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+function ownRowsOf(p: FrameworkProfile) {
+  return p.axis.kind === "step" ? p.axis.ownRows : [];
+}
+
+/** The TRL profile with other own-row families (`[]`: as it was before issue 26). */
+function trlWithOwnRows(ownRows: { prefix: string; what: string }[]): FrameworkProfile {
+  if (TRL_PROFILE.axis.kind !== "step") throw new Error("TRL is a step profile");
+  return { ...TRL_PROFILE, axis: { ...TRL_PROFILE.axis, ownRows } };
+}
+
+test("the TRL profile as it was (profiling rows read as training rows) supersedes most of the run: refused with the evidence", () => {
+  const aligned = alignSteps(archive.runs, trlWithOwnRows([]));
+  const gone = aligned.superseded.reduce((s, x) => s + x.rows, 0);
+  const rows = archive.runs[0].rows.length;
+  assert.ok(2 * gone > rows, `superseded ${gone} of ${rows}`);
+  const issues = supersedingIssues(aligned, aligned.keyRows ?? []);
+  assert.equal(issues[0].kind, "superseding-dominates");
+  assert.equal(issues[0].key, null);
+  assert.match(
+    issues[0].message,
+    new RegExp(`^run trlgrpolog1 \\(round R0\\): superseding would drop ${gone} of its ${rows} frozen rows \\(more than half\\): `),
+  );
+  assert.match(issues[0].message, /re-logged by the same run \(its step went back\)/);
+  // 5 of the 6 rows holding train/entropy go: the record kept for each step is a profiling row.
+  assert.deepEqual(
+    aligned.keyRows?.find((k) => k.key === "train/entropy"),
+    { runId: "trlgrpolog1", round: "R0", key: "train/entropy", rows: 6, superseded: 5 },
+  );
+});
+
+test("the TRL profile as it is: no superseding, no guard issue, every training row a record", () => {
+  const aligned = alignRuns(archive.runs);
+  assert.deepEqual(aligned.superseded, []);
+  assert.deepEqual(aligned.issues, []);
+  assert.equal(aligned.rollouts.length, 6);
+  assert.deepEqual(
+    aligned.keyRows?.find((k) => k.key === "train/entropy"),
+    { runId: "trlgrpolog1", round: "R0", key: "train/entropy", rows: 6, superseded: 0 },
+  );
+});
+
+test("export refuses a concept cell left empty while live frozen rows hold its key, naming key, run and rows", () => {
+  // A profile that takes TRL's training rows for rows of its own too: they stay live, but no record keeps them.
+  const aligned = alignSteps(archive.runs, trlWithOwnRows([...ownRowsOf(TRL_PROFILE), { prefix: "train/", what: "a misread" }]));
+  const withProfile = { ...aligned, profile: { name: "trl", how: "given" as const, evidence: [] } };
+  assert.equal(aligned.rollouts.length, 0);
+  assert.throws(
+    () => buildExports(archive, withProfile, { workspaceVersion: "test" }),
+    /^Error: refusing to export: summary cell entropy_mean of round R0 is empty, but run trlgrpolog1 \(round R0\): train\/entropy in 6 live frozen row\(s\); no logged steps record kept it \(round R0 has no logged steps\): .*\(and \d+ more such cell\(s\)\)\. Nothing was written/,
+  );
+  // Allowed: the manifest lists every such cell instead.
+  const build = buildExports(archive, withProfile, { workspaceVersion: "test", allowIssues: true });
+  const unfilled = build.manifest.summaryNotes.filter((n) => n.startsWith("unfilled despite the frozen rows: "));
+  assert.deepEqual(
+    unfilled.map((n) => /summary cell (\S+) of round (\S+)/.exec(n)!.slice(1).join(" ")),
+    ["entropy_mean", "clipfrac_mean", "grad_norm_mean", "response_len_mean", "truncated_ratio_mean"].flatMap((c) => [`${c} R0`, `${c} all`]),
+  );
+});
+
+test("a cell empty because its key is nowhere in the frozen rows is not refused, and its note is true of the frozen data", () => {
+  const aligned = alignRuns(archive.runs);
+  const build = buildExports(archive, aligned, { workspaceVersion: "test" });
+  // TRL without vLLM logs no sampling log-prob gap: the column is empty, and no frozen row holds its key.
+  const summary = build.files.find((f) => f.name === "summary.csv")!.text.split("\n");
+  const header = summary[0].split(",");
+  const col = header.indexOf("logprob_abs_diff_mean");
+  assert.equal(summary[1].split(",")[col], "");
+  const key = "train/sampling/sampling_logp_difference/mean";
+  assert.ok(!archive.runs[0].rows.some((row) => key in row), `${key} in no frozen row`);
+  for (const note of build.manifest.summaryNotes) {
+    const m = /none of the \d+ .* has (\S+)$/.exec(note);
+    if (m) assert.ok(!archive.runs[0].rows.some((row) => m[1] in row), `note "${note}" is false: ${m[1]} is in the frozen rows`);
+  }
+});
