@@ -61,10 +61,22 @@ export interface ManifestRun {
   /** Set when the run was read from a local `.wandb` transaction log instead of a server. */
   source?: ManifestSource;
   /**
+   * Later `.wandb` logs of the same run id (the run resumed into its own id offline: each log is
+   * written apart), read after `source` in this order. Each log's `_step` restarts at 0; its rows
+   * are frozen with `_step` + `stepOffset`, continuing the run's count of logging calls as W&B does
+   * when a run resumes online.
+   */
+  resumedIn?: ResumedSource[];
+  /**
    * How the history was read when not by `HistoryPage` windows alone: "parquet" (exported files) or
    * "parquet+pages" (exported files, then the live tail paged). Absent = pages.
    */
   historyPath?: "parquet" | "parquet+pages";
+}
+
+/** A later `.wandb` log of a run resumed into its own id, and the shift its `_step` got (see ManifestRun.resumedIn). */
+export interface ResumedSource extends ManifestSource {
+  stepOffset: number;
 }
 
 /** Where a run read without a server came from (a `.wandb` transaction log). */

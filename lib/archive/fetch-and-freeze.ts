@@ -31,6 +31,37 @@ export interface RunSelection {
   round: string;
   /** Read this local `.wandb` file (holding run `runId`) instead of asking the server. */
   file?: string;
+  /** Later `.wandb` logs of the same run id (resumed into its own id offline), read after `file`. */
+  resumedIn?: string[];
+}
+
+/**
+ * Joins `.wandb` logs of one run id into one selection: a run resumed into its own id offline
+ * writes a log per process, and they are one W&B run (frozen as one, `_step` continued; see
+ * freezeWandbFileRun). Logs of one id must share a round, and an id cannot be both a server run and a log.
+ * @example joinResumedLogs([{ runId: "a", round: "R0", file: "x.wandb" }, { runId: "a", round: "R0", file: "y.wandb" }])
+ *   // [{ runId: "a", round: "R0", file: "x.wandb", resumedIn: ["y.wandb"] }]
+ */
+export function joinResumedLogs(runs: readonly RunSelection[]): RunSelection[] {
+  const out: RunSelection[] = [];
+  const byId = new Map<string, RunSelection>();
+  for (const r of runs) {
+    const first = byId.get(r.runId);
+    if (first === undefined) {
+      const copy = { ...r };
+      byId.set(r.runId, copy);
+      out.push(copy);
+      continue;
+    }
+    if (!first.file || !r.file) throw new Error(`invalid runs: run ${r.runId} is listed twice`);
+    if (first.round !== r.round) {
+      throw new Error(
+        `invalid runs: run ${r.runId} is listed twice, in rounds ${first.round} and ${r.round}: two .wandb logs of one run id are the run resumed into its own id; give them one round`,
+      );
+    }
+    first.resumedIn = [...(first.resumedIn ?? []), r.file];
+  }
+  return out;
 }
 
 /** Options of `fetchAndFreeze`. */
@@ -139,7 +170,8 @@ function connectionSpec(conn: WandbConnection, retry: FetchAndFreezeOptions["ret
  * written. On any failure the previous archive stays byte-identical.
  * @example await fetchAndFreeze({ entity: "e", project: "p", runs: [{ runId: "8ov14yyc", round: "R0" }], outDir: "data/archive" });
  */
-export async function fetchAndFreeze(opts: FetchAndFreezeOptions): Promise<SourceManifest> {
+export async function fetchAndFreeze(given: FetchAndFreezeOptions): Promise<SourceManifest> {
+  const opts = Array.isArray(given.runs) ? { ...given, runs: joinResumedLogs(given.runs) } : given;
   checkSelection(opts);
   const pageSize = checkPageSize(opts.pageSize ?? DEFAULT_PAGE_SIZE);
   const concurrency = checkConcurrency(opts.concurrency ?? DEFAULT_CONCURRENCY);
@@ -189,7 +221,10 @@ export async function fetchAndFreeze(opts: FetchAndFreezeOptions): Promise<Sourc
           opts.runs,
           concurrency,
           async (sel, i, signal) => {
-            if (sel.file) return freezeWandbFileRun({ runId: sel.runId, round: sel.round, file: sel.file }, tmp, () => clock().toISOString(), reporter, signal);
+            if (sel.file) {
+              const files = { runId: sel.runId, round: sel.round, file: sel.file, resumedIn: sel.resumedIn };
+              return freezeWandbFileRun(files, tmp, () => clock().toISOString(), reporter, signal);
+            }
             const meta = metas[i];
             const file = historyFile(sel.runId);
             const job: ServerRunJob = { meta, filePath: path.join(tmp, file), pageSize, historyPath };

@@ -5,7 +5,8 @@
  */
 import * as path from "node:path";
 
-import type { ManifestRun, Reporter } from "../types";
+import type { HistoryRow, ManifestRun, ManifestSource, Reporter } from "../types";
+import { keysOf } from "../values/compact-values";
 import { readWandbFile, type WandbFileRun } from "../wandb-file/read-wandb-file";
 import { FrozenFileWriter, type FrozenFileInfo } from "./frozen-file-writer";
 import { frozenManifestRun, historyFile } from "./manifest";
@@ -16,11 +17,22 @@ export interface WandbFileSelection {
   round: string;
   /** Path of the `.wandb` file (already located, see lib/wandb-file/locate-wandb-file.ts). */
   file: string;
+  /** Later logs of the same run id (resumed into its own id offline), read after `file` in this order. */
+  resumedIn?: readonly string[];
+}
+
+/** The manifest source of a read `.wandb` file. */
+function sourceOf(run: WandbFileRun): ManifestSource {
+  return { kind: "wandb-file", file: run.fileName, sha256: run.sha256, bytes: run.bytes, sdkVersion: run.sdkVersion, exitCode: run.exitCode, server: null };
 }
 
 /**
- * Reads `sel.file` and writes its rows to `<archiveTmp>/history/<runId>.jsonl`; returns the run's
- * manifest entry. Throws `WandbFileError` (file, byte offset) on a damaged or foreign file.
+ * Reads `sel.file` (then each of `sel.resumedIn`) and writes its rows to
+ * `<archiveTmp>/history/<runId>.jsonl`; returns the run's manifest entry. A later log's `_step`
+ * restarts at 0 (offline, the SDK cannot ask where the run stopped): its rows get `_step` + the
+ * offset that makes them continue the run's count, stated per log in `resumedIn`. State, exit code
+ * and display name are the last log's. Throws `WandbFileError` (file, byte offset) on a damaged or
+ * foreign file.
  */
 export async function freezeWandbFileRun(
   sel: WandbFileSelection,
@@ -32,22 +44,53 @@ export async function freezeWandbFileRun(
   const file = historyFile(sel.runId);
   const writer = await FrozenFileWriter.create(path.join(archiveTmp, file));
   let info: FrozenFileInfo;
-  let run: WandbFileRun;
+  const logs: { run: WandbFileRun; stepOffset: number }[] = [];
   try {
-    run = await readWandbFile(sel.file, { expectRunId: sel.runId, reporter, signal, onRows: (rows) => writer.writeRows(rows) });
+    let nextStep = 0;
+    for (const log of [sel.file, ...(sel.resumedIn ?? [])]) {
+      // The first log's steps stay as logged; a later one's continue after the last step frozen.
+      let offset: number | null = logs.length === 0 ? 0 : null;
+      const onRows = async (rows: HistoryRow[]) => {
+        if (rows.length === 0) return;
+        offset ??= Math.max(0, nextStep - rows[0]._step);
+        const shifted = offset === 0 ? rows : rows.map((r) => withStep(r, r._step + offset!));
+        nextStep = shifted[shifted.length - 1]._step + 1;
+        await writer.writeRows(shifted);
+      };
+      const run = await readWandbFile(log, { expectRunId: sel.runId, reporter, signal, onRows });
+      logs.push({ run, stepOffset: offset ?? 0 });
+    }
     info = await writer.close();
   } catch (e) {
     await writer.abandon();
     throw e;
   }
-  const source = {
-    kind: "wandb-file" as const,
-    file: run.fileName,
-    sha256: run.sha256,
-    bytes: run.bytes,
-    sdkVersion: run.sdkVersion,
-    exitCode: run.exitCode,
-    server: null,
+  const [first, ...later] = logs;
+  const last = logs[logs.length - 1].run;
+  const identity = {
+    ...last,
+    createdAt: first.run.startedAt,
+    lastStep: Math.max(...logs.map((l) => (l.run.lastStep < 0 ? -1 : l.run.lastStep + l.stepOffset))),
+    droppedKeys: mergedCounts(logs.map((l) => l.run.droppedKeys)),
   };
-  return frozenManifestRun({ ...run, createdAt: run.startedAt }, sel.round, file, info, fetchedAt(), { source });
+  const extra =
+    later.length === 0
+      ? { source: sourceOf(first.run) }
+      : { source: sourceOf(first.run), resumedIn: later.map((l) => ({ ...sourceOf(l.run), stepOffset: l.stepOffset })) };
+  return frozenManifestRun(identity, sel.round, file, info, fetchedAt(), extra);
+}
+
+/** A row with another `_step` (the row's other keys as they are; views are read, not spread). */
+function withStep(row: HistoryRow, step: number): HistoryRow {
+  const out: HistoryRow = {} as HistoryRow;
+  for (const k of keysOf(row)) out[k] = row[k];
+  out._step = step;
+  return out;
+}
+
+/** Key -> sum of counts, keys sorted. */
+function mergedCounts(counts: readonly Record<string, number>[]): Record<string, number> {
+  const sum = new Map<string, number>();
+  for (const c of counts) for (const [k, n] of Object.entries(c)) sum.set(k, (sum.get(k) ?? 0) + n);
+  return Object.fromEntries([...sum].sort(([a], [b]) => (a < b ? -1 : 1)));
 }

@@ -49,6 +49,7 @@ function orderedRun(r: ManifestRun): ManifestRun {
   };
   // Only runs read from a .wandb file carry a source: server-run manifests keep their bytes.
   if (r.source) run.source = orderedSource(r.source);
+  if (r.resumedIn) run.resumedIn = r.resumedIn.map((x) => ({ ...orderedSource(x), stepOffset: x.stepOffset }));
   return run;
 }
 
@@ -70,6 +71,21 @@ function checkSource(source: unknown, where: string): void {
   if (s.server !== null) throw new Error(`${where}.server must be null (no server was involved)`);
 }
 
+/** Throws unless `resumedIn` lists valid `.wandb` sources, each with a non-negative integer stepOffset, after a `source`. */
+function checkResumedIn(resumedIn: unknown, source: unknown, where: string, bad: (what: string) => Error): void {
+  if (source === undefined) throw bad(`${where} without a source (only a run read from .wandb files is resumed in later logs)`);
+  if (!Array.isArray(resumedIn) || resumedIn.length === 0) throw bad(`${where} is not a non-empty list`);
+  resumedIn.forEach((x, j) => {
+    try {
+      const { stepOffset, ...rest } = x as Record<string, unknown>;
+      checkSource(rest, `${where}[${j}]`);
+      if (!Number.isInteger(stepOffset) || (stepOffset as number) < 0) throw new Error(`${where}[${j}].stepOffset is not a non-negative integer`);
+    } catch (e) {
+      throw bad((e as Error).message);
+    }
+  });
+}
+
 /** What the manifest says of a run besides its frozen file: from the server's run metadata or a .wandb file. */
 export interface FrozenRunIdentity {
   entity: string;
@@ -89,7 +105,7 @@ export function frozenManifestRun(
   file: string,
   info: FrozenFileInfo,
   fetchedAt: string,
-  extra: Pick<ManifestRun, "historyPath" | "source">,
+  extra: Pick<ManifestRun, "historyPath" | "source" | "resumedIn">,
 ): ManifestRun {
   return {
     entity: run.entity,
@@ -162,6 +178,7 @@ export function parseManifest(text: string, file: string): SourceManifest {
         throw bad((e as Error).message);
       }
     }
+    if (run.resumedIn !== undefined) checkResumedIn(run.resumedIn, run.source, `runs[${i}].resumedIn`, bad);
     if (seen.has(runId)) throw bad(`run ${runId} is listed twice`);
     seen.add(runId);
   });

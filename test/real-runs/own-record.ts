@@ -21,7 +21,7 @@ export interface FixtureRound {
   exitRecord: boolean;
   tornTail: boolean;
   killedAfterStep?: number | null;
-  /** Checkpoint folder a resumed round started from, e.g. "checkpoint-3". */
+  /** Checkpoint a resumed round started from, e.g. "checkpoint-3" (TRL), "global_step2" (OpenRLHF): its trailing number is the step. */
   resumedFrom?: string | null;
   resume?: "new-run" | "same-id" | null;
 }
@@ -68,15 +68,22 @@ function trlWandbKey(k: string): string {
   return `train/${k}`;
 }
 
-/** log_history entries of training logs: not an evaluation (eval_*), not the end-of-training totals (train_runtime). */
+/** The Trainer's end-of-training totals: the W&B callback puts them in the run summary, not in history. */
+const TRL_TOTALS = new Set(["train_runtime", "train_samples_per_second", "train_steps_per_second", "total_flos", "train_loss", "epoch", "step"]);
+
+/**
+ * log_history entries of training logs: not an evaluation (eval_*). The final entry holds the run's
+ * totals and, when max_steps is not a multiple of logging_steps, the GRPO means of the steps after the
+ * last window (one more logged step, without the totals); an entry of totals alone is no training log.
+ */
 function trlTrainingEntries(file: string): OwnEntry[] {
   const state = JSON.parse(fs.readFileSync(file, "utf8")) as { log_history: Record<string, number>[] };
   const out: OwnEntry[] = [];
   for (const e of state.log_history) {
-    const keys = Object.keys(e);
-    if (keys.some((k) => k.startsWith("eval_") || k === "train_runtime")) continue;
+    const keys = Object.keys(e).filter((k) => !TRL_TOTALS.has(k));
+    if (keys.length === 0 || keys.some((k) => k.startsWith("eval_"))) continue;
     const values: Record<string, number> = {};
-    for (const k of keys) if (k !== "step" && typeof e[k] === "number") values[trlWandbKey(k)] = e[k];
+    for (const k of keys) if (typeof e[k] === "number") values[trlWandbKey(k)] = e[k];
     out.push({ step: e.step, values });
   }
   return out;
@@ -84,7 +91,7 @@ function trlTrainingEntries(file: string): OwnEntry[] {
 
 /** The step a resumed round started after (its checkpoint's global step); -Infinity for a fresh round. */
 function resumedAfter(r: FixtureRound): number {
-  const m = /checkpoint-(\d+)$/.exec(r.resumedFrom ?? "");
+  const m = /(\d+)$/.exec(r.resumedFrom ?? "");
   return m ? Number(m[1]) : -Infinity;
 }
 

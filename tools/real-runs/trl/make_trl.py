@@ -66,6 +66,11 @@ CASES: dict[str, dict] = {
         },
         "eval": True,
     },
+    # logging_steps 1 with two iterations per generation: every other optimizer step reuses the last
+    # generation, so its row lacks the completion and reward keys.
+    "grpo-log1-iter2": {"trainer": "grpo", "options": {"num_iterations": 2}},
+    # logging_steps 4 with max_steps 6 and no eval: what the last rows hold for steps 5-6, never logged as a window.
+    "grpo-log4-max6": {"trainer": "grpo", "options": {"logging_steps": 4}},
     # dapo loss, truncated completions masked, group-free reward scaling.
     "grpo-dapo-mask-truncated": {
         "trainer": "grpo",
