@@ -27,7 +27,17 @@ const ROOT = path.resolve(__dirname, "../..");
 const SCENARIOS: Record<string, Parameters<typeof simulateFramework>[0]> = {
   verl: { framework: "verl", rounds: [{ steps: 12 }, { steps: 8 }, { steps: 12 }], restartOverlap: 3 },
   openrlhf: { framework: "openrlhf", rounds: [{ steps: 12 }, { steps: 8 }, { steps: 12 }], restartOverlap: 3 },
-  trl: { framework: "trl", rounds: [{ steps: 60 }, { steps: 40 }, { steps: 60 }], restartOverlap: 15 },
+  // As a real TRL run reports to W&B: its profiling rows, stamped by step_sync (the case that once
+  // exported empty cells; checked against real runs in test/simulate-frameworks/real-traits-trl.test.ts).
+  trl: {
+    framework: "trl",
+    rounds: [{ steps: 60 }, { steps: 40 }, { steps: 60 }],
+    restartOverlap: 15,
+    profiling: true,
+    stepSync: true,
+    generation: "transformers",
+    numIterations: 2,
+  },
 };
 
 /** Summary columns read through each profile's concept, checked against the truth's mean of that key. */

@@ -19,6 +19,8 @@ export interface ResolvedOptions {
   beta: number;
   rewardFuncs: string[];
   importanceSampling: boolean;
+  generation: "vllm" | "transformers";
+  numIterations: number;
   finalScalarsInHistory: boolean;
   profiling: boolean;
   stepSync: boolean;

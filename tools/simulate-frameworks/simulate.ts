@@ -73,6 +73,10 @@ export function resolveOptions(opts: FrameworkOptions): ResolvedOptions & { fram
   const datasets = opts.datasets ?? ["gsm8k"];
   if (!Array.isArray(datasets) || datasets.length === 0 || datasets.some((d) => typeof d !== "string" || !/^[A-Za-z0-9_.-]+$/.test(d)))
     throw bad("datasets", datasets);
+  const generation = opts.generation ?? "vllm";
+  if (generation !== "vllm" && generation !== "transformers") throw bad("generation", generation);
+  const numIterations = opts.numIterations ?? 1;
+  if (!isPosInt(numIterations)) throw bad("numIterations", numIterations);
   const rewardFuncs = opts.rewardFuncs ?? ["accuracy_reward", "format_reward"];
   if (!Array.isArray(rewardFuncs) || rewardFuncs.length === 0 || rewardFuncs.some((d) => typeof d !== "string" || !d)) throw bad("rewardFuncs", rewardFuncs);
   const entropyCoef = opts.entropyCoef ?? null;
@@ -99,6 +103,8 @@ export function resolveOptions(opts: FrameworkOptions): ResolvedOptions & { fram
     beta,
     rewardFuncs,
     importanceSampling: opts.importanceSampling ?? true,
+    generation,
+    numIterations,
     finalScalarsInHistory: opts.finalScalarsInHistory ?? false,
     profiling: opts.profiling ?? false,
     stepSync: opts.stepSync ?? false,

@@ -19,8 +19,25 @@ const STEPS_PER_EPOCH = 250;
 const SAMPLES_PER_STEP = 64;
 const MAX_COMPLETION = 1024;
 
-/** GRPO `_metrics` of one optimizer step, in the order TRL fills them (averaged per window when logged). */
+/** True when optimizer step `step` generates (with num_iterations k, every k-th step; the others reuse the last generation). */
+function generates(ctx: RoundContext, step: number): boolean {
+  return (step - 1) % ctx.opts.numIterations === 0;
+}
+
+/** Keys TRL fills only when it generates (completions, rewards, the sampling correction). */
+const GENERATION_KEY = /^(completions\/|rewards\/|reward$|reward_std$|frac_reward_zero_std$|sampling\/)/;
+
+/**
+ * GRPO `_metrics` of one optimizer step, in the order TRL fills them (averaged per window when
+ * logged); a step reusing the last generation has no completion, reward or sampling keys (TRL 1.16,
+ * num_iterations 2, checked on a real run). Every value is drawn either way, so the others do not move.
+ */
 function grpoStep(ctx: RoundContext, p: Prng, step: number): Array<[string, number]> {
+  const all = grpoValues(ctx, p, step);
+  return generates(ctx, step) ? all : all.filter(([k]) => !GENERATION_KEY.test(k));
+}
+
+function grpoValues(ctx: RoundContext, p: Prng, step: number): Array<[string, number]> {
   const t = progress(step, 300);
   const mean = noisy(p, 300 + 400 * t, 0.06);
   const clipped = Math.min(1, noisy(p, 0.02 + 0.1 * t, 0.3));
@@ -64,14 +81,19 @@ function grpoStep(ctx: RoundContext, p: Prng, step: number): Array<[string, numb
   return out;
 }
 
-/** Mean of each key over a window of steps, in the first step's key order. */
+/** Mean of each key over the steps of a window that have it, keys in order of first appearance. */
 function windowMeans(window: Array<Array<[string, number]>>): Array<[string, number]> {
-  if (window.length === 0) return [];
-  return window[0].map(([key], i) => {
-    let s = 0;
-    for (const w of window) s += w[i][1];
-    return [key, round(s / window.length, 8)] as [string, number];
-  });
+  const sums = new Map<string, { s: number; n: number }>();
+  for (const w of window) {
+    for (const [key, v] of w) {
+      const acc = sums.get(key);
+      if (acc) {
+        acc.s += v;
+        acc.n++;
+      } else sums.set(key, { s: v, n: 1 });
+    }
+  }
+  return [...sums].map(([key, { s, n }]) => [key, round(s / n, 8)] as [string, number]);
 }
 
 /**
@@ -88,10 +110,11 @@ function profilingRows(ctx: RoundContext, step: number, startMs: number, stepTim
   const prepare = sync + gen + calc + noisy(p, 0.4, 0.1);
   const logps = stepTime * p.uniform(0.08, 0.12);
   const loss = stepTime * p.uniform(0.1, 0.15);
-  const blocks: Array<[string, number, number]> = [
-    ["sync_weights", sync, sync],
-    ["vLLM.generate", gen, sync + gen],
-  ];
+  const vllm = ctx.opts.generation === "vllm";
+  const blocks: Array<[string, number, number]> = vllm ? [["sync_weights", sync, sync]] : [];
+  blocks.push([vllm ? "vLLM.generate" : "transformers.generate", gen, sync + gen]);
+  // num_iterations > 1: the old policy's log-probs are computed right after generating.
+  if (ctx.opts.numIterations > 1) blocks.push(["_get_per_token_logps_and_entropies", logps, sync + gen]);
   let at = sync + gen;
   for (const [fn, d] of rewards) {
     at += d;
@@ -99,7 +122,9 @@ function profilingRows(ctx: RoundContext, step: number, startMs: number, stepTim
   }
   blocks.push(["_calculate_rewards", calc, sync + gen + calc], ["_prepare_inputs", prepare, prepare]);
   blocks.push(["_get_per_token_logps_and_entropies", logps, prepare + logps], ["compute_loss", loss, prepare + logps + loss]);
-  return blocks.map(([name, d, endS]) => ({
+  // A step reusing the last generation only prepares its slice of it and trains.
+  const kept = generates(ctx, step) ? blocks : blocks.slice(-3);
+  return kept.map(([name, d, endS]) => ({
     kind: "profiling",
     step,
     explicitStep: null,
@@ -110,29 +135,37 @@ function profilingRows(ctx: RoundContext, step: number, startMs: number, stepTim
 
 const epochAt = (s: number) => round(s / STEPS_PER_EPOCH, 6);
 
+/** num_tokens is counted when generating: a window that only reused a generation logs none. */
+const tokensOf = (generated: boolean, tokens: number): Array<[string, number]> => (generated ? [["num_tokens", tokens]] : []);
+
 /** A row as the callback logs it: `train/`-prefixed pairs, then `train/global_step`. */
 function callbackRow(kind: GenRow["kind"], step: number, timeMs: number, pairs: Array<[string, number]>): GenRow {
   const prefixed = pairs.map(([k, v]) => [k.startsWith("eval/") ? k : `train/${k}`, v] as [string, number]);
   return { kind, step, explicitStep: null, timeMs, values: values([...prefixed, ["train/global_step", step]]) };
 }
 
-/** The eval row at `step` (Trainer `evaluate`, `eval_` keys rewritten to `eval/`), logged when the evaluation ends. */
+/**
+ * The eval row at `step` (Trainer `evaluate`, `eval_` keys rewritten to `eval/`), logged when the
+ * evaluation ends: the GRPO metrics of the eval generations (no step time, no sampling correction),
+ * the eval loss and num_tokens, and the Trainer's runtime and throughput (TRL 1.16, checked on a real run).
+ */
 function evalRow(ctx: RoundContext, step: number, startMs: number): GenRow {
   const q = createPrng(deriveSeed(ctx.seed, `eval:${step}`));
   const runtime = noisy(q, 40, 0.1);
+  const grpo = grpoValues(ctx, q, step).filter(([k]) => k !== "step_time" && !k.startsWith("sampling/"));
   return callbackRow("eval", step, startMs + Math.round(runtime * 1000), [
+    ...grpo.map(([k, v]) => [`eval/${k}`, round(v, 8)] as [string, number]),
+    ["eval/num_tokens", Math.round(SAMPLES_PER_STEP * (grpo[0][1] + 150))],
     ["eval/loss", round(q.normal(0, 0.01), 6)],
     ["eval/runtime", round(runtime, 4)],
     ["eval/samples_per_second", round(200 / runtime, 3)],
     ["eval/steps_per_second", round(25 / runtime, 3)],
-    ["eval/completions/mean_length", round(noisy(q, 400, 0.05), 4)],
-    ["eval/reward", round(noisy(q, 0.6, 0.1), 6)],
     ["epoch", epochAt(step)],
   ]);
 }
 
 /** The end-of-training row of a finished run and the summary-only scalars (see the file comment). */
-function finalRow(ctx: RoundContext, timeMs: number, leftover: Array<Array<[string, number]>>, lossSum: number): RoundRows {
+function finalRow(ctx: RoundContext, timeMs: number, leftover: Array<Array<[string, number]>>, counted: Array<[string, number]>, lossSum: number): RoundRows {
   const runtime = round((timeMs - ctx.initMs) / 1000, 4);
   // speed_metrics uses max_steps and the Trainer divides the loss summed in this process by global_step.
   const scalars: Array<[string, number]> = [
@@ -143,7 +176,8 @@ function finalRow(ctx: RoundContext, timeMs: number, leftover: Array<Array<[stri
     ["train_loss", lossSum / ctx.lastStep],
   ];
   const summary: Record<string, number> = {};
-  const pairs: Array<[string, number]> = windowMeans(leftover);
+  // The steps after the last window: their num_tokens (when one generated) and GRPO means (TRL 1.16, checked on a real run).
+  const pairs: Array<[string, number]> = leftover.length > 0 ? [...counted, ...windowMeans(leftover)] : [];
   if (ctx.opts.finalScalarsInHistory) pairs.push(...scalars);
   else for (const [k, v] of scalars) summary[k] = v;
   pairs.push(["epoch", epochAt(ctx.lastStep)]);
@@ -158,6 +192,7 @@ export function trlRound(ctx: RoundContext): RoundRows {
   let window: Array<Array<[string, number]>> = [];
   let windowLoss: number[] = [];
   let lossSum = 0;
+  let generated = false;
   for (let step = ctx.checkpointStep + 1; step <= ctx.lastStep; step++) {
     const p = createPrng(deriveSeed(ctx.seed, `step:${step}`));
     const grpo = grpoStep(ctx, p, step);
@@ -166,7 +201,10 @@ export function trlRound(ctx: RoundContext): RoundRows {
     timeMs += Math.round(stepTime * 1000);
     const loss = p.normal(0, 0.01);
     const grad = gradNorm(ctx, step, round(noisy(p, 0.05, 0.3), 8));
-    tokens += Math.round(SAMPLES_PER_STEP * (grpo[0][1] + 150));
+    if (generates(ctx, step)) {
+      tokens += Math.round(SAMPLES_PER_STEP * (grpo[0][1] + 150));
+      generated = true;
+    }
     ctx.carry.set(step, tokens);
     window.push(grpo);
     windowLoss.push(loss);
@@ -177,11 +215,12 @@ export function trlRound(ctx: RoundContext): RoundRows {
         ["loss", round(windowLoss.reduce((a, b) => a + b, 0) / windowLoss.length, 4)],
         ["grad_norm", grad],
         ["learning_rate", round(1e-6 * (1 - step / 2000), 12)],
-        ["num_tokens", tokens],
+        ...tokensOf(generated, tokens),
         ...windowMeans(window),
         ["epoch", epochAt(step)],
       ]),
     );
+    generated = false;
     window = [];
     windowLoss = [];
     if (ctx.opts.evalSteps !== null && step % ctx.opts.evalSteps === 0) {
@@ -190,6 +229,6 @@ export function trlRound(ctx: RoundContext): RoundRows {
     }
   }
   if (ctx.crashed) return { rows, summary: {} };
-  const end = finalRow(ctx, timeMs, window, lossSum);
+  const end = finalRow(ctx, timeMs, window, tokensOf(generated, tokens), lossSum);
   return { rows: [...rows, ...end.rows], summary: end.summary };
 }

@@ -60,6 +60,17 @@ export interface FrameworkOptions {
   /** TRL vLLM importance-sampling correction (`train/sampling/*`); default true. */
   importanceSampling?: boolean;
   /**
+   * TRL generation backend, which names the profiling blocks: "vllm" (default: `sync_weights`,
+   * `vLLM.generate`; from source, no real vLLM run here) or "transformers" (`transformers.generate`;
+   * checked against real TRL 1.16 runs, test/simulate-frameworks/real-traits-trl.test.ts).
+   */
+  generation?: "vllm" | "transformers";
+  /**
+   * TRL `num_iterations`: optimizer steps per generation; default 1. A step that reuses the last
+   * generation logs no completion, reward or num_tokens keys and profiles no generation blocks.
+   */
+  numIterations?: number;
+  /**
    * TRL: the end-of-training scalars (`train_runtime`, ...) go into the history row as `train/train_runtime`
    * etc. Default false: transformers' WandbCallback writes them to the run summary only, and the final
    * history row holds `train/epoch` and `train/global_step`.
