@@ -49,7 +49,8 @@ export function readRunsConfig(path: string): RunsConfig {
     if (typeof cfg[key] !== "string" || !(cfg[key] as string).trim()) throw bad(`"${key}" must be a non-empty string`);
   }
   if (!Array.isArray(cfg.runs) || cfg.runs.length === 0) throw bad(`"runs" must be a non-empty list of {"runId", "round"} or {"file", "round"}`);
-  const seen = new Set<string>();
+  // Run id -> whether it came from a .wandb file: several logs of one id are the run resumed into its own id (joined by fetchAndFreeze).
+  const seen = new Map<string, boolean>();
   const runs: RunSelection[] = cfg.runs.map((r: unknown, i: number) => {
     if (r === null || typeof r !== "object" || Array.isArray(r)) throw bad(`runs[${i}] is not an object`);
     const { round, file } = r as Record<string, unknown>;
@@ -74,8 +75,8 @@ export function readRunsConfig(path: string): RunsConfig {
       throw bad(`runs[${i}]: ${(e as Error).message}`);
     }
     if (typeof round !== "string" || !round.trim()) throw bad(`runs[${i}].round must be a non-empty string`);
-    if (seen.has(runId)) throw bad(`run ${runId} is listed twice`);
-    seen.add(runId);
+    if (seen.has(runId) && !(seen.get(runId) && wandbFile !== undefined)) throw bad(`run ${runId} is listed twice`);
+    seen.set(runId, wandbFile !== undefined);
     return wandbFile === undefined ? { runId, round } : { runId, round, file: wandbFile };
   });
   return { entity: (cfg.entity as string | undefined) ?? "", project: (cfg.project as string | undefined) ?? "", runs };

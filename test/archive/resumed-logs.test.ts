@@ -1,0 +1,146 @@
+/**
+ * A run resumed into its own W&B run id offline writes one `.wandb` log per process: the archive
+ * freezes them as ONE run (test/fixtures/real-runs/trl/grpo-resume-same-id, written by TRL 1.16 and
+ * wandb 0.31: a run killed after step 5, resumed from checkpoint-3 with WANDB_RUN_ID and
+ * WANDB_RESUME=allow). Each log's `_step` restarts at 0; the later log's rows are frozen with the
+ * stated offset, every other value as read.
+ */
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, test } from "node:test";
+
+import { fetchAndFreeze, joinResumedLogs } from "../../lib/archive/fetch-and-freeze";
+import { loadArchive } from "../../lib/archive/load-archive";
+import { parseManifest, serializeManifest } from "../../lib/archive/manifest";
+import { readRunsConfig } from "../../lib/archive/runs-config";
+import { keysOf } from "../../lib/values/compact-values";
+import { readWandbFile } from "../../lib/wandb-file/read-wandb-file";
+
+const CASE = path.resolve(__dirname, "../fixtures/real-runs/trl/grpo-resume-same-id");
+const FIRST = path.join(CASE, "R0-run-trlgrporesumesa.wandb");
+const SECOND = path.join(CASE, "R1-run-trlgrporesumesa.wandb");
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "resumed-logs-"));
+after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+test("joinResumedLogs: logs of one run id become one selection in the order given; other runs keep their place", () => {
+  assert.deepEqual(
+    joinResumedLogs([
+      { runId: "a", round: "R0", file: "a1.wandb" },
+      { runId: "b", round: "R1", file: "b.wandb" },
+      { runId: "a", round: "R0", file: "a2.wandb" },
+      { runId: "a", round: "R0", file: "a3.wandb" },
+    ]),
+    [
+      { runId: "a", round: "R0", file: "a1.wandb", resumedIn: ["a2.wandb", "a3.wandb"] },
+      { runId: "b", round: "R1", file: "b.wandb" },
+    ],
+  );
+});
+
+test("joinResumedLogs: refuses logs of one id in two rounds, and an id given both as a server run and as a log", () => {
+  assert.throws(
+    () =>
+      joinResumedLogs([
+        { runId: "a", round: "R0", file: "a1.wandb" },
+        { runId: "a", round: "R1", file: "a2.wandb" },
+      ]),
+    {
+      message:
+        "invalid runs: run a is listed twice, in rounds R0 and R1: two .wandb logs of one run id are the run resumed into its own id; give them one round",
+    },
+  );
+  assert.throws(
+    () =>
+      joinResumedLogs([
+        { runId: "a", round: "R0" },
+        { runId: "a", round: "R0", file: "a.wandb" },
+      ]),
+    { message: "invalid runs: run a is listed twice" },
+  );
+});
+
+test("data/runs.json may list several logs of one run id (a file entry each); a server run and a log of one id stay refused", () => {
+  const cfg = path.join(tmp, "runs.json");
+  fs.writeFileSync(
+    cfg,
+    JSON.stringify({
+      runs: [
+        { file: FIRST, round: "R0" },
+        { file: SECOND, round: "R0" },
+      ],
+    }),
+  );
+  assert.deepEqual(
+    readRunsConfig(cfg).runs.map((r) => [r.runId, r.round, path.basename(r.file!)]),
+    [
+      ["trlgrporesumesa", "R0", "R0-run-trlgrporesumesa.wandb"],
+      ["trlgrporesumesa", "R0", "R1-run-trlgrporesumesa.wandb"],
+    ],
+  );
+  fs.writeFileSync(
+    cfg,
+    JSON.stringify({
+      entity: "e",
+      project: "p",
+      runs: [
+        { runId: "trlgrporesumesa", round: "R0" },
+        { file: FIRST, round: "R0" },
+      ],
+    }),
+  );
+  assert.throws(() => readRunsConfig(cfg), /run trlgrporesumesa is listed twice/);
+});
+
+test("two real logs of one run id freeze as one run: the second log's _step continues the first's, values as read, both logs in the manifest", async () => {
+  const out = path.join(tmp, "archive");
+  const manifest = await fetchAndFreeze({
+    entity: "",
+    project: "",
+    runs: [
+      { runId: "trlgrporesumesa", round: "R0", file: FIRST },
+      { runId: "trlgrporesumesa", round: "R0", file: SECOND },
+    ],
+    outDir: out,
+    env: {},
+    reporter: { warn: () => {} },
+  });
+  const first = await readWandbFile(FIRST, { reporter: { warn: () => {} } });
+  const second = await readWandbFile(SECOND);
+  assert.equal(manifest.runs.length, 1);
+  const run = manifest.runs[0];
+  assert.equal(run.historyEvents, first.rowCount + second.rowCount);
+  assert.equal(run.state, "finished", "the last log's state");
+  assert.equal(run.source?.file, "R0-run-trlgrporesumesa.wandb");
+  assert.equal(run.source?.exitCode, null, "the first log was killed: no exit record");
+  assert.deepEqual(
+    run.resumedIn?.map((x) => [x.file, x.exitCode, x.stepOffset]),
+    [["R1-run-trlgrporesumesa.wandb", 0, first.rows.length]],
+  );
+  assert.equal(run.lastStep, first.rows.length + second.rows.length - 1);
+  const archive = await loadArchive(out);
+  const rows = archive.runs[0].rows;
+  rows.forEach((row, i) => assert.equal(row._step, i, `row ${i}`));
+  second.rows.forEach((want, i) => {
+    const got = rows[first.rows.length + i];
+    for (const k of keysOf(want)) if (k !== "_step") assert.equal(got[k], want[k], `second log row ${i} key ${k}`);
+    assert.equal(got._step, want._step + first.rows.length);
+  });
+  // The manifest round-trips and is refused when resumedIn is malformed.
+  const text = serializeManifest(manifest);
+  assert.deepEqual(parseManifest(text, "m.json").runs[0].resumedIn, run.resumedIn);
+  const broken = (edit: (r: Record<string, unknown>) => void) => {
+    const m = JSON.parse(text);
+    edit(m.runs[0]);
+    return () => parseManifest(JSON.stringify(m), "m.json");
+  };
+  assert.throws(
+    broken((r) => ((r.resumedIn as Record<string, unknown>[])[0].stepOffset = -1)),
+    /^Error: invalid manifest m\.json: runs\[0\]\.resumedIn\[0\]\.stepOffset is not a non-negative integer$/,
+  );
+  assert.throws(
+    broken((r) => delete r.source),
+    /^Error: invalid manifest m\.json: runs\[0\]\.resumedIn without a source/,
+  );
+});
