@@ -33,7 +33,7 @@ export const TRL_PROFILE: FrameworkProfile = {
   updates: { observable: false, note: "TRL logs every logging_steps optimizer steps, averaged over them (single updates only at logging_steps = 1)" },
   aggregation: `GRPO metrics (entropy, clip ratios, completions, rewards) ${AVERAGED}; loss averaged since the last log; grad_norm of the last step`,
   restart:
-    "a new W&B run unless WANDB_RUN_ID/WANDB_RESUME are set; global_step continues from the checkpoint, so rows after it are re-logged (the later run supersedes)",
+    "a new W&B run unless WANDB_RUN_ID/WANDB_RESUME are set (offline, the same id gets a second .wandb log, frozen as one run); global_step continues from the checkpoint, so rows after it are re-logged (the later logging supersedes)",
   metrics: {
     entropy: perRow("train/entropy", "entropy", "nats/token", `mean token entropy of the completions, ${AVERAGED}`, "not per optimizer update"),
     clipfrac: perRow(
