@@ -15,7 +15,9 @@ import { fetchAndFreeze } from "../../lib/archive/fetch-and-freeze";
 import { loadArchive } from "../../lib/archive/load-archive";
 import { alignRuns } from "../../lib/axes/align-runs";
 import { alignSteps } from "../../lib/axes/align-steps";
+import { assertMappingHolds } from "../../lib/axes/coverage";
 import { supersedingIssues } from "../../lib/axes/superseding-guard";
+import { ids, slimeRun } from "../axes/slime-history";
 import { buildExports } from "../../lib/export/build-exports";
 import type { FrameworkProfile } from "../../lib/registry/framework-profile";
 import { TRL_PROFILE } from "../../lib/registry/profile-trl";
@@ -106,4 +108,49 @@ test("a cell empty because its key is nowhere in the frozen rows is not refused,
     const m = /none of the \d+ .* has (\S+)$/.exec(note);
     if (m) assert.ok(!archive.runs[0].rows.some((row) => m[1] in row), `note "${note}" is false: ${m[1]} is in the frozen rows`);
   }
+});
+
+test("the bundled slime sample: key rows counted as the frozen rows say, no guard issue, no unfilled cell (its exports are unchanged: test/export/write-exports.test.ts)", async () => {
+  const bundled = await loadArchive(path.resolve(__dirname, "../../data/wandb"));
+  const aligned = alignRuns(bundled.runs);
+  assert.deepEqual(
+    aligned.issues.filter((x) => x.kind === "superseding-dominates"),
+    [],
+  );
+  for (const k of aligned.keyRows ?? []) {
+    const run = bundled.runs.find((r) => r.runId === k.runId)!;
+    assert.equal(k.rows, run.rows.filter((row) => k.key in row).length, `run ${k.runId} ${k.key}`);
+  }
+  const keys = new Set((aligned.keyRows ?? []).map((k) => k.key));
+  for (const key of ["train/entropy_loss", "train/pg_clipfrac", "train/grad_norm", "rollout/response_len/mean", "perf/step_time"])
+    assert.ok(keys.has(key), key);
+  const build = buildExports(bundled, aligned, { workspaceVersion: "test" });
+  assert.deepEqual(
+    build.manifest.summaryNotes.filter((n) => n.startsWith("unfilled")),
+    [],
+  );
+});
+
+test("slime: a relaunch that re-logs most of the previous round is a blocking issue naming runs, rows and rollouts; one that re-logs a little is not", () => {
+  // Round R0 logs rollouts 1..5 (5 rows each with N = 2); R1 starts again at rollout 2: R0 keeps 1 of 5.
+  const most = alignRuns([slimeRun({ runId: "a", round: "R0", n: 2, rollouts: ids(1, 5) }), slimeRun({ runId: "b", round: "R1", n: 2, rollouts: ids(2, 6) })]);
+  const issues = most.issues.filter((x) => x.kind === "superseding-dominates");
+  assert.deepEqual(
+    issues.map((x) => [x.runId, x.round, x.key, x.step]),
+    [["a", "R0", null, 2]],
+  );
+  assert.match(
+    issues[0].message,
+    /^run a \(round R0\): superseding would drop 20 of its 25 frozen rows \(more than half\): run a \(round R0\): 20 row\(s\) superseded, replaced by round R1 \(run b\), which starts at rollout 2/,
+  );
+  assert.throws(
+    () => assertMappingHolds(most, { what: "to export" }),
+    /^Error: refusing to export: the axis mapping does not hold for run a, round R0, rollout 2: superseding-dominates: /,
+  );
+  // R1 restarting at rollout 5 takes 5 of R0's 25 rows: no issue.
+  const little = alignRuns([
+    slimeRun({ runId: "a", round: "R0", n: 2, rollouts: ids(1, 5) }),
+    slimeRun({ runId: "b", round: "R1", n: 2, rollouts: ids(5, 6) }),
+  ]);
+  assert.deepEqual(little.issues, []);
 });
