@@ -38,7 +38,8 @@ export interface RunSelection {
 /**
  * Joins `.wandb` logs of one run id into one selection: a run resumed into its own id offline
  * writes a log per process, and they are one W&B run (frozen as one, `_step` continued; see
- * freezeWandbFileRun). Logs of one id must share a round, and an id cannot be both a server run and a log.
+ * freezeWandbFileRun). Logs of one id must share a round; one file twice, or an id both a server run and
+ * a log, is refused.
  * @example joinResumedLogs([{ runId: "a", round: "R0", file: "x.wandb" }, { runId: "a", round: "R0", file: "y.wandb" }])
  *   // [{ runId: "a", round: "R0", file: "x.wandb", resumedIn: ["y.wandb"] }]
  */
@@ -53,7 +54,7 @@ export function joinResumedLogs(runs: readonly RunSelection[]): RunSelection[] {
       out.push(copy);
       continue;
     }
-    if (!first.file || !r.file) throw new Error(`invalid runs: run ${r.runId} is listed twice`);
+    if (!first.file || !r.file || first.file === r.file || first.resumedIn?.includes(r.file)) throw new Error(`invalid runs: run ${r.runId} is listed twice`);
     if (first.round !== r.round) {
       throw new Error(
         `invalid runs: run ${r.runId} is listed twice, in rounds ${first.round} and ${r.round}: two .wandb logs of one run id are the run resumed into its own id; give them one round`,

@@ -49,8 +49,9 @@ export function readRunsConfig(path: string): RunsConfig {
     if (typeof cfg[key] !== "string" || !(cfg[key] as string).trim()) throw bad(`"${key}" must be a non-empty string`);
   }
   if (!Array.isArray(cfg.runs) || cfg.runs.length === 0) throw bad(`"runs" must be a non-empty list of {"runId", "round"} or {"file", "round"}`);
-  // Run id -> whether it came from a .wandb file: several logs of one id are the run resumed into its own id (joined by fetchAndFreeze).
-  const seen = new Map<string, boolean>();
+  // Run id -> its entries so far: several .wandb logs of one id in one round are the run resumed into
+  // its own id (joined by fetchAndFreeze); anything else listed twice is refused.
+  const seen = new Map<string, { round: unknown; file?: string }[]>();
   const runs: RunSelection[] = cfg.runs.map((r: unknown, i: number) => {
     if (r === null || typeof r !== "object" || Array.isArray(r)) throw bad(`runs[${i}] is not an object`);
     const { round, file } = r as Record<string, unknown>;
@@ -75,8 +76,10 @@ export function readRunsConfig(path: string): RunsConfig {
       throw bad(`runs[${i}]: ${(e as Error).message}`);
     }
     if (typeof round !== "string" || !round.trim()) throw bad(`runs[${i}].round must be a non-empty string`);
-    if (seen.has(runId) && !(seen.get(runId) && wandbFile !== undefined)) throw bad(`run ${runId} is listed twice`);
-    seen.set(runId, wandbFile !== undefined);
+    const before = seen.get(runId) ?? [];
+    if (before.some((b) => b.file === undefined || wandbFile === undefined || b.file === wandbFile || b.round !== round))
+      throw bad(`run ${runId} is listed twice`);
+    seen.set(runId, [...before, { round, file: wandbFile }]);
     return wandbFile === undefined ? { runId, round } : { runId, round, file: wandbFile };
   });
   return { entity: (cfg.entity as string | undefined) ?? "", project: (cfg.project as string | undefined) ?? "", runs };

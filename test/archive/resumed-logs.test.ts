@@ -59,9 +59,17 @@ test("joinResumedLogs: refuses logs of one id in two rounds, and an id given bot
       ]),
     { message: "invalid runs: run a is listed twice" },
   );
+  assert.throws(
+    () =>
+      joinResumedLogs([
+        { runId: "a", round: "R0", file: "a.wandb" },
+        { runId: "a", round: "R0", file: "a.wandb" },
+      ]),
+    { message: "invalid runs: run a is listed twice" },
+  );
 });
 
-test("data/runs.json may list several logs of one run id (a file entry each); a server run and a log of one id stay refused", () => {
+test("data/runs.json may list several logs of one run id in one round; a server run and a log of one id, one file twice, or two rounds stay refused", () => {
   const cfg = path.join(tmp, "runs.json");
   fs.writeFileSync(
     cfg,

@@ -43,6 +43,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
 OUT_ROOT = REPO / "test" / "fixtures" / "real-runs" / "openrlhf"
+sys.path.insert(0, str(HERE.parent))
+from count_history import counted_in  # noqa: E402  (tools/real-runs/, beside this folder)
 SEED = 42
 DUMMY_KEY = "offline0fixture0key0not0a0secret000000000"  # wandb needs *a* key; never sent anywhere
 
@@ -760,15 +762,6 @@ def run_case(case: str, work: Path, versions: dict):
     print(f"{case}: exit {proc.returncode}, {time.time() - t0:.0f}s -> {out}")
 
 
-def history_records(path: Path) -> dict:
-    """History records of a .wandb file counted by wandb's own Python reader (tools/real-runs/count_history.py, run in the
-    project's .venv: wandb 0.31 ships no Python reader)."""
-    script = Path(__file__).resolve().parent.parent / "count_history.py"
-    python = os.environ.get("COUNT_PYTHON", ".venv/bin/python")
-    out = subprocess.run([python, "-W", "ignore", str(script), str(path)], capture_output=True, text=True, check=True).stdout
-    return json.loads(out)
-
-
 def rounds_of(case: str, wandb_name: str, run_id: str) -> list:
     """The case's rounds for the conformance tests: the resumed run is round R1 of a lineage whose R0 is the killed run."""
     out_root = OUT_ROOT
@@ -778,7 +771,7 @@ def rounds_of(case: str, wandb_name: str, run_id: str) -> list:
         "wandbFile": wandb_name,
         "ownRecord": "own-record.jsonl",
         "tensorboardFiles": sorted(p.name for p in (out_root / case).glob("events.out.tfevents.*")),
-        **history_records(out_root / case / wandb_name),
+        **counted_in(out_root / case / wandb_name, os.environ.get("COUNT_PYTHON", ".venv/bin/python")),
     }
     if case != "resumed":
         return [this]

@@ -24,6 +24,8 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from count_history import counted_in  # noqa: E402  (tools/real-runs/, beside this folder)
 SEED = 1234
 
 # Shared by every case: what makes the runs small enough for CPU (seconds per case).
@@ -218,13 +220,6 @@ def run_round(spec_path: str) -> None:
     trainer.state.save_to_json(spec["state_path"])
 
 
-def history_records(path: str, count_python: str) -> dict:
-    """History records of a transaction log counted by wandb's own Python reader (tools/real-runs/count_history.py)."""
-    script = os.path.join(os.path.dirname(HERE), "count_history.py")
-    out = subprocess.run([count_python, "-W", "ignore", script, path], capture_output=True, text=True, check=True).stdout
-    return json.loads(out)
-
-
 def wandb_env(work: str, run_id: str, resume: bool) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith("WANDB_")}
     env.update(
@@ -299,7 +294,7 @@ def make_case(name: str, out: str, model: str, count_python: str) -> None:
                 "killedAfterStep": spec["kill_after"],
                 "resumedFrom": os.path.basename(spec["resume_from"]) if resume else None,
                 "resume": resume,
-                **history_records(files[0], count_python),
+                **counted_in(files[0], count_python),
             }
         )
     meta = {

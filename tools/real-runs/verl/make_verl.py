@@ -31,6 +31,8 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+from count_history import counted_in  # noqa: E402  (tools/real-runs/, beside this folder)
 REPO = HERE.parents[2]
 OUT_ROOT = REPO / "test" / "fixtures" / "real-runs" / "verl"
 SEED = 1234
@@ -220,17 +222,6 @@ def rounds_of(name: str, out: Path, case: dict) -> list:
     return [first, {**this, "round": "R1", "resumedFrom": "global_step_2", "resume": "new-run"}]
 
 
-def history_records(path: Path, count_python: str) -> dict:
-    """History records of a transaction log counted by wandb's own Python reader (tools/real-runs/count_history.py,
-    run with a Python whose wandb still ships wandb.sdk.internal.datastore: the project's .venv, wandb 0.21.0)."""
-    script = HERE.parent / "count_history.py"
-    try:
-        out = subprocess.run([count_python, "-W", "ignore", str(script), str(path)], capture_output=True, text=True, check=True).stdout
-        return json.loads(out)
-    except Exception as e:  # no such Python here: leave the count out rather than guess it
-        return {"historyRecordsError": repr(e)[:200]}
-
-
 def collect(name: str, work: Path, result: dict, vers: dict, count_python: str):
     opts = CASES[name]
     case_dir = work / "cases" / name
@@ -260,7 +251,7 @@ def collect(name: str, work: Path, result: dict, vers: dict, count_python: str):
         "overrides": extra.get("overrides"),
         "wandbRunId": f"verl-{name}",
         "wandbFile": wandb_files[0].name if wandb_files else None,
-        **(history_records(out / wandb_files[0].name, count_python) if wandb_files else {}),
+        **(counted_in(out / wandb_files[0].name, count_python) if wandb_files else {}),
         "ownRecordRows": sum(1 for _ in open(out / "own-record.jsonl")) if (out / "own-record.jsonl").exists() else 0,
         "exitCode": result["returncode"],
         "seconds": result["seconds"],
