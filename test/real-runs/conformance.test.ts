@@ -140,6 +140,19 @@ for (const c of CASES) {
       }
     });
 
+    test("every note that a key is missing is true of the frozen rows: no live row of that round holds it", () => {
+      let checked = 0;
+      for (const note of res.build.manifest.summaryNotes) {
+        const m = /^round (\S+): none of the \d+ .* has (\S+)$/.exec(note);
+        if (!m) continue;
+        const live = (res.aligned.keyRows ?? []).filter((k) => k.round === m[1] && k.key === m[2] && k.rows > k.superseded);
+        assert.deepEqual(live, [], `note "${note}"`);
+        checked++;
+      }
+      // Without vLLM, TRL logs no sampling log-prob gap: each round's note says so.
+      if (c.framework === "trl") assert.ok(checked >= c.rounds.length - 1, `notes checked: ${checked}`);
+    });
+
     test("rows the framework logs for itself are counted, never records, never superseded", () => {
       const profile = profileOfAligned(res.aligned);
       const own = profile.axis.kind === "step" ? profile.axis.ownRows : [];
