@@ -1,6 +1,6 @@
 /**
  * Print the registry tables (concept x framework, and the profiles), or with --write put them into
- * README.md and docs/framework-profiles.md between their markers.
+ * docs/framework-profiles.md between its markers (the one place they are written; the README links it).
  *
  *   npm run registry-table [-- --write]
  */
@@ -9,7 +9,7 @@ import * as path from "node:path";
 
 import { registryBlock, withRegistryBlock } from "../lib/registry/registry-table";
 
-const FILES = ["README.md", "docs/framework-profiles.md"];
+const FILES = ["docs/framework-profiles.md"];
 
 const root = path.resolve(__dirname, "..");
 if (process.argv.includes("--write")) {
