@@ -122,7 +122,16 @@ test("openrlhf: _step counts calls, train/global_step is the step; entropy_loss 
     h.map((r) => r["train/global_step"] ?? `eval ${r["eval/global_step"]}`),
     [1, 2, "eval 2", 3, 4, "eval 4"],
   );
-  assert.deepEqual(dataKeys(h[2]), ["eval/global_step", "eval/gsm8k_pass1"]);
+  assert.deepEqual(dataKeys(h[2]), [
+    "eval/eval_gsm8k_pass1",
+    "eval/eval_gsm8k_pass4",
+    "eval/eval_gsm8k_response_length_mean",
+    "eval/eval_gsm8k_truncated_rate",
+    "eval/eval_num_samples",
+    "eval/eval_response_length_mean",
+    "eval/eval_truncated_rate",
+    "eval/global_step",
+  ]);
   for (const r of h) assert.ok(!("train/entropy_loss" in r));
   assert.ok("train/actor_grad_norm" in h[0] && "train/rollout/truncated_rate" in h[0] && "train/timing/step_total" in h[0]);
   const withEntropy = simulateFramework({ framework: "openrlhf", rounds: [{ steps: 1 }], entropyCoef: 0.001 }).runs[0].history;
@@ -265,7 +274,17 @@ test("openrlhf step_sync: a samples-table row gets the previous step's train/glo
     h.map((r) => r["train/global_step"]),
     [0, 1, 1, 2, undefined, 2, 3],
   );
-  assert.deepEqual(dataKeys(h[4]), ["eval/epoch", "eval/global_step", "eval/gsm8k_pass1"]);
+  assert.deepEqual(dataKeys(h[4]), [
+    "eval/epoch",
+    "eval/eval_gsm8k_pass1",
+    "eval/eval_gsm8k_pass4",
+    "eval/eval_gsm8k_response_length_mean",
+    "eval/eval_gsm8k_truncated_rate",
+    "eval/eval_num_samples",
+    "eval/eval_response_length_mean",
+    "eval/eval_truncated_rate",
+    "eval/global_step",
+  ]);
   assert.equal(h[4]["eval/epoch"], 0);
   const verl = simulateFramework({ framework: "verl", rounds: [{ steps: 2 }], stepSync: true });
   assert.deepEqual(verl.runs[0].history, simulateFramework({ framework: "verl", rounds: [{ steps: 2 }] }).runs[0].history);

@@ -11,7 +11,11 @@ export interface ResolvedOptions {
   testFreq: number;
   valBeforeTrain: boolean;
   refPolicy: boolean;
+  saveFreq: number;
+  rewardExtraInfo: string[];
   datasets: string[];
+  evalSamplesPerPrompt: number;
+  extraLogs: string[];
   entropyCoef: number | null;
   samplesTable: boolean;
   evalSteps: number | null;

@@ -73,6 +73,15 @@ export function resolveOptions(opts: FrameworkOptions): ResolvedOptions & { fram
   const datasets = opts.datasets ?? ["gsm8k"];
   if (!Array.isArray(datasets) || datasets.length === 0 || datasets.some((d) => typeof d !== "string" || !/^[A-Za-z0-9_.-]+$/.test(d)))
     throw bad("datasets", datasets);
+  const saveFreq = opts.saveFreq ?? 0;
+  if (!isNonNegInt(saveFreq)) throw bad("saveFreq", saveFreq);
+  const names = (v: unknown) => Array.isArray(v) && v.every((d) => typeof d === "string" && /^[A-Za-z0-9_.-]+$/.test(d)) && new Set(v).size === v.length;
+  const rewardExtraInfo = opts.rewardExtraInfo ?? [];
+  if (!names(rewardExtraInfo) || rewardExtraInfo.includes("reward")) throw bad("rewardExtraInfo", rewardExtraInfo);
+  const evalSamplesPerPrompt = opts.evalSamplesPerPrompt ?? 4;
+  if (!isPosInt(evalSamplesPerPrompt)) throw bad("evalSamplesPerPrompt", evalSamplesPerPrompt);
+  const extraLogs = opts.extraLogs ?? [];
+  if (!names(extraLogs)) throw bad("extraLogs", extraLogs);
   const generation = opts.generation ?? "vllm";
   if (generation !== "vllm" && generation !== "transformers") throw bad("generation", generation);
   const numIterations = opts.numIterations ?? 1;
@@ -95,7 +104,11 @@ export function resolveOptions(opts: FrameworkOptions): ResolvedOptions & { fram
     testFreq,
     valBeforeTrain: opts.valBeforeTrain ?? true,
     refPolicy: opts.refPolicy ?? true,
+    saveFreq,
+    rewardExtraInfo,
     datasets,
+    evalSamplesPerPrompt,
+    extraLogs,
     entropyCoef,
     samplesTable: opts.samplesTable ?? false,
     evalSteps,

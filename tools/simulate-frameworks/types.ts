@@ -43,11 +43,26 @@ export interface FrameworkOptions {
   valBeforeTrain?: boolean;
   /** verl reference policy (`use_kl_loss`): `actor/kl_loss`, `actor/kl_coef`, `timing_s/ref`; default true. */
   refPolicy?: boolean;
+  /** verl `trainer.save_freq`: `timing_s/save_checkpoint` in every save_freq-th step row and the last step of a finished run; default 0 = no checkpoints. */
+  saveFreq?: number;
+  /**
+   * verl: the keys of the dict the reward function returns (its `reward_extra_info`, e.g. ["score", "acc"]);
+   * each gets its val keys after `reward`'s, and `acc`, when present, is the val-core variable. Default []
+   * (the reward function returns a float: `reward` only).
+   */
+  rewardExtraInfo?: string[];
   /** Validation / eval data sets (verl val, OpenRLHF and TRL eval); default ["gsm8k"]. */
   datasets?: string[];
+  /** OpenRLHF `--eval.n_samples_per_prompt`: eval keys `eval_<ds>_pass<n>` (n > 1) and `eval_<ds>_pass1`; default 4 (OpenRLHF's). */
+  evalSamplesPerPrompt?: number;
+  /** OpenRLHF: the `extra_logs` keys the reward function returns, logged as `train/<key>`; default []. */
+  extraLogs?: string[];
   /** OpenRLHF `--actor.entropy_coef`; null (default) = not set, `train/entropy_loss` absent. */
   entropyCoef?: number | null;
-  /** OpenRLHF: a samples-table `wandb.log` before each metrics row; default false. */
+  /**
+   * OpenRLHF: a samples-table `wandb.log` (`train/generated_samples`) as the first call of each step, before
+   * the metrics row; OpenRLHF 0.11.2 logs it at every step. Default false (fewer rows).
+   */
   samplesTable?: boolean;
   /** OpenRLHF / TRL eval every k steps; default 5 (OpenRLHF), null = none (TRL). */
   evalSteps?: number | null;
