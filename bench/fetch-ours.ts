@@ -35,7 +35,12 @@ async function main(): Promise<void> {
     rows = await mapConcurrent(runIds, DEFAULT_CONCURRENCY, async (runId, _i, signal) => {
       const meta = await readRunMeta(conn, { entity, project, runId }, signal);
       let count = 0;
-      await scanHistory(conn, meta, { signal, onRows: (page) => void (count += page.length) });
+      await scanHistory(conn, meta, {
+        signal,
+        onRows: (page) => {
+          count += page.length;
+        },
+      });
       return count;
     });
   } else if (mode === "raw") {

@@ -98,7 +98,7 @@ export function judgeTargets(r: BenchResults): TargetRow[] {
           : fetchWhy(remote) || "reading 4 runs at once hides most of the latency; what is left is our CPU time per row (freezing), see the row above",
     });
   }
-  if (f && f.frozenBytes) {
+  if (f?.frozenBytes) {
     // The higher of our two paths (HistoryPage windows, parquet exports).
     const ours = f.sides.filter((s) => (s.side === "ours-freeze" || s.side === "ours-freeze-parquet") && s.maxPeakRssKb !== null);
     const worst = ours.sort((a, b) => b.maxPeakRssKb! - a.maxPeakRssKb!)[0];

@@ -69,10 +69,10 @@ function pairs<T>(option: string, list: string[] | undefined, parse: (v: string)
 /** An option error: printed with the usage, exit code 2. */
 class UsageError extends Error {}
 
-function parseCli(argv: string[]): ExportCli | null {
-  let parsed;
+/** parseArgs over the export's options; its errors as UsageError naming the option. */
+function parsedArgs(argv: string[]) {
   try {
-    parsed = parseArgs({
+    return parseArgs({
       args: argv,
       options: {
         data: { type: "string", default: "data/wandb" },
@@ -97,6 +97,10 @@ function parseCli(argv: string[]): ExportCli | null {
     if (err.code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL" && what) throw new UsageError(`invalid argument: ${what}`);
     throw new UsageError(err.message.split("\n")[0]);
   }
+}
+
+function parseCli(argv: string[]): ExportCli | null {
+  const parsed = parsedArgs(argv);
   const v = parsed.values;
   if (v.help) return null;
   if (!v.data) throw new UsageError(`invalid --data: ${JSON.stringify(v.data)}`);

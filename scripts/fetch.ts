@@ -58,10 +58,18 @@ function wandbFileSelection(spec: string): RunSelection {
   }
 }
 
-function parseCli(argv: string[]): CliOptions | null {
-  let parsed;
+/** `f()`, with what it throws as a UsageError (parseArgs' messages name the option). */
+function usageErrors<T>(f: () => T): T {
   try {
-    parsed = parseArgs({
+    return f();
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+function parseCli(argv: string[]): CliOptions | null {
+  const parsed = usageErrors(() =>
+    parseArgs({
       args: argv,
       options: {
         entity: { type: "string" },
@@ -80,10 +88,8 @@ function parseCli(argv: string[]): CliOptions | null {
       },
       strict: true,
       allowPositionals: false,
-    });
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
+    }),
+  );
   const v = parsed.values;
   if (v.help) return null;
   const historyPath = v["history-path"];

@@ -29,7 +29,7 @@ const PLOTLY_SLOT = "<!-- workspace-report: plotly.js -->";
 
 /** nbconvert template: the lab template without CDN scripts, with figures as <img> (+ JSON when interactive). */
 function templateText(interactive: boolean): string {
-  return String.raw`{%- extends 'lab/index.html.j2' -%}
+  return `{%- extends 'lab/index.html.j2' -%}
 {#- Offline report page (written by scripts/html-report.ts): no CDN scripts; plotly outputs as their
     static image, titled with their text/plain. -#}
 {%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}

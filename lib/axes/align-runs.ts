@@ -11,7 +11,6 @@ import type {
   AlignmentNote,
   CoverageIssue,
   EvalRecord,
-  HistoryRow,
   KeyRows,
   Reporter,
   RolloutRecord,
@@ -45,7 +44,7 @@ import {
 import { noRows, type RowReader } from "./row-reader";
 import { scanRun, type RunScan } from "./scan-runs";
 import { LIVE, rowRollouts, supersedeAcrossRuns, supersedeWithinRun, type Restart } from "./supersede";
-import { keysOf, readValues, ValuesArena } from "../values/compact-values";
+import { keysOf, ValuesArena } from "../values/compact-values";
 import { mappedKeys } from "../registry/framework-profile";
 import { keyRowsOf } from "./key-rows";
 import { supersedingIssues } from "./superseding-guard";
@@ -61,9 +60,9 @@ const TRAINER_ROLLOUT = CODE_TRAINER_ROLLOUT;
 const TRAINER_PERF = CODE_TRAINER_PERF;
 const EVAL = CODE_EVAL;
 const OTHER = CODE_OTHER;
-const F_ROLLOUT_METRIC = K_ROLLOUT_METRIC;
-const F_MULTI_TURN = K_MULTI_TURN;
-const F_PASSRATE = K_PASSRATE;
+const _F_ROLLOUT_METRIC = K_ROLLOUT_METRIC;
+const _F_MULTI_TURN = K_MULTI_TURN;
+const _F_PASSRATE = K_PASSRATE;
 const F_INTERNAL = K_INTERNAL;
 /** Placeholders until a rollout record's rows are merged (replaced before alignRuns returns). */
 const EMPTY: Record<string, number> = Object.freeze({}) as Record<string, number>;
@@ -493,7 +492,10 @@ function supersededRecords(per: RunRows[]): SupersededRecords[] {
       const k = by[i];
       if (k === LIVE) continue;
       let g = groups.get(k);
-      if (g === undefined) groups.set(k, (g = { rollouts: new Set(), steps: new Set(), evals: new Set(), evalRows: 0, rows: 0 }));
+      if (g === undefined) {
+        g = { rollouts: new Set(), steps: new Set(), evals: new Set(), evalRows: 0, rows: 0 };
+        groups.set(k, g);
+      }
       g.rows++;
       const c = scan.codes[i];
       if (c === UPDATE) g.steps.add(scan.steps[i]);

@@ -245,7 +245,10 @@ function supersededOf(runs: RunHistory[], infos: RowInfo[][]): SupersededRecords
     infos[j].forEach((x) => {
       if (x.by === -1) return;
       let g = groups.get(x.by);
-      if (g === undefined) groups.set(x.by, (g = { steps: new Set(), evals: new Set(), evalRows: 0, rows: 0 }));
+      if (g === undefined) {
+        g = { steps: new Set(), evals: new Set(), evalRows: 0, rows: 0 };
+        groups.set(x.by, g);
+      }
       g.rows++;
       if (x.role === "train") g.steps.add(x.step);
       else {

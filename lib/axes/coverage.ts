@@ -76,7 +76,7 @@ export function checkCoverage(
       while (q < Ru.length && Ru[q] < r) q++;
       const hasRow = q < Ru.length && Ru[q] === r;
       const lo = r * n;
-      if (skip !== undefined && skip.has(r) && !(j < U.length && Math.floor(U[j] / n) === r)) continue;
+      if (skip?.has(r) && !(j < U.length && Math.floor(U[j] / n) === r)) continue;
       let present = 0;
       let firstPresent = NaN;
       let missFrom = NaN;
@@ -315,7 +315,7 @@ function mergeUnique(rollouts: Float64Array, steps: Float64Array, n: number): nu
   while (i < rollouts.length || j < steps.length) {
     const a = i < rollouts.length ? rollouts[i] : Infinity;
     const b = j < steps.length ? Math.floor(steps[j] / n) : Infinity;
-    const v = a <= b ? a : b;
+    const v = Math.min(a, b);
     if (a === v) i++;
     if (b === v) j++;
     if (out.length === 0 || out[out.length - 1] !== v) out.push(v);

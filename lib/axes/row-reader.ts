@@ -48,7 +48,10 @@ class ArrayReader implements RowReader {
     if (!isView(row)) return -1;
     const keys = keysOf(row);
     let id = this.ids.get(keys);
-    if (id === undefined) this.ids.set(keys, (id = this.ids.size));
+    if (id === undefined) {
+      id = this.ids.size;
+      this.ids.set(keys, id);
+    }
     return id;
   }
   read(i: number, out: number[]): readonly string[] {

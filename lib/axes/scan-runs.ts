@@ -3,7 +3,7 @@
  * that 10^6-row histories are classified once. Internal to lib/axes.
  */
 import { STEP_KEYS } from "../schema/slime-metrics";
-import type { HistoryRow, RowKind, RunHistory } from "../types";
+import type { RowKind, RunHistory } from "../types";
 import {
   CODE_CRITIC_UPDATE,
   CODE_EVAL,

@@ -136,7 +136,10 @@ function markBefore(
       const b = sorted[e].rollout;
       if (b < minB) minB = b;
       let set = sameRollout.get(b);
-      if (set === undefined) sameRollout.set(b, (set = new Set()));
+      if (set === undefined) {
+        set = new Set();
+        sameRollout.set(b, set);
+      }
       for (const slot of relogged[e]) set.add(slot);
       e--;
     }

@@ -79,8 +79,8 @@ export function conceptMeans<F extends string>(
   const aliases = live.map((c) => new AliasUse(c.metric!.key, keysFor(c.metric!.key), R + 1));
   const updates = new Array<number>(R + 1).fill(0);
   const rollouts = new Array<number>(R + 1).fill(0);
-  const onUpdates = live.map((c, i) => i).filter((i) => live[i].metric!.grain === "update");
-  const onRollouts = live.map((c, i) => i).filter((i) => live[i].metric!.grain === "rollout");
+  const onUpdates = live.map((_c, i) => i).filter((i) => live[i].metric!.grain === "update");
+  const onRollouts = live.map((_c, i) => i).filter((i) => live[i].metric!.grain === "rollout");
   const read = (i: number): ColumnRead => ({
     key: live[i].metric!.key,
     keys: keysFor(live[i].metric!.key),

@@ -5,7 +5,6 @@
 import type { AlignedRuns, Reporter } from "../types";
 import { assertMappingHolds } from "../axes/coverage";
 import type { FrameworkProfile } from "../registry/framework-profile";
-import { SLIME_PROFILE } from "../registry/profile-slime";
 import { profileOfAligned } from "../registry/profiles";
 import { conceptMeans, resolveColumns, type ConceptColumnSpec } from "./concept-means";
 import { collectNotes, type MeanResult } from "./round-mean";

@@ -129,7 +129,7 @@ function readLine(
     const message = `${m[1]} ${m[2]}`;
     const pre = line.slice(from, m.index);
     if (!startsMessage(pre)) return { messages, bad: { message, reason: `the message is glued behind other text (${tail(pre)}) and was not read` } };
-    let parsed;
+    let parsed: ReturnType<typeof parsePythonDictRepr>;
     try {
       parsed = parsePythonDictRepr(line, m.index + m[0].length - 1);
     } catch (e) {

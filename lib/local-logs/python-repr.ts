@@ -183,8 +183,7 @@ class Parser {
         }
         case undefined:
           this.pos = text.length;
-          this.fail("unterminated string");
-        // falls through (fail never returns)
+          return this.fail("unterminated string");
         default:
           out += "\\" + e;
       }

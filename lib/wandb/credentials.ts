@@ -96,7 +96,7 @@ export function resolveNetrcPath(option?: string, env: NodeJS.ProcessEnv = proce
 export function netrcApiKey(netrcText: string, baseUrl: string): string | null {
   const url = new URL(baseUrl);
   const entries = parseNetrc(netrcText);
-  const pick = (e: NetrcEntry | undefined) => (e && e.password ? e.password : null);
+  const pick = (e: NetrcEntry | undefined) => (e?.password ? e.password : null);
   return (
     pick(entries.find((e) => e.machine === url.host)) ?? pick(entries.find((e) => e.machine === url.hostname)) ?? pick(entries.find((e) => e.machine === null))
   );

@@ -89,7 +89,7 @@ export async function listParquetHistory(conn: WandbConnection, meta: RunMeta, s
     },
     signal,
   );
-  if (!data.project || !data.project.run) throw bad("run not found");
+  if (!data.project?.run) throw bad("run not found");
   const ph = data.project.run.parquetHistory;
   if (!ph) throw bad("parquetHistory is null");
   const urls = ph.parquetUrls ?? [];

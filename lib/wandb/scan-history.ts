@@ -107,7 +107,7 @@ export async function scanHistory(conn: WandbConnection, meta: RunMeta, opts: Sc
       opts.signal,
     );
     pages++;
-    if (!data.project || !data.project.run) throw dataError(`run not found while reading steps [${minStep}, ${maxStep})`);
+    if (!data.project?.run) throw dataError(`run not found while reading steps [${minStep}, ${maxStep})`);
     const history = data.project.run.history ?? [];
     if (!Array.isArray(history)) throw dataError(`history of steps [${minStep}, ${maxStep}) is not a list`);
     for (let i = 0; i < history.length; i++) {

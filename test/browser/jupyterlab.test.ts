@@ -55,7 +55,7 @@ function codeCellStates(page: Page, rel: string): Promise<CellState[] | null> {
       const app = (globalThis as any).jupyterapp;
       if (!app) return null;
       const panel = Array.from(app.shell.widgets("main") as Iterable<any>).find((w: any) => w.context?.path === rel);
-      if (!panel || !panel.content.model) return null;
+      if (!panel?.content.model) return null;
       const cells = panel.content.model.cells;
       const out: CellState[] = [];
       for (let i = 0; i < cells.length; i++) {
@@ -70,7 +70,7 @@ function codeCellStates(page: Page, rel: string): Promise<CellState[] | null> {
             .filter((o: any) => o.output_type === "error" || (o.output_type === "stream" && o.name === "stderr"))
             .map((o: any) => (o.output_type === "error" ? `${o.ename}: ${o.evalue}` : [].concat(o.text).join("")))
             .join(""),
-          plotly: outputs.map((o: any, j: number) => (o.data && o.data[mime] ? j : -1)).filter((j: number) => j >= 0),
+          plotly: outputs.map((o: any, j: number) => (o.data?.[mime] ? j : -1)).filter((j: number) => j >= 0),
           source: String(c.sharedModel.getSource()).slice(0, 160),
         });
       }
@@ -253,7 +253,7 @@ describe("JupyterLab (npm run lab) with the project kernel and settings, in head
             const p = Array.from(app.shell.widgets("main") as Iterable<any>).find((w: any) => w.context?.path === rel);
             const node = p.content.widgets[index].node;
             const out = node.isConnected ? node.querySelectorAll(".jp-OutputArea-child")[j] : null;
-            return out && out.querySelector(".js-plotly-plot .plot-container .main-svg") ? out : null;
+            return out?.querySelector(".js-plotly-plot .plot-container .main-svg") ? out : null;
           },
           [notebookRel, cell.index, j] as const,
           { timeout: 30_000, polling: 200 },

@@ -102,8 +102,20 @@ test("chunked files are written in order, each told its sha256 and size; a later
   const out = tempDir(t);
   const told: Record<string, [string, number]> = {};
   await writeFilesAtomically(out, [
-    { name: "a.csv", chunks: () => ["x,y\n", Buffer.from("1,2\n"), "é\n"], onWritten: (sha, bytes) => void (told["a.csv"] = [sha, bytes]) },
-    { name: "m.json", chunks: () => [`${JSON.stringify(told["a.csv"])}\n`], onWritten: (sha, bytes) => void (told["m.json"] = [sha, bytes]) },
+    {
+      name: "a.csv",
+      chunks: () => ["x,y\n", Buffer.from("1,2\n"), "é\n"],
+      onWritten: (sha, bytes) => {
+        told["a.csv"] = [sha, bytes];
+      },
+    },
+    {
+      name: "m.json",
+      chunks: () => [`${JSON.stringify(told["a.csv"])}\n`],
+      onWritten: (sha, bytes) => {
+        told["m.json"] = [sha, bytes];
+      },
+    },
   ]);
   const a = fs.readFileSync(path.join(out, "a.csv"));
   assert.equal(a.toString("utf8"), "x,y\n1,2\né\n");

@@ -77,7 +77,10 @@ const EXPORT_CASES: [string, (data: string) => void, RegExp][] = [
   ],
   [
     "empty",
-    (data) => (writeManifest(data, { ...readManifest(data), runs: [] }), fs.rmSync(path.join(data, "history"), { recursive: true })),
+    (data) => {
+      writeManifest(data, { ...readManifest(data), runs: [] });
+      fs.rmSync(path.join(data, "history"), { recursive: true });
+    },
     /^refusing to export from .*: manifest\.json lists no runs \(empty archive\)$/,
   ],
   [

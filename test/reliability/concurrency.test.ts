@@ -91,7 +91,16 @@ async function heldFetch(outDir: string): Promise<{ done: Promise<unknown>; rele
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
   server.injectFault({ kind: "status", status: 429, operationName: "Run" });
-  const done = fetchAndFreeze(opts(outDir, { retry: { sleep: async () => (entered(), gate) } }));
+  const done = fetchAndFreeze(
+    opts(outDir, {
+      retry: {
+        sleep: async () => {
+          entered();
+          return gate;
+        },
+      },
+    }),
+  );
   await sleeping; // the lock is taken before any request, so it is held now
   return { done, release };
 }

@@ -69,9 +69,8 @@ function parsePyDict(text: string): Record<string, number> {
   const out: Record<string, number> = {};
   const body = text.slice(1, -1);
   const re = /'([^']+)': (np\.float64\(([^)]*)\)|[^,]+)(?:, |$)/gy;
-  let m: RegExpExecArray | null;
   let consumed = 0;
-  while ((m = re.exec(body)) !== null) {
+  for (let m = re.exec(body); m !== null; m = re.exec(body)) {
     const raw = m[3] ?? m[2];
     out[m[1]] = raw === "nan" ? NaN : raw === "inf" ? Infinity : raw === "-inf" ? -Infinity : Number(raw);
     assert.ok(!Number.isNaN(out[m[1]]) || raw === "nan", `unparsed value ${raw}`);

@@ -3,7 +3,7 @@ import { test } from "node:test";
 
 import { simulateSlime, type SimRun, UPDATES_PER_ROLLOUT } from "../../tools/simulate-slime/simulate";
 
-const valueOf = (run: SimRun, i: number, key: string) => run.rows[i].values.find((v) => v.key === key)?.value;
+const valueAt = (run: SimRun, i: number, key: string) => run.rows[i].values.find((v) => v.key === key)?.value;
 
 test("the simulation is a pure function of the seed", () => {
   const a = simulateSlime({ seed: 5 });
@@ -47,7 +47,7 @@ test("calibration holds for another seed too (means are shifted onto the targets
   const grad = ["2.18", "2.16", "1.38", "1.14"];
   sim.runs.forEach((run, r) => {
     const upd = run.rows.map((_, i) => i).filter((i) => run.rows[i].kind === "optimizer-update");
-    const mean = (key: string) => upd.reduce((a, i) => a + valueOf(run, i, key)!, 0) / upd.length;
+    const mean = (key: string) => upd.reduce((a, i) => a + valueAt(run, i, key)!, 0) / upd.length;
     assert.equal(mean("train/entropy_loss").toFixed(5), entropy[r]);
     assert.equal(mean("train/grad_norm").toFixed(2), grad[r]);
   });
@@ -58,11 +58,11 @@ test("a zero gradient norm comes with zero advantages: pg_loss 0, clip 0, and on
   let zeros = 0;
   for (const run of sim.runs) {
     run.rows.forEach((row, i) => {
-      if (row.kind !== "optimizer-update" || valueOf(run, i, "train/grad_norm") !== 0) return;
+      if (row.kind !== "optimizer-update" || valueAt(run, i, "train/grad_norm") !== 0) return;
       zeros++;
-      assert.equal(valueOf(run, i, "train/pg_loss"), 0);
-      assert.equal(valueOf(run, i, "train/loss"), 0);
-      assert.equal(valueOf(run, i, "train/pg_clipfrac"), 0);
+      assert.equal(valueAt(run, i, "train/pg_loss"), 0);
+      assert.equal(valueAt(run, i, "train/loss"), 0);
+      assert.equal(valueAt(run, i, "train/pg_clipfrac"), 0);
       const manager = run.rows.find((r) => r.kind === "rollout-manager" && r.rolloutId === row.rolloutId)!;
       const zeroStdGroups = manager.values.filter((v) => v.key.startsWith("rollout/zero_std/count_")).reduce((a, v) => a + v.value, 0);
       assert.ok(zeroStdGroups >= 4, `rollout ${row.rolloutId}: ${zeroStdGroups} equal-reward groups, an update has 4`);

@@ -87,7 +87,7 @@ export async function regenerateSample(opts: RegenerateOptions): Promise<Regener
     await logRunsWithSdk(simulation.runs, { baseUrl: server.url, apiKey: server.apiKey, entity: simulation.entity, project: simulation.project });
     for (const run of simulation.runs) {
       const stored = server.getRun(simulation.entity, simulation.project, run.runId);
-      if (!stored || stored.state !== "finished" || stored.rows.length !== run.rows.length) {
+      if (stored?.state !== "finished" || stored.rows.length !== run.rows.length) {
         throw new Error(
           `run ${run.runId}: server holds ${stored ? `${stored.rows.length} rows, state ${stored.state}` : "nothing"}; expected ${run.rows.length} rows, finished`,
         );

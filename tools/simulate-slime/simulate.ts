@@ -275,7 +275,7 @@ function drawSamples(prng: Prng, groups: BatchGroups, truncated: number, effecti
     }
   });
   // Truncated samples hit the length limit and get reward 0.
-  const failing = rewards.map((r, i) => i).filter((i) => rewards[i] === 0);
+  const failing = rewards.map((_r, i) => i).filter((i) => rewards[i] === 0);
   const truncSet = new Set(prng.shuffle(failing).slice(0, truncated));
   if (truncSet.size !== truncated) throw new Error(`batch has ${failing.length} failures, cannot truncate ${truncated}`);
   const raw = rewards.map((_, i) => Math.exp(prng.normal(0, 0.55)) * (truncSet.has(i) ? 1.9 : 1));

@@ -215,7 +215,10 @@ export function insertRows(run: StoredRun, rows: RowInput[]): string[] {
   for (const [key, types] of keyTypes)
     for (const [type, count] of types) {
       let into = run.keyTypes.get(key);
-      if (!into) run.keyTypes.set(key, (into = new Map()));
+      if (!into) {
+        into = new Map();
+        run.keyTypes.set(key, into);
+      }
       into.set(type, (into.get(type) ?? 0) + count);
     }
   Object.assign(run.summary, summary);

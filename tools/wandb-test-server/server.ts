@@ -131,7 +131,10 @@ export async function startWandbTestServer(opts: { apiKey?: string; port?: numbe
     if (!exportConfig.enabled) return { urls: [], exportedRows: 0 };
     const key = `${run.steps.length}|${run.texts[run.texts.length - 1] ?? ""}|${exportConfig.lagSteps}|${exportConfig.filesPerRun}|${exportConfig.rowGroupSize}`;
     let cached = exportCache.get(run);
-    if (!cached || cached.key !== key) exportCache.set(run, (cached = { key, built: buildRunExport(run, exportConfig) }));
+    if (!cached || cached.key !== key) {
+      cached = { key, built: buildRunExport(run, exportConfig) };
+      exportCache.set(run, cached);
+    }
     const dir = `/wandb-exports/${[run.entity, run.project, run.name].map(encodeURIComponent).join("/")}`;
     // URLs are signed afresh on every query, as W&B hands out short-lived signed URLs.
     const urls = cached.built.files.map((bytes, i) =>
