@@ -161,7 +161,8 @@ function selectInPlace(xs: Float64Array, k: number): number {
 }
 
 function medianOfThree(a: number, b: number, c: number): number {
-  return a < b ? (b < c ? b : Math.max(a, c)) : a < c ? a : Math.max(b, c);
+  // biome-ignore lint/complexity/useMathMinMax: the comparisons pick between -0 and +0 as the partition does; Math.max prefers +0
+  return a < b ? (b < c ? b : a < c ? c : a) : a < c ? a : b < c ? c : b;
 }
 
 /** `v`, the value at sorted position k, with the sign a sort gives a zero there (every -0 sorts before every +0). */
