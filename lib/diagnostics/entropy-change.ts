@@ -1,7 +1,7 @@
 /**
  * Relative change of the round-mean entropy from the first round to the last, in percent.
  */
-import { METRICS, type MetricSpec } from "../schema/slime-metrics";
+import type { MetricSpec } from "../schema/slime-metrics";
 import type { PolicyRoundTable } from "./policy-round-table";
 
 /** Entropy change between the first and last round of a policy table. */
@@ -20,7 +20,10 @@ export interface EntropyChange {
  * @example entropyChangePercent(policyRoundTable(aligned)).percent // -26.45 for 0.18025 -> 0.13258
  */
 export function entropyChangePercent(table: PolicyRoundTable): EntropyChange {
-  const metric = METRICS.entropy;
+  // The entropy column as the runs' profile reads it (slime's train/entropy_loss, verl's actor/entropy, ...).
+  const column = table.columns.find((c) => c.field === "entropy")!;
+  if (column.metric === null) throw new Error(`invalid table: its entropy column has no metric (${column.absent})`);
+  const metric = column.metric;
   const rows = table.rows;
   if (rows.length < 2) {
     const only = rows.length ? { round: rows[0].round, mean: rows[0].entropy.mean } : null;

@@ -3,7 +3,8 @@
  * current policy are the same weights, so ppo_kl is ~0 there; later positions follow weight changes.
  */
 import type { AlignedRuns, Reporter } from "../types";
-import { METRICS, type MetricSpec } from "../schema/slime-metrics";
+import type { MetricSpec } from "../schema/slime-metrics";
+import { metricOfAligned } from "../registry/profiles";
 import { describeUpdate } from "./record-label";
 import { collectNotes, MeanAccumulator, nonFiniteMessage, type MeanResult } from "./round-mean";
 import { roundIndex, updateRoundPosition } from "./round-index";
@@ -44,7 +45,8 @@ export function ppoKlByPosition(aligned: AlignedRuns, opts: PpoKlByPositionOptio
   const n = aligned.mapping.n;
   if (!Number.isInteger(n) || n < 1) throw new Error(`invalid mapping.n: ${n}`);
   const warn = opts.reporter?.warn?.bind(opts.reporter);
-  const key = METRICS.ppoKl.key;
+  const metric = metricOfAligned(aligned, "ppoKl");
+  const key = metric.key;
   const index = roundIndex(aligned);
   const R = index.rounds.length;
   // accs[round slot][position]; slot R = all rounds.
@@ -73,5 +75,5 @@ export function ppoKlByPosition(aligned: AlignedRuns, opts: PpoKlByPositionOptio
   const rows = index.rounds.map((_, i) => row(i));
   const all = row(R);
   const notes = collectNotes([...rows, all].flatMap((r) => r.byPosition));
-  return { metric: METRICS.ppoKl, n, positions: Array.from({ length: n }, (_, p) => p), rows, all, notes };
+  return { metric, n, positions: Array.from({ length: n }, (_, p) => p), rows, all, notes };
 }

@@ -11,7 +11,7 @@
  * scheduling; they miss validation, start-up and idle time.
  */
 import type { AlignedRuns, Reporter } from "../types";
-import { METRICS, metricByKey, type MetricSpec } from "../schema/slime-metrics";
+import { metricByKey, type MetricSpec } from "../schema/slime-metrics";
 import { profileOfAligned } from "../registry/profiles";
 import { describeRollout } from "./record-label";
 import { collectNotes, MeanAccumulator, nonFiniteMessage, type MeanResult } from "./round-mean";
@@ -94,8 +94,8 @@ export function timeBreakdown(aligned: AlignedRuns, opts: TimeBreakdownOptions =
   if (basis !== "sum" && !profile.timers.isTimer(basis)) throw new Error(`invalid total: ${basis}`);
   const index = roundIndex(aligned);
   const R = index.rounds.length;
-  // slime: the rollout manager's timer; all others are the trainer's (its perf row). Other frameworks log every timer in the step's row.
-  const rolloutKey = profile.axis.kind === "slime" ? METRICS.rolloutTime.key : null;
+  // A timer another process logs (slime's rollout manager); all others are the trainer's.
+  const rolloutKey = profile.timers.separateTimer;
   const read = accumulateTimers(aligned, index, new TimerKeys(profile.timers.isTimer, R + 1), rolloutKey, opts.reporter);
   const { timers, rollouts } = read;
   if (basis !== "sum" && !timers.keyIdx.has(basis))

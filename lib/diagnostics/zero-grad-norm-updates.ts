@@ -1,9 +1,10 @@
 /**
  * Optimizer updates whose recorded gradient norm is exactly 0. Observable, not by itself a bug or
- * convergence: it follows when every sample of the step has zero advantage (METRICS.gradNorm.isNot).
+ * convergence: it follows when every sample of the step has zero advantage (the gradient norm's isNot in its profile).
  */
 import type { AlignedRuns } from "../types";
-import { METRICS, type MetricSpec } from "../schema/slime-metrics";
+import type { MetricSpec } from "../schema/slime-metrics";
+import { metricOfAligned } from "../registry/profiles";
 import { roundIndex, RoundSlot, updateRoundPosition } from "./round-index";
 import { forEachBlock } from "../values/key-column";
 
@@ -34,7 +35,8 @@ export interface ZeroGradNormUpdates extends ZeroGradNormRow {
  * @example zeroGradNormUpdates(aligned).updates // [66, 70, 82, 116, 140, 142, 156, 160]
  */
 export function zeroGradNormUpdates(aligned: AlignedRuns): ZeroGradNormUpdates {
-  const key = METRICS.gradNorm.key;
+  const metric = metricOfAligned(aligned, "gradNorm");
+  const key = metric.key;
   const index = roundIndex(aligned);
   const R = index.rounds.length;
   const found: number[][] = Array.from({ length: R }, () => []);
@@ -69,7 +71,7 @@ export function zeroGradNormUpdates(aligned: AlignedRuns): ZeroGradNormUpdates {
   const sum = (a: number[]) => a.reduce((x, y) => x + y, 0);
   const total = { checked: sum(checked), missing: sum(missing), nonFinite: sum(nonFinite) };
   return {
-    metric: METRICS.gradNorm,
+    metric,
     round: "all",
     runId: null,
     updates: ([] as number[]).concat(...found).sort(byNumber),

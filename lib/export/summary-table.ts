@@ -87,10 +87,7 @@ export function summaryColumnsFor(profile: FrameworkProfile): SummaryColumn[] {
     {
       name: "rollouts",
       kind: "count",
-      description:
-        profile.axis.kind === "slime"
-          ? "rollout batches (distinct rollout/step) of the round"
-          : `${profile.recordNoun} (distinct ${profile.axis.stepKey}) the round owns`,
+      description: profile.recordsDescription,
     },
     { name: "updates", kind: "count", description: noUpdates ?? "optimizer updates (distinct train/step) of the round" },
     p("entropy_mean", "entropy"),

@@ -4,6 +4,7 @@
  * response length, truncated fraction, rollout wall time and actor tokens/s.
  */
 import type { AlignedRuns, RolloutRecord } from "../types";
+import { profileOfAligned } from "../registry/profiles";
 import { baseLayout, describeKey, integerAxisTicks, keyAxisTitle, type Figure, type Trace } from "./figure";
 import { BAND_FILL, SERIES_COLOR } from "./palette";
 import { noteReduction, pickAt, reducedIndices } from "./reduce-points";
@@ -36,9 +37,10 @@ function rolloutCustomData(r: RolloutRecord): (string | number)[] {
  *   { band: { min: "rollout/response_len/min", max: "rollout/response_len/max" } })
  */
 export function rolloutSeriesFigure(aligned: AlignedRuns, key: string, options: RolloutSeriesOptions = {}): Figure {
-  // In slime a train/* key is per optimizer update; other frameworks log train/* once per step.
-  if (key.startsWith("train/") && (aligned.profile === undefined || aligned.profile.name === "slime"))
-    throw new Error(`invalid key: ${key} (a train/* key is per optimizer update: use updateSeriesFigure)`);
+  // A framework that logs each optimizer update (slime) has a key family per update; others log it once per step.
+  const perUpdate = profileOfAligned(aligned).updates.keyPrefix;
+  if (perUpdate !== null && key.startsWith(perUpdate))
+    throw new Error(`invalid key: ${key} (a ${perUpdate}* key is per optimizer update: use updateSeriesFigure)`);
   requireKey(aligned.rollouts, key, "rollout batch");
   if (options.band) {
     requireKey(aligned.rollouts, options.band.min, "rollout batch");

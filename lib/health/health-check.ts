@@ -5,7 +5,7 @@
  * proof of a bug.
  */
 import type { AlignedRuns } from "../types";
-import type { FrameworkProfile } from "../registry/framework-profile";
+import type { FrameworkProfile, ProfileName } from "../registry/framework-profile";
 
 /** How loudly a flag asks to be read: `warning` = look before citing the run; `notice` = worth a look. */
 export type HealthSeverity = "warning" | "notice";
@@ -76,7 +76,7 @@ export interface HealthCheck {
    * Framework profiles (lib/registry) whose keys and records the rule reads; absent = any profile.
    * Under another profile the check is not applicable (its keys would not be the framework's).
    */
-  profiles?: readonly string[];
+  profiles?: readonly ProfileName[];
   /** The rule, with parameter values filled in (and the framework's keys, when the profile is given). */
   rule(p: HealthCheckParams, profile?: FrameworkProfile): string;
   /** What a flag is. */

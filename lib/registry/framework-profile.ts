@@ -20,7 +20,26 @@ export interface TimerSpec {
   containers: Readonly<Record<string, readonly string[]>>;
   /** True for the timers stacked without double counting. */
   stackable(key: string): boolean;
+  /**
+   * The timer another process logs in rows of its own (slime's rollout manager: `perf/rollout_time`);
+   * the others come from the trainer's row, and a record without it is listed. Null when every timer
+   * is in the step's one row.
+   */
+  separateTimer: string | null;
+  /**
+   * The container whose untimed rest (its time none of its parts covers) is stacked as a bar part of
+   * its own, so that a bar adds up to the step time (slime: `perf/train_time`); null: parts as logged.
+   */
+  remainderOf: string | null;
+  /** Caption of the stacked time figure: what one bar is and adds up to. */
+  stackCaption: string;
 }
+
+/** The framework profiles' names, in registry order (lib/registry/profiles.ts lists the profiles). */
+export const PROFILE_NAMES = ["slime", "verl", "openrlhf", "trl"] as const;
+
+/** A framework profile's name. */
+export type ProfileName = (typeof PROFILE_NAMES)[number];
 
 /** How rows become records. */
 export type ProfileAxis =
@@ -52,17 +71,22 @@ export interface OwnRows {
 
 /** A framework profile. */
 export interface FrameworkProfile {
-  name: "slime" | "verl" | "openrlhf" | "trl";
+  name: ProfileName;
   label: string;
   /** Keys (or prefixes, ending in "/") that mark the framework's rows; detection counts the matches. */
   signature: readonly string[];
   axis: ProfileAxis;
   /** What one record is, plural, e.g. "training steps". */
   recordNoun: string;
+  /** What summary.csv's `rollouts` column counts for this framework. */
+  recordsDescription: string;
   /** The step axis in one sentence. */
   stepAxis: string;
-  /** Whether single optimizer updates are observable, and why not when they are not. */
-  updates: { observable: boolean; note: string };
+  /**
+   * Whether single optimizer updates are observable, and why not when they are not; `keyPrefix`: the
+   * key family logged once per optimizer update (slime: `train/`), never drawn per record; null: none.
+   */
+  updates: { observable: boolean; note: string; keyPrefix: string | null };
   /** What the framework averages or picks before logging. */
   aggregation: string;
   /** What a restart does to the W&B history. */
@@ -87,6 +111,16 @@ export function absentReason(profile: FrameworkProfile, concept: ConceptId): str
 /** One record of a plural noun: "rollout batches" -> "rollout batch", "training steps" -> "training step". */
 export function singular(noun: string): string {
   return noun.endsWith("ches") ? noun.slice(0, -2) : noun.replace(/s$/, "");
+}
+
+/** summary.csv's records column of a framework that logs one record per step. */
+export function stepRecordsDescription(recordNoun: string, stepKey: string): string {
+  return `${recordNoun} (distinct ${stepKey}) the round owns`;
+}
+
+/** The stacked time figure's caption of a framework whose step timer's parts are stacked as logged. */
+export function asLoggedStackCaption(recordNoun: string): string {
+  return `Mean time per ${singular(recordNoun)}, by phase (the parts of the step timer, stacked as logged)`;
 }
 
 /** True when a key matches a signature entry (exact key, or a prefix ending in "/"). */

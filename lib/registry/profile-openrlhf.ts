@@ -7,7 +7,7 @@
  * (docs/framework-profiles.md).
  */
 import type { MetricSpec } from "../schema/slime-metrics";
-import type { FrameworkProfile } from "./framework-profile";
+import { asLoggedStackCaption, stepRecordsDescription, type FrameworkProfile } from "./framework-profile";
 
 const perStep = (key: string, label: string, unit: string, is: string, isNot: string): MetricSpec => ({ key, label, unit, grain: "rollout", is, isNot });
 const TIMING = "train/timing/";
@@ -27,10 +27,12 @@ export const OPENRLHF_PROFILE: FrameworkProfile = {
     ownRows: [],
   },
   recordNoun: "training steps",
+  recordsDescription: stepRecordsDescription("training steps", "train/global_step"),
   stepAxis: "train/global_step (define_metric step), one row per training step (one rollout batch); _step counts logging calls",
   updates: {
     observable: false,
     note: "OpenRLHF logs one row per training step (status means over its micro-batches; the grad norm of its last optimizer step)",
+    keyPrefix: null,
   },
   aggregation: "train/* are means over the step's micro-batches, except train/actor_grad_norm and the learning rate: the last optimizer step's value",
   restart: "a new W&B run (reinit) with global_step restored from the checkpoint: it re-logs the steps after the checkpoint (the later run supersedes)",
@@ -89,5 +91,8 @@ export const OPENRLHF_PROFILE: FrameworkProfile = {
     isTimer,
     containers: { "train/timing/step_total": ["train/timing/generation", "train/timing/make_experience", "train/timing/ppo_train", "train/timing/broadcast"] },
     stackable: (k) => isTimer(k) && k !== "train/timing/step_total",
+    separateTimer: null,
+    remainderOf: null,
+    stackCaption: asLoggedStackCaption("training steps"),
   },
 };

@@ -34,7 +34,8 @@ export const SLIME_PROFILE: FrameworkProfile = {
   recordNoun: "rollout batches",
   stepAxis:
     "rollout/step = rollout id (rollout_id * N with --wandb-always-use-train-step); train/step = rollout_id * N + step_id; _step counts logging calls of several processes",
-  updates: { observable: true, note: "one W&B row per optimizer update (train/step)" },
+  recordsDescription: "rollout batches (distinct rollout/step) of the round",
+  updates: { observable: true, note: "one W&B row per optimizer update (train/step)", keyPrefix: "train/" },
   aggregation: "train/* per optimizer update (means over the update's micro-batches); rollout/* and perf/* per rollout batch",
   restart: "a new W&B run (or a run resumed in place) that re-logs rollouts after its checkpoint; the later logging supersedes",
   metrics: {
@@ -52,5 +53,14 @@ export const SLIME_PROFILE: FrameworkProfile = {
     actorTokPerS: METRICS.actorTokPerS,
     stepTime,
   },
-  timers: { isTimer: isPerfTimeKey, containers: PERF_TIME_CONTAINERS, stackable: isStackableTimer },
+  timers: {
+    isTimer: isPerfTimeKey,
+    containers: PERF_TIME_CONTAINERS,
+    stackable: isStackableTimer,
+    // The rollout manager logs perf/rollout_time in rows of its own; it overlaps the trainer's wait.
+    separateTimer: METRICS.rolloutTime.key,
+    remainderOf: "perf/train_time",
+    stackCaption:
+      "Mean trainer time per rollout batch, by phase: train_wait (which holds data preprocessing, weight updates and checkpoint saves of the previous batch, and the wait for generation), the timers inside train, and train's untimed rest; a bar adds up to the mean step time",
+  },
 };

@@ -7,7 +7,7 @@
  * (docs/framework-profiles.md).
  */
 import type { MetricSpec } from "../schema/slime-metrics";
-import type { FrameworkProfile } from "./framework-profile";
+import { asLoggedStackCaption, stepRecordsDescription, type FrameworkProfile } from "./framework-profile";
 
 const perRow = (key: string, label: string, unit: string, is: string, isNot: string): MetricSpec => ({ key, label, unit, grain: "rollout", is, isNot });
 const AVERAGED = "averaged over the logging_steps optimizer steps of the row";
@@ -29,8 +29,13 @@ export const TRL_PROFILE: FrameworkProfile = {
     ownRows: [{ prefix: "profiling/", what: "TRL's profiling timers (profiling/Time taken: <Trainer>.<block>, one row per timed call)" }],
   },
   recordNoun: "logged steps",
+  recordsDescription: stepRecordsDescription("logged steps", "train/global_step"),
   stepAxis: "train/global_step = optimizer steps at the time of the log; one row every logging_steps optimizer steps",
-  updates: { observable: false, note: "TRL logs every logging_steps optimizer steps, averaged over them (single updates only at logging_steps = 1)" },
+  updates: {
+    observable: false,
+    note: "TRL logs every logging_steps optimizer steps, averaged over them (single updates only at logging_steps = 1)",
+    keyPrefix: null,
+  },
   aggregation: `GRPO metrics (entropy, clip ratios, completions, rewards) ${AVERAGED}; loss averaged since the last log; grad_norm of the last step`,
   restart:
     "a new W&B run unless WANDB_RUN_ID/WANDB_RESUME are set (offline, the same id gets a second .wandb log, frozen as one run); global_step continues from the checkpoint, so rows after it are re-logged (the later logging supersedes)",
@@ -79,5 +84,12 @@ export const TRL_PROFILE: FrameworkProfile = {
     actorTokPerS: { absent: "train/num_tokens is a cumulative token count, not a throughput" },
     stepTime: perRow("train/step_time", "step time", "s", `wall time of an optimizer step, ${AVERAGED}`, "not the generation time"),
   },
-  timers: { isTimer: (k) => k === "train/step_time", containers: {}, stackable: (k) => k === "train/step_time" },
+  timers: {
+    isTimer: (k) => k === "train/step_time",
+    containers: {},
+    stackable: (k) => k === "train/step_time",
+    separateTimer: null,
+    remainderOf: null,
+    stackCaption: asLoggedStackCaption("logged steps"),
+  },
 };

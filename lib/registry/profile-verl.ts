@@ -7,7 +7,7 @@
  * (docs/framework-profiles.md).
  */
 import type { MetricSpec } from "../schema/slime-metrics";
-import type { FrameworkProfile } from "./framework-profile";
+import { asLoggedStackCaption, stepRecordsDescription, type FrameworkProfile } from "./framework-profile";
 
 const STEP = "training steps";
 const perStep = (key: string, label: string, unit: string, is: string, isNot: string): MetricSpec => ({ key, label, unit, grain: "rollout", is, isNot });
@@ -27,10 +27,12 @@ export const VERL_PROFILE: FrameworkProfile = {
     ownRows: [],
   },
   recordNoun: STEP,
+  recordsDescription: stepRecordsDescription(STEP, "training/global_step"),
   stepAxis: "training/global_step (= W&B _step: verl logs with step=global_steps), one row per training step (one rollout batch)",
   updates: {
     observable: false,
     note: "verl logs one row per training step with actor metrics averaged over its mini-batch updates: single updates and their positions are averaged away",
+    keyPrefix: null,
   },
   aggregation: "actor/* are means over the step's mini-batches (ppo_epochs x train_batch_size / ppo_mini_batch_size optimizer steps, 4 by default)",
   restart:
@@ -100,5 +102,8 @@ export const VERL_PROFILE: FrameworkProfile = {
       ],
     },
     stackable: (k) => isTimer(k) && k !== "timing_s/step" && !k.startsWith("timing_s/generate_sequences"),
+    separateTimer: null,
+    remainderOf: null,
+    stackCaption: asLoggedStackCaption(STEP),
   },
 };

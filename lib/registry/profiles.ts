@@ -1,15 +1,14 @@
 /** The framework profiles, by name. Adding a framework is one profile file plus its entry here. */
-import type { FrameworkProfile } from "./framework-profile";
+import type { MetricSpec } from "../schema/slime-metrics";
+import type { ConceptId } from "./concepts";
+import { absentReason, metricOf, type FrameworkProfile } from "./framework-profile";
 import { OPENRLHF_PROFILE } from "./profile-openrlhf";
 import { SLIME_PROFILE } from "./profile-slime";
 import { TRL_PROFILE } from "./profile-trl";
 import { VERL_PROFILE } from "./profile-verl";
 
-/** Every profile, in detection order. */
+/** Every profile, in detection order (the order of PROFILE_NAMES, checked by test/registry). */
 export const PROFILES: readonly FrameworkProfile[] = [SLIME_PROFILE, VERL_PROFILE, OPENRLHF_PROFILE, TRL_PROFILE];
-
-/** Profile names. */
-export type ProfileName = FrameworkProfile["name"];
 
 /** The profile of a name; `invalid profile: <name>` otherwise. */
 export function profileByName(name: string): FrameworkProfile {
@@ -21,6 +20,18 @@ export function profileByName(name: string): FrameworkProfile {
 /** The profile aligned records were read with (slime when alignment did not record one). */
 export function profileOfAligned(aligned: { profile?: { name: string } }): FrameworkProfile {
   return aligned.profile === undefined ? SLIME_PROFILE : profileByName(aligned.profile.name);
+}
+
+/**
+ * The metric of a concept under the profile the records were read with; throws naming the profile
+ * and why when it logs none (callers reach here only for concepts the profile maps, e.g. per-update
+ * analyses of a framework whose updates are observable).
+ */
+export function metricOfAligned(aligned: { profile?: { name: string } }, concept: ConceptId): MetricSpec {
+  const p = profileOfAligned(aligned);
+  const m = metricOf(p, concept);
+  if (m === null) throw new Error(`invalid concept: ${absentReason(p, concept)}`);
+  return m;
 }
 
 /** Why single optimizer updates (positions, zero-gradient updates) are not observable for these runs; null when they are. */

@@ -4,11 +4,11 @@
  */
 import type { TimeBreakdown } from "../diagnostics/time-breakdown";
 import type { FrameworkProfile } from "../registry/framework-profile";
-import { SLIME_PROFILE } from "../registry/profile-slime";
-import { PERF_TIME_CONTAINERS } from "../schema/slime-metrics";
 
-/** Key of the stacked remainder: the part of perf/train_time none of its timers covers. */
-export const TRAIN_REST_KEY = "perf/train_time (untimed rest)";
+/** Key of the stacked remainder: the part of a container (slime: perf/train_time) none of its timers covers. */
+export function untimedRestKey(container: string): string {
+  return `${container} (untimed rest)`;
+}
 
 /** One round x timing key of the breakdown. */
 export interface TimeBreakdownCell {
@@ -44,26 +44,27 @@ export function timeBreakdownWide(tb: TimeBreakdown): Record<string, string | nu
 }
 
 /**
- * The cells stacked into one bar per round without double counting (schema: isStackableTimer):
- * train_wait, the timers inside train, and the rest of train none of them covers (advantages,
- * logging), so that a bar adds up to the round's mean step time. The rest is left out of a round
- * where train or a part lacks a mean, or where the parts exceed train (means over different batches).
+ * The cells stacked into one bar per round without double counting (the profile's `stackable`
+ * timers); with a `remainderOf` container (slime: train), also the rest of it none of its parts
+ * covers (advantages, logging), so that a bar adds up to the round's mean step time. The rest is left
+ * out of a round where the container or a part lacks a mean, or where the parts exceed the container
+ * (means over different batches). Without one, the parts are stacked as logged.
  */
-export function stackableTimeCells(tb: TimeBreakdown, profile: FrameworkProfile = SLIME_PROFILE): TimeBreakdownCell[] {
+export function stackableTimeCells(tb: TimeBreakdown, profile: FrameworkProfile): TimeBreakdownCell[] {
   const cells = timeBreakdownCells(tb);
   const isStackableTimer = profile.timers.stackable;
-  // Other frameworks' containers have no untimed rest worth a bar: their parts are stacked as logged.
-  if (profile.axis.kind !== "slime") return cells.filter((c) => isStackableTimer(c.key));
+  const container = profile.timers.remainderOf;
+  if (container === null) return cells.filter((c) => isStackableTimer(c.key));
   const out: TimeBreakdownCell[] = [];
-  const parts = PERF_TIME_CONTAINERS["perf/train_time"];
+  const parts = profile.timers.containers[container] ?? [];
   for (const row of tb.rows) {
     const mine = cells.filter((c) => c.round === row.round);
     for (const c of mine) if (isStackableTimer(c.key)) out.push(c);
-    const train = mine.find((c) => c.key === "perf/train_time");
+    const whole = mine.find((c) => c.key === container);
     const inside = mine.filter((c) => parts.includes(c.key));
-    if (train === undefined || train.mean === null || inside.some((c) => c.mean === null)) continue;
-    const rest = train.mean - inside.reduce((a, c) => a + (c.mean as number), 0);
-    if (rest >= 0) out.push({ round: row.round, key: TRAIN_REST_KEY, mean: rest, share: null, n: train.n });
+    if (whole === undefined || whole.mean === null || inside.some((c) => c.mean === null)) continue;
+    const rest = whole.mean - inside.reduce((a, c) => a + (c.mean as number), 0);
+    if (rest >= 0) out.push({ round: row.round, key: untimedRestKey(container), mean: rest, share: null, n: whole.n });
   }
   return out;
 }

@@ -1,4 +1,5 @@
 import { test } from "node:test";
+import { SLIME_PROFILE } from "../../lib/registry/profile-slime";
 import assert from "node:assert/strict";
 import { timeBreakdown } from "../../lib/diagnostics/time-breakdown";
 import { stackableTimeCells, timeBreakdownCells, timeBreakdownWide } from "../../lib/tables/time-breakdown-rows";
@@ -42,7 +43,7 @@ test("wide rows: one per round then all, mean per timer, no total column", () =>
 });
 
 test("the stack: train_wait, the timers inside train and train's untimed rest, adding up to step_time; no containers, no rollout manager timer", () => {
-  const cells = stackableTimeCells(timeBreakdown(aligned));
+  const cells = stackableTimeCells(timeBreakdown(aligned), SLIME_PROFILE);
   assert.deepEqual(Array.from(new Set(cells.map((c) => c.key))).sort(), ["perf/actor_train_time", "perf/train_time (untimed rest)", "perf/train_wait_time"]);
   const r0 = cells.filter((c) => c.round === "R0");
   // R0: step 17 = train_wait 14 + train 3; train 3 = actor_train 2 + rest 1.
