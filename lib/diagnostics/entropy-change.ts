@@ -1,7 +1,7 @@
 /**
  * Relative change of the round-mean entropy from the first round to the last, in percent.
  */
-import type { MetricSpec } from "../schema/slime-metrics";
+import type { MetricSpec } from "../registry/metric-spec";
 import type { PolicyRoundTable } from "./policy-round-table";
 
 /** Entropy change between the first and last round of a policy table. */

@@ -3,7 +3,8 @@
  * update already (train/train_rollout_logprob_abs_diff), so this is a plain mean of that key.
  */
 import type { AlignedRuns, Reporter } from "../types";
-import { METRICS, type MetricSpec } from "../schema/slime-metrics";
+import { METRICS } from "../schema/slime-metrics";
+import type { MetricSpec } from "../registry/metric-spec";
 import { roundMeans, type MeanResult } from "./round-mean";
 
 /** Log-prob gap of one round (or all rounds). */

@@ -3,7 +3,7 @@
  * current policy are the same weights, so ppo_kl is ~0 there; later positions follow weight changes.
  */
 import type { AlignedRuns, Reporter } from "../types";
-import type { MetricSpec } from "../schema/slime-metrics";
+import type { MetricSpec } from "../registry/metric-spec";
 import { metricOfAligned } from "../registry/profiles";
 import { describeUpdate } from "./record-label";
 import { collectNotes, MeanAccumulator, nonFiniteMessage, type MeanResult } from "./round-mean";

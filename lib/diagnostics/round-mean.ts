@@ -11,7 +11,8 @@
  */
 import type { AlignedRuns, Reporter, RolloutRecord, UpdateRecord } from "../types";
 import { forEachBlock } from "../values/key-column";
-import { aliasOf, KEY_FAMILIES, keysFor, metricByKey, type MetricGrain, type MetricSpec } from "../schema/slime-metrics";
+import { aliasOf, KEY_FAMILIES, keysFor, metricByKey } from "../schema/slime-metrics";
+import type { MetricGrain, MetricSpec } from "../registry/metric-spec";
 import { describeRollout, describeUpdate } from "./record-label";
 import { roundIndex, RoundSlot, rolloutRoundPosition, updateRoundPosition } from "./round-index";
 

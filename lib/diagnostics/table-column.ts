@@ -2,7 +2,7 @@
  * Column descriptions of diagnostic tables, so captions and exports read the key, label and the
  * is / is-not texts from the metric schema instead of repeating them.
  */
-import type { MetricSpec } from "../schema/slime-metrics";
+import type { MetricSpec } from "../registry/metric-spec";
 
 /** One mean column of a diagnostic table. */
 export interface TableColumn<F extends string = string> {

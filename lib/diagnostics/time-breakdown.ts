@@ -11,7 +11,8 @@
  * scheduling; they miss validation, start-up and idle time.
  */
 import type { AlignedRuns, Reporter } from "../types";
-import { metricByKey, type MetricSpec } from "../schema/slime-metrics";
+import { metricByKey } from "../schema/slime-metrics";
+import type { MetricSpec } from "../registry/metric-spec";
 import { profileOfAligned } from "../registry/profiles";
 import { describeRollout } from "./record-label";
 import { collectNotes, MeanAccumulator, nonFiniteMessage, type MeanResult } from "./round-mean";

@@ -3,7 +3,7 @@
  * convergence: it follows when every sample of the step has zero advantage (the gradient norm's isNot in its profile).
  */
 import type { AlignedRuns } from "../types";
-import type { MetricSpec } from "../schema/slime-metrics";
+import type { MetricSpec } from "../registry/metric-spec";
 import { metricOfAligned } from "../registry/profiles";
 import { roundIndex, RoundSlot, updateRoundPosition } from "./round-index";
 import { forEachBlock } from "../values/key-column";

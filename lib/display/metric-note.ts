@@ -1,5 +1,6 @@
 /** The "what it is / what it is not" note of a metric, written from the metric schema only. */
-import { metricByKey, type MetricSpec } from "../schema/slime-metrics";
+import { metricByKey } from "../schema/slime-metrics";
+import type { MetricSpec } from "../registry/metric-spec";
 import { resolveDisplay, type ShowOptions } from "./display-target";
 
 /**

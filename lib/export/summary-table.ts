@@ -3,7 +3,8 @@
  * (not a mean of round means). Every number comes from lib/diagnostics; nothing is recomputed here.
  */
 import type { AlignedRuns, Reporter } from "../types";
-import { METRICS, type MetricSpec } from "../schema/slime-metrics";
+import { METRICS } from "../schema/slime-metrics";
+import type { MetricSpec } from "../registry/metric-spec";
 import type { FrameworkProfile } from "../registry/framework-profile";
 import { profileOfAligned } from "../registry/profiles";
 import {

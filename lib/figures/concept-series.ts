@@ -7,7 +7,7 @@ import type { AlignedRuns } from "../types";
 import type { ConceptId } from "../registry/concepts";
 import { absentReason, metricOf } from "../registry/framework-profile";
 import { profileOfAligned } from "../registry/profiles";
-import type { MetricSpec } from "../schema/slime-metrics";
+import type { MetricSpec } from "../registry/metric-spec";
 import type { Figure } from "./figure";
 import { rolloutSeriesFigure } from "./rollout-series";
 import { updateSeriesFigure } from "./update-series";

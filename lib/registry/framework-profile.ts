@@ -4,7 +4,7 @@
  * before logging, how a restart shows, and how its timers nest. One file per framework
  * (profile-*.ts); lib/registry/profiles.ts lists them.
  */
-import type { MetricSpec } from "../schema/slime-metrics";
+import type { MetricSpec } from "./metric-spec";
 import type { ConceptId } from "./concepts";
 
 /** A concept the framework does not log: the reason, printed wherever the concept would appear. */

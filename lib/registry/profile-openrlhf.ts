@@ -6,7 +6,7 @@
  * Sources: openrlhf/trainer/ray/ppo_actor.py, ppo_trainer.py, utils/logging_utils.py
  * (docs/framework-profiles.md).
  */
-import type { MetricSpec } from "../schema/slime-metrics";
+import type { MetricSpec } from "./metric-spec";
 import { asLoggedStackCaption, stepRecordsDescription, type FrameworkProfile } from "./framework-profile";
 
 const perStep = (key: string, label: string, unit: string, is: string, isNot: string): MetricSpec => ({ key, label, unit, grain: "rollout", is, isNot });

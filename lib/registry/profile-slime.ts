@@ -3,7 +3,8 @@
  * update its own row. The metrics are the slime metric schema (lib/schema/slime-metrics.ts), which
  * stays the one place where slime's keys and their meaning are written.
  */
-import { isPerfTimeKey, isStackableTimer, METRICS, PERF_TIME_CONTAINERS, type MetricSpec } from "../schema/slime-metrics";
+import { isPerfTimeKey, isStackableTimer, METRICS, PERF_TIME_CONTAINERS } from "../schema/slime-metrics";
+import type { MetricSpec } from "./metric-spec";
 import type { FrameworkProfile } from "./framework-profile";
 
 const klLoss: MetricSpec = {

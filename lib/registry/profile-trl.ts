@@ -6,7 +6,7 @@
  * trl/trainer/grpo_trainer.py, grpo_config.py, transformers integration_utils.py
  * (docs/framework-profiles.md).
  */
-import type { MetricSpec } from "../schema/slime-metrics";
+import type { MetricSpec } from "./metric-spec";
 import { asLoggedStackCaption, stepRecordsDescription, type FrameworkProfile } from "./framework-profile";
 
 const perRow = (key: string, label: string, unit: string, is: string, isNot: string): MetricSpec => ({ key, label, unit, grain: "rollout", is, isNot });

@@ -6,7 +6,7 @@
  * optimizer updates are not observable. Sources: verl ray_trainer.py, dp_actor.py, metric_utils.py
  * (docs/framework-profiles.md).
  */
-import type { MetricSpec } from "../schema/slime-metrics";
+import type { MetricSpec } from "./metric-spec";
 import { asLoggedStackCaption, stepRecordsDescription, type FrameworkProfile } from "./framework-profile";
 
 const STEP = "training steps";

@@ -1,5 +1,5 @@
 /** The framework profiles, by name. Adding a framework is one profile file plus its entry here. */
-import type { MetricSpec } from "../schema/slime-metrics";
+import type { MetricSpec } from "./metric-spec";
 import type { ConceptId } from "./concepts";
 import { absentReason, metricOf, type FrameworkProfile } from "./framework-profile";
 import { OPENRLHF_PROFILE } from "./profile-openrlhf";

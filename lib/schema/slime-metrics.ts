@@ -1,35 +1,11 @@
 /**
- * The slime metric schema: the one place where metric keys, what they are averaged over, and what
- * they do and do not mean are written down. Notebooks, captions, summaries and exports read it.
+ * slime's metric specs: its keys, what they are averaged over, and what they do and do not mean
+ * (the spec's shape is the registry's, lib/registry/metric-spec.ts). slime's profile
+ * (lib/registry/profile-slime.ts) maps the registry's concepts to them; slime's row kinds, step keys
+ * and timer nesting read them too.
  * Source: docs/slime-logging.md (what slime logs, by version) and docs/reference-analysis.md.
  */
-
-/** What a per-round mean of this metric is taken over. */
-export type MetricGrain = "update" | "rollout";
-
-export interface MetricSpec {
-  /** The W&B history key exactly as slime logs it. */
-  key: string;
-  /** Short human label for tables and axes. */
-  label: string;
-  unit: string;
-  grain: MetricGrain;
-  /** What the number is. */
-  is: string;
-  /** What it is not: the reading rule that stops a common misreading. */
-  isNot: string;
-  /** Keys older slime versions logged for the same metric (read when `key` is absent), with what differs. */
-  aliases?: readonly KeyAlias[];
-}
-
-/** A key an older slime version logged instead of the schema's key. */
-export interface KeyAlias {
-  key: string;
-  /** Last slime version (commit date) that logged it. */
-  until: string;
-  /** What differs from the current key; printed wherever the alias is read. */
-  note: string;
-}
+import type { KeyAlias, MetricGrain, MetricSpec } from "../registry/metric-spec";
 
 /** Step keys slime declares with `wandb.define_metric`. `_step` is none of them. */
 export const STEP_KEYS = {
