@@ -3,7 +3,6 @@
  * (not a mean of round means). Every number comes from lib/diagnostics; nothing is recomputed here.
  */
 import type { AlignedRuns, Reporter } from "../types";
-import { METRICS } from "../schema/slime-metrics";
 import type { MetricSpec } from "../registry/metric-spec";
 import type { FrameworkProfile } from "../registry/framework-profile";
 import { profileOfAligned } from "../registry/profiles";
@@ -29,6 +28,17 @@ export const SUMMARY_FILE = "summary.csv";
 /** Round label of the row over all rounds. */
 export const ALL_ROUNDS = "all";
 
+/** What one summary row's cells are computed from: its round's (or every round's) rows and runs. */
+export interface SummaryRowSource {
+  policy: PolicyRoundRow;
+  rollout: RolloutRoundRow;
+  /** Display update numbers with an exact-zero gradient norm. */
+  zeroUpdates: number[];
+  /** The round's runs (every run on the `all` row). */
+  runs: AlignedRuns["runs"];
+  isAll: boolean;
+}
+
 /** A summary column that is a per-round mean, read from a diagnostics table. */
 export interface SummaryMeanColumn {
   name: string;
@@ -46,6 +56,8 @@ export interface SummaryPlainColumn {
   /** Schema entry the column is about, if any. */
   metric?: MetricSpec;
   description: string;
+  /** The column's cell of one summary row. */
+  cell(row: SummaryRowSource): ExportCell;
 }
 
 /** One column of summary.csv. */
@@ -71,26 +83,40 @@ export function summaryColumnsFor(profile: FrameworkProfile): SummaryColumn[] {
     column: rollout.find((c) => c.field === field)!,
   });
   const noUpdates = profile.updates.observable ? null : `empty: ${profile.label}: ${profile.updates.note}`;
+  const observable = profile.updates.observable;
   const gradNorm = profile.metrics.gradNorm;
   return [
-    { name: "round", kind: "label", description: `round label from data/runs.json; "${ALL_ROUNDS}" for the row over every record of every round` },
-    { name: "run_id", kind: "label", description: `W&B run id of the round (several runs of one round joined with "+"); empty on the "${ALL_ROUNDS}" row` },
+    {
+      name: "round",
+      kind: "label",
+      description: `round label from data/runs.json; "${ALL_ROUNDS}" for the row over every record of every round`,
+      cell: (x) => x.policy.round,
+    },
+    {
+      name: "run_id",
+      kind: "label",
+      description: `W&B run id of the round (several runs of one round joined with "+"); empty on the "${ALL_ROUNDS}" row`,
+      cell: (x) => (x.isAll ? null : x.policy.runId),
+    },
     {
       name: "state",
       kind: "label",
       description: `W&B run state when the run was read (several runs joined with "+"); empty on the "${ALL_ROUNDS}" row, which is not a run`,
+      cell: (x) => (x.isAll ? null : x.runs.map((r) => r.state).join("+")),
     },
     {
       name: "history_events",
       kind: "count",
       description: `W&B history rows frozen for the round (all rows: rollout, update, perf, eval, other); "${ALL_ROUNDS}" = the sum`,
+      cell: (x) => x.runs.reduce((s, r) => s + r.historyEvents, 0),
     },
+    { name: "rollouts", kind: "count", description: profile.recordsDescription, cell: (x) => x.policy.rollouts },
     {
-      name: "rollouts",
+      name: "updates",
       kind: "count",
-      description: profile.recordsDescription,
+      description: noUpdates ?? "optimizer updates (distinct train/step) of the round",
+      cell: (x) => (observable ? x.policy.updates : null),
     },
-    { name: "updates", kind: "count", description: noUpdates ?? "optimizer updates (distinct train/step) of the round" },
     p("entropy_mean", "entropy"),
     p("clipfrac_mean", "clipfrac"),
     p("grad_norm_mean", "gradNorm"),
@@ -107,9 +133,16 @@ export function summaryColumnsFor(profile: FrameworkProfile): SummaryColumn[] {
       metric: "absent" in gradNorm ? undefined : gradNorm,
       description:
         noUpdates ??
-        `display update numbers (update = train/step - N*r0 + 1) whose ${METRICS.gradNorm.key} is exactly 0, ascending, separated by single spaces; empty when there is none`,
+        `display update numbers (update = train/step - N*r0 + 1) whose ${"absent" in gradNorm ? "gradient norm" : gradNorm.key} is exactly 0, ascending, separated by single spaces; empty when there is none`,
+      cell: (x) => (x.zeroUpdates.length === 0 || !observable ? null : x.zeroUpdates.join(" ")),
     },
   ];
+}
+
+/** A mean column's cell: the mean of its diagnostics table's field. */
+function meanCell(col: SummaryMeanColumn, x: SummaryRowSource): ExportCell {
+  const m: MeanResult = col.source.table === "policy" ? x.policy[col.source.field] : x.rollout[col.source.field];
+  return m.mean;
 }
 
 /** The summary table and the notes of its means (empty rounds, missing keys, excluded values). */
@@ -136,45 +169,11 @@ export function summaryTable(aligned: AlignedRuns, opts: SummaryTableOptions = {
   const policy = policyRoundTable(aligned, { reporter, allowIssues: opts.allowIssues });
   const rollout = rolloutRoundTable(aligned, { reporter, allowIssues: opts.allowIssues });
   const zero = zeroGradNormUpdates(aligned);
-  const profile = profileOfAligned(aligned);
-  const columns = summaryColumnsFor(profile);
-  const updatesObservable = profile.updates.observable;
-
+  const columns = summaryColumnsFor(profileOfAligned(aligned));
   const runsOf = (round: string) => aligned.runs.filter((r) => r.round === round);
-  const row = (p: PolicyRoundRow, r: RolloutRoundRow, zeroUpdates: number[], isAll: boolean): ExportCell[] => {
-    const runs = isAll ? aligned.runs : runsOf(p.round);
-    const cells: ExportCell[] = [];
-    for (const col of columns) {
-      switch (col.name) {
-        case "round":
-          cells.push(p.round);
-          break;
-        case "run_id":
-          cells.push(isAll ? null : p.runId);
-          break;
-        case "state":
-          cells.push(isAll ? null : runs.map((x) => x.state).join("+"));
-          break;
-        case "history_events":
-          cells.push(runs.reduce((s, x) => s + x.historyEvents, 0));
-          break;
-        case "rollouts":
-          cells.push(p.rollouts);
-          break;
-        case "updates":
-          cells.push(updatesObservable ? p.updates : null);
-          break;
-        case "zero_grad_norm_updates":
-          cells.push(zeroUpdates.length === 0 || !updatesObservable ? null : zeroUpdates.join(" "));
-          break;
-        default: {
-          if (col.kind !== "mean") throw new Error(`invalid summary column: ${col.name}`);
-          const m: MeanResult = col.source.table === "policy" ? p[col.source.field] : r[col.source.field];
-          cells.push(m.mean);
-        }
-      }
-    }
-    return cells;
+  const row = (policyRow: PolicyRoundRow, rolloutRow: RolloutRoundRow, zeroUpdates: number[], isAll: boolean): ExportCell[] => {
+    const x: SummaryRowSource = { policy: policyRow, rollout: rolloutRow, zeroUpdates, runs: isAll ? aligned.runs : runsOf(policyRow.round), isAll };
+    return columns.map((col) => (col.kind === "mean" ? meanCell(col, x) : col.cell(x)));
   };
   const rows = policy.rows.map((p, i) => row(p, rollout.rows[i], zero.rows[i].updates, false));
   rows.push(row(policy.all, rollout.all, zero.updates, true));
