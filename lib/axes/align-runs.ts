@@ -159,59 +159,136 @@ function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions, conceptKeys:
   });
   const per = runRowsOf(scans, opts);
   const mapping = mappingFromRunAxes(per.map((p) => p.axis));
-
-  const updates: UpdateRecord[] = [];
-  const rollouts: RolloutRecord[] = [];
-  const evals: EvalRecord[] = [];
-  const issues: CoverageIssue[] = [];
-  const notes: AlignmentNote[] = [];
-  const noUpdatesExpected: Set<number>[] = [];
-  const criticOnly: UpdateRecord[] = [];
-  const keyRows: KeyRows[] = [];
   const runsMeta = runs.map((r, i) => ({ runId: r.runId, round: r.round, state: r.state, historyEvents: scans[i].codes.length }));
+  const out = new SlimeRecords(opts.compact === true);
+  per.forEach((rr, ri) => {
+    new RunPass(rr, out).collect();
+    out.keyRows.push(...keyRowsOf(rr.scan.run, rr.scan.reader, rr.by, conceptKeys));
+    if (opts.releaseRows) {
+      rr.scan.run.rows = [];
+      // The reader holds the rows' values (packed rows' arena chunks): let them go with the rows.
+      rr.scan.reader = noRows();
+    }
+    reporter?.progress?.("align runs", ri + 1, runs.length);
+  });
+  const superseded = supersededRecords(per);
+  runNotes(per, superseded, out.notes);
+  const cov = checkCoverage(mapping, runsMeta, out.rollouts, out.updates, out.issues, out.noUpdatesExpected);
+  cov.coverage.forEach((c, i) => (c.rowKinds = { ...scans[i].counts }));
+  const sorted = sortIssues(out.issues.concat(cov.issues), runs, per);
+  for (const note of out.notes) reporter?.info?.(note.message);
+  if (sorted.length > 0) {
+    const nRuns = new Set(sorted.map((x) => x.runId)).size;
+    reporter?.warn?.(`alignment found ${sorted.length} issue(s) in ${nRuns} run(s), first: ${sorted[0].message} (see aligned.issues)`);
+  }
+  const { updates, rollouts, evals, criticOnly, notes, keyRows } = out;
+  return {
+    mapping,
+    rounds: runs.map((r) => r.round),
+    runs: runsMeta,
+    rollouts,
+    updates,
+    evals,
+    superseded,
+    criticOnly,
+    coverage: cov.coverage,
+    issues: sorted,
+    notes,
+    keyRows,
+  };
+}
 
+/** What slime alignment collects over its runs: records, issues, notes, and the values builders they share. */
+class SlimeRecords {
+  readonly updates: UpdateRecord[] = [];
+  readonly rollouts: RolloutRecord[] = [];
+  readonly evals: EvalRecord[] = [];
+  readonly issues: CoverageIssue[] = [];
+  readonly notes: AlignmentNote[] = [];
+  /** Per run: rollout ids for which no updates are expected (critic-only, a trailing manager-only rollout). */
+  readonly noUpdatesExpected: Set<number>[] = [];
+  readonly criticOnly: UpdateRecord[] = [];
+  readonly keyRows: KeyRows[] = [];
   // One builder per record kind: consecutive records of a kind mostly share their key sequence.
   // Shared chunks: the CSV worker formats records straight from them (lib/export/csv-worker.ts).
-  const arena = opts.compact ? new ValuesArena({ shared: true }) : null;
-  const updateValues = new ValuesBuilder(arena);
-  const rolloutValues = new ValuesBuilder(arena);
-  const evalValues = new ValuesBuilder(arena);
-  for (let ri = 0; ri < per.length; ri++) {
-    const { scan, axis, by } = per[ri];
-    const { run, codes, steps, historySteps, reader } = scan;
-    const ids = per[ri].rollouts;
+  readonly updateValues: ValuesBuilder;
+  readonly rolloutValues: ValuesBuilder;
+  readonly evalValues: ValuesBuilder;
+
+  constructor(compact: boolean) {
+    const arena = compact ? new ValuesArena({ shared: true }) : null;
+    this.updateValues = new ValuesBuilder(arena);
+    this.rolloutValues = new ValuesBuilder(arena);
+    this.evalValues = new ValuesBuilder(arena);
+  }
+}
+
+/**
+ * One run's pass over its live rows, with its scratch state: rollout records by id, their rows as
+ * linked lists (head/tail per record, rowNext per row) merged after the pass so that each values
+ * object is built once, which records have trainer rows, critic rows by train/step, unclassified rows.
+ */
+class RunPass {
+  private readonly keyInfos: ShapeKeyInfos;
+  private readonly byId: IdIndex;
+  private readonly recs: RolloutRecord[] = [];
+  private readonly head: number[] = [];
+  private readonly tail: number[] = [];
+  private readonly rowNext: Int32Array;
+  /** Per record: 1 when a trainer row (rollout or perf) belongs to it. */
+  private readonly trainerRows: number[] = [];
+  private readonly unclassified = new Map<string, { count: number; firstStep: number }>();
+  private readonly critic = new Map<number, { values: Record<string, number>; historyStep: number }>();
+  private readonly firstUpdate: number;
+  private readonly firstEval: number;
+
+  constructor(
+    private readonly rr: RunRows,
+    private readonly out: SlimeRecords,
+  ) {
+    this.keyInfos = new ShapeKeyInfos(rr.scan.reader);
+    this.byId = new IdIndex(rr.rollouts, rr.scan.codes);
+    this.rowNext = new Int32Array(rr.scan.codes.length);
+    this.firstUpdate = out.updates.length;
+    this.firstEval = out.evals.length;
+  }
+
+  /** The run's records, in their lists, and its issues and notes. */
+  collect(): void {
+    this.readRows();
+    this.reportUnclassified();
+    this.mergeRollouts();
+    const skip = new Set<number>();
+    const { out, rr } = this;
+    mergeCritic(out.updates, this.firstUpdate, this.critic, rr.axis, out.notes, skip, out.criticOnly, out.updateValues);
+    this.noteTrailingRollout(skip);
+    out.noUpdatesExpected.push(skip);
+  }
+
+  /** One pass over the live rows: updates, evals and critic rows as they come, rollout rows linked per id. */
+  private readRows(): void {
+    const { out, rr, keyInfos, byId, recs, head, tail, rowNext, trainerRows } = this;
+    const { axis, by } = rr;
+    const { run, codes, steps, historySteps, reader } = rr.scan;
+    const ids = rr.rollouts;
     const { runId, round } = run;
     const n = axis.n;
-    const rowsLength = codes.length;
-    const firstUpdate = updates.length;
-    const firstEval = evals.length;
-    const keyInfos = new ShapeKeyInfos(reader);
-    // Rollout records of this run: id -> index into recs; their rows as linked lists (head/tail per
-    // record, rowNext per row), merged after the pass so that each values object is built once.
-    const byId = new IdIndex(ids, codes);
-    const recs: RolloutRecord[] = [];
-    const head: number[] = [];
-    const tail: number[] = [];
-    const rowNext = new Int32Array(rowsLength);
-    /** Per record: 1 when a trainer row (rollout or perf) belongs to it. */
-    const trainerRows: number[] = [];
-    const unclassified = new Map<string, { count: number; firstStep: number }>();
-    const critic = new Map<number, { values: Record<string, number>; historyStep: number }>();
-
-    for (let i = 0; i < rowsLength; i++) {
+    for (let i = 0; i < codes.length; i++) {
       if (by[i] !== LIVE) continue;
       const code = codes[i];
       if (code === UPDATE) {
         const t = steps[i];
-        updates.push({
+        const values = pickKeys(out.updateValues, reader, keyInfos, i);
+        const historyStep = historyStepOf(historySteps, i);
+        out.updates.push({
           runId,
           round,
           trainStep: int(t),
           update: int(runUpdateNumber(axis, t)),
           rollout: int(ids[i]),
           updateInRollout: int(t % n),
-          historyStep: historyStepOf(historySteps, i),
-          values: pickKeys(updateValues, reader, keyInfos, i),
+          historyStep,
+          values,
         });
       } else if (code === MANAGER || code === TRAINER_ROLLOUT || code === TRAINER_PERF) {
         const r = ids[i];
@@ -229,29 +306,30 @@ function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions, conceptKeys:
         tail[idx] = i;
         rowNext[i] = -1;
       } else if (code === CRITIC) {
-        critic.set(steps[i], { values: criticValues(reader, i), historyStep: historyStepOf(historySteps, i) });
+        this.critic.set(steps[i], { values: criticValues(reader, i), historyStep: historyStepOf(historySteps, i) });
       } else if (code === EVAL) {
-        evals.push({
-          runId,
-          round,
-          evalStep: int(steps[i]),
-          rollout: int(ids[i]),
-          historyStep: historyStepOf(historySteps, i),
-          values: pickKeys(evalValues, reader, keyInfos, i),
-        });
+        const values = pickKeys(out.evalValues, reader, keyInfos, i);
+        out.evals.push({ runId, round, evalStep: int(steps[i]), rollout: int(ids[i]), historyStep: historyStepOf(historySteps, i), values });
       } else if (code === OTHER) {
-        const keys = reader.keys(i).filter((k) => !(flagsOf(k) & F_INTERNAL));
-        if (keys.length > 0) {
-          const sig = keys.sort().join(", ");
-          const u = unclassified.get(sig);
-          if (u) u.count++;
-          else unclassified.set(sig, { count: 1, firstStep: historySteps[i] });
-        }
+        this.countUnclassified(i);
       }
     }
+  }
 
-    for (const [sig, u] of unclassified) {
-      issues.push({
+  /** Counts a row of no slime kind by its key set (bookkeeping keys left out). */
+  private countUnclassified(i: number): void {
+    const keys = this.rr.scan.reader.keys(i).filter((k) => !(flagsOf(k) & F_INTERNAL));
+    if (keys.length === 0) return;
+    const sig = keys.sort().join(", ");
+    const u = this.unclassified.get(sig);
+    if (u) u.count++;
+    else this.unclassified.set(sig, { count: 1, firstStep: this.rr.scan.historySteps[i] });
+  }
+
+  private reportUnclassified(): void {
+    const { runId, round } = this.rr.scan.run;
+    for (const [sig, u] of this.unclassified) {
+      this.out.issues.push({
         runId,
         round,
         kind: "unclassified-row",
@@ -260,60 +338,35 @@ function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions, conceptKeys:
         message: `run ${runId} (round ${round}): ${u.count} row(s) with keys ${sig} match no slime row kind (first at _step ${u.firstStep})`,
       });
     }
-    for (let idx = 0; idx < recs.length; idx++) mergeRollout(recs[idx], head[idx], rowNext, scan, keyInfos, rolloutValues, issues);
+  }
 
+  /** Builds each rollout record's values from its linked rows, then adds the run's records, updates and evals in order. */
+  private mergeRollouts(): void {
+    const { out, recs } = this;
+    for (let idx = 0; idx < recs.length; idx++)
+      mergeRollout(recs[idx], this.head[idx], this.rowNext, this.rr.scan, this.keyInfos, out.rolloutValues, out.issues);
     recs.sort((a, b) => a.rollout - b.rollout);
-    for (const r of recs) rollouts.push(r);
-    sortRange(updates, firstUpdate, (a, b) => a.trainStep - b.trainStep);
-    sortRange(evals, firstEval, (a, b) => a.evalStep - b.evalStep || a.historyStep - b.historyStep);
+    for (const r of recs) out.rollouts.push(r);
+    sortRange(out.updates, this.firstUpdate, (a, b) => a.trainStep - b.trainStep);
+    sortRange(out.evals, this.firstEval, (a, b) => a.evalStep - b.evalStep || a.historyStep - b.historyStep);
+  }
 
-    const skip = new Set<number>();
-    mergeCritic(updates, firstUpdate, critic, axis, notes, skip, criticOnly, updateValues);
+  /** A crashed run's last rollout with manager rows only: kept, noted, no updates expected for it. */
+  private noteTrailingRollout(skip: Set<number>): void {
+    const { recs, out } = this;
+    const { run } = this.rr.scan;
+    const n = this.rr.axis.n;
     const last = recs.length > 0 ? recs[recs.length - 1].rollout : null;
-    if (last !== null && !trainerRows[byId.get(last)] && !hasUpdateOf(updates, firstUpdate, last) && !critic.has(last * n)) {
-      skip.add(last);
-      notes.push({
-        runId,
-        round,
-        kind: "trailing-rollout",
-        step: last,
-        message: `run ${runId} (round ${round}, state ${run.state}): rollout ${last}, the run's last, has rows of the rollout manager only (no trainer rows, no updates): kept as a rollout record with its logged values; no updates are expected for it`,
-      });
-    }
-    noUpdatesExpected.push(skip);
-    keyRows.push(...keyRowsOf(run, reader, by, conceptKeys));
-    if (opts.releaseRows) {
-      run.rows = [];
-      // The reader holds the rows' values (packed rows' arena chunks): let them go with the rows.
-      scan.reader = noRows();
-    }
-    reporter?.progress?.("align runs", ri + 1, runs.length);
+    if (last === null || this.trainerRows[this.byId.get(last)] || hasUpdateOf(out.updates, this.firstUpdate, last) || this.critic.has(last * n)) return;
+    skip.add(last);
+    out.notes.push({
+      runId: run.runId,
+      round: run.round,
+      kind: "trailing-rollout",
+      step: last,
+      message: `run ${run.runId} (round ${run.round}, state ${run.state}): rollout ${last}, the run's last, has rows of the rollout manager only (no trainer rows, no updates): kept as a rollout record with its logged values; no updates are expected for it`,
+    });
   }
-
-  const superseded = supersededRecords(per);
-  runNotes(per, superseded, notes);
-  const cov = checkCoverage(mapping, runsMeta, rollouts, updates, issues, noUpdatesExpected);
-  cov.coverage.forEach((c, i) => (c.rowKinds = { ...scans[i].counts }));
-  const sorted = sortIssues(issues.concat(cov.issues), runs, per);
-  for (const note of notes) reporter?.info?.(note.message);
-  if (sorted.length > 0) {
-    const nRuns = new Set(sorted.map((x) => x.runId)).size;
-    reporter?.warn?.(`alignment found ${sorted.length} issue(s) in ${nRuns} run(s), first: ${sorted[0].message} (see aligned.issues)`);
-  }
-  return {
-    mapping,
-    rounds: runs.map((r) => r.round),
-    runs: runsMeta,
-    rollouts,
-    updates,
-    evals,
-    superseded,
-    criticOnly,
-    coverage: cov.coverage,
-    issues: sorted,
-    notes,
-    keyRows,
-  };
 }
 
 /** Decides each run's axes, marks superseded rows within and across runs, and numbers display updates. */
