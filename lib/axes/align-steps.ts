@@ -91,13 +91,7 @@ export function alignSteps(runs: RunHistory[], profile: FrameworkProfile, opts: 
   // Within a run: a training step at or below the last one re-logs from there (resumed in place).
   infos.forEach((info, ri) => supersedeBackwards(info, ri));
   const firsts = infos.map((info) => firstTrainStep(info));
-  // Across runs: a later round replaces every record of earlier rounds from its first step on.
-  for (let j = 0; j < runs.length; j++) {
-    for (const x of infos[j]) {
-      if (x.by !== -1 || (x.role !== "train" && x.role !== "eval")) continue;
-      for (let k = j + 1; k < runs.length; k++) if (firsts[k] !== null && x.step >= firsts[k]!) x.by = k;
-    }
-  }
+  supersedeAcross(infos, firsts);
   const rollouts: RolloutRecord[] = [];
   const evals: EvalRecord[] = [];
   const issues: CoverageIssue[] = [];
@@ -115,6 +109,36 @@ export function alignSteps(runs: RunHistory[], profile: FrameworkProfile, opts: 
       keys,
     ),
   );
+  for (const note of notes) opts.reporter?.info?.(note.message);
+  if (issues.length > 0) opts.reporter?.warn?.(`alignment found ${issues.length} issue(s), first: ${issues[0].message} (see aligned.issues)`);
+  return {
+    mapping: stepMapping(runs, profile, axis, firsts),
+    rounds: runs.map((r) => r.round),
+    runs: runs.map((r) => ({ runId: r.runId, round: r.round, state: r.state, historyEvents: r.rows.length })),
+    rollouts,
+    updates: [],
+    evals,
+    superseded,
+    criticOnly: [],
+    coverage,
+    issues,
+    notes,
+    keyRows,
+  };
+}
+
+/** Across runs: a later round replaces every record of earlier rounds from its first step on. */
+function supersedeAcross(infos: RowInfo[][], firsts: (number | null)[]): void {
+  for (let j = 0; j < infos.length; j++) {
+    for (const x of infos[j]) {
+      if (x.by !== -1 || (x.role !== "train" && x.role !== "eval")) continue;
+      for (let k = j + 1; k < infos.length; k++) if (firsts[k] !== null && x.step >= firsts[k]!) x.by = k;
+    }
+  }
+}
+
+/** The axis mapping of a step profile: one record per step, no observable updates, r0 the first step. */
+function stepMapping(runs: RunHistory[], profile: FrameworkProfile, axis: StepAxis, firsts: (number | null)[]): AlignedRuns["mapping"] {
   let r0 = Infinity;
   for (const f of firsts) if (f !== null) r0 = Math.min(r0, f);
   const runAxes: RunAxis[] = runs.map((run, i) => ({
@@ -127,30 +151,15 @@ export function alignSteps(runs: RunHistory[], profile: FrameworkProfile, opts: 
     updateBase: 0,
     formula: `record = ${axis.stepKey}; optimizer updates not observable`,
   }));
-  for (const note of notes) opts.reporter?.info?.(note.message);
-  if (issues.length > 0) opts.reporter?.warn?.(`alignment found ${issues.length} issue(s), first: ${issues[0].message} (see aligned.issues)`);
   return {
-    mapping: {
-      n: 0,
-      r0: r0 === Infinity ? 0 : r0,
-      formulas: {
-        update: `optimizer updates are not observable: ${profile.updates.note}`,
-        rollout: `record = ${axis.stepKey} (one per ${singular(profile.recordNoun)})`,
-        updateInRollout: "not observable",
-      },
-      runs: runAxes,
+    n: 0,
+    r0: r0 === Infinity ? 0 : r0,
+    formulas: {
+      update: `optimizer updates are not observable: ${profile.updates.note}`,
+      rollout: `record = ${axis.stepKey} (one per ${singular(profile.recordNoun)})`,
+      updateInRollout: "not observable",
     },
-    rounds: runs.map((r) => r.round),
-    runs: runs.map((r) => ({ runId: r.runId, round: r.round, state: r.state, historyEvents: r.rows.length })),
-    rollouts,
-    updates: [],
-    evals,
-    superseded,
-    criticOnly: [],
-    coverage,
-    issues,
-    notes,
-    keyRows,
+    runs: runAxes,
   };
 }
 
