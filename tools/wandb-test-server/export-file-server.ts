@@ -10,13 +10,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-
-/** A fault of the next matching file download(s) (`count` defaults to 1). */
-export type FileFault =
-  | { kind: "status"; status: number; retryAfter?: string; count?: number }
-  | { kind: "cut"; count?: number }
-  | { kind: "expired"; count?: number }
-  | { kind: "redirect"; location: string; count?: number };
+import { type FileFault, FaultQueue } from "./faults";
 
 /** One download request as the file server saw it. */
 export interface FileRequestLogEntry {
@@ -43,11 +37,6 @@ export interface ExportFileServer {
   close(): Promise<void>;
 }
 
-interface QueuedFault {
-  fault: FileFault;
-  remaining: number;
-}
-
 function xmlError(code: string, message: string): string {
   return `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`;
 }
@@ -56,19 +45,12 @@ function xmlError(code: string, message: string): string {
 export async function startExportFileServer(host = "127.0.0.1"): Promise<ExportFileServer> {
   const secret = randomBytes(32);
   const files = new Map<string, Uint8Array>();
-  const faults: QueuedFault[] = [];
+  const faults = new FaultQueue<FileFault>();
   const requests: FileRequestLogEntry[] = [];
   let generation = 1;
   let minValidGeneration = 1;
 
   const sign = (pathname: string, expires: number, gen: number) => createHmac("sha256", secret).update(`${pathname}\n${expires}\n${gen}`).digest("hex");
-
-  function takeFault(): FileFault | null {
-    if (faults.length === 0) return null;
-    const q = faults[0];
-    if (--q.remaining <= 0) faults.shift();
-    return q.fault;
-  }
 
   /** Why a signed URL is refused (403 body), or null when it is valid. */
   function checkSignature(url: URL): string | null {
@@ -107,7 +89,7 @@ export async function startExportFileServer(host = "127.0.0.1"): Promise<ExportF
     if (authorization !== null) {
       return reply(400, xmlError("InvalidArgument", "A signed URL request must not carry an Authorization header."));
     }
-    const fault = takeFault();
+    const fault = faults.take(() => true);
     entry.fault = fault?.kind ?? null;
     if (fault?.kind === "status")
       return reply(fault.status, xmlError("InjectedFault", `HTTP ${fault.status}`), fault.retryAfter ? { "Retry-After": fault.retryAfter } : {});
@@ -145,7 +127,7 @@ export async function startExportFileServer(host = "127.0.0.1"): Promise<ExportF
       return `${base}${pathname}?X-Expires=${expires}&X-Generation=${generation}&X-Signature=${sig}`;
     },
     injectFault(fault) {
-      faults.push({ fault, remaining: fault.count ?? 1 });
+      faults.push(fault);
     },
     close() {
       return new Promise<void>((resolve) => {

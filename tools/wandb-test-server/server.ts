@@ -1,23 +1,21 @@
 /**
  * Local W&B-compatible test server: `POST /graphql` (real GraphQL executor over the schema in
  * schema.ts) and `POST /files/{entity}/{project}/{run}/file_stream` (what @wandb/sdk logs through),
- * Basic-auth checked, with injectable faults and a request log. Binds 127.0.0.1 on an ephemeral port.
+ * Basic-auth checked, with injectable faults (faults.ts) and a request log. Binds 127.0.0.1 on an
+ * ephemeral port.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { type DocumentNode, executeSync, type GraphQLError, type GraphQLSchema, Kind, parse, validate } from "graphql";
-import { buildWandbSchema, type ResolverContext, rootValue } from "./schema";
-import { insertRows, lastStep, type RowInput, RunStore, type StoredRun, wandbTimestamp, wrapConfig, writeStreamLines } from "./run-store";
-import { startExportFileServer, type ExportFileServer, type FileFault, type FileRequestLogEntry } from "./export-file-server";
+import { executeSync, type GraphQLSchema } from "graphql";
+import { type ExportFileServer, type FileRequestLogEntry, startExportFileServer } from "./export-file-server";
+import { applyFaultBefore, type Fault, type FileFault, FaultQueue, PendingDelays, sendTruncated, takeRequestFault, takeShortPage } from "./faults";
+import { type CompiledDocument, DocumentCache } from "./graphql-documents";
+import { parseJsonBody, readBody, sendJson } from "./http-io";
 import { buildRunExport, DEFAULT_PARQUET_EXPORTS, type ParquetExportConfig, type RunExport } from "./parquet-exports";
+import { insertRows, lastStep, type RowInput, RunStore, type StoredRun, wandbTimestamp, wrapConfig, writeStreamLines } from "./run-store";
+import { buildWandbSchema, type ResolverContext, rootValue } from "./schema";
 
-/** A fault applied to the next matching /graphql request(s) (`count` defaults to 1). */
-export type Fault =
-  | { kind: "status"; status: number; retryAfter?: string; count?: number; operationName?: string }
-  | { kind: "delay"; ms: number; count?: number; operationName?: string }
-  | { kind: "reset"; count?: number; operationName?: string }
-  | { kind: "truncate"; count?: number; operationName?: string }
-  | { kind: "short-page"; drop: number; count?: number };
+export type { Fault } from "./faults";
 
 /** A run for `addRun`; string rows are raw JSON text served as is, object rows are serialised once. */
 export interface AddRunSpec {
@@ -79,135 +77,169 @@ export const DEFAULT_TEST_API_KEY = "local-test-key-".padEnd(40, "0");
 /** Default entity of the viewer (what clients use when they give no entity). */
 export const DEFAULT_VIEWER_ENTITY = "test-entity";
 
-const MAX_BODY_BYTES = 512 * 1024 * 1024;
-const DOC_CACHE_MAX = 200;
-
-interface CachedDocument {
-  document: DocumentNode | null;
-  errors: readonly GraphQLError[];
-  /** Name of the only/first named operation (Python client sends no operationName field). */
-  firstOperationName: string | null;
+/** Options of `startWandbTestServer`. */
+interface ServerOptions {
+  apiKey?: string;
+  port?: number;
+  host?: string;
+  viewerEntity?: string;
 }
 
-interface QueuedFault {
-  fault: Fault;
-  remaining: number;
+/** A /graphql request body as read: the parsed body (null unless JSON), its variables and its compiled query. */
+interface GraphqlRequest {
+  body: { query?: unknown; variables?: unknown; operationName?: unknown } | null;
+  variables: unknown;
+  compiled: CompiledDocument | null;
+  operationName: string | null;
 }
 
-function readBody(req: http.IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error("request body too large"));
-        req.destroy();
-      } else chunks.push(c);
+/** A file_stream request body. */
+interface FileStreamBody {
+  files?: Record<string, { offset?: number; content?: string[] }>;
+  complete?: boolean;
+  exitcode?: number | null;
+}
+
+/** The server behind `startWandbTestServer`: runs, faults and request log of one API port plus its export file port. */
+class LocalWandbServer implements WandbTestServer {
+  url = "";
+  readonly apiKey: string;
+  readonly requests: RequestLogEntry[] = [];
+  onRequest: ((entry: RequestLogEntry) => void) | null = null;
+  readonly fileUrl: string;
+  readonly fileRequests: FileRequestLogEntry[];
+  private readonly viewerEntity: string;
+  private readonly expectedAuth: string;
+  private readonly schema: GraphQLSchema = buildWandbSchema();
+  private readonly documents = new DocumentCache(this.schema);
+  private readonly store = new RunStore();
+  private readonly faults = new FaultQueue<Fault>();
+  private readonly delays = new PendingDelays();
+  private closed = false;
+  private exportConfig: ParquetExportConfig = { ...DEFAULT_PARQUET_EXPORTS };
+  /** Built files per run, rebuilt when the run's rows or the export settings change. */
+  private readonly exportCache = new WeakMap<StoredRun, { key: string; built: RunExport }>();
+  private readonly httpServer: http.Server;
+
+  constructor(
+    opts: ServerOptions,
+    private readonly fileServer: ExportFileServer,
+  ) {
+    this.apiKey = opts.apiKey ?? DEFAULT_TEST_API_KEY;
+    this.viewerEntity = opts.viewerEntity ?? DEFAULT_VIEWER_ENTITY;
+    this.expectedAuth = `Basic ${Buffer.from(`api:${this.apiKey}`).toString("base64")}`;
+    this.fileUrl = fileServer.url;
+    this.fileRequests = fileServer.requests;
+    this.httpServer = http.createServer((req, res) => {
+      this.route(req, res).catch((e: Error) => sendJson(res, 500, { errors: [{ message: `test server error: ${e.message}` }] }));
     });
-    req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
-  });
-}
+  }
 
-/** Starts a server on 127.0.0.1 (ephemeral port unless given). */
-export async function startWandbTestServer(opts: { apiKey?: string; port?: number; host?: string; viewerEntity?: string } = {}): Promise<WandbTestServer> {
-  const apiKey = opts.apiKey ?? DEFAULT_TEST_API_KEY;
-  const viewerEntity = opts.viewerEntity ?? DEFAULT_VIEWER_ENTITY;
-  const expectedAuth = `Basic ${Buffer.from(`api:${apiKey}`).toString("base64")}`;
-  const schema: GraphQLSchema = buildWandbSchema();
-  const store = new RunStore();
-  const faults: QueuedFault[] = [];
-  const requests: RequestLogEntry[] = [];
-  const docCache = new Map<string, CachedDocument>();
-  const pendingDelays = new Set<() => void>();
-  let closed = false;
-  const fileServer: ExportFileServer = await startExportFileServer(opts.host ?? "127.0.0.1");
-  let exportConfig: ParquetExportConfig = { ...DEFAULT_PARQUET_EXPORTS };
-  // Built files per run, rebuilt when the run's rows or the export settings change.
-  const exportCache = new WeakMap<StoredRun, { key: string; built: RunExport }>();
+  /** Binds the API port and sets `url`; on failure closes the file port too. */
+  async listen(port: number, host: string): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.httpServer.once("error", reject);
+      this.httpServer.listen(port, host, () => resolve());
+    }).catch(async (e) => {
+      await this.fileServer.close();
+      throw e;
+    });
+    const address = this.httpServer.address() as AddressInfo;
+    const hostForUrl = address.family === "IPv6" ? `[${address.address}]` : address.address;
+    this.url = `http://${hostForUrl}:${address.port}`;
+  }
 
-  function exportOf(run: StoredRun): { urls: string[]; exportedRows: number } {
-    if (!exportConfig.enabled) return { urls: [], exportedRows: 0 };
-    const key = `${run.steps.length}|${run.texts[run.texts.length - 1] ?? ""}|${exportConfig.lagSteps}|${exportConfig.filesPerRun}|${exportConfig.rowGroupSize}`;
-    let cached = exportCache.get(run);
-    if (!cached || cached.key !== key) {
-      cached = { key, built: buildRunExport(run, exportConfig) };
-      exportCache.set(run, cached);
+  // ---- the test-facing API
+
+  addRun(spec: AddRunSpec): void {
+    if (this.store.get(spec.entity, spec.project, spec.runId)) {
+      throw new Error(`run ${spec.entity}/${spec.project}/${spec.runId} already exists`);
     }
-    const dir = `/wandb-exports/${[run.entity, run.project, run.name].map(encodeURIComponent).join("/")}`;
-    // URLs are signed afresh on every query, as W&B hands out short-lived signed URLs.
-    const urls = cached.built.files.map((bytes, i) =>
-      fileServer.publish(`${dir}/${encodeURIComponent(run.name)}_${i}.runhistory.parquet`, bytes, exportConfig.urlTtlSeconds),
-    );
-    return { urls, exportedRows: cached.built.exportedRows };
-  }
-
-  function takeFault(operationName: string | null): Fault | null {
-    const i = faults.findIndex((q) => q.fault.kind !== "short-page" && (q.fault.operationName === undefined || q.fault.operationName === operationName));
-    if (i < 0) return null;
-    const q = faults[i];
-    if (--q.remaining <= 0) faults.splice(i, 1);
-    return q.fault;
-  }
-
-  function takeShortPage(): number {
-    const i = faults.findIndex((q) => q.fault.kind === "short-page");
-    if (i < 0) return 0;
-    const q = faults[i];
-    if (--q.remaining <= 0) faults.splice(i, 1);
-    return (q.fault as Extract<Fault, { kind: "short-page" }>).drop;
-  }
-
-  function compile(query: string): CachedDocument {
-    const hit = docCache.get(query);
-    if (hit) return hit;
-    let entry: CachedDocument;
+    const run = this.store.create(spec.entity, spec.project, spec.runId, {
+      state: spec.state ?? "finished",
+      displayName: spec.displayName ?? spec.runId,
+      ...(spec.createdAt !== undefined ? { createdAt: spec.createdAt } : {}),
+      config: wrapConfig(spec.config),
+    });
     try {
-      const document = parse(query);
-      const errors = validate(schema, document);
-      const op = document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION && d.name);
-      const firstOperationName = op && op.kind === Kind.OPERATION_DEFINITION ? (op.name?.value ?? null) : null;
-      entry = { document: errors.length ? null : document, errors, firstOperationName };
+      insertRows(run, spec.rows as RowInput[]);
     } catch (e) {
-      entry = { document: null, errors: [e as GraphQLError], firstOperationName: null };
+      // insertRows validates every row before storing any: drop the empty run, keep no half state.
+      this.store.delete(spec.entity, spec.project, spec.runId);
+      throw e;
     }
-    if (docCache.size >= DOC_CACHE_MAX) docCache.delete(docCache.keys().next().value as string);
-    docCache.set(query, entry);
-    return entry;
   }
 
-  function sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        pendingDelays.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      pendingDelays.add(done);
-    });
+  appendRows(entity: string, project: string, runId: string, rows: Array<string | Record<string, unknown>>): void {
+    const run = this.mustGet(entity, project, runId);
+    insertRows(run, rows as RowInput[]);
+    run.heartbeatAt = wandbTimestamp();
   }
 
-  function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-    if (res.destroyed || res.headersSent) return;
-    const buf = Buffer.from(typeof body === "string" ? body : JSON.stringify(body));
-    res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": String(buf.length), ...headers });
-    res.end(buf);
+  setState(entity: string, project: string, runId: string, state: string): void {
+    this.mustGet(entity, project, runId).state = state;
   }
 
-  function log(entry: RequestLogEntry): void {
-    requests.push(entry);
-    if (server_.onRequest) server_.onRequest(entry);
+  getRun(entity: string, project: string, runId: string): { state: string; rows: string[]; lastStep: number } | undefined {
+    const run = this.store.get(entity, project, runId);
+    return run ? { state: run.state, rows: run.texts.slice(), lastStep: lastStep(run) } : undefined;
   }
 
-  async function handleGraphql(req: http.IncomingMessage, res: http.ServerResponse, raw: Buffer, authOk: boolean) {
-    let body: { query?: unknown; variables?: unknown; operationName?: unknown } | null = null;
-    try {
-      body = JSON.parse(raw.toString("utf8"));
-    } catch {
-      body = null;
+  injectFault(fault: Fault): void {
+    this.faults.push(fault);
+  }
+
+  clearFaults(): void {
+    this.faults.clear();
+  }
+
+  setParquetExports(config: Partial<ParquetExportConfig>): void {
+    const next = { ...this.exportConfig, ...config };
+    for (const field of ["lagSteps", "filesPerRun", "rowGroupSize", "urlTtlSeconds"] as const) {
+      if (!Number.isInteger(next[field]) || next[field] < (field === "lagSteps" ? 0 : 1)) throw new Error(`invalid ${field}: ${next[field]}`);
     }
+    this.exportConfig = next;
+  }
+
+  injectFileFault(fault: FileFault): void {
+    this.fileServer.injectFault(fault);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.delays.releaseAll();
+    await Promise.all([
+      new Promise<void>((resolve) => {
+        this.httpServer.close(() => resolve());
+        this.httpServer.closeAllConnections();
+      }),
+      this.fileServer.close(),
+    ]);
+  }
+
+  // ---- requests
+
+  private async route(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const raw = await readBody(req);
+    const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
+    const authOk = req.headers.authorization === this.expectedAuth;
+    if (path === "/graphql" && req.method === "POST") return this.handleGraphql(req, res, raw, authOk);
+    const m = /^\/files\/([^/]+)\/([^/]+)\/([^/]+)\/file_stream$/.exec(path);
+    if (m && req.method === "POST") {
+      return this.handleFileStream(req, res, raw, authOk, path, m.slice(1).map(decodeURIComponent));
+    }
+    this.log({ path, operationName: null, variables: null, authOk, method: req.method, userAgent: req.headers["user-agent"] ?? null, fault: null });
+    sendJson(res, 404, { error: `not found: ${req.method} ${path}` });
+  }
+
+  private log(entry: RequestLogEntry): void {
+    this.requests.push(entry);
+    if (this.onRequest) this.onRequest(entry);
+  }
+
+  /** The body, variables (a JSON string parsed), compiled query and operation name of a /graphql request. */
+  private readGraphqlRequest(raw: Buffer): GraphqlRequest {
+    const body = parseJsonBody<GraphqlRequest["body"]>(raw);
     let variables: unknown = body?.variables ?? null;
     if (typeof variables === "string") {
       try {
@@ -217,70 +249,55 @@ export async function startWandbTestServer(opts: { apiKey?: string; port?: numbe
       }
     }
     const query = typeof body?.query === "string" ? body.query : null;
-    const compiled = query !== null ? compile(query) : null;
+    const compiled = query !== null ? this.documents.compile(query) : null;
     const operationName = typeof body?.operationName === "string" && body.operationName ? body.operationName : (compiled?.firstOperationName ?? null);
+    return { body, variables, compiled, operationName };
+  }
+
+  private async handleGraphql(req: http.IncomingMessage, res: http.ServerResponse, raw: Buffer, authOk: boolean): Promise<void> {
+    const request = this.readGraphqlRequest(raw);
     const entry: RequestLogEntry = {
       path: "/graphql",
-      operationName,
-      variables,
+      operationName: request.operationName,
+      variables: request.variables,
       authOk,
       method: req.method,
       userAgent: req.headers["user-agent"] ?? null,
       fault: null,
     };
-    log(entry);
-
-    const fault = takeFault(operationName);
+    this.log(entry);
+    const fault = takeRequestFault(this.faults, request.operationName);
     entry.fault = fault?.kind ?? null;
-    if (fault?.kind === "status") {
-      const headers: Record<string, string> = fault.retryAfter !== undefined ? { "Retry-After": fault.retryAfter } : {};
-      send(res, fault.status, { errors: [{ message: `injected fault: HTTP ${fault.status}` }] }, headers);
-      return;
-    }
-    if (fault?.kind === "reset") {
-      req.socket.destroy();
-      return;
-    }
-    if (fault?.kind === "delay") {
-      await sleep(fault.ms);
-      if (closed || res.destroyed) return;
-    }
-
-    if (!authOk) {
-      send(res, 401, { errors: [{ message: "invalid or missing API key (expected Basic auth api:<key>)" }] });
-      return;
-    }
-    let result: unknown;
-    if (body === null || typeof body !== "object") {
-      send(res, 400, { errors: [{ message: "request body must be a JSON object" }] });
-      return;
-    }
-    if (compiled === null) {
-      result = { errors: [{ message: "Must provide query string." }] };
-    } else if (!compiled.document) {
-      result = { errors: compiled.errors };
-    } else {
-      const ctx: ResolverContext = { store, viewerEntity, takeShortPage, exportOf };
-      result = executeSync({
-        schema,
-        document: compiled.document,
-        rootValue,
-        contextValue: ctx,
-        variableValues: (variables as Record<string, unknown> | null) ?? undefined,
-        operationName: typeof body.operationName === "string" && body.operationName ? body.operationName : undefined,
-      });
-    }
-    const payload = Buffer.from(JSON.stringify(result));
-    if (fault?.kind === "truncate") {
-      // Promise the whole body, send half of it, then drop the connection.
-      res.writeHead(200, { "Content-Type": "application/json; charset=utf-8", "Content-Length": String(payload.length) });
-      res.write(payload.subarray(0, Math.floor(payload.length / 2)), () => req.socket.destroy());
-      return;
-    }
-    send(res, 200, payload.toString("utf8"));
+    const send = (status: number, body: unknown, headers?: Record<string, string>) => sendJson(res, status, body, headers);
+    if ((await applyFaultBefore(fault, req, send, this.delays, () => !this.closed && !res.destroyed)) === "answered") return;
+    if (!authOk) return send(401, { errors: [{ message: "invalid or missing API key (expected Basic auth api:<key>)" }] });
+    if (request.body === null || typeof request.body !== "object") return send(400, { errors: [{ message: "request body must be a JSON object" }] });
+    const payload = Buffer.from(JSON.stringify(this.execute(request)));
+    if (fault?.kind === "truncate") return sendTruncated(req, res, payload);
+    send(200, payload.toString("utf8"));
   }
 
-  function handleFileStream(
+  /** The GraphQL result of a request whose body is a JSON object. */
+  private execute({ body, variables, compiled }: GraphqlRequest): unknown {
+    if (compiled === null) return { errors: [{ message: "Must provide query string." }] };
+    if (!compiled.document) return { errors: compiled.errors };
+    const ctx: ResolverContext = {
+      store: this.store,
+      viewerEntity: this.viewerEntity,
+      takeShortPage: () => takeShortPage(this.faults),
+      exportOf: (run) => this.exportOf(run),
+    };
+    return executeSync({
+      schema: this.schema,
+      document: compiled.document,
+      rootValue,
+      contextValue: ctx,
+      variableValues: (variables as Record<string, unknown> | null) ?? undefined,
+      operationName: typeof body?.operationName === "string" && body.operationName ? body.operationName : undefined,
+    });
+  }
+
+  private handleFileStream(
     req: http.IncomingMessage,
     res: http.ServerResponse,
     raw: Buffer,
@@ -288,21 +305,12 @@ export async function startWandbTestServer(opts: { apiKey?: string; port?: numbe
     path: string,
     [entity, project, runId]: string[],
   ) {
-    let body: {
-      files?: Record<string, { offset?: number; content?: string[] }>;
-      complete?: boolean;
-      exitcode?: number | null;
-    } | null = null;
-    try {
-      body = JSON.parse(raw.toString("utf8"));
-    } catch {
-      body = null;
-    }
-    log({ path, operationName: null, variables: body, authOk, method: req.method, userAgent: req.headers["user-agent"] ?? null, fault: null });
-    if (!authOk) return send(res, 401, { error: "invalid or missing API key" });
-    if (body === null || typeof body !== "object") return send(res, 400, { error: "request body must be a JSON object" });
-    const run = store.get(entity, project, runId);
-    if (!run) return send(res, 404, { error: `run not found: ${entity}/${project}/${runId}` });
+    const body = parseJsonBody<FileStreamBody>(raw);
+    this.log({ path, operationName: null, variables: body, authOk, method: req.method, userAgent: req.headers["user-agent"] ?? null, fault: null });
+    if (!authOk) return sendJson(res, 401, { error: "invalid or missing API key" });
+    if (body === null || typeof body !== "object") return sendJson(res, 400, { error: "request body must be a JSON object" });
+    const run = this.store.get(entity, project, runId);
+    if (!run) return sendJson(res, 404, { error: `run not found: ${entity}/${project}/${runId}` });
     try {
       for (const [file, chunk] of Object.entries(body.files ?? {})) {
         const content = chunk?.content ?? [];
@@ -311,108 +319,44 @@ export async function startWandbTestServer(opts: { apiKey?: string; port?: numbe
         // Other files (output.log, wandb-events.jsonl) are accepted and dropped.
       }
     } catch (e) {
-      return send(res, 400, { error: (e as Error).message });
+      return sendJson(res, 400, { error: (e as Error).message });
     }
     if (body.complete === true) run.state = body.exitcode == null || body.exitcode === 0 ? "finished" : "failed";
     run.heartbeatAt = wandbTimestamp();
-    send(res, 200, { exitcode: null, limits: {} });
+    sendJson(res, 200, { exitcode: null, limits: {} });
   }
 
-  const httpServer = http.createServer((req, res) => {
-    (async () => {
-      const raw = await readBody(req);
-      const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
-      const authOk = req.headers.authorization === expectedAuth;
-      if (path === "/graphql" && req.method === "POST") return handleGraphql(req, res, raw, authOk);
-      const m = /^\/files\/([^/]+)\/([^/]+)\/([^/]+)\/file_stream$/.exec(path);
-      if (m && req.method === "POST") {
-        return handleFileStream(req, res, raw, authOk, path, m.slice(1).map(decodeURIComponent));
-      }
-      log({ path, operationName: null, variables: null, authOk, method: req.method, userAgent: req.headers["user-agent"] ?? null, fault: null });
-      send(res, 404, { error: `not found: ${req.method} ${path}` });
-    })().catch((e: Error) => send(res, 500, { errors: [{ message: `test server error: ${e.message}` }] }));
-  });
+  // ---- parquet exports and runs
 
-  await new Promise<void>((resolve, reject) => {
-    httpServer.once("error", reject);
-    httpServer.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", () => resolve());
-  }).catch(async (e) => {
-    await fileServer.close();
-    throw e;
-  });
-  const address = httpServer.address() as AddressInfo;
-  const hostForUrl = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  /** Signed URLs of the run's exported files and their row count (none while exports are off). */
+  private exportOf(run: StoredRun): { urls: string[]; exportedRows: number } {
+    const config = this.exportConfig;
+    if (!config.enabled) return { urls: [], exportedRows: 0 };
+    const key = `${run.steps.length}|${run.texts[run.texts.length - 1] ?? ""}|${config.lagSteps}|${config.filesPerRun}|${config.rowGroupSize}`;
+    let cached = this.exportCache.get(run);
+    if (!cached || cached.key !== key) {
+      cached = { key, built: buildRunExport(run, config) };
+      this.exportCache.set(run, cached);
+    }
+    const dir = `/wandb-exports/${[run.entity, run.project, run.name].map(encodeURIComponent).join("/")}`;
+    // URLs are signed afresh on every query, as W&B hands out short-lived signed URLs.
+    const urls = cached.built.files.map((bytes, i) =>
+      this.fileServer.publish(`${dir}/${encodeURIComponent(run.name)}_${i}.runhistory.parquet`, bytes, config.urlTtlSeconds),
+    );
+    return { urls, exportedRows: cached.built.exportedRows };
+  }
 
-  function mustGet(entity: string, project: string, runId: string) {
-    const run = store.get(entity, project, runId);
+  private mustGet(entity: string, project: string, runId: string): StoredRun {
+    const run = this.store.get(entity, project, runId);
     if (!run) throw new Error(`run not found: ${entity}/${project}/${runId}`);
     return run;
   }
+}
 
-  const server_: WandbTestServer = {
-    url: `http://${hostForUrl}:${address.port}`,
-    apiKey,
-    requests,
-    onRequest: null,
-    fileUrl: fileServer.url,
-    fileRequests: fileServer.requests,
-    setParquetExports(config) {
-      const next = { ...exportConfig, ...config };
-      for (const field of ["lagSteps", "filesPerRun", "rowGroupSize", "urlTtlSeconds"] as const) {
-        if (!Number.isInteger(next[field]) || next[field] < (field === "lagSteps" ? 0 : 1)) throw new Error(`invalid ${field}: ${next[field]}`);
-      }
-      exportConfig = next;
-    },
-    injectFileFault(fault) {
-      fileServer.injectFault(fault);
-    },
-    addRun(spec) {
-      if (store.get(spec.entity, spec.project, spec.runId)) {
-        throw new Error(`run ${spec.entity}/${spec.project}/${spec.runId} already exists`);
-      }
-      const run = store.create(spec.entity, spec.project, spec.runId, {
-        state: spec.state ?? "finished",
-        displayName: spec.displayName ?? spec.runId,
-        ...(spec.createdAt !== undefined ? { createdAt: spec.createdAt } : {}),
-        config: wrapConfig(spec.config),
-      });
-      try {
-        insertRows(run, spec.rows as RowInput[]);
-      } catch (e) {
-        // insertRows validates every row before storing any: drop the empty run, keep no half state.
-        store.delete(spec.entity, spec.project, spec.runId);
-        throw e;
-      }
-    },
-    appendRows(entity, project, runId, rows) {
-      const run = mustGet(entity, project, runId);
-      insertRows(run, rows as RowInput[]);
-      run.heartbeatAt = wandbTimestamp();
-    },
-    setState(entity, project, runId, state) {
-      mustGet(entity, project, runId).state = state;
-    },
-    getRun(entity, project, runId) {
-      const run = store.get(entity, project, runId);
-      return run ? { state: run.state, rows: run.texts.slice(), lastStep: lastStep(run) } : undefined;
-    },
-    injectFault(fault) {
-      faults.push({ fault, remaining: fault.count ?? 1 });
-    },
-    clearFaults() {
-      faults.length = 0;
-    },
-    async close() {
-      closed = true;
-      for (const done of [...pendingDelays]) done();
-      await Promise.all([
-        new Promise<void>((resolve) => {
-          httpServer.close(() => resolve());
-          httpServer.closeAllConnections();
-        }),
-        fileServer.close(),
-      ]);
-    },
-  };
-  return server_;
+/** Starts a server on 127.0.0.1 (ephemeral port unless given). */
+export async function startWandbTestServer(opts: ServerOptions = {}): Promise<WandbTestServer> {
+  const host = opts.host ?? "127.0.0.1";
+  const server = new LocalWandbServer(opts, await startExportFileServer(host));
+  await server.listen(opts.port ?? 0, host);
+  return server;
 }
