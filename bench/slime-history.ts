@@ -10,6 +10,7 @@
  */
 import type { HistoryRow } from "../lib/types";
 import { mulberry32 } from "../tools/simulate-slime/prng";
+import { batchRowKinds, updateRowShape } from "../tools/simulate-slime/slime-rows";
 
 /** Optimizer updates per rollout batch (slime's N) of the generated runs. */
 export const BENCH_N = 2;
@@ -31,7 +32,23 @@ export interface BenchRunSpec {
 }
 
 /** Rows one rollout batch writes (without evals): manager + trainer rollout + N updates + perf. */
-export const ROWS_PER_ROLLOUT = 3 + BENCH_N;
+export const ROWS_PER_ROLLOUT = batchRowKinds(BENCH_N).length;
+
+/** Keys of an optimizer-update row, in slime's order (the shared shape: one param group, global_batch_size, train/step). */
+const UPDATE_SHAPE = updateRowShape({
+  logprobDiffKey: "train/train_rollout_logprob_abs_diff",
+  klLoss: false,
+  lrGroups: 1,
+  globalBatchSize: true,
+  stepKey: true,
+});
+
+/** An update row: `values` (drawn in key order) laid out by the shared shape. */
+function updateRow(values: Record<string, number>): HistoryRow {
+  const row: HistoryRow = {};
+  for (const { key } of UPDATE_SHAPE) row[key] = values[key];
+  return row;
+}
 
 /** Rollout batches that give at least `rows` history rows (evals included); cut with `maxRows`. */
 export function rolloutsForRows(rows: number): number {
@@ -107,7 +124,7 @@ export function generateRun(spec: BenchRunSpec, emit: (row: HistoryRow) => void)
       const pg = u(-0.02, 0.02);
       const g = rnd();
       stamp(
-        {
+        updateRow({
           "train/loss": pg,
           "train/pg_loss": pg,
           "train/entropy_loss": u(0.12, 0.2),
@@ -118,7 +135,7 @@ export function generateRun(spec: BenchRunSpec, emit: (row: HistoryRow) => void)
           "train/lr-pg_0": 1e-6,
           "train/global_batch_size": 32,
           "train/step": r * BENCH_N + s,
-        },
+        }),
         u(4, 8),
       );
     }

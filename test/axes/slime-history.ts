@@ -3,6 +3,7 @@
  * writes, in its order (manager row, trainer rollout row, N update rows, trainer perf row).
  */
 import type { HistoryRow, RunHistory } from "../../lib/types";
+import { batchRowKinds } from "../../tools/simulate-slime/slime-rows";
 
 /** What to build for one run. */
 export interface RunSpec {
@@ -47,12 +48,13 @@ export function slimeRows(spec: RunSpec): HistoryRow[] {
   const drop = new Set(spec.dropSteps ?? []);
   const rows: HistoryRow[] = [];
   for (const r of spec.rollouts) {
-    rows.push(managerRow(r), trainerRolloutRow(r));
-    for (let k = 0; k < spec.n; k++) {
-      const t = r * spec.n + k;
-      if (!drop.has(t)) rows.push(updateRow(t));
+    let stepId = 0;
+    for (const kind of batchRowKinds(spec.n)) {
+      if (kind === "optimizer-update") {
+        const t = r * spec.n + stepId++;
+        if (!drop.has(t)) rows.push(updateRow(t));
+      } else rows.push(kind === "rollout-manager" ? managerRow(r) : kind === "trainer-rollout" ? trainerRolloutRow(r) : trainerPerfRow(r));
     }
-    rows.push(trainerPerfRow(r));
   }
   return rows;
 }

@@ -7,7 +7,7 @@
 import type { ProfileSpec } from "./profiles";
 import type { Prng } from "./prng";
 import type { PyValueKind } from "./python-repr";
-import type { LoggedValue } from "./simulate";
+import { buildRow, type LoggedValue, RowBuilder, updateRowShape } from "./slime-rows";
 
 /** What the row builders need to know about the job. */
 export interface BatchContext {
@@ -26,20 +26,10 @@ export interface BatchContext {
   nSamplesPerPrompt: number;
 }
 
-/** Builds a dict in insertion order. */
-class Dict {
-  readonly values: LoggedValue[] = [];
-  add(key: string, value: number, kind: PyValueKind = "float"): this {
-    if (kind === "int" && !Number.isInteger(value)) throw new Error(`${key}: ${value} is not an integer`);
-    this.values.push({ key, value, kind });
-    return this;
-  }
-}
-
 const STATS = ["mean", "median", "max", "min"] as const;
 
 /** Sample-level metrics shared by the manager row and, under `eval/<d>/`, eval rows (rollout_metrics.py:44-56). */
-function sampleMetrics(d: Dict, prefix: string, ctx: BatchContext, prng: Prng): void {
+function sampleMetrics(d: RowBuilder, prefix: string, ctx: BatchContext, prng: Prng): void {
   const mean = prng.uniform(180, 420);
   const stat: Record<string, [number, PyValueKind]> = {
     mean: [mean, "float"],
@@ -67,12 +57,12 @@ function sampleMetrics(d: Dict, prefix: string, ctx: BatchContext, prng: Prng): 
 
 /** Rollout-manager row (rollout_metrics.py:256-271): filter drops, sample metrics, perf. */
 export function managerDict(ctx: BatchContext, prng: Prng): LoggedValue[] {
-  const d = new Dict();
+  const d = new RowBuilder();
   // The dynamic-sampling filter and zero_std counts belong to GRPO groups; a critic's PPO run has neither.
   const drop = ctx.critic ? 0 : prng.int(0, 3);
   if (drop > 0) d.add("rollout/dynamic_filter/drop_zero_std_0.0", drop, "int");
   // zero_std counts sit between response_len/* and the other sample metrics.
-  const sm = new Dict();
+  const sm = new RowBuilder();
   sampleMetrics(sm, "rollout/", ctx, prng);
   const isLen = (v: LoggedValue) => v.key.startsWith("rollout/response_len/");
   d.values.push(...sm.values.filter(isLen));
@@ -102,7 +92,7 @@ export function managerDict(ctx: BatchContext, prng: Prng): LoggedValue[] {
 
 /** Trainer rollout row (train_metric_utils.py:142-221), HEAD order; `rollout/kl` is 0.0 without a ref model. */
 export function trainerRolloutDict(ctx: BatchContext, prng: Prng): LoggedValue[] {
-  const d = new Dict();
+  const d = new RowBuilder();
   const withRef = ctx.klCoef !== 0 || ctx.useKlLoss;
   const logProbs = -prng.uniform(0.1, 0.3);
   const kl = withRef ? prng.uniform(5e-4, 3e-3) : 0;
@@ -125,7 +115,7 @@ export function trainerRolloutDict(ctx: BatchContext, prng: Prng): LoggedValue[]
 
 /** `--log-multi-turn` row (train_metric_utils.py:301-337), numpy scalars. */
 export function multiTurnDict(prng: Prng): LoggedValue[] {
-  const d = new Dict();
+  const d = new RowBuilder();
   const raw = prng.uniform(400, 900);
   d.add("multi_turn/raw_response_length/response_length_mean", raw, "np.float64");
   d.add("multi_turn/raw_response_length/response_length_max", Math.round(raw * 3), "np.float64");
@@ -143,7 +133,7 @@ export function multiTurnDict(prng: Prng): LoggedValue[] {
 
 /** `--log-passrate` row: `passrate/pass@k` for k = 1, 2, 4, ... <= n_samples_per_prompt (np.float64). */
 export function passrateDict(ctx: BatchContext, prng: Prng, prefix = "passrate/pass@"): LoggedValue[] {
-  const d = new Dict();
+  const d = new RowBuilder();
   let p = prng.uniform(0.2, 0.5);
   for (let k = 1; k <= ctx.nSamplesPerPrompt; k *= 2) {
     d.add(`${prefix}${k}`, p, "np.float64");
@@ -154,27 +144,36 @@ export function passrateDict(ctx: BatchContext, prng: Prng, prefix = "passrate/p
 
 /** One actor step row (model.py:873-918) without `train/step`; step 0 of a rollout has ppo_kl ~0. */
 export function actorStepDict(ctx: BatchContext, prng: Prng, stepId: number): LoggedValue[] {
-  const d = new Dict();
   const first = stepId === 0;
   const pg = prng.normal(0, 0.004);
   const kl = ctx.useKlLoss ? prng.uniform(1e-4, 1e-3) : null;
-  d.add("train/loss", pg + (kl ?? 0) * 0.001);
-  d.add("train/pg_loss", pg);
-  d.add("train/entropy_loss", prng.uniform(0.12, 0.3));
-  d.add("train/pg_clipfrac", first ? 0 : prng.uniform(1e-4, 3e-3));
-  d.add("train/ppo_kl", first ? (prng.chance(0.5) ? 0 : prng.int(-6, 6) * 2 ** -33 || 2 ** -34) : prng.uniform(5e-5, 5e-4));
-  d.add(ctx.profile.logprobDiffKey, ctx.profile.logprobDiffKey.endsWith("_abs_diff") ? prng.uniform(0.007, 0.013) : prng.normal(0, 0.002));
-  if (kl !== null) d.add("train/kl_loss", kl);
-  d.add("train/grad_norm", prng.uniform(0.5, 3.5));
-  d.add("train/lr-pg_0", 1e-6);
-  d.add("train/lr-pg_1", 1e-6);
-  if (ctx.profile.globalBatchSize) d.add("train/global_batch_size", ctx.globalBatchSize, "int");
-  return d.values;
+  const shape = updateRowShape({
+    logprobDiffKey: ctx.profile.logprobDiffKey,
+    klLoss: kl !== null,
+    lrGroups: 2,
+    globalBatchSize: ctx.profile.globalBatchSize,
+    stepKey: false,
+  });
+  // Drawn in the row's key order.
+  const values: Record<string, number> = {
+    "train/loss": pg + (kl ?? 0) * 0.001,
+    "train/pg_loss": pg,
+    "train/entropy_loss": prng.uniform(0.12, 0.3),
+    "train/pg_clipfrac": first ? 0 : prng.uniform(1e-4, 3e-3),
+    "train/ppo_kl": first ? (prng.chance(0.5) ? 0 : prng.int(-6, 6) * 2 ** -33 || 2 ** -34) : prng.uniform(5e-5, 5e-4),
+    [ctx.profile.logprobDiffKey]: ctx.profile.logprobDiffKey.endsWith("_abs_diff") ? prng.uniform(0.007, 0.013) : prng.normal(0, 0.002),
+    "train/kl_loss": kl ?? 0,
+    "train/grad_norm": prng.uniform(0.5, 3.5),
+    "train/lr-pg_0": 1e-6,
+    "train/lr-pg_1": 1e-6,
+    "train/global_batch_size": ctx.globalBatchSize,
+  };
+  return buildRow(shape, values);
 }
 
 /** One critic step row: the same site with role tag `critic-` (no `train/critic-step`: the critic logs `train/step`). */
 export function criticStepDict(ctx: BatchContext, prng: Prng): LoggedValue[] {
-  const d = new Dict();
+  const d = new RowBuilder();
   d.add("train/critic-value_loss", prng.uniform(0.01, 0.2));
   d.add("train/critic-value_clipfrac", prng.uniform(0, 0.05));
   d.add("train/critic-grad_norm", prng.uniform(0.2, 2));
@@ -193,7 +192,7 @@ export interface PerfTimes {
 
 /** Trainer perf row (train_metric_utils.py:358-405): timers in first-end order, then throughput keys. */
 export function trainerPerfDict(ctx: BatchContext, prng: Prng, times: PerfTimes): LoggedValue[] {
-  const d = new Dict();
+  const d = new RowBuilder();
   const withRef = ctx.klCoef !== 0 || ctx.useKlLoss;
   if (ctx.colocate) d.add("perf/sleep_time", prng.uniform(2, 6));
   if (times.saveModel !== null) d.add("perf/save_model_time", times.saveModel);
@@ -222,7 +221,7 @@ export function trainerPerfDict(ctx: BatchContext, prng: Prng, times: PerfTimes)
 
 /** Eval row (rollout_metrics.py:223-253), per dataset: `eval/<d>`, [`eval/<d>/` + sample metrics], `eval/<d>-truncated_ratio`. */
 export function evalDict(ctx: BatchContext, prng: Prng): LoggedValue[] {
-  const d = new Dict();
+  const d = new RowBuilder();
   for (const ds of ctx.evalDatasets) {
     d.add(`eval/${ds}`, prng.uniform(0.2, 0.6));
     if (ctx.profile.evalSampleMetrics) sampleMetrics(d, `eval/${ds}/`, ctx, prng);

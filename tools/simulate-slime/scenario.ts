@@ -24,7 +24,7 @@ import {
   trainerRolloutDict,
 } from "./scenario-rows";
 import { computeScenarioTruth, type ScenarioTruth } from "./scenario-truth";
-import type { LoggedValue } from "./simulate";
+import { type LoggedValue, STEP_KEY } from "./slime-rows";
 
 /** One round (one W&B run) of a scenario. */
 export interface RoundSpec {
@@ -332,11 +332,11 @@ function simulateRollout(sc: SegmentContext, rid: number, first: boolean, crashe
   const { flags } = r;
   const prng = sc.fork(`rollout-${rid}`);
   const criticOnly = flags.critic && rid < flags.numCriticOnlySteps;
-  const manager = row("rollout-manager", "manager", rid, segment, managerDict(ctx, prng.fork("manager")), "rollout/step", rolloutStep(rid));
+  const manager = row("rollout-manager", "manager", rid, segment, managerDict(ctx, prng.fork("manager")), STEP_KEY["rollout-manager"], rolloutStep(rid));
   const gen: GenRollout = { roundIndex: sc.roundIndex, segment, rolloutId: rid, crashed, criticOnly, manager, trainer: [], actorSteps: [], criticSteps: [] };
   const trainer: ScenarioRow[] = [];
   if (crashed) return { gen, trainer };
-  const rolloutRow = (kind: ScenarioRowKind, values: LoggedValue[]) => row(kind, "actor", rid, segment, values, "rollout/step", rolloutStep(rid));
+  const rolloutRow = (kind: ScenarioRowKind, values: LoggedValue[]) => row(kind, "actor", rid, segment, values, STEP_KEY["trainer-rollout"], rolloutStep(rid));
   if (!criticOnly) {
     gen.trainer.push(rolloutRow("trainer-rollout", trainerRolloutDict(ctx, prng.fork("trainer-rollout"))));
     if (r.logMultiTurn) gen.trainer.push(rolloutRow("multi-turn", multiTurnDict(prng.fork("multi-turn"))));
@@ -348,9 +348,18 @@ function simulateRollout(sc: SegmentContext, rid: number, first: boolean, crashe
     const trainStep = rid * ctx.n + stepId;
     const actor = criticOnly
       ? null
-      : row("optimizer-update", "actor", rid, segment, actorStepDict(ctx, prng.fork(`step-${stepId}`), stepId), "train/step", trainStep, trainStep);
+      : row(
+          "optimizer-update",
+          "actor",
+          rid,
+          segment,
+          actorStepDict(ctx, prng.fork(`step-${stepId}`), stepId),
+          STEP_KEY["optimizer-update"],
+          trainStep,
+          trainStep,
+        );
     const critic = flags.critic
-      ? row("critic-update", "critic", rid, segment, criticStepDict(ctx, prng.fork(`critic-${stepId}`)), "train/step", trainStep, trainStep)
+      ? row("critic-update", "critic", rid, segment, criticStepDict(ctx, prng.fork(`critic-${stepId}`)), STEP_KEY["optimizer-update"], trainStep, trainStep)
       : null;
     if (actor) gen.actorSteps.push(actor);
     if (critic) gen.criticSteps.push(critic);
@@ -390,7 +399,7 @@ function simulateSegment(
   const rollouts: GenRollout[] = [];
   const evals: GenEval[] = [];
   const makeEval = (rid: number, kind: GenEval["kind"]): ScenarioRow => {
-    const ev = row("eval", "manager", rid, segment, evalDict(ctx, sc.fork(`eval-${kind}-${rid}`)), "eval/step", sc.rolloutStep(rid));
+    const ev = row("eval", "manager", rid, segment, evalDict(ctx, sc.fork(`eval-${kind}-${rid}`)), STEP_KEY.eval, sc.rolloutStep(rid));
     if (r.logPassrate) {
       const pass = r.evalDatasets.flatMap((d) => passrateDict(ctx, sc.fork(`eval-pass-${kind}-${rid}-${d}`), `eval/${d}-pass@`));
       ev.values.splice(ev.values.length - 1, 0, ...pass);
