@@ -10,12 +10,12 @@ import * as path from "node:path";
 import { test } from "node:test";
 
 import { simulateFramework } from "../../tools/simulate-frameworks/simulate";
+import { metricKeys } from "../fixtures/metric-keys";
 
 const repoRoot = path.resolve(__dirname, "../..");
 const REAL = path.resolve(repoRoot, "../shared/real-inputs");
 const VERL_LOG = path.join(REAL, "other-rl-logs", "verl-grpo+sft__RLDecisionAgent__char_count_README.md");
 const TRL_SUMMARY = path.join(REAL, "wandb-history", "grpo-code-reasoning__wandb-summary.json");
-const BOOK = ["_runtime", "_step", "_timestamp"];
 
 /** Keys of verl's console metrics line `step:N - k:v - k:v ...` for step N. */
 function verlLineKeys(text: string, step: number): Set<string> {
@@ -33,7 +33,7 @@ test("verl: training-row keys are the real run's (bar keys it did not enable); v
   const text = readFileSync(VERL_LOG, "utf8");
   const real = verlLineKeys(text, 1);
   const sim = simulateFramework({ framework: "verl", rounds: [{ steps: 1 }], refPolicy: false, testFreq: 0, datasets: ["char_count"] });
-  const trainKeys = Object.keys(sim.runs[0].history[1]).filter((k) => !BOOK.includes(k));
+  const trainKeys = metricKeys(sim.runs[0].history[1]);
   // Keys of verl 0.9.1 (the simulator follows the real 0.9.1 runs in test/fixtures/real-runs/verl/) that run's older verl did not log.
   assert.deepEqual(
     trainKeys.filter((k) => !real.has(k)),
@@ -91,7 +91,7 @@ test("verl: training-row keys are the real run's (bar keys it did not enable); v
     ],
   );
   const realVal = new Set([...verlLineKeys(text, 0)].map((k) => k.replace(/^val-(core|aux)\//, "")));
-  const simVal = Object.keys(sim.runs[0].history[0]).filter((k) => !BOOK.includes(k));
+  const simVal = metricKeys(sim.runs[0].history[0]);
   assert.ok(simVal.length > 0);
   assert.deepEqual(
     simVal.map((k) => k.replace(/^val-(core|aux)\//, "")).filter((k) => !realVal.has(k)),

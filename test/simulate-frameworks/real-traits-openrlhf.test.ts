@@ -12,9 +12,9 @@ import * as path from "node:path";
 import { test } from "node:test";
 
 import type { HistoryRow } from "../../lib/types";
-import { keysOf } from "../../lib/values/compact-values";
 import { readWandbFile } from "../../lib/wandb-file/read-wandb-file";
 import { simulateFramework } from "../../tools/simulate-frameworks/simulate";
+import { metricKeys } from "../fixtures/metric-keys";
 import type { FrameworkOptions, FwRun } from "../../tools/simulate-frameworks/types";
 
 const ROOT = path.resolve(__dirname, "../fixtures/real-runs/openrlhf");
@@ -69,7 +69,6 @@ function sim(opts: Partial<FrameworkOptions> & { rounds: FrameworkOptions["round
   }).runs;
 }
 
-const metricKeys = (row: HistoryRow) => keysOf(row).filter((k) => !k.startsWith("_"));
 /** Row kind by keys, with the step stamp: "table@1" (a samples-table row holds only its stamped step), "train@2", "eval@2". */
 function kind(row: HistoryRow): string {
   if ("eval/global_step" in row) return `eval@${row["eval/global_step"]} epoch ${row["eval/epoch"]}`;

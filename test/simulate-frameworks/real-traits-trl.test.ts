@@ -11,9 +11,9 @@ import * as path from "node:path";
 import { test } from "node:test";
 
 import type { HistoryRow } from "../../lib/types";
-import { keysOf } from "../../lib/values/compact-values";
 import { readWandbFile } from "../../lib/wandb-file/read-wandb-file";
 import { simulateFramework } from "../../tools/simulate-frameworks/simulate";
+import { metricKeys } from "../fixtures/metric-keys";
 import type { FrameworkOptions } from "../../tools/simulate-frameworks/types";
 
 const ROOT = path.resolve(__dirname, "../fixtures/real-runs/trl");
@@ -47,7 +47,6 @@ function simRows(opts: Partial<FrameworkOptions> & { steps: number }): HistoryRo
   return sim.runs[0].history;
 }
 
-const metricKeys = (row: HistoryRow) => keysOf(row).filter((k) => !k.startsWith("_"));
 const isProfiling = (row: HistoryRow) => metricKeys(row).every((k) => k.startsWith("profiling/") || k === "train/global_step");
 const isTrain = (row: HistoryRow) => "train/loss" in row || "train/entropy" in row;
 const isEval = (row: HistoryRow) => metricKeys(row).some((k) => k.startsWith("eval/"));

@@ -14,9 +14,9 @@ import * as path from "node:path";
 import { test } from "node:test";
 
 import type { HistoryRow } from "../../lib/types";
-import { keysOf } from "../../lib/values/compact-values";
 import { readWandbFile } from "../../lib/wandb-file/read-wandb-file";
 import { simulateFramework } from "../../tools/simulate-frameworks/simulate";
+import { metricKeys } from "../fixtures/metric-keys";
 import type { FrameworkOptions, FwRun } from "../../tools/simulate-frameworks/types";
 
 const ROOT = path.resolve(__dirname, "../fixtures/real-runs/verl");
@@ -58,7 +58,6 @@ function sim(opts: Partial<FrameworkOptions> & { rounds: FrameworkOptions["round
   }).runs;
 }
 
-const metricKeys = (row: HistoryRow) => keysOf(row).filter((k) => !k.startsWith("_"));
 const isVal = (k: string) => k.startsWith("val-");
 /** Per row: `_step` and its sorted metric keys. */
 const shape = (rows: HistoryRow[]) => rows.map((r) => ({ step: r._step, keys: metricKeys(r).sort() }));

@@ -7,6 +7,7 @@ import { loadArchive } from "../../lib/archive/load-archive";
 import type { HistoryRow } from "../../lib/types";
 import { renderLocalLog } from "../../tools/simulate-slime/local-log";
 import type { SimRun } from "../../tools/simulate-slime/simulate";
+import { metricKeys } from "../fixtures/metric-keys";
 
 const DATA = path.resolve(__dirname, "../../data");
 const T = Date.UTC(2026, 3, 15, 7, 57, 53) + 400;
@@ -118,7 +119,7 @@ test("data/local logs agree with the frozen W&B history on every shared numeric 
       const row = run.rows[rowIndex];
       // The log line's time is the W&B row's _timestamp, truncated to the second.
       assert.equal(stamp, new Date(Math.floor(row._timestamp) * 1000).toISOString().slice(0, 19).replace("T", " "));
-      const wandbKeys = Object.keys(row).filter((k) => !k.startsWith("_") && k !== "rollout/step");
+      const wandbKeys = metricKeys(row).filter((k) => k !== "rollout/step");
       assert.deepEqual(Object.keys(values).sort(), wandbKeys.sort(), `${run.runId} ${what} ${id} keys`);
       for (const [k, v] of Object.entries(values)) {
         assert.ok(Object.is(v, row[k]), `${run.runId} ${what} ${id} ${k}: log ${v}, W&B ${row[k]}`);

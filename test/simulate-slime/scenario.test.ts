@@ -8,6 +8,7 @@ import { test } from "node:test";
 import { parseFrozenRow, serializeFrozenRow } from "../../lib/archive/frozen-row";
 import type { HistoryRow } from "../../lib/types";
 import { simulateScenario, scenarioRunHistories, type Scenario, type ScenarioRun } from "../../tools/simulate-slime/scenario";
+import { isBookkeepingKey, metricKeys } from "../fixtures/metric-keys";
 
 const kinds = (run: ScenarioRun) => run.rows.map((x) => x.kind);
 const rowsOf = (run: ScenarioRun, kind: string) => run.rows.filter((x) => x.kind === kind);
@@ -85,7 +86,7 @@ test("critic: one train/critic-* row per actor train/step, same train/step, befo
   let after = 0;
   for (const c of critic) {
     const r = run.history[c.historyStep];
-    const keys = Object.keys(r).filter((k) => !k.startsWith("_"));
+    const keys = metricKeys(r);
     assert.ok(
       keys.every((k) => k === "train/step" || k.startsWith("train/critic-")),
       keys.join(","),
@@ -391,7 +392,7 @@ function checkTruthAgainstRows(s: Scenario): void {
   for (const r of s.truth.rollouts) {
     const run = byId.get(r.runId)!;
     const merged: Record<string, number> = {};
-    for (const st of r.historySteps) for (const [k, v] of Object.entries(run.history[st])) if (!k.startsWith("_") && k !== "rollout/step") merged[k] = v;
+    for (const st of r.historySteps) for (const [k, v] of Object.entries(run.history[st])) if (!isBookkeepingKey(k) && k !== "rollout/step") merged[k] = v;
     assert.deepEqual(merged, r.values, `${r.runId} rollout ${r.rolloutId}`);
     for (const st of r.historySteps) assert.equal(run.history[st]["rollout/step"], r.loggedRolloutStep);
     for (const st of r.historySteps) mark(r.runId, st);
