@@ -11,7 +11,22 @@ import { asLoggedStackCaption, stepRecordsDescription, type FrameworkProfile } f
 
 const STEP = "training steps";
 const perStep = (key: string, label: string, unit: string, is: string, isNot: string): MetricSpec => ({ key, label, unit, grain: "rollout", is, isNot });
-const isTimer = (k: string) => k.startsWith("timing_s/");
+// timing_s/agent_loop/* are per-sample latency statistics, counts and token lengths of the agent loop,
+// not phases of the step (verl 0.9.1, checked on real runs).
+const isTimer = (k: string) => k.startsWith("timing_s/") && !k.startsWith("timing_s/agent_loop/");
+/** The phases inside the step timer (`timing_s/testing`, `start_profile` and `stop_profile` run outside it). */
+const STEP_PHASES: readonly string[] = [
+  "timing_s/gen",
+  "timing_s/reward",
+  "timing_s/old_log_prob",
+  "timing_s/ref",
+  "timing_s/values",
+  "timing_s/adv",
+  "timing_s/update_critic",
+  "timing_s/update_actor",
+  "timing_s/update_weights",
+  "timing_s/save_checkpoint",
+];
 
 /** The verl profile. */
 export const VERL_PROFILE: FrameworkProfile = {
@@ -42,8 +57,8 @@ export const VERL_PROFILE: FrameworkProfile = {
       "actor/entropy",
       "entropy",
       "nats/token",
-      "mean token entropy of the step's batch, from the old-log-prob pass before the update (the in-update mean when entropy_coeff != 0)",
-      "not per optimizer update: one value per training step; not slime's per-update entropy_loss",
+      "mean token entropy of the step's batch under the policy before the update: verl 0.9.1 computes actor/entropy in the old-log-prob pass",
+      "not the entropy during or after the update (that is actor/entropy_loss, logged when the update computes entropy); not per optimizer update; not slime's per-update entropy_loss",
     ),
     clipfrac: perStep(
       "actor/pg_clipfrac",
@@ -86,22 +101,9 @@ export const VERL_PROFILE: FrameworkProfile = {
   },
   timers: {
     isTimer,
-    containers: {
-      "timing_s/step": [
-        "timing_s/gen",
-        "timing_s/reward",
-        "timing_s/old_log_prob",
-        "timing_s/ref",
-        "timing_s/values",
-        "timing_s/adv",
-        "timing_s/update_critic",
-        "timing_s/update_actor",
-        "timing_s/update_weights",
-        "timing_s/testing",
-        "timing_s/save_checkpoint",
-      ],
-    },
-    stackable: (k) => isTimer(k) && k !== "timing_s/step" && !k.startsWith("timing_s/generate_sequences"),
+    containers: { "timing_s/step": STEP_PHASES },
+    // Only the step's phases add up to a bar no longer than the step.
+    stackable: (k) => STEP_PHASES.includes(k),
     separateTimer: null,
     remainderOf: null,
     stackCaption: asLoggedStackCaption(STEP),
