@@ -5,7 +5,8 @@
  * proof of a bug.
  */
 import type { AlignedRuns } from "../types";
-import type { FrameworkProfile, ProfileName } from "../registry/framework-profile";
+import { CONCEPTS, type ConceptId } from "../registry/concepts";
+import { metricOf, type FrameworkProfile } from "../registry/framework-profile";
 
 /** How loudly a flag asks to be read: `warning` = look before citing the run; `notice` = worth a look. */
 export type HealthSeverity = "warning" | "notice";
@@ -73,18 +74,40 @@ export interface HealthCheck {
   unit: HealthUnit | "update or rollout";
   params: readonly HealthParamSpec[];
   /**
-   * Framework profiles (lib/registry) whose keys and records the rule reads; absent = any profile.
-   * Under another profile the check is not applicable (its keys would not be the framework's).
+   * What the rule reads through the runs' profile (lib/registry); a profile that lacks any of it
+   * makes the check not applicable, with the profile's own reason. Absent = nothing beyond the records.
    */
-  profiles?: readonly ProfileName[];
-  /** The rule, with parameter values filled in (and the framework's keys, when the profile is given). */
-  rule(p: HealthCheckParams, profile?: FrameworkProfile): string;
+  needs?: CheckNeeds;
+  /** The rule, with parameter values and the framework's keys filled in. */
+  rule(p: HealthCheckParams, profile: FrameworkProfile): string;
   /** What a flag is. */
   is: string;
   /** What a flag is not: an observable diagnostic, never proof of a bug. */
   isNot: string;
   /** Computes the flags (without the check's own fields, which runHealthChecks adds; a flag's unit defaults to the check's). */
-  run(aligned: AlignedRuns, p: HealthCheckParams): HealthOutcome;
+  run(aligned: AlignedRuns, p: HealthCheckParams, profile: FrameworkProfile): HealthOutcome;
+}
+
+/** What a check reads, declared so that applicability follows from the profile, never from its name. */
+export interface CheckNeeds {
+  /** Concepts whose keys the rule reads: each must be mapped by the profile. */
+  concepts?: readonly ConceptId[];
+  /** Single optimizer updates and their position in the rollout batch. */
+  updates?: boolean;
+  /** A timer another process logs in rows of its own (TimerSpec.separateTimer). */
+  separateTimer?: boolean;
+  /** A step timer that is exactly the sum of its parts (TimerSpec.stepSum). */
+  stepSum?: boolean;
+  /** Timers nested inside containers other than the step timer. */
+  nestedTimers?: boolean;
+}
+
+/**
+ * The key of a concept the check declared in `needs`. A check runs only when the profile maps it; a
+ * rule printed for a profile that does not (the check then says not applicable) names the concept.
+ */
+export function conceptKey(profile: FrameworkProfile, concept: ConceptId): string {
+  return metricOf(profile, concept)?.key ?? CONCEPTS[concept].label;
 }
 
 /** Declares a check (identity; gives the object literal its type). */

@@ -2,26 +2,25 @@
  * `logprob_gap_jump`: updates whose train/rollout log-prob gap jumps far above its usual level, as
  * users report after a resume (trainer and inference engine no longer hold the same weights).
  */
-import { METRICS } from "../schema/slime-metrics";
-import { defineCheck } from "./health-check";
+import { conceptKey, defineCheck } from "./health-check";
 import { consecutiveFlags, evidenceNumber, FiniteValues, type HealthHit } from "./flag-ranges";
 import { notLoggedReason } from "./not-applicable";
 import { anyHasKey, forEachBlock } from "../values/key-column";
-
-const KEY = METRICS.logprobAbsDiff.key;
 
 /** The declared check. The median is over every update of every round; consecutive flagged updates form one flag. */
 export const logprobGapJump = defineCheck({
   name: "logprob_gap_jump",
   severity: "warning",
   unit: "update",
-  profiles: ["slime"],
+  needs: { concepts: ["logprobGap"], updates: true },
   params: [{ name: "median_multiple", default: 5, min: 0, minInclusive: false, doc: "multiple of the median gap over all updates an update must exceed" }],
-  rule: (p) => `${KEY} > ${p.median_multiple} x its median over all updates (consecutive updates of one round form one flag)`,
+  rule: (p, profile) =>
+    `${conceptKey(profile, "logprobGap")} > ${p.median_multiple} x its median over all updates (consecutive updates of one round form one flag)`,
   is: "updates where trainer and inference engine disagree on the sampled tokens' log-probs far more than usual",
   isNot:
     "not proof of a weight-sync bug, and not a quality measure of the policy: precision changes, a different engine version or off-policy replay also widen the gap",
-  run(aligned, p) {
+  run(aligned, p, profile) {
+    const KEY = conceptKey(profile, "logprobGap");
     const updates = aligned.updates;
     if (!anyHasKey(updates, KEY)) return { applicable: false, reason: notLoggedReason("optimizer update", KEY) };
     const finite = new FiniteValues(updates.length);
@@ -30,8 +29,9 @@ export const logprobGapJump = defineCheck({
       for (let j = 0; j < to - from; j++) finite.add(col.values[j]);
     });
     const median = finite.median();
-    if (median === null) return { applicable: false, reason: `no optimizer update has a finite ${KEY}` };
-    if (median <= 0) return { applicable: false, reason: `the median ${KEY} over all updates is ${median}: a multiple of it is no threshold` };
+    if (median === null) return { applicable: false, reason: `no optimizer update has a finite ${conceptKey(profile, "logprobGap")}` };
+    if (median <= 0)
+      return { applicable: false, reason: `the median ${conceptKey(profile, "logprobGap")} over all updates is ${median}: a multiple of it is no threshold` };
     const hits: HealthHit[] = [];
     const threshold = p.median_multiple * median;
     forEachBlock(updates, [KEY], (from, to, [col]) => {

@@ -4,28 +4,28 @@
  * without it the batch's timers and actor throughput are absent, and round means silently cover fewer
  * batches.
  */
-import { METRICS } from "../schema/slime-metrics";
-import { defineCheck } from "./health-check";
+import { conceptKey, defineCheck } from "./health-check";
 import { consecutiveFlags, type HealthHit } from "./flag-ranges";
 import { notLoggedReason } from "./not-applicable";
 import type { AlignedRuns } from "../types";
 import { anyHasKey, forEachBlock } from "../values/key-column";
 
 /** The trainer perf row's key that marks it: slime logs actor throughput on every trainer perf row. */
-const KEY = METRICS.actorTokPerS.key;
 
 /** The declared check. Consecutive batches of one round form one flag; the value is empty (an absence). */
 export const missingTrainerPerf = defineCheck({
   name: "missing_trainer_perf",
   severity: "notice",
   unit: "rollout",
-  profiles: ["slime"],
+  needs: { concepts: ["actorTokPerS"], separateTimer: true },
   params: [],
-  rule: () => `a rollout batch with optimizer updates but no ${KEY} (no trainer perf row; consecutive batches form one flag)`,
+  rule: (_p, profile) =>
+    `a rollout batch with optimizer updates but no ${conceptKey(profile, "actorTokPerS")} (no trainer perf row; consecutive batches form one flag)`,
   is: "batches the trainer trained on without logging its perf row: their timers and throughput are missing from every figure and mean",
   isNot:
     "not proof that training failed on those batches: the row can be lost to a crash before logging, to W&B dropping a row, or to a run that ended mid-batch",
-  run(aligned) {
+  run(aligned, _p, profile) {
+    const KEY = conceptKey(profile, "actorTokPerS");
     if (aligned.updates.length === 0) return { applicable: false, reason: "no optimizer updates: no batch was trained on" };
     if (!anyHasKey(aligned.rollouts, KEY)) return { applicable: false, reason: notLoggedReason("rollout batch", KEY) };
     // Per run and rollout id: has the perf key, already reported.

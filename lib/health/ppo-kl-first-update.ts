@@ -2,26 +2,24 @@
  * `ppo_kl_first_update`: on the first update after a rollout the old and the current policy are the
  * same weights, so train/ppo_kl should be ~0 there (slime's own CI asserts |ppo_kl| < 1e-8).
  */
-import { METRICS } from "../schema/slime-metrics";
-import { defineCheck } from "./health-check";
+import { conceptKey, defineCheck } from "./health-check";
 import { roundFlags, type HealthHit } from "./flag-ranges";
 import { notLoggedReason } from "./not-applicable";
 import { anyHasKey, forEachBlock } from "../values/key-column";
-
-const KEY = METRICS.ppoKl.key;
 
 /** The declared check. One flag per round: count, first and last offending update, largest |ppo_kl|. */
 export const ppoKlFirstUpdate = defineCheck({
   name: "ppo_kl_first_update",
   severity: "warning",
   unit: "update",
-  profiles: ["slime"],
+  needs: { concepts: ["ppoKl"], updates: true },
   params: [{ name: "threshold", default: 1e-8, min: 0, minInclusive: true, doc: "largest |train/ppo_kl| accepted at position 0 (nats/token)" }],
-  rule: (p) => `|${KEY}| > ${p.threshold} on an update at position 0 of its rollout batch (one flag per round)`,
+  rule: (p, profile) => `|${conceptKey(profile, "ppoKl")}| > ${p.threshold} on an update at position 0 of its rollout batch (one flag per round)`,
   is: "updates that start a rollout batch with a policy ratio away from 1: old and new log-probs of the same weights differ",
   isNot:
     "not proof of a bug: it points at the metric code, at a weight sync between engine and trainer, or at non-deterministic kernels; the cause needs the run's config and code",
-  run(aligned, p) {
+  run(aligned, p, profile) {
+    const KEY = conceptKey(profile, "ppoKl");
     const updates = aligned.updates;
     if (!anyHasKey(updates, KEY)) return { applicable: false, reason: notLoggedReason("optimizer update", KEY) };
     const hits: HealthHit[] = [];

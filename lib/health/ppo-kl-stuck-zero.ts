@@ -4,22 +4,19 @@
  * non-zero; a round where it stays ~0 at every later position looks like a metric that is not
  * tracked (users found exactly that: "most likely a bug with the metrics tracking").
  */
-import { METRICS } from "../schema/slime-metrics";
-import { defineCheck } from "./health-check";
+import { conceptKey, defineCheck } from "./health-check";
 import { flagOf, type HealthHit } from "./flag-ranges";
 import { notLoggedReason } from "./not-applicable";
 import type { AlignedRuns } from "../types";
 import { anyHasKey, forEachBlock } from "../values/key-column";
 import { firstPositions, RoundSlot } from "../diagnostics/round-index";
 
-const KEY = METRICS.ppoKl.key;
-
 /** The declared check. One flag per round: first/last/count over its later-position updates, value the largest |ppo_kl|. */
 export const ppoKlStuckZero = defineCheck({
   name: "ppo_kl_stuck_zero",
   severity: "warning",
   unit: "update",
-  profiles: ["slime"],
+  needs: { concepts: ["ppoKl"], updates: true },
   params: [
     { name: "threshold", default: 1e-8, min: 0, minInclusive: true, doc: "largest |train/ppo_kl| still read as 0 (nats/token)" },
     {
@@ -31,12 +28,13 @@ export const ppoKlStuckZero = defineCheck({
       doc: "fewest later-position updates with a finite value a round needs to be judged",
     },
   ],
-  rule: (p) =>
-    `every update at position 1 or later of a round has |${KEY}| <= ${p.threshold} (rounds with at least ${p.min_updates} such updates with a finite value; one flag per round)`,
+  rule: (p, profile) =>
+    `every update at position 1 or later of a round has |${conceptKey(profile, "ppoKl")}| <= ${p.threshold} (rounds with at least ${p.min_updates} such updates with a finite value; one flag per round)`,
   is: "a round whose policy-ratio log never moves on the updates that follow a weight change",
   isNot:
     "not proof of a metrics bug: a learning rate of 0, frozen weights, or every later minibatch with zero advantage also keep it at 0; read it with the gradient norm and the learning rate",
-  run(aligned, p) {
+  run(aligned, p, profile) {
+    const KEY = conceptKey(profile, "ppoKl");
     if (aligned.mapping.n < 2)
       return {
         applicable: false,
@@ -61,13 +59,13 @@ export const ppoKlStuckZero = defineCheck({
     });
     const flags = aligned.rounds
       .filter((round) => moved[position.get(round)!] === 0 && judged[position.get(round)!] >= p.min_updates)
-      .map((round) => flagOf(roundHits(updates, round)));
+      .map((round) => flagOf(roundHits(updates, round, KEY)));
     return { applicable: true, flags };
   },
 });
 
 /** Hits of one stuck round (its later-position updates with a finite value), in record order: only flagged rounds get objects. */
-function roundHits(updates: AlignedRuns["updates"], round: string): HealthHit[] {
+function roundHits(updates: AlignedRuns["updates"], round: string, KEY: string): HealthHit[] {
   const hits: HealthHit[] = [];
   forEachBlock(updates, [KEY], (from, to, [col]) => {
     for (let i = from; i < to; i++) {

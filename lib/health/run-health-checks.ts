@@ -2,7 +2,9 @@
  * Runs the declared health checks over aligned runs: each check's flags with the check's name,
  * severity, unit and rule (with the parameter values used), or why it is not applicable.
  */
+import { absentReason, type FrameworkProfile } from "../registry/framework-profile";
 import { profileOfAligned } from "../registry/profiles";
+import { nestedContainers } from "./timer-parts-exceed-container";
 import type { AlignedRuns } from "../types";
 import type { HealthCheck, HealthCheckParams, HealthFlag, HealthOutcome, HealthSeverity } from "./health-check";
 import { HEALTH_CHECKS } from "./health-checks";
@@ -57,9 +59,10 @@ function checkParams(c: HealthCheck, params: HealthParams): HealthCheckParams {
 }
 
 function runOne(aligned: AlignedRuns, c: HealthCheck, p: HealthCheckParams): HealthCheckResult {
-  const rule = c.rule(p, profileOfAligned(aligned));
+  const profile = profileOfAligned(aligned);
+  const rule = c.rule(p, profile);
   const base = { check: c.name, severity: c.severity, unit: c.unit, params: p, rule, is: c.is, isNot: c.isNot };
-  const outcome = c.profiles === undefined ? c.run(aligned, p) : (profileGate(aligned, c) ?? c.run(aligned, p));
+  const outcome = needsGate(profile, c) ?? c.run(aligned, p, profile);
   if (outcome.applicable === false) return { ...base, status: "not applicable", reason: outcome.reason, evidence: null, flags: [] };
   const flags: HealthFlag[] = outcome.flags.map((f) => ({
     check: c.name,
@@ -78,12 +81,22 @@ function runOne(aligned: AlignedRuns, c: HealthCheck, p: HealthCheckParams): Hea
   return { ...base, status: flags.length > 0 ? "flagged" : "no flags", reason: null, evidence: outcome.evidence ?? null, flags };
 }
 
-/** Not applicable when the runs were read with a profile the check does not read; null otherwise. */
-function profileGate(aligned: AlignedRuns, c: HealthCheck): HealthOutcome | null {
-  const profile = profileOfAligned(aligned);
-  if (c.profiles === undefined || c.profiles.includes(profile.name)) return null;
-  const updates = c.unit === "update" && !profile.updates.observable ? `; ${profile.updates.note}` : "";
-  return { applicable: false, reason: `the rule reads ${c.profiles.join(", ")} keys; these runs were read with the ${profile.label} profile${updates}` };
+/** Not applicable, with the profile's reason, when the profile lacks something the check reads; null otherwise. */
+function needsGate(profile: FrameworkProfile, c: HealthCheck): HealthOutcome | null {
+  const needs = c.needs ?? {};
+  for (const concept of needs.concepts ?? []) {
+    const reason = absentReason(profile, concept);
+    if (reason !== null) return { applicable: false, reason };
+  }
+  const t = profile.timers;
+  const lacking: [boolean | undefined, boolean, string][] = [
+    [needs.updates, !profile.updates.observable, `${profile.label}: ${profile.updates.note}`],
+    [needs.separateTimer, t.separateTimer === null, `${profile.label} logs every timer in the step's own row: no record can lack its trainer row`],
+    [needs.stepSum, t.stepSum === null, `${profile.label} declares no step timer that is exactly the sum of its parts`],
+    [needs.nestedTimers, nestedContainers(profile).length === 0, `${profile.label} declares no timers nested inside another besides the step timer`],
+  ];
+  for (const [needed, lacks, reason] of lacking) if (needed && lacks) return { applicable: false, reason };
+  return null;
 }
 
 /**

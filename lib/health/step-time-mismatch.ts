@@ -1,25 +1,22 @@
 /**
- * `step_time_mismatch`: slime's trainer timers nest as `step_time = train_wait_time + train_time`
- * (the schema's PERF_TIME_CONTAINERS); a batch whose step time differs from that sum means the timers
- * were not what the breakdown figures assume (double-counted or missing time). The step time is read
- * under its older name too (perf/total_train_time, before 2025-10-30: the same container).
+ * `step_time_mismatch`: a framework whose step timer is exactly the sum of its parts (its profile's
+ * `stepSum`; slime: `step_time = train_wait_time + train_time`); a batch whose step time differs from
+ * that sum means the timers were not what the breakdown figures assume (double-counted or missing
+ * time). The step time is read under its older names too (slime: perf/total_train_time, before
+ * 2025-10-30: the same container).
  */
-import { keysFor, PERF_TIME_CONTAINERS } from "../schema/slime-metrics";
+import { metricOf, type FrameworkProfile } from "../registry/framework-profile";
 import { defineCheck } from "./health-check";
 import { blockPartSums, consecutiveFlags, partSums, type HealthHit } from "./flag-ranges";
 import { forEachBlock } from "../values/key-column";
 
-/** The container timer this check reads; its parts come from the schema. */
-export const STEP_TIME_KEY = "perf/step_time";
-
-/** The step time's key and its older names. */
-const STEP_TIME_KEYS = keysFor(STEP_TIME_KEY);
-
-/** Parts of the step time as the schema declares them (train_wait + train). */
-function stepTimeParts(): readonly string[] {
-  const parts = PERF_TIME_CONTAINERS[STEP_TIME_KEY];
-  if (!parts || parts.length === 0) throw new Error(`schema: PERF_TIME_CONTAINERS has no parts for ${STEP_TIME_KEY}`);
-  return parts;
+/** The step timer the profile declares as a sum, its older names, and its parts. */
+function stepSum(profile: FrameworkProfile): { total: string; keys: string[]; parts: readonly string[] } {
+  // Without one (the check then says not applicable), the rule names the step time alone.
+  const sum = profile.timers.stepSum ?? { total: metricOf(profile, "stepTime")?.key ?? "step time", parts: [] };
+  const step = metricOf(profile, "stepTime");
+  const aliases = step !== null && step.key === sum.total ? (step.aliases ?? []).map((a) => a.key) : [];
+  return { total: sum.total, keys: [sum.total, ...aliases], parts: sum.parts };
 }
 
 /** The declared check. Value = the signed difference step_time - sum of parts with the largest magnitude. */
@@ -27,7 +24,7 @@ export const stepTimeMismatch = defineCheck({
   name: "step_time_mismatch",
   severity: "notice",
   unit: "rollout",
-  profiles: ["slime"],
+  needs: { stepSum: true },
   params: [
     { name: "relative_tolerance", default: 0.01, min: 0, minInclusive: true, doc: "accepted |difference| as a fraction of the step time" },
     {
@@ -38,13 +35,15 @@ export const stepTimeMismatch = defineCheck({
       doc: "accepted |difference| in seconds whatever the step time (rounding of logged timers)",
     },
   ],
-  rule: (p) =>
-    `|${STEP_TIME_KEY} - (${stepTimeParts().join(" + ")})| > max(${p.relative_tolerance} x ${STEP_TIME_KEY}, ${p.absolute_tolerance_s} s) (consecutive batches form one flag)`,
+  rule: (p, profile) => {
+    const { total, parts } = stepSum(profile);
+    return `|${total} - (${parts.join(" + ")})| > max(${p.relative_tolerance} x ${total}, ${p.absolute_tolerance_s} s) (consecutive batches form one flag)`;
+  },
   is: "batches whose trainer step time is not the sum of its two phases, against slime's timer nesting",
   isNot:
     "not lost training time: it says the timers were nested differently (another slime version, a renamed timer) or that a part was not logged, so the time breakdown of notebook 04 may count time twice or miss it",
-  run(aligned, p) {
-    const parts = stepTimeParts();
+  run(aligned, p, profile) {
+    const { total: STEP_TIME_KEY, keys: STEP_TIME_KEYS, parts } = stepSum(profile);
     const rollouts = aligned.rollouts;
     const hits: HealthHit[] = [];
     let complete = 0;

@@ -2,21 +2,18 @@
  * `throughput_drop`: a round whose typical actor training throughput is well below the previous
  * round's: the same training got slower between runs (hardware, placement, a configuration change).
  */
-import { METRICS } from "../schema/slime-metrics";
-import { defineCheck } from "./health-check";
+import { conceptKey, defineCheck } from "./health-check";
 import { evidenceNumber, roundMedians, type CheckFlag } from "./flag-ranges";
 import type { AlignedRuns } from "../types";
 import { anyHasKey, forEachBlock } from "../values/key-column";
 import { notLoggedReason } from "./not-applicable";
-
-const KEY = METRICS.actorTokPerS.key;
 
 /** The declared check. One flag per slower round: first/last are its rollout ids, value its median. */
 export const throughputDrop = defineCheck({
   name: "throughput_drop",
   severity: "notice",
   unit: "rollout",
-  profiles: ["slime"],
+  needs: { concepts: ["actorTokPerS"] },
   params: [
     {
       name: "max_drop",
@@ -27,11 +24,12 @@ export const throughputDrop = defineCheck({
       doc: "largest accepted fall of the round median against the previous round's (fraction)",
     },
   ],
-  rule: (p) => `median ${KEY} of a round < (1 - ${p.max_drop}) x the median of the previous round that logged it`,
+  rule: (p, profile) => `median ${conceptKey(profile, "actorTokPerS")} of a round < (1 - ${p.max_drop}) x the median of the previous round that logged it`,
   is: "a round whose typical actor training throughput fell against the round before it",
   isNot:
     "not a property of the policy or of the data alone: it describes the machines and their scheduling (another cluster, placement, offloading, longer sequences per batch)",
-  run(aligned, p) {
+  run(aligned, p, profile) {
+    const KEY = conceptKey(profile, "actorTokPerS");
     const rollouts = aligned.rollouts;
     if (!anyHasKey(rollouts, KEY)) return { applicable: false, reason: notLoggedReason("rollout batch", KEY) };
     const medians = roundMedians(rollouts, KEY, aligned.rounds);
@@ -41,7 +39,7 @@ export const throughputDrop = defineCheck({
     for (let i = 1; i < rounds.length; i++) {
       const prev = rounds[i - 1];
       const cur = rounds[i];
-      if (cur.median! < (1 - p.max_drop) * prev.median!) flags.push(slowerRound(rollouts, cur.round, cur.median!));
+      if (cur.median! < (1 - p.max_drop) * prev.median!) flags.push(slowerRound(rollouts, cur.round, cur.median!, KEY));
     }
     const evidence = "round medians: " + rounds.map((r) => `${r.round} ${evidenceNumber(r.median)}`).join(", ");
     return { applicable: true, flags, evidence };
@@ -49,7 +47,7 @@ export const throughputDrop = defineCheck({
 });
 
 /** The flag of a slower round: its batches with a finite value (only flagged rounds are read again). */
-function slowerRound(rollouts: AlignedRuns["rollouts"], round: string, median: number): CheckFlag {
+function slowerRound(rollouts: AlignedRuns["rollouts"], round: string, median: number, KEY: string): CheckFlag {
   const at: number[] = [];
   let runId = "";
   forEachBlock(rollouts, [KEY], (from, to, [col]) => {

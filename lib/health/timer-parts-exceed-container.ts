@@ -1,20 +1,21 @@
 /**
- * `timer_parts_exceed_container`: slime's phase timers nest (the schema's PERF_TIME_CONTAINERS, e.g.
- * train_time holds log_probs and actor_train; train_wait_time holds data_preprocess, save_model,
- * update_weights, ...). Parts nested in a container cannot take longer than the container; a batch
- * where they do means the nesting the time breakdown stacks by is not the one these runs used.
- * The step time (= train_wait + train, an equality) is step_time_mismatch's.
+ * `timer_parts_exceed_container`: a framework's phase timers nest (its profile's timer containers;
+ * slime: train_time holds log_probs and actor_train; train_wait_time holds data_preprocess,
+ * save_model, update_weights, ...). Parts nested in a container cannot take longer than the
+ * container; a batch where they do means the nesting the time breakdown stacks by is not the one
+ * these runs used. The step timer is left out (slime's equality is step_time_mismatch's).
  */
-import { keysFor, PERF_TIME_CONTAINERS } from "../schema/slime-metrics";
+import { metricOf, type FrameworkProfile } from "../registry/framework-profile";
 import { blockPartSums, consecutiveFlags, partSums, type HealthHit } from "./flag-ranges";
 import { forEachBlock } from "../values/key-column";
 import { defineCheck } from "./health-check";
-import { STEP_TIME_KEY } from "./step-time-mismatch";
 
-/** Containers read here, with their parts: every schema container except the step time and its old names. */
-function containers(): [string, readonly string[]][] {
-  const stepKeys = keysFor(STEP_TIME_KEY);
-  return Object.entries(PERF_TIME_CONTAINERS).filter(([c]) => !stepKeys.includes(c));
+/** Containers read here, with their parts: every container of the profile except the step timer and its old names. */
+export function nestedContainers(profile: FrameworkProfile): [string, readonly string[]][] {
+  const step = metricOf(profile, "stepTime");
+  const stepKeys = step === null ? [] : [step.key, ...(step.aliases ?? []).map((a) => a.key)];
+  if (profile.timers.stepSum !== null) stepKeys.push(profile.timers.stepSum.total);
+  return Object.entries(profile.timers.containers).filter(([c]) => !stepKeys.includes(c));
 }
 
 /** The declared check. Value = the largest excess (sum of logged parts - container, seconds); one flag per container key and run of batches. */
@@ -22,7 +23,7 @@ export const timerPartsExceedContainer = defineCheck({
   name: "timer_parts_exceed_container",
   severity: "notice",
   unit: "rollout",
-  profiles: ["slime"],
+  needs: { nestedTimers: true },
   params: [
     { name: "relative_tolerance", default: 0.01, min: 0, minInclusive: true, doc: "accepted excess as a fraction of the container time" },
     {
@@ -33,8 +34,8 @@ export const timerPartsExceedContainer = defineCheck({
       doc: "accepted excess in seconds whatever the container time (rounding of logged timers)",
     },
   ],
-  rule: (p) =>
-    `sum of the logged parts of ${containers()
+  rule: (p, profile) =>
+    `sum of the logged parts of ${nestedContainers(profile)
       .map(([c]) => c)
       .join(
         " or ",
@@ -42,12 +43,13 @@ export const timerPartsExceedContainer = defineCheck({
   is: "batches where timers nested in a container add up to more than the container, against slime's timer nesting",
   isNot:
     "not lost or extra training time: the timers were nested differently (another slime version, a timer moved between phases), so notebook 04's stacked breakdown counts some time twice for these batches",
-  run(aligned, p) {
+  run(aligned, p, profile) {
+    const containers = nestedContainers(profile);
     const hits: HealthHit[] = [];
     const rollouts = aligned.rollouts;
     let judged = 0;
     const sums = blockPartSums();
-    for (const [container, parts] of containers()) {
+    for (const [container, parts] of containers) {
       forEachBlock(rollouts, [container, ...parts], (from, to, [total, ...partCols]) => {
         partSums(partCols, to - from, sums);
         for (let j = 0; j < to - from; j++) {
@@ -65,9 +67,7 @@ export const timerPartsExceedContainer = defineCheck({
       });
     }
     if (judged === 0) {
-      const names = containers()
-        .map(([c]) => c)
-        .join(", ");
+      const names = containers.map(([c]) => c).join(", ");
       return {
         applicable: false,
         reason: `no rollout batch logs a container timer (${names}) with any of its parts (the framework or these runs do not time nested phases)`,

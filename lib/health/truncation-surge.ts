@@ -2,39 +2,29 @@
  * `truncation_surge`: a rollout batch in which far more samples hit the length limit than usual for
  * its round: the truncated fraction exceeds an absolute floor and a multiple of the round's median.
  */
-import type { FrameworkProfile } from "../registry/framework-profile";
-import { absentReason, metricOf } from "../registry/framework-profile";
-import { SLIME_PROFILE } from "../registry/profile-slime";
-import { profileOfAligned } from "../registry/profiles";
-import { defineCheck } from "./health-check";
+import { conceptKey, defineCheck } from "./health-check";
 import { consecutiveFlags, evidenceNumber, roundMedians, type HealthHit } from "./flag-ranges";
 import { notLoggedReason } from "./not-applicable";
 import { anyHasKey, forEachBlock } from "../values/key-column";
 import { firstPositions, RoundSlot } from "../diagnostics/round-index";
-
-/** The framework's truncated-fraction key (registry concept `truncated`), per rollout batch or training step. */
-function keyOf(profile: FrameworkProfile): string | null {
-  return metricOf(profile, "truncated")?.key ?? null;
-}
 
 /** The declared check. Consecutive surging batches of one round form one flag. */
 export const truncationSurge = defineCheck({
   name: "truncation_surge",
   severity: "warning",
   unit: "rollout",
+  needs: { concepts: ["truncated"] },
   params: [
     { name: "min_fraction", default: 0.5, min: 0, minInclusive: true, max: 1, doc: "truncated fraction a batch must exceed (fraction of samples)" },
     { name: "median_multiple", default: 3, min: 0, minInclusive: false, doc: "multiple of the round's median truncated fraction a batch must exceed" },
   ],
-  rule: (p, profile = SLIME_PROFILE) =>
-    `${keyOf(profile) ?? "truncated fraction"} > ${p.min_fraction} and > ${p.median_multiple} x the median of its round (consecutive batches form one flag)`,
+  rule: (p, profile) =>
+    `${conceptKey(profile, "truncated")} > ${p.min_fraction} and > ${p.median_multiple} x the median of its round (consecutive batches form one flag)`,
   is: "rollout batches where most admitted samples hit the length limit, far more than the round's typical batch",
   isNot:
     "not an episode failure rate (aborted and filtered samples are excluded), and not proof of a generation bug: a batch of harder prompts, a changed length limit or a looping policy all raise it",
-  run(aligned, p) {
-    const profile = profileOfAligned(aligned);
-    const KEY = keyOf(profile);
-    if (KEY === null) return { applicable: false, reason: absentReason(profile, "truncated")! };
+  run(aligned, p, profile) {
+    const KEY = conceptKey(profile, "truncated");
     if (!anyHasKey(aligned.rollouts, KEY)) return { applicable: false, reason: notLoggedReason("rollout batch", KEY) };
     const rollouts = aligned.rollouts;
     const medians = roundMedians(rollouts, KEY, aligned.rounds);

@@ -33,6 +33,8 @@ export interface TimerSpec {
   remainderOf: string | null;
   /** Caption of the stacked time figure: what one bar is and adds up to. */
   stackCaption: string;
+  /** A step timer that is exactly the sum of its parts (slime: step_time = train_wait + train); null: none declared. */
+  stepSum: { total: string; parts: readonly string[] } | null;
 }
 
 /** The framework profiles' names, in registry order (lib/registry/profiles.ts lists the profiles). */

@@ -93,6 +93,7 @@ export const OPENRLHF_PROFILE: FrameworkProfile = {
     stackable: (k) => isTimer(k) && k !== "train/timing/step_total",
     separateTimer: null,
     remainderOf: null,
+    stepSum: null,
     stackCaption: asLoggedStackCaption("training steps"),
   },
 };

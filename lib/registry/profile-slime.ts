@@ -61,6 +61,7 @@ export const SLIME_PROFILE: FrameworkProfile = {
     // The rollout manager logs perf/rollout_time in rows of its own; it overlaps the trainer's wait.
     separateTimer: METRICS.rolloutTime.key,
     remainderOf: "perf/train_time",
+    stepSum: { total: "perf/step_time", parts: PERF_TIME_CONTAINERS["perf/step_time"] },
     stackCaption:
       "Mean trainer time per rollout batch, by phase: train_wait (which holds data preprocessing, weight updates and checkpoint saves of the previous batch, and the wait for generation), the timers inside train, and train's untimed rest; a bar adds up to the mean step time",
   },

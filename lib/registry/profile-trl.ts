@@ -90,6 +90,7 @@ export const TRL_PROFILE: FrameworkProfile = {
     stackable: (k) => k === "train/step_time",
     separateTimer: null,
     remainderOf: null,
+    stepSum: null,
     stackCaption: asLoggedStackCaption("logged steps"),
   },
 };

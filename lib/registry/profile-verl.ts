@@ -106,6 +106,7 @@ export const VERL_PROFILE: FrameworkProfile = {
     stackable: (k) => STEP_PHASES.includes(k),
     separateTimer: null,
     remainderOf: null,
+    stepSum: null,
     stackCaption: asLoggedStackCaption(STEP),
   },
 };

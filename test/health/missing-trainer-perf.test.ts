@@ -1,3 +1,4 @@
+import { SLIME_PROFILE } from "../../lib/registry/profile-slime";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
@@ -23,7 +24,7 @@ test("missing_trainer_perf: trained batches without the trainer perf row; consec
       ],
     },
   ]);
-  assert.deepEqual(flagsOf(missingTrainerPerf.run(aligned, {})), [
+  assert.deepEqual(flagsOf(missingTrainerPerf.run(aligned, {}, SLIME_PROFILE)), [
     ["R0", 2, 3, 2, null],
     ["R0", 5, 5, 1, null],
   ]);
@@ -31,14 +32,17 @@ test("missing_trainer_perf: trained batches without the trainer perf row; consec
 
 test("missing_trainer_perf does NOT fire on batches that were not trained on, or that have the row", () => {
   const aligned = buildAligned([{ round: "R0", batches: [{ rollout: perf, updates: upd }, { rollout: { "rollout/kl": 0 } }, { rollout: perf }] }]);
-  assert.deepEqual(flagsOf(missingTrainerPerf.run(aligned, {})), []);
+  assert.deepEqual(flagsOf(missingTrainerPerf.run(aligned, {}, SLIME_PROFILE)), []);
 });
 
 test("missing_trainer_perf is not applicable when no batch has the trainer perf key, or nothing was trained", () => {
   const noPerf = buildAligned([{ round: "R0", batches: [{ rollout: { "rollout/kl": 0 }, updates: upd }] }]);
-  assert.equal(flagsOf(missingTrainerPerf.run(noPerf, {})), "no rollout batch logs perf/actor_train_tok_per_s (the framework or these runs do not log it)");
+  assert.equal(
+    flagsOf(missingTrainerPerf.run(noPerf, {}, SLIME_PROFILE)),
+    "no rollout batch logs perf/actor_train_tok_per_s (the framework or these runs do not log it)",
+  );
   const noUpdates = buildAligned([{ round: "R0", batches: [{ rollout: perf }] }]);
-  assert.equal(flagsOf(missingTrainerPerf.run(noUpdates, {})), "no optimizer updates: no batch was trained on");
+  assert.equal(flagsOf(missingTrainerPerf.run(noUpdates, {}, SLIME_PROFILE)), "no optimizer updates: no batch was trained on");
 });
 
 /** Two runs whose rollout ids overlap (ids 1..3 each), as separate runs of two rounds. */
@@ -73,7 +77,7 @@ test("missing_trainer_perf: a perf row of another run with the same rollout id d
       ],
     },
   );
-  assert.deepEqual(flagsOf(missingTrainerPerf.run(aligned, {})), [["R1", 2, 3, 2, null]]);
+  assert.deepEqual(flagsOf(missingTrainerPerf.run(aligned, {}, SLIME_PROFILE)), [["R1", 2, 3, 2, null]]);
 });
 
 test("missing_trainer_perf: sparse rollout ids (a span far beyond the records) give the same flags", () => {
@@ -89,5 +93,5 @@ test("missing_trainer_perf: sparse rollout ids (a span far beyond the records) g
   // Move the second batch a billion ids away: the marks of that run are kept by id, not in a byte per id.
   const far = 1e9;
   for (const r of [...aligned.rollouts, ...aligned.updates]) if (r.rollout === 2) r.rollout = far;
-  assert.deepEqual(flagsOf(missingTrainerPerf.run(aligned, {})), [["R0", far, far, 1, null]]);
+  assert.deepEqual(flagsOf(missingTrainerPerf.run(aligned, {}, SLIME_PROFILE)), [["R0", far, far, 1, null]]);
 });

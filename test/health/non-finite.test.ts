@@ -1,3 +1,4 @@
+import { SLIME_PROFILE } from "../../lib/registry/profile-slime";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
@@ -9,7 +10,7 @@ const flagsOf = (out: ReturnType<typeof nonFinite.run>) =>
 
 test("non_finite: a NaN in a key only once gives one flag", () => {
   const aligned = buildAligned([{ round: "R0", batches: [{ rollout: { "rollout/kl": 0.1 }, updates: [{ "train/loss": 1 }, { "train/loss": NaN }] }] }]);
-  assert.deepEqual(flagsOf(nonFinite.run(aligned, {})), [["update", "R0", 2, 2, 1, "train/loss", NaN]]);
+  assert.deepEqual(flagsOf(nonFinite.run(aligned, {}, SLIME_PROFILE)), [["update", "R0", 2, 2, 1, "train/loss", NaN]]);
 });
 
 test("non_finite: one flag per key and round with count, first, last; Inf is more extreme than NaN; rollout keys by rollout id", () => {
@@ -23,7 +24,7 @@ test("non_finite: one flag per key and round with count, first, last; Inf is mor
     },
     { round: "R1", batches: [{ rollout: { "rollout/kl": -Infinity }, updates: [{ "train/loss": NaN }] }] },
   ]);
-  assert.deepEqual(flagsOf(nonFinite.run(aligned, {})), [
+  assert.deepEqual(flagsOf(nonFinite.run(aligned, {}, SLIME_PROFILE)), [
     ["update", "R0", 4, 4, 1, "train/grad_norm", -Infinity],
     ["update", "R0", 1, 4, 3, "train/loss", Infinity],
     ["update", "R1", 5, 5, 1, "train/loss", NaN],
@@ -39,9 +40,9 @@ test("non_finite does NOT fire on finite values (0, -0, tiny, huge) nor on criti
       batches: [{ rollout: { "rollout/kl": 0, "perf/x": 1e308 }, updates: [{ "train/loss": -0, "train/critic-value_loss": NaN }, { "train/loss": 5e-324 }] }],
     },
   ]);
-  assert.deepEqual(flagsOf(nonFinite.run(aligned, {})), []);
+  assert.deepEqual(flagsOf(nonFinite.run(aligned, {}, SLIME_PROFILE)), []);
 });
 
 test("non_finite is not applicable without records", () => {
-  assert.equal(flagsOf(nonFinite.run(buildAligned([{ round: "R0", batches: [] }]), {})), "no optimizer update and no rollout batch to read");
+  assert.equal(flagsOf(nonFinite.run(buildAligned([{ round: "R0", batches: [] }]), {}, SLIME_PROFILE)), "no optimizer update and no rollout batch to read");
 });

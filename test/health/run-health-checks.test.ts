@@ -1,3 +1,5 @@
+import { absentReason } from "../../lib/registry/framework-profile";
+import { VERL_PROFILE } from "../../lib/registry/profile-verl";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as path from "node:path";
@@ -79,13 +81,24 @@ test("runHealthChecks refuses parameters out of bounds or missing, naming check 
   assert.throws(() => runHealthChecks(aligned, missing), { message: "invalid truncation_surge.min_fraction: undefined (a number from 0 to 1)" });
 });
 
-test("runs read with another framework's profile: slime-keyed checks are not applicable and say why; non_finite still reads every record", () => {
+test("runs read with another framework's profile: a check that reads what the profile lacks is not applicable with the profile's reason; non_finite still reads every record", () => {
   const aligned = buildAligned([{ round: "R0", batches: [{ rollout: { "actor/ppo_kl": 0.3, "actor/grad_norm": NaN, "response_length/clip_ratio": 0.9 } }] }]);
   aligned.profile = { name: "verl", how: "detected", evidence: [] };
   const report = runHealthChecks(aligned);
   const kl = report.results.find((r) => r.check === "ppo_kl_first_update")!;
   assert.equal(kl.status, "not applicable");
-  assert.match(kl.reason!, /^the rule reads slime keys; these runs were read with the verl profile; verl logs one row per training step/);
+  // verl logs actor/ppo_kl, but per training step: the positions the check reads are averaged away.
+  assert.equal(kl.reason, `verl: ${VERL_PROFILE.updates.note}`);
+  // verl logs no actor training throughput: the concept's own reason.
+  const drop = report.results.find((r) => r.check === "throughput_drop")!;
+  assert.equal(drop.reason, absentReason(VERL_PROFILE, "actorTokPerS"));
+  assert.match(drop.reason!, /^verl logs no actorTokPerS: perf\/throughput is tokens per GPU-second/);
+  // Nothing in verl's timers is nested besides the step timer, and no step timer is declared a sum.
+  assert.equal(
+    report.results.find((r) => r.check === "timer_parts_exceed_container")!.reason,
+    "verl declares no timers nested inside another besides the step timer",
+  );
+  assert.equal(report.results.find((r) => r.check === "step_time_mismatch")!.reason, "verl declares no step timer that is exactly the sum of its parts");
   // truncation_surge reads the registry concept: verl's response_length/clip_ratio, per training step.
   const trunc = report.results.find((r) => r.check === "truncation_surge")!;
   assert.notEqual(trunc.status, "not applicable");

@@ -1,3 +1,4 @@
+import { SLIME_PROFILE } from "../../lib/registry/profile-slime";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
@@ -16,7 +17,7 @@ test("throughput_drop: a round median below (1 - 0.2) x the previous logged roun
     { round: "R3", batches: [{ rollout: { "rollout/kl": 0 } }] }, // 11: no throughput
     { round: "R4", batches: tok(30) }, // 12, median 30 < 0.8 x 60 (R2, the previous round that logged it)
   ]);
-  const out = throughputDrop.run(aligned, { max_drop: 0.2 });
+  const out = throughputDrop.run(aligned, { max_drop: 0.2 }, SLIME_PROFILE);
   assert.deepEqual(flagsOf(out), [
     ["R2", 7, 10, 3, 60],
     ["R4", 12, 12, 1, 30],
@@ -30,7 +31,7 @@ test("throughput_drop does NOT fire on a fall of exactly max_drop, nor on a rise
     { round: "R1", batches: tok(80) },
     { round: "R2", batches: tok(200) },
   ]);
-  assert.deepEqual(flagsOf(throughputDrop.run(aligned, { max_drop: 0.2 })), []);
+  assert.deepEqual(flagsOf(throughputDrop.run(aligned, { max_drop: 0.2 }, SLIME_PROFILE)), []);
 });
 
 test("throughput_drop is not applicable with fewer than two rounds that log it", () => {
@@ -38,5 +39,8 @@ test("throughput_drop is not applicable with fewer than two rounds that log it",
     { round: "R0", batches: tok(100) },
     { round: "R1", batches: [{ rollout: { "rollout/kl": 0 } }] },
   ]);
-  assert.equal(flagsOf(throughputDrop.run(aligned, { max_drop: 0.2 })), "fewer than two rounds with a finite perf/actor_train_tok_per_s: nothing to compare");
+  assert.equal(
+    flagsOf(throughputDrop.run(aligned, { max_drop: 0.2 }, SLIME_PROFILE)),
+    "fewer than two rounds with a finite perf/actor_train_tok_per_s: nothing to compare",
+  );
 });

@@ -1,3 +1,4 @@
+import { SLIME_PROFILE } from "../../lib/registry/profile-slime";
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
@@ -21,7 +22,7 @@ test("timer_parts_exceed_container: logged parts adding up to more than their co
       ],
     },
   ]);
-  assert.deepEqual(flagsOf(timerPartsExceedContainer.run(aligned, P)), [
+  assert.deepEqual(flagsOf(timerPartsExceedContainer.run(aligned, P, SLIME_PROFILE)), [
     ["R0", "perf/train_time", 2, 3, 2, 3],
     ["R0", "perf/train_wait_time", 4, 4, 1, 3],
   ]);
@@ -38,13 +39,13 @@ test("timer_parts_exceed_container does NOT fire on the step time (step_time_mis
       ],
     },
   ]);
-  assert.deepEqual(flagsOf(timerPartsExceedContainer.run(aligned, P)), []);
+  assert.deepEqual(flagsOf(timerPartsExceedContainer.run(aligned, P, SLIME_PROFILE)), []);
 });
 
 test("timer_parts_exceed_container is not applicable when no container is logged with a part", () => {
   const aligned = buildAligned([{ round: "R0", batches: [batch({ "perf/train_time": 10 }), batch({ "perf/actor_train_time": 3 })] }]);
   assert.match(
-    String(flagsOf(timerPartsExceedContainer.run(aligned, P))),
+    String(flagsOf(timerPartsExceedContainer.run(aligned, P, SLIME_PROFILE))),
     /^no rollout batch logs a container timer \(perf\/train_wait_time, perf\/train_time\) with any of its parts/,
   );
 });

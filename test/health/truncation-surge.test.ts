@@ -1,3 +1,4 @@
+import { SLIME_PROFILE } from "../../lib/registry/profile-slime";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
@@ -12,7 +13,7 @@ const flagsOf = (out: ReturnType<typeof truncationSurge.run>) =>
 test("truncation_surge: batches above 0.5 and 3x their round's median; consecutive ones form one flag", () => {
   // R0: rollouts 1..7, median 0.1: rollouts 4 (0.6) and 5 (0.7) surge.
   const aligned = buildAligned([{ round: "R0", batches: batches(0.1, 0.1, 0.1, 0.6, 0.7, 0.1, 0.1) }]);
-  const out = truncationSurge.run(aligned, P);
+  const out = truncationSurge.run(aligned, P, SLIME_PROFILE);
   assert.deepEqual(flagsOf(out), [["R0", 4, 5, 2, 0.7]]);
   assert.equal(out.applicable && out.evidence, "round medians: R0 0.1");
 });
@@ -22,9 +23,9 @@ test("truncation_surge does NOT fire on 0.6 in a round whose median is 0.3, nor 
     { round: "R1", batches: batches(0.3, 0.3, 0.3, 0.6, 0.2) },
     { round: "R2", batches: batches(0.1, 0.4, 0.1, NaN) },
   ]);
-  assert.deepEqual(flagsOf(truncationSurge.run(aligned, P)), []);
+  assert.deepEqual(flagsOf(truncationSurge.run(aligned, P, SLIME_PROFILE)), []);
   // The floor and the multiple are parameters: with 0.3 and 1.5 both rounds fire.
-  assert.deepEqual(flagsOf(truncationSurge.run(aligned, { min_fraction: 0.3, median_multiple: 1.5 })), [
+  assert.deepEqual(flagsOf(truncationSurge.run(aligned, { min_fraction: 0.3, median_multiple: 1.5 }, SLIME_PROFILE)), [
     ["R1", 4, 4, 1, 0.6],
     ["R2", 7, 7, 1, 0.4],
   ]);
@@ -32,5 +33,8 @@ test("truncation_surge does NOT fire on 0.6 in a round whose median is 0.3, nor 
 
 test("truncation_surge is not applicable when no batch logs rollout/truncated_ratio", () => {
   const aligned = buildAligned([{ round: "R0", batches: [{ rollout: { "rollout/truncated": 0.9 } }] }]);
-  assert.equal(flagsOf(truncationSurge.run(aligned, P)), "no rollout batch logs rollout/truncated_ratio (the framework or these runs do not log it)");
+  assert.equal(
+    flagsOf(truncationSurge.run(aligned, P, SLIME_PROFILE)),
+    "no rollout batch logs rollout/truncated_ratio (the framework or these runs do not log it)",
+  );
 });

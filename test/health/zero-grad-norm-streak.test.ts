@@ -1,3 +1,4 @@
+import { SLIME_PROFILE } from "../../lib/registry/profile-slime";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
@@ -12,7 +13,7 @@ test("zero_grad_norm_streak: 3 consecutive exact zeros (-0 included) form one fl
   // R0: updates 1, 2 (rollout 1), 3 (rollout 2; update 4 not logged), 5, 6 (rollout 3).
   const aligned = buildAligned([{ round: "R0", batches: [{ updates: g(0, -0) }, { updates: g(0) }, { updates: g(0, 0) }, { updates: g(0, 1) }] }]);
   // Zeros at 1, 2, 3 | 5, 6, 7: two streaks of 3 (update 4 is absent, so 3 and 5 are not consecutive).
-  assert.deepEqual(flagsOf(zeroGradNormStreak.run(aligned, { min_length: 3 })), [
+  assert.deepEqual(flagsOf(zeroGradNormStreak.run(aligned, { min_length: 3 }, SLIME_PROFILE)), [
     ["R0", 1, 3, 3, 0],
     ["R0", 5, 7, 3, 0],
   ]);
@@ -27,9 +28,9 @@ test("zero_grad_norm_streak does NOT fire on single zeros, on two in a row, acro
     { round: "R2", batches: [{ updates: g(0, 0) }, { updates: g(0, NaN) }, { updates: g(0, 0) }] },
   ]);
   // R2: 13, 14 zero, 15 zero, 16 NaN, 17, 18 zero -> streak 13..15 of 3 fires; nothing else.
-  assert.deepEqual(flagsOf(zeroGradNormStreak.run(aligned, { min_length: 3 })), [["R2", 13, 15, 3, 0]]);
+  assert.deepEqual(flagsOf(zeroGradNormStreak.run(aligned, { min_length: 3 }, SLIME_PROFILE)), [["R2", 13, 15, 3, 0]]);
   // With min_length 2: the pair 4-5 of R0, the pairs of R1 and R2.
-  assert.deepEqual(flagsOf(zeroGradNormStreak.run(aligned, { min_length: 2 })), [
+  assert.deepEqual(flagsOf(zeroGradNormStreak.run(aligned, { min_length: 2 }, SLIME_PROFILE)), [
     ["R0", 4, 5, 2, 0],
     ["R1", 11, 12, 2, 0],
     ["R2", 13, 15, 3, 0],
@@ -40,7 +41,7 @@ test("zero_grad_norm_streak does NOT fire on single zeros, on two in a row, acro
 test("zero_grad_norm_streak is not applicable when no update logs train/grad_norm", () => {
   const aligned = buildAligned([{ round: "R0", batches: [{ updates: [{ "train/ppo_kl": 0 }] }] }]);
   assert.equal(
-    flagsOf(zeroGradNormStreak.run(aligned, { min_length: 3 })),
+    flagsOf(zeroGradNormStreak.run(aligned, { min_length: 3 }, SLIME_PROFILE)),
     "no optimizer update logs train/grad_norm (the framework or these runs do not log it)",
   );
 });
