@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { closeSync, existsSync, fsyncSync, openSync, promises as fsp, writeSync } from "node:fs";
 import * as path from "node:path";
 
-import { frozenRowSerializer } from "../lib/archive/frozen-row";
+import { frozenRowSerializer } from "../lib/values/frozen-row";
 import { HISTORY_DIR, historyFile, MANIFEST_FILE, serializeManifest } from "../lib/archive/manifest";
 import type { ManifestRun, SourceManifest } from "../lib/types";
 import { BENCH_N, benchRunSet, generateRun } from "./slime-history";

@@ -6,7 +6,7 @@ import { createHash, type Hash } from "node:crypto";
 import { promises as fsp } from "node:fs";
 
 import type { HistoryRow } from "../types";
-import { frozenRowSerializer } from "./frozen-row";
+import { frozenRowSerializer } from "../values/frozen-row";
 
 const CHUNK_CHARS = 1 << 20;
 

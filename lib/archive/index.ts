@@ -3,7 +3,7 @@ export * from "./clock";
 export * from "./fetch-and-freeze";
 export * from "./freeze-wandb-file";
 export * from "./frozen-file-writer";
-export * from "./frozen-row";
+export * from "../values/frozen-row";
 export * from "./load-archive";
 export * from "./manifest";
 export * from "./replace-dir";

@@ -14,7 +14,7 @@ import type { Archive, HistoryRow, ManifestRun, Reporter, RunHistory, SourceMani
 import { type PackedViews, ValuesArena, type ViewClass } from "../values/compact-values";
 import { packedRun } from "../values/packed-run";
 import { ValuesBuilder } from "../values/values-builder";
-import { FrozenRowError, parseFrozenRow, parseFrozenRowWith } from "./frozen-row";
+import { FrozenRowError, parseFrozenRow, parseFrozenRowWith } from "../values/frozen-row";
 import { HISTORY_DIR, MANIFEST_FILE, parseManifest } from "./manifest";
 import { workerCode } from "./worker-code";
 

@@ -4,26 +4,13 @@
  * are written in byte chunks from rows made on demand, so no file's text or cells exist whole in memory.
  */
 import { formatCell, type ExportCell } from "./export-cell";
-import type { PackedTable } from "./packed-table";
+import type { StreamedTable } from "./packed-table";
 
 /** A table held whole: file name, header, rows of cells (each row as long as the header). */
 export interface ExportTable {
   name: string;
   columns: string[];
   rows: ExportCell[][];
-}
-
-/**
- * A table whose rows are made on demand (the record tables: 10^6 rows of cells at once would be
- * gigabytes). `row(i)` returns a fresh array the caller may keep.
- */
-export interface StreamedTable {
-  name: string;
-  columns: string[];
-  rowCount: number;
-  row(i: number): ExportCell[];
-  /** The table packed for the CSV worker thread (record tables), or null when it cannot be (see packed-table.ts). */
-  pack?: () => PackedTable | null;
 }
 
 /** Either kind of export table. */

@@ -5,8 +5,20 @@
  * very cells `row(i)` gives on this thread, so csvByteChunks writes the same bytes there.
  */
 import { type Values, viewPlace, type ViewPlace } from "../values/compact-values";
+
+/**
+ * A table whose rows are made on demand (the record tables: 10^6 rows of cells at once would be
+ * gigabytes). `row(i)` returns a fresh array the caller may keep.
+ */
+export interface StreamedTable {
+  name: string;
+  columns: string[];
+  rowCount: number;
+  row(i: number): ExportCell[];
+  /** The table packed for the CSV worker thread (record tables), or null when it cannot be (see packed-table.ts). */
+  pack?: () => PackedTable | null;
+}
 import type { ExportCell } from "./export-cell";
-import type { StreamedTable } from "./csv-text";
 
 /** A record table as typed columns (see the file comment). */
 export interface PackedTable {

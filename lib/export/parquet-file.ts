@@ -8,7 +8,8 @@
 import { pathToFileURL } from "node:url";
 
 import type { ExportCell } from "./export-cell";
-import { streamed, type AnyTable, type StreamedTable } from "./csv-text";
+import { streamed, type AnyTable } from "./csv-text";
+import type { StreamedTable } from "./packed-table";
 
 /** Parquet physical type of an export column. */
 export type ParquetColumnType = "string" | "int64" | "float64";

@@ -5,7 +5,8 @@
  */
 import type { AlignedRuns, RolloutRecord, UpdateRecord } from "../types";
 import type { ExportCell } from "./export-cell";
-import type { ExportTable, StreamedTable } from "./csv-text";
+import type { ExportTable } from "./csv-text";
+import type { StreamedTable } from "./packed-table";
 import { isView, keysOf as valueKeys, readValues } from "../values/compact-values";
 import { packRecords } from "./packed-table";
 

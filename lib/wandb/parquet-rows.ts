@@ -7,7 +7,7 @@
  * non-finite marker, as the paged path would; everything else (media, strings, booleans, nested
  * values) is dropped and counted, like the paged path does.
  */
-import { frozenValue } from "../archive/frozen-row";
+import { frozenValue } from "../values/frozen-row";
 import type { HistoryRow } from "../types";
 import { nonFiniteValue, parseExtendedJson, type DroppedKeyCounts } from "./parse-history-row";
 import { loadParquetModules, type ParquetModules } from "./parquet-module";

@@ -10,7 +10,7 @@
  * rows == historyLineCount, `_step` integer and strictly increasing across files and the live tail,
  * the live tail's steps are the ones the server listed, whatever the first step is.
  */
-import { frozenRowSerializer } from "../archive/frozen-row";
+import { frozenRowSerializer } from "../values/frozen-row";
 import type { HistoryRow, RunMeta } from "../types";
 import type { WandbConnection } from "./connection";
 import { downloadExportFile, ExpiredExportUrl } from "./download-export";

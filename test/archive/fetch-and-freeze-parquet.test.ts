@@ -12,7 +12,7 @@ import { after, before, test } from "node:test";
 
 import { startWandbTestServer, type WandbTestServer } from "../../tools/wandb-test-server/server";
 import { fetchAndFreeze, type FetchAndFreezeOptions } from "../../lib/archive/fetch-and-freeze";
-import { serializeFrozenRow } from "../../lib/archive/frozen-row";
+import { serializeFrozenRow } from "../../lib/values/frozen-row";
 import type { SourceManifest } from "../../lib/types";
 import { benchRunSet, generateRun, pyJsonRow, rolloutsForRows } from "../../bench/slime-history";
 import { SAMPLE_ARCHIVE } from "../reliability/sample-archive";

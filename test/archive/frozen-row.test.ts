@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { FrozenRowError, frozenValue, parseFrozenRow, serializeFrozenRow } from "../../lib/archive/frozen-row";
+import { FrozenRowError, frozenValue, parseFrozenRow, serializeFrozenRow } from "../../lib/values/frozen-row";
 
 test("keys sorted, numbers as JSON.stringify prints them, non-finite as strings", () => {
   const line = serializeFrozenRow({ _step: 12, "train/loss": 0.1 + 0.2, a: 1e21, _runtime: 3.5, n: NaN, p: Infinity, m: -Infinity, z: -0 });
@@ -35,7 +35,7 @@ test("non-numeric values and broken lines are refused with the key", () => {
 });
 
 test("the cached serializer writes the same bytes as serializeFrozenRow, for repeated and new key sets", async () => {
-  const { frozenRowSerializer, serializeFrozenRow } = await import("../../lib/archive/frozen-row");
+  const { frozenRowSerializer, serializeFrozenRow } = await import("../../lib/values/frozen-row");
   const serialize = frozenRowSerializer(2); // tiny cache: exercises eviction too
   const rows: Record<string, number>[] = [
     { b: 1, a: 0.1, _step: 0 },
@@ -57,7 +57,7 @@ test("the cached serializer writes the same bytes as serializeFrozenRow, for rep
 });
 
 test("frozenRowSerializer equals serializeFrozenRow on 3,000 seeded random rows (key orders, odd keys, odd numbers)", async () => {
-  const { frozenRowSerializer, serializeFrozenRow } = await import("../../lib/archive/frozen-row");
+  const { frozenRowSerializer, serializeFrozenRow } = await import("../../lib/values/frozen-row");
   let seed = 12345;
   const rand = () => {
     seed = (seed * 1103515245 + 12345) % 2147483648;

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 
-import { serializeFrozenRow } from "../../lib/archive/frozen-row";
+import { serializeFrozenRow } from "../../lib/values/frozen-row";
 import { serializeManifest } from "../../lib/archive/manifest";
 import type { HistoryRow, ManifestRun, SourceManifest } from "../../lib/types";
 

@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 // Namespace import, as lib/ does: papaparse is a plain CommonJS object.
 import * as Papa from "papaparse";
 
-import { csvByteChunks, csvField, csvText, tableRows, type StreamedTable } from "../../lib/export/csv-text";
+import { csvByteChunks, csvField, csvText, tableRows } from "../../lib/export/csv-text";
+import type { StreamedTable } from "../../lib/export/packed-table";
 import { formatCell, type ExportCell } from "../../lib/export/export-cell";
 
 test("csvText writes header, rows, \\n line endings and a trailing newline", () => {

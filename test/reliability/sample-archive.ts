@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 
-import { parseFrozenRow, serializeFrozenRow } from "../../lib/archive/frozen-row";
+import { parseFrozenRow, serializeFrozenRow } from "../../lib/values/frozen-row";
 import { serializeManifest } from "../../lib/archive/manifest";
 import type { HistoryRow, SourceManifest } from "../../lib/types";
 

@@ -11,7 +11,7 @@ import * as path from "node:path";
 import { after, before, test } from "node:test";
 
 import { fetchAndFreeze } from "../../lib/archive/fetch-and-freeze";
-import { parseFrozenRow } from "../../lib/archive/frozen-row";
+import { parseFrozenRow } from "../../lib/values/frozen-row";
 import { loadArchive } from "../../lib/archive/load-archive";
 import { frameworkHistoryText, frameworkManifest } from "../../tools/simulate-frameworks/archive-data";
 import { logFrameworkRunsWithSdk } from "../../tools/simulate-frameworks/log-with-sdk";

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { parseFrozenRow, serializeFrozenRow } from "../../lib/archive/frozen-row";
+import { parseFrozenRow, serializeFrozenRow } from "../../lib/values/frozen-row";
 import type { HistoryRow } from "../../lib/types";
 import { simulateScenario, scenarioRunHistories, type Scenario, type ScenarioRun } from "../../tools/simulate-slime/scenario";
 import { isBookkeepingKey, metricKeys } from "../fixtures/metric-keys";

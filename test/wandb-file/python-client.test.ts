@@ -12,7 +12,7 @@ import * as path from "node:path";
 import { after, before, test } from "node:test";
 
 import { fetchAndFreeze } from "../../lib/archive/fetch-and-freeze";
-import { parseFrozenRow } from "../../lib/archive/frozen-row";
+import { parseFrozenRow } from "../../lib/values/frozen-row";
 import { loadArchive } from "../../lib/archive/load-archive";
 import type { HistoryRow, SourceManifest } from "../../lib/types";
 import { locateWandbFile, peekWandbFileRunId } from "../../lib/wandb-file/locate-wandb-file";

@@ -12,7 +12,7 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 
 import { fetchAndFreeze } from "../../lib/archive/fetch-and-freeze";
-import { parseFrozenRow } from "../../lib/archive/frozen-row";
+import { parseFrozenRow } from "../../lib/values/frozen-row";
 import type { HistoryRow, SourceManifest } from "../../lib/types";
 import { parseExtendedJson } from "../../tools/wandb-test-server/extended-json";
 import { startWandbTestServer, type WandbTestServer } from "../../tools/wandb-test-server/server";

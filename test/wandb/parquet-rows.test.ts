@@ -3,7 +3,7 @@ import { test } from "node:test";
 
 import { parquetWriteBuffer } from "hyparquet-writer";
 
-import { serializeFrozenRow } from "../../lib/archive/frozen-row";
+import { serializeFrozenRow } from "../../lib/values/frozen-row";
 import type { DroppedKeyCounts } from "../../lib/wandb/parse-history-row";
 import { exportRowToNumeric, openExportFile, readExportLines, readExportRows, type ExportColumn } from "../../lib/wandb/parquet-rows";
 

@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import * as path from "node:path";
 
-import { serializeFrozenRow } from "../../lib/archive/frozen-row";
+import { serializeFrozenRow } from "../../lib/values/frozen-row";
 import { HISTORY_DIR, historyFile, MANIFEST_FILE, serializeManifest } from "../../lib/archive/manifest";
 import type { ManifestRun, SourceManifest } from "../../lib/types";
 import { DEFAULT_PAGE_SIZE } from "../../lib/wandb/scan-history";

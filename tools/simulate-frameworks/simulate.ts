@@ -6,7 +6,7 @@
  * frozen archive holds them (numeric keys only: a samples-table row keeps only `_step`, `_runtime`,
  * `_timestamp`), and a ground truth computed from what was generated (truth.ts).
  */
-import { parseFrozenRow, serializeFrozenRow } from "../../lib/archive/frozen-row";
+import { parseFrozenRow, serializeFrozenRow } from "../../lib/values/frozen-row";
 import type { HistoryRow } from "../../lib/types";
 import { createPrng, deriveSeed } from "../simulate-slime/prng";
 import { openrlhfRound } from "./openrlhf";

@@ -9,7 +9,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 
 import { fetchAndFreeze } from "../../lib/archive/fetch-and-freeze";
-import { parseFrozenRow } from "../../lib/archive/frozen-row";
+import { parseFrozenRow } from "../../lib/values/frozen-row";
 import { HISTORY_DIR } from "../../lib/archive/manifest";
 import { ARCHIVE_SUBDIR } from "../../lib/workspace/workspace-params";
 import type { Reporter, SourceManifest } from "../../lib/types";

@@ -8,7 +8,7 @@
  * exactly as the frozen archive holds them, plus a ground truth (scenario-truth.ts) computed from what
  * was generated, never from the rows. The bundled sample (simulate.ts) is a different, calibrated generator.
  */
-import { parseFrozenRow, serializeFrozenRow } from "../../lib/archive/frozen-row";
+import { parseFrozenRow, serializeFrozenRow } from "../../lib/values/frozen-row";
 import type { HistoryRow, RunHistory } from "../../lib/types";
 import { type ProfileName, type ProfileSpec, profileSpec } from "./profiles";
 import { createPrng, deriveSeed, type Prng } from "./prng";

@@ -4,7 +4,7 @@
  * "NaN"/"Infinity"/"-Infinity" so that any JSON tool reads the file. A key not logged is absent.
  */
 import type { HistoryRow } from "../types";
-import type { ValuesBuilder } from "../values/values-builder";
+import type { ValuesBuilder } from "./values-builder";
 
 /** JSON text of one value in a frozen row. */
 export function frozenValue(v: number): string {
