@@ -10,7 +10,7 @@
  */
 import type { HistoryRow } from "../lib/types";
 import { mulberry32 } from "../tools/simulate-slime/prng";
-import { batchRowKinds, updateRowShape } from "../tools/simulate-slime/slime-rows";
+import { batchRowKinds, SAMPLE_UPDATE_SHAPE } from "../tools/simulate-slime/slime-rows";
 
 /** Optimizer updates per rollout batch (slime's N) of the generated runs. */
 export const BENCH_N = 2;
@@ -34,19 +34,10 @@ export interface BenchRunSpec {
 /** Rows one rollout batch writes (without evals): manager + trainer rollout + N updates + perf. */
 export const ROWS_PER_ROLLOUT = batchRowKinds(BENCH_N).length;
 
-/** Keys of an optimizer-update row, in slime's order (the shared shape: one param group, global_batch_size, train/step). */
-const UPDATE_SHAPE = updateRowShape({
-  logprobDiffKey: "train/train_rollout_logprob_abs_diff",
-  klLoss: false,
-  lrGroups: 1,
-  globalBatchSize: true,
-  stepKey: true,
-});
-
 /** An update row: `values` (drawn in key order) laid out by the shared shape. */
 function updateRow(values: Record<string, number>): HistoryRow {
   const row: HistoryRow = {};
-  for (const { key } of UPDATE_SHAPE) row[key] = values[key];
+  for (const { key } of SAMPLE_UPDATE_SHAPE) row[key] = values[key];
   return row;
 }
 

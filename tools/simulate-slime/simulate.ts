@@ -10,7 +10,7 @@
  */
 import { ROUND_TARGETS, type RoundTarget, ZERO_GRAD_NORM_UPDATES } from "./calibration";
 import { createPrng, deriveSeed, type Prng } from "./prng";
-import { type BatchRowKind, buildRow, type LoggedValue, RowBuilder, updateRowShape } from "./slime-rows";
+import { type BatchRowKind, buildRow, type LoggedValue, RowBuilder, SAMPLE_UPDATE_SHAPE } from "./slime-rows";
 
 /** Default seed of the bundled sample. */
 export const DEFAULT_SEED = 20260112;
@@ -647,15 +647,6 @@ function trainerRolloutRow(st: RoundState, j: number, times: TrainTimes): void {
   st.rows.push({ kind: "trainer-rollout", rolloutId: rid, trainStep: null, timeMs: times.rolloutRowMs, values: t.values });
 }
 
-/** The sample's update rows: one param group, global_batch_size, train/step last. */
-const UPDATE_SHAPE = updateRowShape({
-  logprobDiffKey: "train/train_rollout_logprob_abs_diff",
-  klLoss: false,
-  lrGroups: 1,
-  globalBatchSize: true,
-  stepKey: true,
-});
-
 /** Rows 3..2+N, one per optimizer update, with the actor_train timer around them. */
 function updateRows(st: RoundState, j: number, times: TrainTimes): void {
   const { prng, plan } = st;
@@ -678,7 +669,7 @@ function updateRows(st: RoundState, j: number, times: TrainTimes): void {
     if (zero) pgLoss = 0; // every advantage is 0, and entropy_coef = 0, kl_loss off
     const stepMs = times.actorStartMs + Math.round(((stepId + 1) / N) * times.actorTrain * 1000) - prng.int(40, 160);
     const trainStep = rid * N + stepId;
-    const values = buildRow(UPDATE_SHAPE, {
+    const values = buildRow(SAMPLE_UPDATE_SHAPE, {
       "train/loss": pgLoss,
       "train/pg_loss": pgLoss,
       "train/entropy_loss": plan.entropy[u],

@@ -92,6 +92,15 @@ export function updateRowShape(opts: UpdateRowOptions): ShapeKey[] {
   return shape;
 }
 
+/** The update row of the bundled sample and the bench: one param group, global_batch_size, train/step last. */
+export const SAMPLE_UPDATE_SHAPE: ShapeKey[] = updateRowShape({
+  logprobDiffKey: "train/train_rollout_logprob_abs_diff",
+  klLoss: false,
+  lrGroups: 1,
+  globalBatchSize: true,
+  stepKey: true,
+});
+
 /** The row of `shape` with `values` (every key of the shape must have a value). */
 export function buildRow(shape: readonly ShapeKey[], values: Readonly<Record<string, number>>): LoggedValue[] {
   const row = new RowBuilder();
