@@ -16,7 +16,7 @@ OUT_DIR/summary.json in the shape of bench/summary-json.ts, OUT_DIR/exports/{rol
 and prints one JSON line with the seconds of each phase and the peak resident memory (VmHWM, kB).
 
 The frozen files hold NaN/Infinity/-Infinity as the JSON strings "NaN"/"Infinity"/"-Infinity"
-(lib/archive/frozen-row.ts); every key is read as DOUBLE, and DuckDB's JSON reader casts those
+(lib/values/frozen-row.ts); every key is read as DOUBLE, and DuckDB's JSON reader casts those
 strings to the non-finite doubles. A key absent from a row is NULL: "not logged", unlike NaN.
 """
 import hashlib

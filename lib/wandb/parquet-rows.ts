@@ -164,7 +164,7 @@ export interface ExportLines {
 }
 
 /**
- * Reads an opened export row group by row group straight into frozen lines, handed on in batches of 1000 (lib/archive/frozen-row.ts
+ * Reads an opened export row group by row group straight into frozen lines, handed on in batches of 1000 (lib/values/frozen-row.ts
  * format): the columns are walked in frozen key order and each row's line is written from them, with
  * no row object, no per-row key sort and no transposition of the columns into rows. Same bytes as
  * `readExportRows` + the frozen serializer (a test compares them); same null/absent and drop rules.

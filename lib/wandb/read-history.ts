@@ -40,7 +40,7 @@ export function checkHistoryPath(value: string): HistoryPathChoice {
 /** Options of `readHistory`: those of `scanHistory` plus the path. */
 export interface ReadHistoryOptions extends Pick<ScanHistoryOptions, "pageSize" | "onRows" | "signal"> {
   /**
-   * Receives the rows as frozen lines instead (lib/archive/frozen-row.ts format, no newlines): what a
+   * Receives the rows as frozen lines instead (lib/values/frozen-row.ts format, no newlines): what a
    * freeze needs; exported files are then written straight from their columns. Takes precedence over onRows.
    */
   onLines?: (lines: string[]) => void | Promise<void>;
