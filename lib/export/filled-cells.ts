@@ -25,7 +25,7 @@ export interface UnfilledCell {
 export function unfilledCells(
   summary: ExportTable,
   columns: readonly SummaryColumn[],
-  aligned: Pick<AlignedRuns, "keyRows" | "runs">,
+  aligned: Pick<AlignedRuns, "keyRows">,
   notes: readonly string[],
 ): UnfilledCell[] {
   const keyRows = aligned.keyRows ?? [];
