@@ -37,124 +37,174 @@ export function checkCoverage(
   runs.forEach((r, i) => index.set(r.runId, i));
   const rolloutIds = groupSteps(runs.length, index, rollouts, (r) => r.rollout);
   const trainSteps = groupSteps(runs.length, index, updates, (u) => u.trainStep);
-
   const issues: CoverageIssue[] = [];
   const coverage: RunCoverage[] = [];
-  let maxPrev = -Infinity; // highest rollout owned by an earlier round
-  let maxPrevRun: RunMeta | null = null;
-
+  // The highest rollout owned by an earlier round, and that round's run.
+  let prev: RoundReach = { last: -Infinity, run: null };
   for (let i = 0; i < runs.length; i++) {
     const run = runs[i];
     const axis: Pick<RunAxis, "n" | "firstRollout" | "updateBase"> = axes.get(run.runId) ?? { n: mapping.n, firstRollout: mapping.r0, updateBase: 0 };
-    const n = axis.n;
-    const updateNumber = (t: number) => runUpdateNumber(axis, t);
-    const skip = noUpdatesExpected[i];
-    const at = `run ${run.runId} (round ${run.round})`;
-    const add = (kind: CoverageIssue["kind"], step: number | null, message: string) =>
-      issues.push({ runId: run.runId, round: run.round, kind, step, key: null, message: `${at}: ${message}` });
-
-    const R = rolloutIds[i].sort();
-    const T = trainSteps[i].sort();
-    const Ru = dedupe(R, (v, count) => add("duplicate-rollout", v, `rollout ${v} has ${count} rollout records`));
-    const U = dedupe(T, (v, count) => add("duplicate-update", v, `train/step ${v} (update ${updateNumber(v)}) has ${count} optimizer-update rows`));
-
-    // Rollouts the run owns: those with rollout rows and those its updates belong to.
-    const S = mergeUnique(Ru, U, n);
-    if (S.length === 0) add("missing-rollout", null, "has no rollout rows and no optimizer-update rows");
-    for (let k = 1; k < S.length; k++) {
-      if (S[k] > S[k - 1] + 1) {
-        const a = S[k - 1] + 1;
-        const b = S[k] - 1;
-        add("missing-rollout", a, `${range("rollout", a, b)} missing (no rollout row and no update) between rollouts ${S[k - 1]} and ${S[k]}`);
-      }
-    }
-
-    let j = 0; // pointer into U
-    let q = 0; // pointer into Ru
-    for (let k = 0; k < S.length; k++) {
-      const r = S[k];
-      while (q < Ru.length && Ru[q] < r) q++;
-      const hasRow = q < Ru.length && Ru[q] === r;
-      const lo = r * n;
-      if (skip?.has(r) && !(j < U.length && Math.floor(U[j] / n) === r)) continue;
-      let present = 0;
-      let firstPresent = NaN;
-      let missFrom = NaN;
-      // t runs one past the block so that a trailing run of missing slots is closed too.
-      for (let t = lo; t <= lo + n; t++) {
-        const isPresent = t < lo + n && j < U.length && U[j] === t;
-        if (isPresent) {
-          j++;
-          present++;
-          if (firstPresent !== firstPresent) firstPresent = t;
-        }
-        if ((isPresent || t === lo + n) && missFrom === missFrom) {
-          const to = t - 1;
-          add(
-            "missing-update",
-            missFrom,
-            `rollout ${r} lacks ${range("train/step", missFrom, to)} (${range("update", updateNumber(missFrom), updateNumber(to))})`,
-          );
-          missFrom = NaN;
-        } else if (!isPresent && t < lo + n && missFrom !== missFrom) {
-          missFrom = t;
-        }
-      }
-      if (!hasRow && present > 0) {
-        add(
-          "update-without-rollout",
-          firstPresent,
-          `rollout ${r} has ${present} update(s) from train/step ${firstPresent} (update ${updateNumber(firstPresent)}) but no rollout row`,
-        );
-      }
-    }
-
-    if (S.length > 0) {
-      const first = S[0];
-      const last = S[S.length - 1];
-      if (maxPrevRun !== null) {
-        const prev = `round ${maxPrevRun.round} (run ${maxPrevRun.runId})`;
-        if (first > maxPrev + 1) {
-          add(
-            "gap-between-rounds",
-            maxPrev + 1,
-            `${range("rollout", maxPrev + 1, first - 1)} missing between ${prev}, which ends at rollout ${maxPrev}, and this round, which starts at rollout ${first}`,
-          );
-        } else if (first <= maxPrev) {
-          let count = 0;
-          while (count < S.length && S[count] <= maxPrev) count++;
-          add(
-            "overlap-between-rounds",
-            first,
-            `starts at rollout ${first}, but ${prev} already reaches rollout ${maxPrev}: ${count} rollout(s) of this run (${S[0]}..${S[count - 1]}) are owned twice`,
-          );
-        }
-      }
-      if (last > maxPrev) {
-        maxPrev = last;
-        maxPrevRun = run;
-      }
-    }
-
-    coverage.push({
-      runId: run.runId,
-      round: run.round,
-      historyEvents: run.historyEvents,
-      rollouts: Ru.length,
-      updates: U.length,
-      firstRollout: Ru.length ? Ru[0] : null,
-      lastRollout: Ru.length ? Ru[Ru.length - 1] : null,
-      firstUpdate: U.length ? updateNumber(U[0]) : null,
-      lastUpdate: U.length ? updateNumber(U[U.length - 1]) : null,
-      ok: true,
-    });
+    const check = new RunCoverageCheck(run, axis, noUpdatesExpected[i], issues);
+    const { rolloutIds: owned, updateSteps } = check.unique(rolloutIds[i], trainSteps[i]);
+    const ownedIds = check.ownedRollouts(owned, updateSteps);
+    check.updateSlots(ownedIds, owned, updateSteps);
+    prev = check.roundBoundary(ownedIds, prev);
+    coverage.push(check.coverage(owned, updateSteps));
   }
-
   const bad = new Set<string>();
   for (const x of priorIssues) bad.add(x.runId);
   for (const x of issues) bad.add(x.runId);
   for (const c of coverage) c.ok = !bad.has(c.runId);
   return { coverage, issues };
+}
+
+/** How far earlier rounds reach: their highest owned rollout and the run that owns it. */
+interface RoundReach {
+  last: number;
+  run: RunMeta | null;
+}
+
+/** The coverage checks of one run, with its axis, the rollouts that expect no updates, and the issue list. */
+class RunCoverageCheck {
+  private readonly n: number;
+  private readonly at: string;
+
+  constructor(
+    private readonly run: RunMeta,
+    private readonly axis: Pick<RunAxis, "n" | "firstRollout" | "updateBase">,
+    private readonly skip: Set<number> | undefined,
+    private readonly issues: CoverageIssue[],
+  ) {
+    this.n = axis.n;
+    this.at = `run ${run.runId} (round ${run.round})`;
+  }
+
+  private add(kind: CoverageIssue["kind"], step: number | null, message: string): void {
+    this.issues.push({ runId: this.run.runId, round: this.run.round, kind, step, key: null, message: `${this.at}: ${message}` });
+  }
+
+  private updateNumber(t: number): number {
+    return runUpdateNumber(this.axis, t);
+  }
+
+  /** Sorted distinct rollout ids and train/steps; each one logged more than once is an issue. */
+  unique(rolloutIds: Float64Array, trainSteps: Float64Array): { rolloutIds: Float64Array; updateSteps: Float64Array } {
+    const ids = dedupe(rolloutIds.sort(), (v, count) => this.add("duplicate-rollout", v, `rollout ${v} has ${count} rollout records`));
+    const steps = dedupe(trainSteps.sort(), (v, count) =>
+      this.add("duplicate-update", v, `train/step ${v} (update ${this.updateNumber(v)}) has ${count} optimizer-update rows`),
+    );
+    return { rolloutIds: ids, updateSteps: steps };
+  }
+
+  /** Rollouts the run owns (those with rollout rows and those its updates belong to); holes among them are issues. */
+  ownedRollouts(rolloutIds: Float64Array, updateSteps: Float64Array): number[] {
+    const owned = mergeUnique(rolloutIds, updateSteps, this.n);
+    if (owned.length === 0) this.add("missing-rollout", null, "has no rollout rows and no optimizer-update rows");
+    for (let k = 1; k < owned.length; k++) {
+      if (owned[k] > owned[k - 1] + 1) {
+        const a = owned[k - 1] + 1;
+        const b = owned[k] - 1;
+        this.add("missing-rollout", a, `${range("rollout", a, b)} missing (no rollout row and no update) between rollouts ${owned[k - 1]} and ${owned[k]}`);
+      }
+    }
+    return owned;
+  }
+
+  /** Per owned rollout: its N update slots rN..rN+N-1 (missing ones are issues), and updates without a rollout row. */
+  updateSlots(owned: number[], rolloutIds: Float64Array, updateSteps: Float64Array): void {
+    const n = this.n;
+    let j = 0; // pointer into updateSteps
+    let q = 0; // pointer into rolloutIds
+    for (const r of owned) {
+      while (q < rolloutIds.length && rolloutIds[q] < r) q++;
+      const hasRow = q < rolloutIds.length && rolloutIds[q] === r;
+      if (this.skip?.has(r) && !(j < updateSteps.length && Math.floor(updateSteps[j] / n) === r)) continue;
+      const slots = this.scanSlots(r, updateSteps, j);
+      j = slots.next;
+      if (!hasRow && slots.present > 0) {
+        const first = slots.firstPresent;
+        this.add(
+          "update-without-rollout",
+          first,
+          `rollout ${r} has ${slots.present} update(s) from train/step ${first} (update ${this.updateNumber(first)}) but no rollout row`,
+        );
+      }
+    }
+  }
+
+  /** The update slots of rollout r from position j of the sorted train/steps: runs of missing slots are issues. */
+  private scanSlots(r: number, updateSteps: Float64Array, j: number): { next: number; present: number; firstPresent: number } {
+    const lo = r * this.n;
+    const hi = lo + this.n;
+    let present = 0;
+    let firstPresent = NaN;
+    let missFrom = NaN;
+    // t runs one past the block so that a trailing run of missing slots is closed too.
+    for (let t = lo; t <= hi; t++) {
+      const isPresent = t < hi && j < updateSteps.length && updateSteps[j] === t;
+      if (isPresent) {
+        j++;
+        present++;
+        if (firstPresent !== firstPresent) firstPresent = t;
+      }
+      if ((isPresent || t === hi) && missFrom === missFrom) {
+        const to = t - 1;
+        this.add(
+          "missing-update",
+          missFrom,
+          `rollout ${r} lacks ${range("train/step", missFrom, to)} (${range("update", this.updateNumber(missFrom), this.updateNumber(to))})`,
+        );
+        missFrom = NaN;
+      } else if (!isPresent && t < hi && missFrom !== missFrom) {
+        missFrom = t;
+      }
+    }
+    return { next: j, present, firstPresent };
+  }
+
+  /** A gap or an overlap with the rollouts earlier rounds reach; returns how far the rounds reach with this one. */
+  roundBoundary(owned: number[], prev: RoundReach): RoundReach {
+    if (owned.length === 0) return prev;
+    const first = owned[0];
+    const last = owned[owned.length - 1];
+    if (prev.run !== null) {
+      const before = `round ${prev.run.round} (run ${prev.run.runId})`;
+      if (first > prev.last + 1) {
+        this.add(
+          "gap-between-rounds",
+          prev.last + 1,
+          `${range("rollout", prev.last + 1, first - 1)} missing between ${before}, which ends at rollout ${prev.last}, and this round, which starts at rollout ${first}`,
+        );
+      } else if (first <= prev.last) {
+        let count = 0;
+        while (count < owned.length && owned[count] <= prev.last) count++;
+        this.add(
+          "overlap-between-rounds",
+          first,
+          `starts at rollout ${first}, but ${before} already reaches rollout ${prev.last}: ${count} rollout(s) of this run (${owned[0]}..${owned[count - 1]}) are owned twice`,
+        );
+      }
+    }
+    return last > prev.last ? { last, run: this.run } : prev;
+  }
+
+  /** The run's coverage summary (`ok` is set once every run is checked). */
+  coverage(rolloutIds: Float64Array, updateSteps: Float64Array): RunCoverage {
+    const first = (xs: Float64Array) => (xs.length ? xs[0] : null);
+    const last = (xs: Float64Array) => (xs.length ? xs[xs.length - 1] : null);
+    return {
+      runId: this.run.runId,
+      round: this.run.round,
+      historyEvents: this.run.historyEvents,
+      rollouts: rolloutIds.length,
+      updates: updateSteps.length,
+      firstRollout: first(rolloutIds),
+      lastRollout: last(rolloutIds),
+      firstUpdate: updateSteps.length ? this.updateNumber(updateSteps[0]) : null,
+      lastUpdate: updateSteps.length ? this.updateNumber(updateSteps[updateSteps.length - 1]) : null,
+      ok: true,
+    };
+  }
 }
 
 /** One plain row per run of the coverage table shown in notebooks. */
