@@ -149,6 +149,21 @@ function retryIsData(retry: FetchAndFreezeOptions["retry"]): boolean {
   return Object.values(retry ?? {}).every((v) => typeof v !== "function");
 }
 
+/** The connection for the server runs; null when every run is a .wandb file (no server, so no credentials are asked for). */
+function serverConnection(opts: FetchAndFreezeOptions, serverRuns: number, reporter: Reporter, env: NodeJS.ProcessEnv): WandbConnection | null {
+  if (serverRuns === 0) return null;
+  return connectWandb({ baseUrl: opts.baseUrl, apiKey: opts.apiKey, netrcPath: opts.netrcPath, retry: opts.retry, limits: opts.limits, reporter, env });
+}
+
+/** Throws naming the runs whose state is `running` (their history may still grow). */
+function refuseRunning(metas: readonly RunMeta[]): void {
+  const running = metas.filter((m) => m.state === "running");
+  if (running.length === 0) return;
+  throw new Error(
+    `run ${running.map(runPath).join(", ")} is still running: its history may still grow; wait until it ends, or allow it (allowRunning, CLI --allow-running)`,
+  );
+}
+
 /**
  * Freeze threads to start: `threads` as given (checked), else one per core up to one per run and
  * the concurrency, when that is 2 or more and the server runs hold THREADED_MIN_ROWS rows in all.
@@ -181,19 +196,7 @@ export async function fetchAndFreeze(given: FetchAndFreezeOptions): Promise<Sour
   const clock = resolveClock(opts.now, env);
   const reporter = opts.reporter ?? {};
   const serverRuns = opts.runs.filter((r) => !r.file);
-  // Runs read from .wandb files only: no server, so no credentials are asked for.
-  const conn =
-    serverRuns.length === 0
-      ? null
-      : connectWandb({
-          baseUrl: opts.baseUrl,
-          apiKey: opts.apiKey,
-          netrcPath: opts.netrcPath,
-          retry: opts.retry,
-          limits: opts.limits,
-          reporter,
-          env,
-        });
+  const conn = serverConnection(opts, serverRuns.length, reporter, env);
   await checkArchiveDir(opts.outDir); // fail before any request; checked again under the lock
 
   return replaceDirAtomically(
@@ -206,12 +209,7 @@ export async function fetchAndFreeze(given: FetchAndFreezeOptions): Promise<Sour
         opts.signal,
       );
       const metas = opts.runs.map((r) => (r.file ? null : serverMetas[serverRuns.indexOf(r)])) as RunMeta[];
-      const running = serverMetas.filter((m) => m.state === "running");
-      if (running.length > 0 && !opts.allowRunning) {
-        throw new Error(
-          `run ${running.map(runPath).join(", ")} is still running: its history may still grow; wait until it ends, or allow it (allowRunning, CLI --allow-running)`,
-        );
-      }
+      if (!opts.allowRunning) refuseRunning(serverMetas);
       await fsp.mkdir(path.join(tmp, HISTORY_DIR));
       const onCaller = (job: ServerRunJob, signal: AbortSignal) => freezeServerRun(conn!, job, signal);
       const threadCount = freezeThreadCount(opts, serverMetas);
