@@ -110,12 +110,10 @@ function checkSelection(opts: FetchAndFreezeOptions): void {
   if (fromServer && (typeof opts.entity !== "string" || !opts.entity.trim())) throw new Error(`invalid entity: ${JSON.stringify(opts.entity)}`);
   if (fromServer && (typeof opts.project !== "string" || !opts.project.trim())) throw new Error(`invalid project: ${JSON.stringify(opts.project)}`);
   if (!Array.isArray(opts.runs) || opts.runs.length === 0) throw new Error("invalid runs: no run selected");
-  const seen = new Set<string>();
+  // A run id listed twice was refused, or joined as the logs of one run, by joinResumedLogs.
   for (const run of opts.runs) {
     checkRunId(run.runId);
     if (typeof run.round !== "string" || !run.round.trim()) throw new Error(`invalid round: ${JSON.stringify(run.round)} (run ${run.runId})`);
-    if (seen.has(run.runId)) throw new Error(`invalid runs: run ${run.runId} is listed twice`);
-    seen.add(run.runId);
   }
   if (typeof opts.outDir !== "string" || !opts.outDir) throw new Error(`invalid outDir: ${JSON.stringify(opts.outDir)}`);
   if (opts.threads !== undefined) {

@@ -6,7 +6,7 @@
 import * as fs from "node:fs";
 import { dirname, resolve } from "node:path";
 
-import type { RunSelection } from "./fetch-and-freeze";
+import { joinResumedLogs, type RunSelection } from "./fetch-and-freeze";
 import { checkRunId } from "./manifest";
 import { locateWandbFile, peekWandbFileRunId } from "../wandb-file/locate-wandb-file";
 
@@ -49,9 +49,6 @@ export function readRunsConfig(path: string): RunsConfig {
     if (typeof cfg[key] !== "string" || !(cfg[key] as string).trim()) throw bad(`"${key}" must be a non-empty string`);
   }
   if (!Array.isArray(cfg.runs) || cfg.runs.length === 0) throw bad(`"runs" must be a non-empty list of {"runId", "round"} or {"file", "round"}`);
-  // Run id -> its entries so far: several .wandb logs of one id in one round are the run resumed into
-  // its own id (joined by fetchAndFreeze); anything else listed twice is refused.
-  const seen = new Map<string, { round: unknown; file?: string }[]>();
   const runs: RunSelection[] = cfg.runs.map((r: unknown, i: number) => {
     if (r === null || typeof r !== "object" || Array.isArray(r)) throw bad(`runs[${i}] is not an object`);
     const { round, file } = r as Record<string, unknown>;
@@ -76,11 +73,14 @@ export function readRunsConfig(path: string): RunsConfig {
       throw bad(`runs[${i}]: ${(e as Error).message}`);
     }
     if (typeof round !== "string" || !round.trim()) throw bad(`runs[${i}].round must be a non-empty string`);
-    const before = seen.get(runId) ?? [];
-    if (before.some((b) => b.file === undefined || wandbFile === undefined || b.file === wandbFile || b.round !== round))
-      throw bad(`run ${runId} is listed twice`);
-    seen.set(runId, [...before, { round, file: wandbFile }]);
     return wandbFile === undefined ? { runId, round } : { runId, round, file: wandbFile };
   });
+  // A run id listed twice is refused by the rule fetchAndFreeze joins with (several .wandb logs of one
+  // id in one round are the run resumed into its own id); checked here so the config names the error.
+  try {
+    joinResumedLogs(runs);
+  } catch (e) {
+    throw bad((e as Error).message.replace(/^invalid runs: /, ""));
+  }
   return { entity: (cfg.entity as string | undefined) ?? "", project: (cfg.project as string | undefined) ?? "", runs };
 }
