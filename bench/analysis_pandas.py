@@ -3,7 +3,7 @@
 Usage: analysis_pandas.py ARCHIVE_DIR OUT_DIR
 
 Reads the same frozen archive as bench/analysis-ours.ts and computes the same outputs the same way
-(the rules of lib/axes and lib/diagnostics, vectorised): load with sha256 check -> classify rows by
+(the rules of lib/align and lib/diagnostics, vectorised): load with sha256 check -> classify rows by
 their keys -> infer N and r0 -> update and rollout records (rollout rows merged per rollout/step,
 conflicts and coverage checked) -> per-round means (finite values only; NaN/Inf excluded and
 counted; a key not logged is missing, never 0) -> ppo_kl by position, zero-grad-norm updates, time
@@ -117,7 +117,7 @@ def has(present, col):
 
 
 def classify(present):
-    """Row kinds by the decision table of lib/axes/classify-row.ts, first matching rule wins."""
+    """Row kinds by the decision table of lib/align/slime/classify-row.ts, first matching rule wins."""
     cols = list(present.columns)
     train = [c for c in cols if c.startswith("train/")]
     critic = any_present(present, [c for c in train if c.startswith("train/critic-")])
@@ -153,7 +153,7 @@ def step_values(values, kinds, kind_mask, key, run_id):
 
 
 def choose_n(evidence):
-    """N by the rule of lib/axes/infer-axis-mapping.ts: fewest order contradictions, then fewest gaps."""
+    """N by the rule of lib/align/slime/infer-axis-mapping.ts: fewest order contradictions, then fewest gaps."""
     cand = set()
     for e in evidence:
         T, R = e["T"], e["R"]

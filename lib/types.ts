@@ -112,10 +112,10 @@ export interface Archive {
   runs: RunHistory[];
 }
 
-/** What a history row is, judged from its keys (see lib/axes/classify-row.ts). */
+/** What a history row is, judged from its keys (see lib/align/slime/classify-row.ts). */
 export type RowKind = "rollout-manager" | "trainer-rollout" | "optimizer-update" | "critic-update" | "trainer-perf" | "eval" | "other";
 
-/** How one run's step keys map to rollout ids and display update numbers (lib/axes). */
+/** How one run's step keys map to rollout ids and display update numbers (lib/align). */
 export interface RunAxis {
   runId: string;
   round: string;
@@ -137,7 +137,7 @@ export interface RunAxis {
   formula: string;
 }
 
-/** The axis mapping, inferred from the step keys of the whole set of runs (lib/axes). */
+/** The axis mapping, inferred from the step keys of the whole set of runs (lib/align). */
 export interface AxisMapping {
   /** Optimizer updates per rollout batch: the common N, or the largest when runs differ (see runs). */
   n: number;
@@ -235,7 +235,7 @@ export interface SupersededRecords {
   message: string;
 }
 
-/** Frozen rows of a run holding a key the profile maps to a concept (lib/axes/key-rows.ts). */
+/** Frozen rows of a run holding a key the profile maps to a concept (lib/align/key-rows.ts). */
 export interface KeyRows {
   runId: string;
   round: string;
@@ -268,7 +268,7 @@ export interface RunCoverage {
   firstUpdate: number | null;
   lastUpdate: number | null;
   ok: boolean;
-  /** History rows of the run by kind (lib/axes/classify-row.ts), e.g. critic-update rows kept out of updates. Added by alignRuns. */
+  /** History rows of the run by kind (lib/align/slime/classify-row.ts), e.g. critic-update rows kept out of updates. Added by alignRuns. */
   rowKinds?: Record<RowKind, number>;
 }
 
@@ -290,7 +290,7 @@ export interface AlignedRuns {
    */
   criticOnly: UpdateRecord[];
   coverage: RunCoverage[];
-  /** Coverage and alignment problems (see lib/axes/coverage.ts for which ones block numbers). */
+  /** Coverage and alignment problems (see lib/align/issues.ts for which ones block numbers). */
   issues: CoverageIssue[];
   /** Handled facts: flags converted, N per run, critic rows, superseded records, a crashed run's last rollout. */
   notes: AlignmentNote[];

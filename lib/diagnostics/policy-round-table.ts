@@ -4,7 +4,7 @@
  * actor training throughput as a mean over rollout batches. One pass over updates, one over rollouts.
  */
 import type { AlignedRuns, Reporter } from "../types";
-import { assertMappingHolds } from "../axes/coverage";
+import { assertMappingHolds } from "../align/issues";
 import type { FrameworkProfile } from "../registry/framework-profile";
 import { profileOfAligned } from "../registry/profiles";
 import { conceptMeans, resolveColumns, type ConceptColumnSpec } from "./concept-means";
@@ -40,7 +40,7 @@ export interface PolicyRoundTable {
 
 /** Options of {@link policyRoundTable}. */
 export interface PolicyRoundTableOptions {
-  /** Build the table although the axis mapping does not hold for some run (lib/axes/coverage.ts). Default false: refuse. */
+  /** Build the table although the axis mapping does not hold for some run (lib/align/issues.ts). Default false: refuse. */
   allowIssues?: boolean;
   /** Receives one warning per excluded NaN / ±Infinity value, naming run, step and key. */
   reporter?: Reporter;

@@ -3,7 +3,7 @@
  * length, truncated fraction, rollout wall time and actor training tokens/s. One pass over rollouts.
  */
 import type { AlignedRuns, Reporter } from "../types";
-import { assertMappingHolds } from "../axes/coverage";
+import { assertMappingHolds } from "../align/issues";
 import type { FrameworkProfile } from "../registry/framework-profile";
 import { profileOfAligned } from "../registry/profiles";
 import { conceptMeans, resolveColumns, type ConceptColumnSpec } from "./concept-means";

@@ -10,7 +10,7 @@
  * zero). Metric lines that did not parse are carried into the verdict: it never says "agree" while
  * one was skipped.
  */
-import { CODE_ROLLOUT_MANAGER, CODE_TRAINER_PERF, classifyRowCode } from "../axes/key-flags";
+import { CODE_ROLLOUT_MANAGER, CODE_TRAINER_PERF, classifyRowCode } from "../align/slime/key-flags";
 import { STEP_KEYS } from "../schema/slime-metrics";
 import type { AlignedRuns } from "../types";
 import type { LocalLogKind, LocalLogRecord, MalformedLine, SlimeLogStats } from "./parse-slime-log";

@@ -45,10 +45,10 @@ export type ProfileName = (typeof PROFILE_NAMES)[number];
 
 /** How rows become records. */
 export type ProfileAxis =
-  /** slime: rollout/step and train/step, N updates per rollout batch (lib/axes/align-runs.ts). */
+  /** slime: rollout/step and train/step, N updates per rollout batch (lib/align/align-runs.ts). */
   | { kind: "slime" }
   /**
-   * One record per logged training step (lib/axes/align-steps.ts): `stepKey` holds the step of a
+   * One record per logged training step (lib/align/steps/align-steps.ts): `stepKey` holds the step of a
    * training row; rows with only `evalPrefixes` keys (besides step keys) are evals; rows holding one
    * of `summaryKeys` are end-of-training summaries, not steps; rows whose every metric key falls under
    * one of `ownRows` are rows the framework logs about itself (timers of single calls, ...): counted

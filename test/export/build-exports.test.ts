@@ -6,7 +6,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 
 import { loadArchive } from "../../lib/archive/load-archive";
-import { alignRuns } from "../../lib/axes/align-runs";
+import { alignRuns } from "../../lib/align/align-runs";
 import { buildExports } from "../../lib/export/build-exports";
 import type { ExportManifest } from "../../lib/export/export-manifest";
 import { loadParquetWriter } from "../../lib/export/parquet-file";

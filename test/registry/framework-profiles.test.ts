@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { alignRuns } from "../../lib/axes/align-runs";
+import { alignRuns } from "../../lib/align/align-runs";
 import { policyRoundTable } from "../../lib/diagnostics/policy-round-table";
 import { rolloutRoundTable } from "../../lib/diagnostics/rollout-round-table";
 import { summaryTable } from "../../lib/export/summary-table";
@@ -10,7 +10,7 @@ import { detectProfile } from "../../lib/registry/detect-profile";
 import { metricOf } from "../../lib/registry/framework-profile";
 import { PROFILES } from "../../lib/registry/profiles";
 import type { HistoryRow, RunHistory } from "../../lib/types";
-import { ids, slimeRun } from "../axes/slime-history";
+import { ids, slimeRun } from "../align/slime-history";
 
 function run(runId: string, round: string, rows: HistoryRow[]): RunHistory {
   return { runId, round, entity: "e", project: "p", state: "finished", rows: rows.map((r, i) => ({ _step: i, _runtime: i, _timestamp: 1e9 + i, ...r })) };

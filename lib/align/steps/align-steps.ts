@@ -19,11 +19,11 @@ import type {
   RunCoverage,
   RunHistory,
   SupersededRecords,
-} from "../types";
-import { mappedKeys, singular, type FrameworkProfile, type ProfileAxis } from "../registry/framework-profile";
-import { keyRowsOf } from "./key-rows";
-import { rowReader } from "./row-reader";
-import { keysOf } from "../values/compact-values";
+} from "../../types";
+import { mappedKeys, singular, type FrameworkProfile, type ProfileAxis } from "../../registry/framework-profile";
+import { keyRowsOf } from "../key-rows";
+import { rowReader } from "../row-reader";
+import { keysOf } from "../../values/compact-values";
 
 type StepAxis = Extract<ProfileAxis, { kind: "step" }>;
 
