@@ -4,7 +4,7 @@
  */
 import type { AlignedRuns, Reporter } from "../types";
 import type { MetricSpec } from "../registry/metric-spec";
-import type { FrameworkProfile } from "../registry/framework-profile";
+import { metricOf, type FrameworkProfile } from "../registry/framework-profile";
 import { profileOfAligned } from "../registry/profiles";
 import {
   policyColumns,
@@ -84,7 +84,7 @@ export function summaryColumnsFor(profile: FrameworkProfile): SummaryColumn[] {
   });
   const noUpdates = profile.updates.observable ? null : `empty: ${profile.label}: ${profile.updates.note}`;
   const observable = profile.updates.observable;
-  const gradNorm = profile.metrics.gradNorm;
+  const gradNorm = metricOf(profile, "gradNorm");
   return [
     {
       name: "round",
@@ -130,10 +130,10 @@ export function summaryColumnsFor(profile: FrameworkProfile): SummaryColumn[] {
     {
       name: "zero_grad_norm_updates",
       kind: "list",
-      metric: "absent" in gradNorm ? undefined : gradNorm,
+      metric: gradNorm ?? undefined,
       description:
         noUpdates ??
-        `display update numbers (update = train/step - N*r0 + 1) whose ${"absent" in gradNorm ? "gradient norm" : gradNorm.key} is exactly 0, ascending, separated by single spaces; empty when there is none`,
+        `display update numbers (update = train/step - N*r0 + 1) whose ${gradNorm === null ? "gradient norm" : gradNorm.key} is exactly 0, ascending, separated by single spaces; empty when there is none`,
       cell: (x) => (x.zeroUpdates.length === 0 || !observable ? null : x.zeroUpdates.join(" ")),
     },
   ];

@@ -3,7 +3,7 @@
  * is ~0 on the first update after a rollout and non-zero on later ones; one colour per position
  * makes that structure visible instead of reading as noise.
  */
-import { METRICS } from "../schema/slime-metrics";
+import { metricOfAligned } from "../registry/profiles";
 import type { AlignedRuns, UpdateRecord } from "../types";
 import { baseLayout, describeKey, integerAxisTicks, keyAxisTitle, type Figure, type Trace } from "./figure";
 import { BOUNDARY_COLOR, categoryColor } from "./palette";
@@ -23,7 +23,11 @@ export interface UpdatesByPositionOptions {
  * thin grey line through all updates in order.
  * @example updatesByPositionFigure(aligned) // train/ppo_kl
  */
-export function updatesByPositionFigure(aligned: AlignedRuns, key: string = METRICS.ppoKl.key, options: UpdatesByPositionOptions = {}): Figure {
+export function updatesByPositionFigure(
+  aligned: AlignedRuns,
+  key: string = metricOfAligned(aligned, "ppoKl").key,
+  options: UpdatesByPositionOptions = {},
+): Figure {
   if (!key.startsWith("train/")) throw new Error(`invalid key: ${key} (updatesByPositionFigure plots train/* keys)`);
   requireKey(aligned.updates, key, "optimizer update");
   const updates = updatesInOrder(aligned.updates);

@@ -11,7 +11,7 @@
  * one was skipped.
  */
 import { CODE_ROLLOUT_MANAGER, CODE_TRAINER_PERF, classifyRowCode } from "../align/slime/key-flags";
-import { STEP_KEYS } from "../schema/slime-metrics";
+import { STEP_KEYS } from "../registry/profile-slime";
 import type { AlignedRuns } from "../types";
 import type { LocalLogKind, LocalLogRecord, MalformedLine, SlimeLogStats } from "./parse-slime-log";
 import { keysOf } from "../values/compact-values";

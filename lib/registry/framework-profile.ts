@@ -4,8 +4,8 @@
  * before logging, how a restart shows, and how its timers nest. One file per framework
  * (profile-*.ts); lib/registry/profiles.ts lists them.
  */
-import type { MetricSpec } from "./metric-spec";
-import type { ConceptId } from "./concepts";
+import type { ConceptMetric, KeyAlias, KeyFamily, MetricSpec } from "./metric-spec";
+import { CONCEPTS, type ConceptId } from "./concepts";
 
 /** A concept the framework does not log: the reason, printed wherever the concept would appear. */
 export interface AbsentConcept {
@@ -31,6 +31,8 @@ export interface TimerSpec {
    * its own, so that a bar adds up to the step time (slime: `perf/train_time`); null: parts as logged.
    */
   remainderOf: string | null;
+  /** A timer's legend name when no concept names it (slime: `perf/actor_train_time` -> `actor_train`). */
+  shortName(key: string): string;
   /** Caption of the stacked time figure: what one bar is and adds up to. */
   stackCaption: string;
   /** A step timer that is exactly the sum of its parts (slime: step_time = train_wait + train); null: none declared. */
@@ -94,14 +96,40 @@ export interface FrameworkProfile {
   /** What a restart does to the W&B history. */
   restart: string;
   /** Every concept: the framework's metric (key, grain, is / is not) or why it has none. */
-  metrics: Readonly<Record<ConceptId, MetricSpec | AbsentConcept>>;
+  metrics: Readonly<Record<ConceptId, ConceptMetric | AbsentConcept>>;
+  /** Metrics of no concept that notebooks describe (slime: train/loss, train/pg_loss), by name. */
+  otherMetrics: Readonly<Record<string, MetricSpec>>;
+  /** Keys renamed between versions that no metric declares (current key -> its older name). */
+  keyAliases: Readonly<Record<string, KeyAlias>>;
+  /** Key families by prefix, for keys no metric declares (slime: train/* per update, the rest per rollout). */
+  keyFamilies: readonly KeyFamily[];
   timers: TimerSpec;
 }
 
-/** The profile's metric of a concept, or null when the framework does not log it. */
+/** Full specs by their concept metric: one object per (metric, concept), so callers may compare them. */
+const SPECS = new WeakMap<ConceptMetric, MetricSpec>();
+
+/** The profile's metric of a concept (with the concept's label and unit), or null when the framework does not log it. */
 export function metricOf(profile: FrameworkProfile, concept: ConceptId): MetricSpec | null {
   const m = profile.metrics[concept];
-  return "absent" in m ? null : m;
+  if ("absent" in m) return null;
+  let spec = SPECS.get(m);
+  if (spec === undefined) {
+    const { label, unit } = CONCEPTS[concept];
+    spec = { key: m.key, label, unit, grain: m.grain, is: m.is, isNot: m.isNot, ...(m.aliases ? { aliases: m.aliases } : {}) };
+    SPECS.set(m, spec);
+  }
+  return spec;
+}
+
+/** Every metric the profile declares: its concepts' (in concept order), then its other metrics. */
+export function profileMetrics(profile: FrameworkProfile): MetricSpec[] {
+  const out: MetricSpec[] = [];
+  for (const c of Object.keys(profile.metrics) as ConceptId[]) {
+    const m = metricOf(profile, c);
+    if (m !== null) out.push(m);
+  }
+  return out.concat(Object.values(profile.otherMetrics));
 }
 
 /** Why the profile has no metric for a concept; null when it has one. */

@@ -6,10 +6,10 @@
  * trl/trainer/grpo_trainer.py, grpo_config.py, transformers integration_utils.py
  * (docs/framework-profiles.md).
  */
-import type { MetricSpec } from "./metric-spec";
+import type { ConceptMetric } from "./metric-spec";
 import { asLoggedStackCaption, stepRecordsDescription, type FrameworkProfile } from "./framework-profile";
 
-const perRow = (key: string, label: string, unit: string, is: string, isNot: string): MetricSpec => ({ key, label, unit, grain: "rollout", is, isNot });
+const perRow = (key: string, is: string, isNot: string): ConceptMetric => ({ key, grain: "rollout", is, isNot });
 const AVERAGED = "averaged over the logging_steps optimizer steps of the row";
 
 /** The TRL GRPOTrainer profile. */
@@ -40,50 +40,35 @@ export const TRL_PROFILE: FrameworkProfile = {
   restart:
     "a new W&B run unless WANDB_RUN_ID/WANDB_RESUME are set (offline, the same id gets a second .wandb log, frozen as one run); global_step continues from the checkpoint, so rows after it are re-logged (the later logging supersedes)",
   metrics: {
-    entropy: perRow("train/entropy", "entropy", "nats/token", `mean token entropy of the completions, ${AVERAGED}`, "not per optimizer update"),
+    entropy: perRow("train/entropy", `mean token entropy of the completions, ${AVERAGED}`, "not per optimizer update"),
     clipfrac: perRow(
       "train/clip_ratio/region_mean",
-      "clip fraction",
-      "fraction of tokens",
       `fraction of tokens in the clipped region, ${AVERAGED}`,
       "low/high splits and per-sequence min/max are separate keys",
     ),
     gradNorm: perRow(
       "train/grad_norm",
-      "gradient norm",
-      "L2 norm",
       "gradient norm of the last optimizer step before the log (Hugging Face Trainer)",
       "not a mean over the logging interval; zero-gradient updates in between are not seen",
     ),
     ppoKl: { absent: "TRL logs no policy-ratio KL; its train/kl is the KL to the reference model" },
-    klToRef: perRow(
-      "train/kl",
-      "KL to reference",
-      "nats/token",
-      `KL to the reference model (only when beta != 0), ${AVERAGED}`,
-      "not ppo_kl (the policy-ratio log)",
-    ),
+    klToRef: perRow("train/kl", `KL to the reference model (only when beta != 0), ${AVERAGED}`, "not ppo_kl (the policy-ratio log)"),
     logprobGap: perRow(
       "train/sampling/sampling_logp_difference/mean",
-      "|train - rollout log-prob|",
-      "nats/token",
       `mean |trainer - vLLM sampling log-prob| (with vLLM importance-sampling correction), ${AVERAGED}`,
       "absent without vLLM sampling correction",
     ),
-    responseLen: perRow("train/completions/mean_length", "mean response length", "tokens", `mean completion length, ${AVERAGED}`, "not per episode"),
-    responseLenMin: perRow("train/completions/min_length", "min response length", "tokens", "shortest completion of the logging interval", "not per episode"),
-    responseLenMax: perRow("train/completions/max_length", "max response length", "tokens", "longest completion of the logging interval", "not per episode"),
-    truncated: perRow(
-      "train/completions/clipped_ratio",
-      "truncated fraction",
-      "fraction of samples",
-      `fraction of completions cut at max_completion_length, ${AVERAGED}`,
-      "not an episode failure rate",
-    ),
+    responseLen: perRow("train/completions/mean_length", `mean completion length, ${AVERAGED}`, "not per episode"),
+    responseLenMin: perRow("train/completions/min_length", "shortest completion of the logging interval", "not per episode"),
+    responseLenMax: perRow("train/completions/max_length", "longest completion of the logging interval", "not per episode"),
+    truncated: perRow("train/completions/clipped_ratio", `fraction of completions cut at max_completion_length, ${AVERAGED}`, "not an episode failure rate"),
     rolloutTime: { absent: "no generation wall time per step is logged (profiling/* keys, when enabled, time single calls)" },
     actorTokPerS: { absent: "train/num_tokens is a cumulative token count, not a throughput" },
-    stepTime: perRow("train/step_time", "step time", "s", `wall time of an optimizer step, ${AVERAGED}`, "not the generation time"),
+    stepTime: perRow("train/step_time", `wall time of an optimizer step, ${AVERAGED}`, "not the generation time"),
   },
+  otherMetrics: {},
+  keyAliases: {},
+  keyFamilies: [],
   timers: {
     isTimer: (k) => k === "train/step_time",
     containers: {},
@@ -91,6 +76,7 @@ export const TRL_PROFILE: FrameworkProfile = {
     separateTimer: null,
     remainderOf: null,
     stepSum: null,
+    shortName: (k) => k,
     stackCaption: asLoggedStackCaption("logged steps"),
   },
 };

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { rolloutRoundTable } from "../../lib/diagnostics/rollout-round-table";
-import { METRICS } from "../../lib/schema/slime-metrics";
+import { SLIME_SPECS as METRICS } from "../fixtures/metric-keys";
 import { buildAligned, collectingReporter, close } from "./aligned-builder";
 
 const RL = METRICS.responseLen.key;

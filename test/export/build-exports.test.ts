@@ -11,7 +11,7 @@ import { buildExports } from "../../lib/export/build-exports";
 import type { ExportManifest } from "../../lib/export/export-manifest";
 import { loadParquetWriter } from "../../lib/export/parquet-file";
 import { writeExports } from "../../lib/export/write-exports";
-import { METRICS } from "../../lib/schema/slime-metrics";
+import { SLIME_SPECS as METRICS } from "../fixtures/metric-keys";
 
 const ROOT = path.resolve(__dirname, "../..");
 

@@ -2,7 +2,7 @@
  * One classification pass over every row of every run, shared by axis inference and alignment so
  * that 10^6-row histories are classified once. Internal to lib/align.
  */
-import { STEP_KEYS } from "../../schema/slime-metrics";
+import { STEP_KEYS } from "../../registry/profile-slime";
 import type { RowKind, RunHistory } from "../../types";
 import {
   CODE_CRITIC_UPDATE,
