@@ -40,11 +40,11 @@ POLICY_UPDATE_FIELDS = {
     "entropy": "train/entropy_loss",
     "clipfrac": "train/pg_clipfrac",
     "gradNorm": "train/grad_norm",
-    "logprobAbsDiff": "train/train_rollout_logprob_abs_diff",
+    "logprobGap": "train/train_rollout_logprob_abs_diff",
 }
 ROLLOUT_FIELDS = {
     "responseLen": "rollout/response_len/mean",
-    "truncatedRatio": "rollout/truncated_ratio",
+    "truncated": "rollout/truncated_ratio",
     "rolloutTime": "perf/rollout_time",
     "actorTokPerS": "perf/actor_train_tok_per_s",
 }

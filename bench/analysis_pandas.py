@@ -35,11 +35,11 @@ KEYS = {
     "entropy": "train/entropy_loss",
     "clipfrac": "train/pg_clipfrac",
     "gradNorm": "train/grad_norm",
-    "logprobAbsDiff": "train/train_rollout_logprob_abs_diff",
+    "logprobGap": "train/train_rollout_logprob_abs_diff",
     "ppoKl": "train/ppo_kl",
     "actorTokPerS": "perf/actor_train_tok_per_s",
     "responseLen": "rollout/response_len/mean",
-    "truncatedRatio": "rollout/truncated_ratio",
+    "truncated": "rollout/truncated_ratio",
     "rolloutTime": "perf/rollout_time",
 }
 SUMMARY_COLUMNS = [
@@ -333,7 +333,7 @@ def summaries(aligned, rounds):
 
     policy = {lab: {"updates": int(n_upd.get(lab, 0)), "rollouts": int(n_rol.get(lab, 0))} for lab in labels}
     policy["all"] = {"updates": len(um), "rollouts": len(rm)}
-    for field in ("entropy", "clipfrac", "gradNorm", "logprobAbsDiff"):
+    for field in ("entropy", "clipfrac", "gradNorm", "logprobGap"):
         for lab, t in mean_tuples(uv, up, KEYS[field], ug, labels).items():
             policy[lab][field] = t
     for lab, t in mean_tuples(rv, rp, KEYS["actorTokPerS"], rg, labels).items():
@@ -346,7 +346,7 @@ def summaries(aligned, rounds):
 
     rollout = {lab: {"rollouts": int(n_rol.get(lab, 0))} for lab in labels}
     rollout["all"] = {"rollouts": len(rm)}
-    for field in ("responseLen", "truncatedRatio", "rolloutTime", "actorTokPerS"):
+    for field in ("responseLen", "truncated", "rolloutTime", "actorTokPerS"):
         for lab, t in mean_tuples(rv, rp, KEYS[field], rg, labels).items():
             rollout[lab][field] = t
 
@@ -444,7 +444,7 @@ def export(aligned, summary, manifest, rounds, out_dir):
             sum(x["historyEvents"] for x in mine),
             p["rollouts"], p["updates"],
             p["entropy"][0], p["clipfrac"][0], p["gradNorm"][0], p["actorTokPerS"][0],
-            r["responseLen"][0], r["truncatedRatio"][0], r["rolloutTime"][0], p["logprobAbsDiff"][0],
+            r["responseLen"][0], r["truncated"][0], r["rolloutTime"][0], p["logprobGap"][0],
             p["ppoKlFirst"][0], p["ppoKlLater"][0],
             " ".join(str(x) for x in zero) if zero else None,
         ])

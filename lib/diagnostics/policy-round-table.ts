@@ -13,7 +13,7 @@ import { roundIndex } from "./round-index";
 import type { TableColumn } from "./table-column";
 
 /** The mean columns of the policy table. */
-export type PolicyMeanField = "entropy" | "clipfrac" | "gradNorm" | "actorTokPerS" | "logprobAbsDiff" | "ppoKlFirst" | "ppoKlLater";
+export type PolicyMeanField = "entropy" | "clipfrac" | "gradNorm" | "actorTokPerS" | "logprobGap" | "ppoKlFirst" | "ppoKlLater";
 
 /** One round (or the `all` row) of the policy table. */
 export interface PolicyRoundRow extends Record<PolicyMeanField, MeanResult> {
@@ -52,7 +52,7 @@ export const POLICY_SPECS: readonly ConceptColumnSpec<PolicyMeanField>[] = [
   { field: "clipfrac", concept: "clipfrac", subset: "all" },
   { field: "gradNorm", concept: "gradNorm", subset: "all" },
   { field: "actorTokPerS", concept: "actorTokPerS", subset: "all" },
-  { field: "logprobAbsDiff", concept: "logprobGap", subset: "all" },
+  { field: "logprobGap", concept: "logprobGap", subset: "all" },
   { field: "ppoKlFirst", concept: "ppoKl", subset: "first", suffix: " (first update of batch)" },
   { field: "ppoKlLater", concept: "ppoKl", subset: "later", suffix: " (later updates of batch)" },
 ];

@@ -122,9 +122,9 @@ export function summaryColumnsFor(profile: FrameworkProfile): SummaryColumn[] {
     p("grad_norm_mean", "gradNorm"),
     p("actor_tok_per_s_mean", "actorTokPerS"),
     r("response_len_mean", "responseLen"),
-    r("truncated_ratio_mean", "truncatedRatio"),
+    r("truncated_ratio_mean", "truncated"),
     r("rollout_time_mean", "rolloutTime"),
-    p("logprob_abs_diff_mean", "logprobAbsDiff"),
+    p("logprob_abs_diff_mean", "logprobGap"),
     p("ppo_kl_first_update_mean", "ppoKlFirst"),
     p("ppo_kl_later_updates_mean", "ppoKlLater"),
     {

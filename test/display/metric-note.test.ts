@@ -18,7 +18,7 @@ test("note from the schema: what it is / what it is not", () => {
 });
 
 test("markdown-active characters are escaped (| in a label, * and _ in texts)", () => {
-  const md = metricNoteMarkdown(METRICS.logprobAbsDiff);
+  const md = metricNoteMarkdown(METRICS.logprobGap);
   assert.ok(md.startsWith("**\\|train - rollout log-prob\\|** (`train/train_rollout_logprob_abs_diff`"), md);
   assert.match(metricNoteMarkdown(METRICS.loss), /pg\\_loss - entropy\\_coef \\\* entropy\\_loss/);
   assert.match(metricNoteMarkdown(METRICS.actorTokPerS), /per-round means are taken over rollout batches/);

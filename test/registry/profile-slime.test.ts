@@ -42,7 +42,7 @@ test("renamed keys of older slime versions are aliases of one metric; train/crit
   assert.deepEqual(keysFor("perf/step_time"), ["perf/step_time", "perf/total_train_time"]);
   assert.deepEqual(keysFor("rollout/spec_accept_rate"), ["rollout/spec_accept_rate", "rollout/rollout/spec_accept_rate"]);
   assert.deepEqual(keysFor("train/loss"), ["train/loss"]);
-  assert.equal(metricByKey(SLIME_PROFILE, "train/train_rollout_logprob_diff"), METRICS.logprobAbsDiff);
+  assert.equal(metricByKey(SLIME_PROFILE, "train/train_rollout_logprob_diff"), METRICS.logprobGap);
   assert.equal(aliasOf(SLIME_PROFILE, "perf/total_train_time")?.current, "perf/step_time");
   assert.equal(aliasOf(SLIME_PROFILE, "train/loss"), undefined);
   assert.equal("critic" in STEP_KEYS, false);
@@ -77,10 +77,10 @@ test("a round logged with the pre-2025-10-27 signed log-prob diff is read as the
   ]);
   const t = policyRoundTable(aligned);
   assert.deepEqual(
-    t.rows.map((r) => r.logprobAbsDiff.mean),
+    t.rows.map((r) => r.logprobGap.mean),
     [0.1, 0.4],
   );
-  assert.equal(t.all.logprobAbsDiff.mean, (0.25 - 0.05 + 0.5 + 0.3) / 4);
+  assert.equal(t.all.logprobGap.mean, (0.25 - 0.05 + 0.5 + 0.3) / 4);
   assert.ok(
     t.notes.some((n) =>
       n.startsWith(
