@@ -39,12 +39,6 @@ export interface TimerSpec {
   stepSum: { total: string; parts: readonly string[] } | null;
 }
 
-/** The framework profiles' names, in registry order (lib/registry/profiles.ts lists the profiles). */
-export const PROFILE_NAMES = ["slime", "verl", "openrlhf", "trl"] as const;
-
-/** A framework profile's name. */
-export type ProfileName = (typeof PROFILE_NAMES)[number];
-
 /** How rows become records. */
 export type ProfileAxis =
   /** slime: rollout/step and train/step, N updates per rollout batch (lib/align/align-runs.ts). */
@@ -73,9 +67,9 @@ export interface OwnRows {
   what: string;
 }
 
-/** A framework profile. */
-export interface FrameworkProfile {
-  name: ProfileName;
+/** A framework profile; `N` its name (the names' union is derived from lib/registry/profiles.ts's list). */
+export interface FrameworkProfile<N extends string = string> {
+  name: N;
   label: string;
   /** Keys (or prefixes, ending in "/") that mark the framework's rows; detection counts the matches. */
   signature: readonly string[];

@@ -14,7 +14,7 @@ const TIMING = "train/timing/";
 const isTimer = (k: string) => k.startsWith(TIMING);
 
 /** The OpenRLHF profile. */
-export const OPENRLHF_PROFILE: FrameworkProfile = {
+export const OPENRLHF_PROFILE: FrameworkProfile<"openrlhf"> = {
   name: "openrlhf",
   label: "OpenRLHF",
   signature: ["train/policy_loss", "train/actor_grad_norm", "train/ppo_clip_ratio", "train/timing/", "train/rollout/"],

@@ -208,7 +208,7 @@ function timerShortName(key: string): string {
 }
 
 /** The slime profile. */
-export const SLIME_PROFILE: FrameworkProfile = {
+export const SLIME_PROFILE: FrameworkProfile<"slime"> = {
   name: "slime",
   label: "slime",
   signature: ["train/step", "rollout/step", "perf/actor_train_tok_per_s", "rollout/response_len/", "train/pg_clipfrac"],

@@ -13,7 +13,7 @@ const perRow = (key: string, is: string, isNot: string): ConceptMetric => ({ key
 const AVERAGED = "averaged over the logging_steps optimizer steps of the row";
 
 /** The TRL GRPOTrainer profile. */
-export const TRL_PROFILE: FrameworkProfile = {
+export const TRL_PROFILE: FrameworkProfile<"trl"> = {
   name: "trl",
   label: "TRL GRPOTrainer",
   signature: ["train/completions/", "train/clip_ratio/", "train/num_tokens", "train/frac_reward_zero_std", "train/rewards/"],

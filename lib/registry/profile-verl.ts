@@ -29,7 +29,7 @@ const STEP_PHASES: readonly string[] = [
 ];
 
 /** The verl profile. */
-export const VERL_PROFILE: FrameworkProfile = {
+export const VERL_PROFILE: FrameworkProfile<"verl"> = {
   name: "verl",
   label: "verl",
   signature: ["training/global_step", "actor/", "timing_s/", "response_length/", "critic/score/"],

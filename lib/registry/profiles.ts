@@ -7,8 +7,14 @@ import { SLIME_PROFILE } from "./profile-slime";
 import { TRL_PROFILE } from "./profile-trl";
 import { VERL_PROFILE } from "./profile-verl";
 
-/** Every profile, in detection order (the order of PROFILE_NAMES, checked by test/registry). */
-export const PROFILES: readonly FrameworkProfile[] = [SLIME_PROFILE, VERL_PROFILE, OPENRLHF_PROFILE, TRL_PROFILE];
+/** Every profile, in registry order. Adding a framework: its profile file, and its entry here. */
+export const PROFILES = [SLIME_PROFILE, VERL_PROFILE, OPENRLHF_PROFILE, TRL_PROFILE] as const;
+
+/** A framework profile's name: one union, derived from the list. */
+export type ProfileName = (typeof PROFILES)[number]["name"];
+
+/** The profiles' names, in registry order. */
+export const PROFILE_NAMES: readonly ProfileName[] = PROFILES.map((p) => p.name);
 
 /** The profile of a name; `invalid profile: <name>` otherwise. */
 export function profileByName(name: string): FrameworkProfile {
