@@ -10,7 +10,7 @@ import { BOUNDARY_COLOR, categoryColor } from "./palette";
 import { addReduction, noteReduction, pickAt, reducedIndices, type Reduction } from "./reduce-points";
 import { roundMarks, roundSpansOf } from "./round-marks";
 import { drawnValues, numberColumn, valueColumn } from "./series-columns";
-import { requireKey, updateCustomData, updateHoverTemplate, updatesInOrder } from "./update-series";
+import { requireKey, requirePerUpdateKey, updateCustomData, updateHoverTemplate, updatesInOrder } from "./update-series";
 
 /** Options of updatesByPositionFigure. */
 export interface UpdatesByPositionOptions {
@@ -28,7 +28,7 @@ export function updatesByPositionFigure(
   key: string = metricOfAligned(aligned, "ppoKl").key,
   options: UpdatesByPositionOptions = {},
 ): Figure {
-  if (!key.startsWith("train/")) throw new Error(`invalid key: ${key} (updatesByPositionFigure plots train/* keys)`);
+  requirePerUpdateKey(aligned, key, "updatesByPositionFigure");
   requireKey(aligned.updates, key, "optimizer update");
   const updates = updatesInOrder(aligned.updates);
   const { label } = describeKey(key);

@@ -83,8 +83,10 @@ export interface FrameworkProfile<N extends string = string> {
   /**
    * Whether single optimizer updates are observable, and why not when they are not; `keyPrefix`: the
    * key family logged once per optimizer update (slime: `train/`), never drawn per record; null: none.
+   * `criticPrefix`: keys of a critic's updates merged into the actor's update records (slime:
+   * `train/critic-`), which checks of the actor leave out; null: none.
    */
-  updates: { observable: boolean; note: string; keyPrefix: string | null };
+  updates: { observable: boolean; note: string; keyPrefix: string | null; criticPrefix: string | null };
   /** What the framework averages or picks before logging. */
   aggregation: string;
   /** What a restart does to the W&B history. */

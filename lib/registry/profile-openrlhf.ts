@@ -33,6 +33,7 @@ export const OPENRLHF_PROFILE: FrameworkProfile<"openrlhf"> = {
     observable: false,
     note: "OpenRLHF logs one row per training step (status means over its micro-batches; the grad norm of its last optimizer step)",
     keyPrefix: null,
+    criticPrefix: null,
   },
   aggregation: "train/* are means over the step's micro-batches, except train/actor_grad_norm and the learning rate: the last optimizer step's value",
   restart: "a new W&B run (reinit) with global_step restored from the checkpoint: it re-logs the steps after the checkpoint (the later run supersedes)",

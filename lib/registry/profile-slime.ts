@@ -217,7 +217,7 @@ export const SLIME_PROFILE: FrameworkProfile<"slime"> = {
   stepAxis:
     "rollout/step = rollout id (rollout_id * N with --wandb-always-use-train-step); train/step = rollout_id * N + step_id; _step counts logging calls of several processes",
   recordsDescription: "rollout batches (distinct rollout/step) of the round",
-  updates: { observable: true, note: "one W&B row per optimizer update (train/step)", keyPrefix: "train/" },
+  updates: { observable: true, note: "one W&B row per optimizer update (train/step)", keyPrefix: "train/", criticPrefix: "train/critic-" },
   aggregation: "train/* per optimizer update (means over the update's micro-batches); rollout/* and perf/* per rollout batch",
   restart: "a new W&B run (or a run resumed in place) that re-logs rollouts after its checkpoint; the later logging supersedes",
   metrics: {

@@ -35,6 +35,7 @@ export const TRL_PROFILE: FrameworkProfile<"trl"> = {
     observable: false,
     note: "TRL logs every logging_steps optimizer steps, averaged over them (single updates only at logging_steps = 1)",
     keyPrefix: null,
+    criticPrefix: null,
   },
   aggregation: `GRPO metrics (entropy, clip ratios, completions, rewards) ${AVERAGED}; loss averaged since the last log; grad_norm of the last step`,
   restart:

@@ -48,6 +48,7 @@ export const VERL_PROFILE: FrameworkProfile<"verl"> = {
     observable: false,
     note: "verl logs one row per training step with actor metrics averaged over its mini-batch updates: single updates and their positions are averaged away",
     keyPrefix: null,
+    criticPrefix: null,
   },
   aggregation: "actor/* are means over the step's mini-batches (ppo_epochs x train_batch_size / ppo_mini_batch_size optimizer steps, 4 by default)",
   restart:
