@@ -64,16 +64,16 @@ export function updatesByPositionFigure(
     const xs = Float64Array.from(at, (i) => xAll[i]);
     const ys = Float64Array.from(at, (i) => yAll[i]);
     const drawn = reduce(xs, ys);
-    data.push({
-      type: "scatter",
-      mode: "markers",
-      name: `update ${p + 1} of ${n} in its batch`,
-      x: drawnValues(xs, drawn),
-      y: drawnValues(ys, drawn),
-      customdata: pickAt(at, drawn).map((i) => updateCustomData(updates[i])),
-      hovertemplate: updateHoverTemplate(label),
-      marker: { color: categoryColor(p), size: 6 },
-    });
+    data.push(
+      positionTrace(
+        p,
+        n,
+        label,
+        drawnValues(xs, drawn),
+        drawnValues(ys, drawn),
+        pickAt(at, drawn).map((i) => updateCustomData(updates[i])),
+      ),
+    );
   }
 
   const { shapes, annotations } = roundMarks(roundSpansOf(aligned.rounds, updates, xAll));
@@ -84,6 +84,20 @@ export function updatesByPositionFigure(
   layout.meta = { figure: "updates-by-position", key, missing, nonFinite, updatesPerRollout: n };
   noteReduction(layout, reduced);
   return { data, layout };
+}
+
+/** The markers of the updates at position p of their batch. */
+function positionTrace(p: number, n: number, label: string, x: Trace["x"], y: Trace["y"], customdata: Trace["customdata"]): Trace {
+  return {
+    type: "scatter",
+    mode: "markers",
+    name: `update ${p + 1} of ${n} in its batch`,
+    x,
+    y,
+    customdata,
+    hovertemplate: updateHoverTemplate(label),
+    marker: { color: categoryColor(p), size: 6 },
+  };
 }
 
 /** Indices of the updates at each position of their batch: every position 0..n-1 (maybe empty), then any other found. */
