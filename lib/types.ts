@@ -6,6 +6,7 @@
  * -Infinity are kept as such. A key that was not logged in a row is ABSENT from the row object,
  * never 0, never null. (`null` from the JS SDK is read as NaN: it is how that SDK writes NaN.)
  */
+import type { RunFlags } from "./registry/semantic-flags";
 
 /** One W&B history row, numeric keys only, plus `_step` (and usually `_runtime`, `_timestamp`). */
 export type HistoryRow = Record<string, number>;
@@ -35,6 +36,11 @@ export interface RunHistory {
   project: string;
   state: string;
   rows: HistoryRow[];
+  /**
+   * The run's semantic flags (lib/registry/semantic-flags.ts) as frozen; absent when the archive
+   * records none (flags unknown: metrics keep their default meaning).
+   */
+  flags?: RunFlags;
 }
 
 /** One run of the source manifest (`data/manifest.json`). */
@@ -277,7 +283,7 @@ export interface AlignedRuns {
   mapping: AxisMapping;
   /** Round labels in run order. */
   rounds: string[];
-  runs: { runId: string; round: string; state: string; historyEvents: number }[];
+  runs: { runId: string; round: string; state: string; historyEvents: number; flags?: RunFlags }[];
   /** Surviving records only: each rollout id and each update once, under the round that owns it. */
   rollouts: RolloutRecord[];
   updates: UpdateRecord[];

@@ -6,6 +6,7 @@
  */
 import type { ConceptMetric, KeyAlias, KeyFamily, MetricSpec } from "./metric-spec";
 import { CONCEPTS, type ConceptId } from "./concepts";
+import type { ConditionalMeaning, SemanticFlag } from "./semantic-flags";
 
 /** A concept the framework does not log: the reason, printed wherever the concept would appear. */
 export interface AbsentConcept {
@@ -100,6 +101,10 @@ export interface FrameworkProfile<N extends string = string> {
   /** Key families by prefix, for keys no metric declares (slime: train/* per update, the rest per rollout). */
   keyFamilies: readonly KeyFamily[];
   timers: TimerSpec;
+  /** The config entries that change a metric's meaning: the only config ever read (lib/registry/semantic-flags.ts). */
+  flags: readonly SemanticFlag[];
+  /** Meanings that hold when a flag has a value (a concept's rule, a check that does not apply). */
+  meanings: readonly ConditionalMeaning[];
 }
 
 /** Full specs by their concept metric: one object per (metric, concept), so callers may compare them. */

@@ -7,11 +7,48 @@
  * (docs/framework-profiles.md).
  */
 import type { ConceptMetric } from "./metric-spec";
+import type { SemanticFlag } from "./semantic-flags";
 import { asLoggedStackCaption, stepRecordsDescription, type FrameworkProfile } from "./framework-profile";
 
 const perStep = (key: string, is: string, isNot: string): ConceptMetric => ({ key, grain: "rollout", is, isNot });
 const TIMING = "train/timing/";
 const isTimer = (k: string) => k.startsWith(TIMING);
+
+const CLI = "openrlhf/cli/train_ppo_ray.py";
+
+/**
+ * OpenRLHF 0.11 groups its arguments (`--algo.kl.use_loss`) and logs each group as the repr of a nested
+ * argparse namespace (`algo: "namespace(advantage=namespace(...), kl=namespace(...))"`, seen in its own
+ * runs): the names are dot paths into those reprs.
+ */
+const OPENRLHF_FLAGS: readonly SemanticFlag[] = [
+  {
+    name: "algo.advantage.estimator",
+    type: { oneOf: ["gae", "reinforce", "rloo", "reinforce_baseline", "group_norm", "dr_grpo", "flash_reinforce"] },
+    concepts: [],
+    checks: [],
+    why: "the advantage estimator: gae trains a critic, the others are group- or batch-relative",
+    source: CLI,
+  },
+  {
+    name: "algo.advantage.is_correction_level",
+    type: { oneOf: ["off", "token", "seq"] },
+    concepts: ["logprobGap"],
+    checks: [],
+    why: "vLLM importance-sampling correction of the train/rollout mismatch (off, per token, per sequence)",
+    source: CLI,
+  },
+  {
+    name: "algo.kl.use_loss",
+    type: "bool",
+    concepts: ["klToRef"],
+    checks: [],
+    why: "KL to the reference as a loss term instead of a reward penalty",
+    source: CLI,
+  },
+  { name: "algo.kl.init_coef", type: "number", concepts: ["klToRef"], checks: [], why: "the KL coefficient: with 0 no KL is computed", source: CLI },
+  { name: "actor.entropy_coef", type: "number", concepts: ["entropy"], checks: [], why: "train/entropy_loss is logged only when it is set", source: CLI },
+];
 
 /** The OpenRLHF profile. */
 export const OPENRLHF_PROFILE: FrameworkProfile<"openrlhf"> = {
@@ -67,6 +104,8 @@ export const OPENRLHF_PROFILE: FrameworkProfile<"openrlhf"> = {
   otherMetrics: {},
   keyAliases: {},
   keyFamilies: [],
+  flags: OPENRLHF_FLAGS,
+  meanings: [],
   timers: {
     isTimer,
     containers: { "train/timing/step_total": ["train/timing/generation", "train/timing/make_experience", "train/timing/ppo_train", "train/timing/broadcast"] },

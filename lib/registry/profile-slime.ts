@@ -6,6 +6,7 @@
  */
 import type { ConceptMetric, KeyAlias, KeyFamily, MetricSpec } from "./metric-spec";
 import type { FrameworkProfile } from "./framework-profile";
+import type { ConditionalMeaning, SemanticFlag } from "./semantic-flags";
 
 /** Step keys slime declares with `wandb.define_metric`. `_step` is none of them. */
 export const STEP_KEYS = {
@@ -207,6 +208,97 @@ function timerShortName(key: string): string {
   return name;
 }
 
+const ARGS = "slime/utils/arguments.py";
+
+/** slime logs its parsed arguments as the run config (slime/observability/wandb_utils.py): flat names. */
+const SLIME_FLAGS: readonly SemanticFlag[] = [
+  {
+    name: "use_rollout_logprobs",
+    type: "bool",
+    concepts: ["ppoKl", "logprobGap"],
+    checks: ["ppo_kl_first_update"],
+    why: "the old log-probs are the rollout engine's: ppo_kl at a batch's first update carries the engine mismatch instead of ~0, and the log-prob gap compares the current policy with the engine",
+    source: ARGS,
+  },
+  {
+    name: "advantage_estimator",
+    type: { oneOf: ["grpo", "gspo", "cispo", "reinforce_plus_plus", "reinforce_plus_plus_baseline", "ppo"] },
+    concepts: [],
+    checks: [],
+    why: "ppo (critic runs): rollout/kl was modified in place by the reward computation until commit 045310b2b (2026-08-20), so earlier values are not the KL",
+    source: ARGS,
+  },
+  {
+    name: "use_tis",
+    type: "bool",
+    concepts: ["logprobGap"],
+    checks: [],
+    why: "truncated importance sampling corrects the loss for the train/rollout mismatch (tis* keys logged)",
+    source: ARGS,
+  },
+  {
+    name: "get_mismatch_metrics",
+    type: "bool",
+    concepts: ["logprobGap"],
+    checks: [],
+    why: "logs the train/rollout mismatch metrics without using the engine's log-probs in the loss",
+    source: ARGS,
+  },
+  { name: "use_kl_loss", type: "bool", concepts: ["klToRef"], checks: [], why: "train/kl_loss (KL to the reference) is logged only with it", source: ARGS },
+  {
+    name: "kl_coef",
+    type: "number",
+    concepts: [],
+    checks: [],
+    why: "a KL penalty in the reward: rewards are not the raw task rewards when it is above 0",
+    source: ARGS,
+  },
+  { name: "n_samples_per_prompt", type: "number", concepts: [], checks: [], why: "the group size of group-relative advantages", source: ARGS },
+  {
+    name: "global_batch_size",
+    type: "number",
+    concepts: ["ppoKl"],
+    checks: [],
+    why: "with the rollout batch, sets N optimizer updates per rollout batch",
+    source: ARGS,
+  },
+  {
+    name: "wandb_always_use_train_step",
+    type: "bool",
+    concepts: [],
+    checks: [],
+    why: "rollout/step and eval/step are logged as rollout_id * N (the aligner decides this from the data)",
+    source: ARGS,
+  },
+];
+
+const SLIME_MEANINGS: readonly ConditionalMeaning[] = [
+  {
+    when: { flag: "use_rollout_logprobs", equals: true },
+    concept: {
+      id: "ppoKl",
+      is: "mean of old_logp - new_logp over tokens, where old_logp are the rollout engine's log-probs (--use-rollout-logprobs): at a batch's first update it is the train/rollout mismatch, not ~0",
+      isNot: "not the divergence from the initial or reference model; a non-zero first-update value is the engine mismatch, not a bug",
+    },
+  },
+  {
+    when: { flag: "use_rollout_logprobs", equals: true },
+    concept: {
+      id: "logprobGap",
+      is: "mean |trainer log-prob - inference-engine log-prob| with the engine's log-probs as the old policy (--use-rollout-logprobs): the gap of the current policy, not of the old one",
+      isNot: "not a quality measure of the policy; not comparable with runs that keep the trainer's old log-probs",
+    },
+  },
+  {
+    when: { flag: "use_rollout_logprobs", equals: true },
+    check: {
+      name: "ppo_kl_first_update",
+      notApplicable:
+        "with --use-rollout-logprobs the old log-probs are the rollout engine's, so ppo_kl at a batch's first update is the engine mismatch and is expected to be non-zero",
+    },
+  },
+];
+
 /** The slime profile. */
 export const SLIME_PROFILE: FrameworkProfile<"slime"> = {
   name: "slime",
@@ -228,6 +320,8 @@ export const SLIME_PROFILE: FrameworkProfile<"slime"> = {
   otherMetrics: SLIME_OTHER_METRICS,
   keyAliases: KEY_ALIASES,
   keyFamilies: KEY_FAMILIES,
+  flags: SLIME_FLAGS,
+  meanings: SLIME_MEANINGS,
   timers: {
     isTimer: isPerfTimeKey,
     containers: PERF_TIME_CONTAINERS,

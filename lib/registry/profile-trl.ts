@@ -7,10 +7,73 @@
  * (docs/framework-profiles.md).
  */
 import type { ConceptMetric } from "./metric-spec";
+import type { SemanticFlag } from "./semantic-flags";
 import { asLoggedStackCaption, stepRecordsDescription, type FrameworkProfile } from "./framework-profile";
 
 const perRow = (key: string, is: string, isNot: string): ConceptMetric => ({ key, grain: "rollout", is, isNot });
 const AVERAGED = "averaged over the logging_steps optimizer steps of the row";
+
+const GRPO_CONFIG = "trl/trainer/grpo_config.py";
+
+/** TRL logs its GRPOConfig (a transformers TrainingArguments) as flat entries. */
+const TRL_FLAGS: readonly SemanticFlag[] = [
+  {
+    name: "beta",
+    type: "number",
+    concepts: ["klToRef"],
+    checks: [],
+    why: "KL to the reference is computed and logged (train/kl) only when beta != 0",
+    source: GRPO_CONFIG,
+  },
+  {
+    name: "num_iterations",
+    type: "number",
+    concepts: ["clipfrac"],
+    checks: [],
+    why: "with 1 the policy ratio is 1 at every update, so clip ratios are 0 by construction",
+    source: GRPO_CONFIG,
+  },
+  {
+    name: "loss_type",
+    type: { oneOf: ["grpo", "dr_grpo", "dapo", "bnpo", "cispo", "sapo", "luspo", "vespo"] },
+    concepts: [],
+    checks: [],
+    why: "how token losses are aggregated: losses of two loss types are not comparable",
+    source: GRPO_CONFIG,
+  },
+  {
+    name: "importance_sampling_level",
+    type: { oneOf: ["token", "sequence"] },
+    concepts: ["clipfrac"],
+    checks: [],
+    why: "sequence level (GSPO) clips whole sequences: clip ratios count another unit",
+    source: GRPO_CONFIG,
+  },
+  {
+    name: "vllm_importance_sampling_correction",
+    type: "bool",
+    concepts: ["logprobGap"],
+    checks: [],
+    why: "corrects the loss for the vLLM/trainer mismatch; train/sampling/* is logged with vLLM generation",
+    source: GRPO_CONFIG,
+  },
+  {
+    name: "vllm_importance_sampling_mode",
+    type: { oneOf: ["token_truncate", "token_mask", "sequence_truncate", "sequence_mask"] },
+    concepts: ["logprobGap"],
+    checks: [],
+    why: "how the importance ratio corrects: truncated or masked, per token or per sequence",
+    source: GRPO_CONFIG,
+  },
+  {
+    name: "use_vllm",
+    type: "bool",
+    concepts: ["logprobGap"],
+    checks: [],
+    why: "generation by vLLM: only then is there a sampling log-prob to compare",
+    source: GRPO_CONFIG,
+  },
+];
 
 /** The TRL GRPOTrainer profile. */
 export const TRL_PROFILE: FrameworkProfile<"trl"> = {
@@ -70,6 +133,8 @@ export const TRL_PROFILE: FrameworkProfile<"trl"> = {
   otherMetrics: {},
   keyAliases: {},
   keyFamilies: [],
+  flags: TRL_FLAGS,
+  meanings: [],
   timers: {
     isTimer: (k) => k === "train/step_time",
     containers: {},

@@ -7,6 +7,7 @@
  * (docs/framework-profiles.md).
  */
 import type { ConceptMetric } from "./metric-spec";
+import type { SemanticFlag } from "./semantic-flags";
 import { asLoggedStackCaption, stepRecordsDescription, type FrameworkProfile } from "./framework-profile";
 
 const STEP = "training steps";
@@ -26,6 +27,70 @@ const STEP_PHASES: readonly string[] = [
   "timing_s/update_actor",
   "timing_s/update_weights",
   "timing_s/save_checkpoint",
+];
+
+const CONFIG = "verl/trainer/config/ppo_trainer.yaml";
+
+/** verl logs its Hydra config as nested entries (checked in verl 0.9.1's own runs). */
+const VERL_FLAGS: readonly SemanticFlag[] = [
+  {
+    name: "actor_rollout_ref.actor.use_dynamic_bsz",
+    type: "bool",
+    concepts: ["entropy"],
+    checks: [],
+    why: "verl up to 0.4 reported entropy differently with dynamic batch size (thunlp/JustRL#5)",
+    source: CONFIG,
+  },
+  {
+    name: "algorithm.adv_estimator",
+    type: {
+      oneOf: [
+        "gae",
+        "grpo",
+        "reinforce_plus_plus",
+        "reinforce_plus_plus_baseline",
+        "remax",
+        "rloo",
+        "opo",
+        "grpo_passk",
+        "gpg",
+        "rloo_vectorized",
+        "grpo_vectorized",
+        "optimal_token_baseline",
+        "tir_optimal_token_baseline",
+        "gdpo",
+      ],
+    },
+    concepts: [],
+    checks: [],
+    why: "the advantage estimator (verl/trainer/ppo/core_algos.py AdvantageEstimator): what the rewards are normalised against",
+    source: "verl/trainer/ppo/core_algos.py",
+  },
+  {
+    name: "algorithm.rollout_correction.rollout_is",
+    type: { oneOf: ["token", "sequence"] },
+    concepts: ["logprobGap"],
+    checks: [],
+    why: "rollout importance sampling corrects the loss for the train/rollout mismatch (rollout_corr/* logged)",
+    source: "verl/trainer/config/algorithm.py",
+  },
+  {
+    name: "algorithm.rollout_correction.rollout_rs",
+    type: { oneOf: ["token", "sequence", "geometric"] },
+    concepts: ["logprobGap"],
+    checks: [],
+    why: "rollout rejection sampling masks samples whose train/rollout ratio is out of bounds",
+    source: "verl/trainer/config/algorithm.py",
+  },
+  { name: "actor_rollout_ref.actor.use_kl_loss", type: "bool", concepts: ["klToRef"], checks: [], why: "actor/kl_loss is logged only with it", source: CONFIG },
+  {
+    name: "trainer.use_v1",
+    type: "bool",
+    concepts: ["truncated"],
+    checks: ["truncation_surge"],
+    why: "in the V1 trainer response_length/clip_ratio counts responses as long as the batch's longest, not those cut at the configured limit",
+    source: CONFIG,
+  },
 ];
 
 /** The verl profile. */
@@ -93,6 +158,24 @@ export const VERL_PROFILE: FrameworkProfile<"verl"> = {
   otherMetrics: {},
   keyAliases: {},
   keyFamilies: [],
+  flags: VERL_FLAGS,
+  meanings: [
+    {
+      when: { flag: "trainer.use_v1", equals: true },
+      concept: {
+        id: "truncated",
+        is: "fraction of the step's responses as long as the batch's longest response (verl's V1 trainer)",
+        isNot: "not the fraction cut at the configured maximum length: in V1 a batch whose longest response is short counts it as clipped",
+      },
+    },
+    {
+      when: { flag: "trainer.use_v1", equals: true },
+      check: {
+        name: "truncation_surge",
+        notApplicable: "verl's V1 trainer counts responses as long as the batch's longest as clipped, not those cut at the limit",
+      },
+    },
+  ],
   timers: {
     isTimer,
     containers: { "timing_s/step": STEP_PHASES },

@@ -2,6 +2,7 @@
 import type { MetricSpec } from "./metric-spec";
 import type { ConceptId } from "./concepts";
 import { absentReason, metricOf, type FrameworkProfile } from "./framework-profile";
+import { meaningsThatHold, type RunFlags } from "./semantic-flags";
 import { OPENRLHF_PROFILE } from "./profile-openrlhf";
 import { SLIME_PROFILE } from "./profile-slime";
 import { TRL_PROFILE } from "./profile-trl";
@@ -29,14 +30,30 @@ export function profileOfAligned(aligned: { profile?: { name: string } }): Frame
 }
 
 /**
- * The metric of a concept under the profile the records were read with; throws naming the profile
- * and why when it logs none (callers reach here only for concepts the profile maps, e.g. per-update
- * analyses of a framework whose updates are observable).
+ * The metric of a concept under the profile the records were read with, with the reading rule the
+ * runs' semantic flags make hold: a conditional meaning that holds in every run replaces the rule; one
+ * that holds in some runs only is added, naming them. Throws naming the profile and why when it logs
+ * none (callers reach here only for concepts the profile maps).
  */
-export function metricOfAligned(aligned: { profile?: { name: string } }, concept: ConceptId): MetricSpec {
+export function metricOfAligned(
+  aligned: { profile?: { name: string }; runs?: readonly { runId: string; flags?: RunFlags }[] },
+  concept: ConceptId,
+): MetricSpec {
   const p = profileOfAligned(aligned);
   const m = metricOf(p, concept);
   if (m === null) throw new Error(`invalid concept: ${absentReason(p, concept)}`);
+  const runs = aligned.runs ?? [];
+  for (const meaning of p.meanings) {
+    if (meaning.concept?.id !== concept) continue;
+    const holds = runs.filter((r) => meaningsThatHold([meaning], r.flags).length > 0);
+    if (holds.length === 0) continue;
+    if (holds.length === runs.length) return { ...m, is: meaning.concept.is, isNot: meaning.concept.isNot };
+    const which = holds.map((r) => r.runId).join(", ");
+    return {
+      ...m,
+      isNot: `${m.isNot}; in run${holds.length === 1 ? "" : "s"} ${which} (${meaning.when.flag} = ${String(meaning.when.equals)}): ${meaning.concept.is}`,
+    };
+  }
   return m;
 }
 

@@ -12,6 +12,7 @@ import type { AlignedRuns, CoverageIssue, RunHistory } from "../../types";
 import type { AlignRunsOptions } from "../align-options";
 import { keyRowsOf } from "../key-rows";
 import { noRows } from "../row-reader";
+import { runMetaOf } from "../run-meta";
 import { checkCoverage } from "./coverage";
 import { buildRunAxes, decideRunAxes, firstRolloutOf, mappingFromRunAxes } from "./infer-axis-mapping";
 import { RunPass } from "./run-pass";
@@ -33,7 +34,7 @@ export function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions, conce
   });
   const per = runRowsOf(scans, opts);
   const mapping = mappingFromRunAxes(per.map((p) => p.axis));
-  const runsMeta = runs.map((r, i) => ({ runId: r.runId, round: r.round, state: r.state, historyEvents: scans[i].codes.length }));
+  const runsMeta = runs.map((r, i) => runMetaOf(r, scans[i].codes.length));
   const out = new SlimeRecords(opts.compact === true);
   per.forEach((rr, ri) => {
     new RunPass(rr, out).collect();
