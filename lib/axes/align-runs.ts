@@ -22,6 +22,7 @@ import type {
 import { runUpdateNumber } from "./axis-formulas";
 import { idRanges } from "./axis-report";
 import { detectProfile } from "../registry/detect-profile";
+import { tensorboardAsLogged } from "../tensorboard/step-rows";
 import { alignSteps } from "./align-steps";
 import { checkCoverage } from "./coverage";
 import { buildRunAxes, decideRunAxes, firstRolloutOf, mappingFromRunAxes, type InferAxisMappingOptions } from "./infer-axis-mapping";
@@ -137,8 +138,14 @@ export function alignRuns(runs: RunHistory[], opts: AlignRunsOptions = {}): Alig
   const detected = runs.length === 0 && opts.profile === undefined ? null : detectProfile(runs, opts.profile);
   const profile = detected === null ? undefined : { name: detected.profile.name, how: detected.how, evidence: detected.evidence };
   let aligned: AlignedRuns;
+  // Runs read from TensorBoard (one row per step) are read as the profile declares (lib/tensorboard/step-rows.ts).
+  const asLogged = detected === null ? runs : runs.map((r) => tensorboardAsLogged(r, detected.profile));
   if (detected !== null && detected.profile.axis.kind === "step") {
-    aligned = alignSteps(runs, detected.profile, { reporter });
+    aligned = alignSteps(asLogged, detected.profile, { reporter });
+    // TensorBoard runs count their frozen rows (one per step), not the rows split out for alignment.
+    aligned.runs.forEach((r, i) => {
+      if (runs[i].sourceKind === "tensorboard") r.historyEvents = runs[i].rows.length;
+    });
     // Step records copy their values, so the rows can go once all are aligned (slime runs go one by one).
     if (opts.releaseRows) for (const run of runs) run.rows = [];
   } else {
