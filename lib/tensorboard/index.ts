@@ -3,6 +3,7 @@ export { decodeEvent, type DecodedEvent, type DroppedSummary, type EventScalar }
 export { isEventFileName, locateEventFiles } from "./locate-event-files";
 export { readEventFile, type EventFileInfo, type OnEvent } from "./read-event-file";
 export { readTensorboardRun, runIdOfPath, type ReadTensorboardRunOptions, type TensorboardRun } from "./read-tensorboard-run";
+export { crossCheckTensorboard, type TensorboardCrossCheck, type TensorboardMismatch, type TensorboardOneSided } from "./cross-check-wandb";
 export { tensorboardAsLogged } from "./step-rows";
 export { TagSeries, type SupersededCount } from "./tag-series";
 export { TensorboardError, type TensorboardErrorInit } from "./tensorboard-error";

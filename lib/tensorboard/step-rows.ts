@@ -2,9 +2,10 @@
  * A TensorBoard run's rows as a step profile reads W&B rows. TensorBoard keeps one value per (tag,
  * step), so the frozen run has one row per step with every logging call of that step merged; W&B has
  * one row per call. The profile's `tensorboard` declaration (lib/registry/framework-profile.ts) says
- * which key the event step stands for and which calls are logged apart at a step; this gives each row
- * the step key and splits those calls (and the run totals of `summaryKeys`) back into rows of their
- * own, so that rows get the roles they have in W&B (training step, evaluation, run totals).
+ * which key the event step stands for and which calls are logged apart at a step; this gives each
+ * training row the step key and splits those calls (and the run totals of `summaryKeys`) back into
+ * rows of their own, placed by `_step`, so that rows get the roles they have in W&B (training step,
+ * evaluation, run totals).
  */
 import type { FrameworkProfile } from "../registry/framework-profile";
 import type { HistoryRow, RunHistory } from "../types";
@@ -37,12 +38,19 @@ export function tensorboardAsLogged(run: RunHistory, profile: FrameworkProfile):
       else if (totals.has(k)) total[k] = v;
       else step[k] = v;
     }
-    if (step[stepKey] === undefined) step[stepKey] = row._step;
-    rows.push(step);
-    for (const r of apart) if (hasMetric(r)) rows.push(withStep(r, row, stepKey));
-    if (hasMetric(total)) rows.push(withStep(total, row, stepKey));
+    // Only a training row needs the step key (the record's step); an evaluation or totals row is placed by `_step`.
+    if (step[stepKey] === undefined && hasTrainingKey(step, profile.axis.evalPrefixes)) step[stepKey] = row._step;
+    if (hasMetric(step)) rows.push(step);
+    for (const r of apart) if (hasMetric(r)) rows.push(withStep(r, row));
+    if (hasMetric(total)) rows.push(withStep(total, row));
   }
   return { ...run, rows };
+}
+
+/** True when the row holds a metric key outside the evaluation prefixes. */
+function hasTrainingKey(row: HistoryRow, evalPrefixes: readonly string[]): boolean {
+  for (const k in row) if (k.charCodeAt(0) !== 95 /* _ */ && !evalPrefixes.some((p) => k.startsWith(p))) return true;
+  return false;
 }
 
 /** True when the row holds a key besides the bookkeeping ones. */
@@ -51,11 +59,10 @@ function hasMetric(row: HistoryRow): boolean {
   return false;
 }
 
-/** A split-off row with the merged row's `_step`, `_timestamp` and step key. */
-function withStep(part: HistoryRow, row: HistoryRow, stepKey: string): HistoryRow {
+/** A split-off row with the merged row's `_step` and `_timestamp`. */
+function withStep(part: HistoryRow, row: HistoryRow): HistoryRow {
   const out: HistoryRow = { _step: row._step };
   if (row._timestamp !== undefined) out._timestamp = row._timestamp;
-  out[stepKey] = row._step;
   for (const k in part) out[k] = part[k];
   return out;
 }

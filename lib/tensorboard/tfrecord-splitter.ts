@@ -107,7 +107,8 @@ export class TfRecordSplitter {
       p = end;
     }
     this.carryOffset = base + p;
-    this.carry = buf.slice(p); // a copy: the caller reuses its read buffer
+    // A copy (Buffer#slice would be a view): the caller reuses its read buffer for the next chunk.
+    this.carry = new Uint8Array(buf.subarray(p));
   }
 
   /** Ends the read: the torn tail when the file does not end with a whole record, else null. */

@@ -14,6 +14,7 @@ import { readEventFile } from "../../lib/tensorboard/read-event-file";
 import { readTensorboardRun } from "../../lib/tensorboard/read-tensorboard-run";
 import { TensorboardError } from "../../lib/tensorboard/tensorboard-error";
 import type { Reporter } from "../../lib/types";
+import { eventFile, scalarEvent, versionEvent } from "./event-builder";
 
 const ROOT = path.join(__dirname, "../fixtures/tensorboard");
 
@@ -132,5 +133,24 @@ test("a folder without event files is refused, naming subfolders that hold runs"
     return assert.rejects(readTensorboardRun(dir), /a folder without TensorBoard event files .*its subfolders run1 hold event files: each is a run of its own/);
   } finally {
     setTimeout(() => fs.rmSync(dir, { recursive: true, force: true }), 0);
+  }
+});
+
+test("a file of several 1 MiB read buffers: records cut by a buffer's end are read whole (the reused buffer is not kept)", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tb-big-"));
+  try {
+    const events = [versionEvent(0)];
+    for (let step = 0; step < 60_000; step++) events.push(scalarEvent(step, 1000 + step, { "a/x": step / 7, "a/y": -step }));
+    const { bytes, offsets } = eventFile(events);
+    assert.ok(bytes.length > 2.5 * 2 ** 20 && !offsets.includes(2 ** 20), "a record spans the buffer boundary");
+    fs.writeFileSync(path.join(dir, "events.out.tfevents.1.h.1.0"), bytes);
+    const run = await readTensorboardRun(dir);
+    assert.equal(run.rows.length, 60_000);
+    for (const row of run.rows) {
+      assert.equal(row["a/x"], Math.fround(row._step / 7), `step ${row._step}`);
+      assert.equal(row["a/y"], -row._step);
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });

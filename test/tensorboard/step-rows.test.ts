@@ -26,21 +26,22 @@ test("TRL: the step key comes from _step; eval/* and the run totals logged at th
   assert.deepEqual(out.rows, [
     { _step: 5, _timestamp: 99, "train/loss": 0.6, "train/global_step": 5 },
     { _step: 6, _timestamp: 100, "train/loss": 0.5, "train/epoch": 1, "train/global_step": 6 },
-    { _step: 6, _timestamp: 100, "train/global_step": 6, "eval/loss": 0.7 },
-    { _step: 6, _timestamp: 100, "train/global_step": 6, "train/train_runtime": 3.2, "train/train_steps_per_second": 1.8 },
+    { _step: 6, _timestamp: 100, "eval/loss": 0.7 },
+    { _step: 6, _timestamp: 100, "train/train_runtime": 3.2, "train/train_steps_per_second": 1.8 },
   ]);
 });
 
-test("verl: its training/global_step tag is kept as logged, and val metrics stay in the step's row (verl logs them in one call)", () => {
+test("verl: its training/global_step tag is kept as logged, val metrics stay in the step's row (verl logs them in one call), a val-only row gets no step key", () => {
   const row = { _step: 3, "training/global_step": 3, "actor/entropy": 1, "val-core/acc": 0.5 };
-  assert.deepEqual(tensorboardAsLogged(tbRun([row]), VERL_PROFILE).rows, [row]);
+  const before = { _step: 0, "val-core/acc": 0.25 };
+  assert.deepEqual(tensorboardAsLogged(tbRun([before, row]), VERL_PROFILE).rows, [before, row]);
 });
 
 test("OpenRLHF: train/global_step from _step, evaluations split out", () => {
   const out = tensorboardAsLogged(tbRun([{ _step: 2, "train/policy_loss": 1, "eval/eval_pass1": 0.5 }]), OPENRLHF_PROFILE);
   assert.deepEqual(out.rows, [
     { _step: 2, "train/policy_loss": 1, "train/global_step": 2 },
-    { _step: 2, "train/global_step": 2, "eval/eval_pass1": 0.5 },
+    { _step: 2, "eval/eval_pass1": 0.5 },
   ]);
 });
 

@@ -24,6 +24,8 @@ import { after, test } from "node:test";
 import { fetchAndFreeze, type RunSelection } from "../../lib/archive/fetch-and-freeze";
 import { loadArchive } from "../../lib/archive/load-archive";
 import { alignRuns } from "../../lib/axes/align-runs";
+import { crossCheckTensorboard } from "../../lib/tensorboard/cross-check-wandb";
+import type { AlignedRuns } from "../../lib/types";
 import { buildExports } from "../../lib/export/build-exports";
 import type { ExportCell } from "../../lib/export/export-cell";
 import { readExportCsv, type ExportCsv } from "../../lib/export/read-export-csv";
@@ -55,9 +57,10 @@ async function exported(c: FixtureCase, kind: string, runs: RunSelection[]) {
   const outDir = path.join(tmp, kind, c.framework, c.case);
   await fetchAndFreeze({ entity: "", project: "", runs, outDir, env: {}, now: () => new Date("2026-12-01T00:00:00.000Z") });
   const archive = await loadArchive(outDir);
-  const build = buildExports(archive, alignRuns(archive.runs), { workspaceVersion: "test" });
+  const aligned = alignRuns(archive.runs);
+  const build = buildExports(archive, aligned, { workspaceVersion: "test" });
   const csv = (name: string): ExportCsv => readExportCsv(build.files.find((f) => f.name === name)!.text!, { file: name });
-  return { archive, rollouts: csv("rollouts.csv"), summary: csv("summary.csv"), manifest: build.manifest };
+  return { archive, aligned, rollouts: csv("rollouts.csv"), summary: csv("summary.csv"), manifest: build.manifest };
 }
 
 const recordKey = (r: Record<string, ExportCell>) => `${r.round}@${r.rollout}`;
@@ -113,9 +116,31 @@ for (const c of CASES) {
     if (c.framework !== "trl") assert.equal(nones, 0, "only TRL logs None values");
     const extra = tb.rollouts.columns.filter((col) => !wb.rollouts.columns.includes(col));
     assert.deepEqual(extra, [], "no column only TensorBoard has");
+    crossCheckAgrees(c, wb.aligned, tb.aligned, killed);
     if (killed) return; // the summaries average different records (see above)
     compareSummary(c, wb, tb);
   });
+}
+
+/**
+ * The cross-check of the two alignments agrees on every field in both; what is on one side only is
+ * the stated difference: a killed run's lost tail (whole records), TRL's logged None (W&B NaN fields).
+ */
+function crossCheckAgrees(c: FixtureCase, wb: AlignedRuns, tb: AlignedRuns, killed: boolean): void {
+  const check = crossCheckTensorboard(wb, tb);
+  assert.ok(check.agree, check.verdict);
+  assert.ok(check.compared >= 50, `${check.compared} fields compared`);
+  assert.match(check.verdict, /^TensorBoard agrees with W&B on all \d+ fields present in both/);
+  const records = wb.rollouts.filter((r) => tb.rollouts.some((t) => t.round === r.round && t.rollout === r.rollout)).length;
+  assert.ok(check.pairedRecords >= records, `${check.pairedRecords} paired, ${records} training records in both`);
+  for (const x of check.oneSided) {
+    if (x.key === null) assert.ok(killed || x.kind === "eval", `${c.case}: record ${x.round}@${x.step} only in ${x.side}`);
+    else {
+      assert.equal(x.side, "wandb", `${c.case}: ${x.key}@${x.step} only in TensorBoard`);
+      const w = wb.rollouts.find((r) => r.round === x.round && r.rollout === x.step)?.values[x.key];
+      assert.ok(x.kind === "eval" || (w !== undefined && Number.isNaN(w)), `${c.case}: ${x.key}@${x.step} only in W&B is ${w}`);
+    }
+  }
 }
 
 /** summary.csv: counts equal, means within the float32 rounding of the values averaged, history_events as each source counts rows. */
