@@ -41,6 +41,11 @@ export interface RunHistory {
    * records none (flags unknown: metrics keep their default meaning).
    */
   flags?: RunFlags;
+  /**
+   * "tensorboard" for a run frozen from TensorBoard event files: one row per step, every tag logged at
+   * that step merged (step profiles read it through their `tensorboard` declaration); absent for W&B runs.
+   */
+  sourceKind?: "tensorboard";
 }
 
 /** One run of the source manifest (`data/manifest.json`). */
@@ -64,8 +69,8 @@ export interface ManifestRun {
   displayName?: string | null;
   /** Non-numeric keys left out of the frozen file (media, strings, ...): key -> rows, keys sorted. */
   droppedKeys?: Record<string, number>;
-  /** Set when the run was read from a local `.wandb` transaction log instead of a server. */
-  source?: ManifestSource;
+  /** Set when the run was read from a local `.wandb` transaction log or TensorBoard event files instead of a server. */
+  source?: ManifestSource | TensorboardSource;
   /**
    * Later `.wandb` logs of the same run id (the run resumed into its own id offline: each log is
    * written apart), read after `source` in this order. Each log's `_step` restarts at 0; its rows
@@ -97,6 +102,39 @@ export interface ManifestSource {
   sdkVersion: string | null;
   /** Exit code of the run's exit record, null when the file has none (state crashed). */
   exitCode: number | null;
+  /** Always null: no server was involved in reading this run. */
+  server: null;
+}
+
+/** One TensorBoard event file a run was read from. */
+export interface TensorboardSourceFile {
+  /** File name without its folder (no local paths in shared manifests). */
+  file: string;
+  sha256: string;
+  bytes: number;
+  /** `file_version` of its first event ("brain.Event:2"), null when absent. */
+  fileVersion: string | null;
+  /** Events (records) read. */
+  events: number;
+  /** The end of the file that held no whole record (a killed writer), or null. */
+  tornTail: { offset: number; bytes: number } | null;
+}
+
+/**
+ * Where a run read from TensorBoard event files came from (lib/tensorboard/). Its frozen rows are one
+ * per step (every tag logged at that step), `_step` the event step, `_timestamp` the latest wall time
+ * of the step: not one per logging call as W&B's.
+ */
+export interface TensorboardSource {
+  kind: "tensorboard";
+  /** The event files of the run, in the order read (file-name order). */
+  files: TensorboardSourceFile[];
+  /** Scalar values read, before superseding. */
+  scalarValues: number;
+  /** Scalar values superseded: a later value of the same tag at the same or an earlier step (a restart re-logging). */
+  supersededValues: number;
+  /** Non-scalar summaries left out, by kind (histogram, image, audio, text, a plugin name, tensor): values, kinds sorted. */
+  droppedSummaries: Record<string, number>;
   /** Always null: no server was involved in reading this run. */
   server: null;
 }

@@ -4,6 +4,7 @@
  *   npm run fetch -- --entity E --project P --run ID=LABEL [--run ID=LABEL ...] --out DIR
  *   npm run fetch -- --config data/runs.json --out DIR
  *   npm run fetch -- --wandb-file PATH=LABEL [--wandb-file PATH=LABEL ...] --out DIR   (offline runs, no server)
+ *   npm run fetch -- --tensorboard PATH=LABEL [--tensorboard PATH=LABEL ...] --out DIR (TensorBoard logs, no server)
  *   options: --page-size N (1000)  --concurrency N (4)  --history-path auto|parquet|pages (auto)
  *            --threads N (default: one per core from 20,000 rows in 2+ runs; 0 = one thread)
  *            --base-url URL  --allow-running  --help
@@ -14,13 +15,16 @@
 import { parseArgs } from "node:util";
 
 import { fetchAndFreeze, type RunSelection } from "../lib/archive/fetch-and-freeze";
+import { checkRunId, sourceLabel } from "../lib/archive/manifest";
 import { readRunsConfig } from "../lib/archive/runs-config";
+import { locateEventFiles } from "../lib/tensorboard/locate-event-files";
+import { runIdOfPath } from "../lib/tensorboard/read-tensorboard-run";
 import { locateWandbFile, peekWandbFileRunId } from "../lib/wandb-file/locate-wandb-file";
 import { HISTORY_PATH_CHOICES, type HistoryPathChoice } from "../lib/wandb/read-history";
 import { cliReporter } from "./cli-reporter";
 
 const USAGE = `usage: npm run fetch -- (--entity E --project P --run ID=LABEL [--run ...] | --config data/runs.json) --out DIR
-       npm run fetch -- --wandb-file PATH=LABEL [--wandb-file ...] [--entity E --project P --run ID=LABEL ...] --out DIR
+       npm run fetch -- [--wandb-file PATH=LABEL ...] [--tensorboard PATH=LABEL ...] [--entity E --project P --run ID=LABEL ...] --out DIR
          [--page-size N] [--concurrency N] [--threads N] [--history-path auto|parquet|pages] [--base-url URL] [--allow-running]`;
 
 /** An option error: printed as is with the usage, exit code 2. */
@@ -58,6 +62,19 @@ function wandbFileSelection(spec: string): RunSelection {
   }
 }
 
+/** `--tensorboard PATH=LABEL`: PATH a run's log directory or one event file; the run id is the path's last part. */
+function tensorboardSelection(spec: string): RunSelection {
+  const eq = spec.lastIndexOf("=");
+  if (eq <= 0 || eq === spec.length - 1) throw new UsageError(`invalid --tensorboard: ${spec} (expected PATH=ROUND_LABEL, e.g. runs/grpo-1=R0)`);
+  const at = spec.slice(0, eq);
+  try {
+    locateEventFiles(at);
+    return { runId: checkRunId(runIdOfPath(at)), round: spec.slice(eq + 1), tensorboard: at };
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
 /** `f()`, with what it throws as a UsageError (parseArgs' messages name the option). */
 function usageErrors<T>(f: () => T): T {
   try {
@@ -77,6 +94,7 @@ function parseCli(argv: string[]): CliOptions | null {
         run: { type: "string", multiple: true },
         config: { type: "string" },
         "wandb-file": { type: "string", multiple: true },
+        tensorboard: { type: "string", multiple: true },
         out: { type: "string" },
         "page-size": { type: "string" },
         concurrency: { type: "string" },
@@ -100,10 +118,12 @@ function parseCli(argv: string[]): CliOptions | null {
   let entity: string | undefined;
   let project: string | undefined;
   let runs: RunSelection[];
-  const files = (v["wandb-file"] ?? []).map(wandbFileSelection);
+  const files = [...(v["wandb-file"] ?? []).map(wandbFileSelection), ...(v.tensorboard ?? []).map(tensorboardSelection)];
   if (v.config !== undefined) {
     if (v.run || v.entity || v.project || files.length > 0) {
-      throw new UsageError(`invalid --config: ${v.config} cannot be combined with --entity, --project, --run or --wandb-file (list files in the config)`);
+      throw new UsageError(
+        `invalid --config: ${v.config} cannot be combined with --entity, --project, --run, --wandb-file or --tensorboard (list files in the config)`,
+      );
     }
     try {
       ({ entity, project, runs } = readRunsConfig(v.config));
@@ -172,7 +192,7 @@ async function main(): Promise<number> {
     for (const r of manifest.runs) {
       const dropped = Object.keys(r.droppedKeys ?? {}).length;
       process.stdout.write(
-        `  ${r.round}  ${r.entity}/${r.project}/${r.runId}  ${r.state}  ${r.historyEvents} rows  ${r.file}${r.historyPath ? `  (${r.historyPath})` : ""}${dropped ? `  (${dropped} non-numeric keys left out)` : ""}${r.source ? `  from ${r.source.file} (SDK ${r.source.sdkVersion ?? "unknown"}, no server)` : ""}\n`,
+        `  ${r.round}  ${r.entity}/${r.project}/${r.runId}  ${r.state}  ${r.historyEvents} rows  ${r.file}${r.historyPath ? `  (${r.historyPath})` : ""}${dropped ? `  (${dropped} non-numeric keys left out)` : ""}${r.source ? `  from ${sourceLabel(r)}` : ""}\n`,
       );
     }
     return 0;

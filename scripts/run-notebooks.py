@@ -111,6 +111,8 @@ async def run_one(path: str, out_dir: str | None, kernel: str, timeout: int, roo
         nb,
         kernel_name=kernel,
         timeout=timeout,
+        # tslab kernels start slowly on a loaded 2-core machine (nbclient's default is 60 s).
+        startup_timeout=300,
         record_timing=False,
         resources={"metadata": {"path": root}},
         on_cell_start=on_start,

@@ -10,6 +10,7 @@ import { mappedKeys } from "../registry/framework-profile";
 import { alignSlimeRuns } from "./slime/align-slime";
 import { alignSteps } from "./steps/align-steps";
 import { supersedingIssues } from "./superseding-guard";
+import { tensorboardAsLogged } from "../tensorboard/step-rows";
 
 /**
  * Aligns runs given in round order into update, rollout and eval records with coverage and issues.
@@ -28,8 +29,14 @@ export function alignRuns(runs: RunHistory[], opts: AlignRunsOptions = {}): Alig
   const detected = runs.length === 0 && opts.profile === undefined ? null : detectProfile(runs, opts.profile);
   const profile = detected === null ? undefined : { name: detected.profile.name, how: detected.how, evidence: detected.evidence };
   let aligned: AlignedRuns;
+  // Runs read from TensorBoard (one row per step) are read as the profile declares (lib/tensorboard/step-rows.ts).
+  const asLogged = detected === null ? runs : runs.map((r) => tensorboardAsLogged(r, detected.profile));
   if (detected !== null && detected.profile.axis.kind === "step") {
-    aligned = alignSteps(runs, detected.profile, { reporter });
+    aligned = alignSteps(asLogged, detected.profile, { reporter });
+    // TensorBoard runs count their frozen rows (one per step), not the rows split out for alignment.
+    aligned.runs.forEach((r, i) => {
+      if (runs[i].sourceKind === "tensorboard") r.historyEvents = runs[i].rows.length;
+    });
     // Step records copy their values, so the rows can go once all are aligned (slime runs go one by one).
     if (opts.releaseRows) for (const run of runs) run.rows = [];
   } else {

@@ -18,6 +18,7 @@ import { checkHistoryPath, type HistoryPathChoice } from "../wandb/read-history"
 import { checkPageSize, DEFAULT_PAGE_SIZE } from "../wandb/scan-history";
 import { READER_VERSION } from "../wandb/version";
 import { resolveClock } from "./clock";
+import { freezeTensorboardRun } from "./freeze-tensorboard";
 import { freezeWandbFileRun } from "./freeze-wandb-file";
 import { freezeServerRun, type ServerRunFrozen, type ServerRunJob } from "./freeze-server-run";
 import { startFreezeThreads } from "./freeze-threads";
@@ -33,6 +34,13 @@ export interface RunSelection {
   file?: string;
   /** Later `.wandb` logs of the same run id (resumed into its own id offline), read after `file`. */
   resumedIn?: string[];
+  /** Read this TensorBoard log directory or event file instead of asking the server. */
+  tensorboard?: string;
+}
+
+/** True for a run read from local files (a `.wandb` log or TensorBoard event files), not from the server. */
+function fromFiles(r: RunSelection): boolean {
+  return Boolean(r.file || r.tensorboard);
 }
 
 /**
@@ -106,7 +114,7 @@ export interface FetchAndFreezeOptions {
 
 /** Throws `invalid <option>: <value>` for bad entity, project, runs or rounds. */
 function checkSelection(opts: FetchAndFreezeOptions): void {
-  const fromServer = !Array.isArray(opts.runs) || opts.runs.some((r) => !r.file);
+  const fromServer = !Array.isArray(opts.runs) || opts.runs.some((r) => !fromFiles(r));
   if (fromServer && (typeof opts.entity !== "string" || !opts.entity.trim())) throw new Error(`invalid entity: ${JSON.stringify(opts.entity)}`);
   if (fromServer && (typeof opts.project !== "string" || !opts.project.trim())) throw new Error(`invalid project: ${JSON.stringify(opts.project)}`);
   if (!Array.isArray(opts.runs) || opts.runs.length === 0) throw new Error("invalid runs: no run selected");
@@ -147,7 +155,7 @@ function retryIsData(retry: FetchAndFreezeOptions["retry"]): boolean {
   return Object.values(retry ?? {}).every((v) => typeof v !== "function");
 }
 
-/** The connection for the server runs; null when every run is a .wandb file (no server, so no credentials are asked for). */
+/** The connection for the server runs; null when every run is read from files (no server, so no credentials are asked for). */
 function serverConnection(opts: FetchAndFreezeOptions, serverRuns: number, reporter: Reporter, env: NodeJS.ProcessEnv): WandbConnection | null {
   if (serverRuns === 0) return null;
   return connectWandb({ baseUrl: opts.baseUrl, apiKey: opts.apiKey, netrcPath: opts.netrcPath, retry: opts.retry, limits: opts.limits, reporter, env });
@@ -193,7 +201,7 @@ export async function fetchAndFreeze(given: FetchAndFreezeOptions): Promise<Sour
   const env = opts.env ?? process.env;
   const clock = resolveClock(opts.now, env);
   const reporter = opts.reporter ?? {};
-  const serverRuns = opts.runs.filter((r) => !r.file);
+  const serverRuns = opts.runs.filter((r) => !fromFiles(r));
   const conn = serverConnection(opts, serverRuns.length, reporter, env);
   await checkArchiveDir(opts.outDir); // fail before any request; checked again under the lock
 
@@ -206,7 +214,7 @@ export async function fetchAndFreeze(given: FetchAndFreezeOptions): Promise<Sour
         (run, _i, signal) => readRunMeta(conn!, { entity: opts.entity, project: opts.project, runId: run.runId }, signal),
         opts.signal,
       );
-      const metas = opts.runs.map((r) => (r.file ? null : serverMetas[serverRuns.indexOf(r)])) as RunMeta[];
+      const metas = opts.runs.map((r) => (fromFiles(r) ? null : serverMetas[serverRuns.indexOf(r)])) as RunMeta[];
       if (!opts.allowRunning) refuseRunning(serverMetas);
       await fsp.mkdir(path.join(tmp, HISTORY_DIR));
       const onCaller = (job: ServerRunJob, signal: AbortSignal) => freezeServerRun(conn!, job, signal);
@@ -218,6 +226,10 @@ export async function fetchAndFreeze(given: FetchAndFreezeOptions): Promise<Sour
           opts.runs,
           concurrency,
           async (sel, i, signal) => {
+            if (sel.tensorboard) {
+              const tb = { runId: sel.runId, round: sel.round, path: sel.tensorboard };
+              return freezeTensorboardRun(tb, tmp, () => clock().toISOString(), reporter, signal);
+            }
             if (sel.file) {
               const files = { runId: sel.runId, round: sel.round, file: sel.file, resumedIn: sel.resumedIn };
               return freezeWandbFileRun(files, tmp, () => clock().toISOString(), reporter, signal);

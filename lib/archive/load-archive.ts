@@ -219,7 +219,8 @@ export async function loadArchive(dir: string, reporter: Reporter = {}, opts: Lo
   const rowsOf = opts.compact ? await readCompact(files, manifest.runs, reporter, opts.worker ?? true) : await readPlain(files, manifest.runs, reporter);
   const classes = new Map<string, ViewClass>();
   const runs: RunHistory[] = manifest.runs.map((run, i) => {
-    const meta = { runId: run.runId, round: run.round, entity: run.entity, project: run.project, state: run.state };
+    const meta: Omit<RunHistory, "rows"> = { runId: run.runId, round: run.round, entity: run.entity, project: run.project, state: run.state };
+    if (run.source?.kind === "tensorboard") meta.sourceKind = "tensorboard";
     const rows = rowsOf[i];
     // Rows a worker parsed stay packed until read (lib/values/packed-run.ts): alignment reads them as they are.
     return Array.isArray(rows) ? { ...meta, rows } : packedRun(meta, rows, classes);

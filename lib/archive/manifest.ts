@@ -2,7 +2,7 @@
  * The archive manifest (`manifest.json`): its file layout, deterministic bytes (fixed key order,
  * 2-space indent, trailing newline) and validation when read back.
  */
-import type { ManifestRun, ManifestSource, SourceManifest } from "../types";
+import type { ManifestRun, ManifestSource, SourceManifest, TensorboardSource } from "../types";
 import type { FrozenFileInfo } from "./frozen-file-writer";
 
 /** Manifest file name inside an archive folder. */
@@ -47,8 +47,8 @@ function orderedRun(r: ManifestRun): ManifestRun {
     // Only when not the default, so archives read by pages keep their bytes.
     ...(r.historyPath ? { historyPath: r.historyPath } : {}),
   };
-  // Only runs read from a .wandb file carry a source: server-run manifests keep their bytes.
-  if (r.source) run.source = orderedSource(r.source);
+  // Only runs read from files carry a source: server-run manifests keep their bytes.
+  if (r.source) run.source = r.source.kind === "tensorboard" ? orderedTensorboardSource(r.source) : orderedSource(r.source);
   if (r.resumedIn) run.resumedIn = r.resumedIn.map((x) => ({ ...orderedSource(x), stepOffset: x.stepOffset }));
   return run;
 }
@@ -58,11 +58,51 @@ function orderedSource(s: ManifestSource): ManifestSource {
   return { kind: s.kind, file: s.file, sha256: s.sha256, bytes: s.bytes, sdkVersion: s.sdkVersion, exitCode: s.exitCode, server: null };
 }
 
-/** Throws `<what>` unless a parsed `source` of a manifest run is a valid `.wandb` file source. */
+/** A run's TensorBoard source with keys in their fixed order. */
+function orderedTensorboardSource(s: TensorboardSource): TensorboardSource {
+  const dropped: Record<string, number> = {};
+  for (const key of Object.keys(s.droppedSummaries).sort()) dropped[key] = s.droppedSummaries[key];
+  return {
+    kind: s.kind,
+    files: s.files.map((f) => ({
+      file: f.file,
+      sha256: f.sha256,
+      bytes: f.bytes,
+      fileVersion: f.fileVersion,
+      events: f.events,
+      tornTail: f.tornTail === null ? null : { offset: f.tornTail.offset, bytes: f.tornTail.bytes },
+    })),
+    scalarValues: s.scalarValues,
+    supersededValues: s.supersededValues,
+    droppedSummaries: dropped,
+    server: null,
+  };
+}
+
+/** Throws `<what>` unless a parsed TensorBoard `source` lists its files with names, hashes and sizes. */
+function checkTensorboardSource(s: Record<string, unknown>, where: string): void {
+  if (!Array.isArray(s.files) || s.files.length === 0) throw new Error(`${where}.files is not a non-empty list`);
+  s.files.forEach((f: Record<string, unknown>, j: number) => {
+    const at = `${where}.files[${j}]`;
+    if (f === null || typeof f !== "object") throw new Error(`${at} is not an object`);
+    if (typeof f.file !== "string" || !f.file || /[\\/]/.test(f.file)) throw new Error(`${at}.file must be a file name without folders`);
+    if (typeof f.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(f.sha256)) throw new Error(`${at}.sha256 is not a sha256 hex digest`);
+    if (!Number.isInteger(f.bytes) || !Number.isInteger(f.events)) throw new Error(`${at}.bytes and .events must be integers`);
+  });
+  for (const key of ["scalarValues", "supersededValues"]) if (!Number.isInteger(s[key])) throw new Error(`${where}.${key} is not an integer`);
+  if (s.droppedSummaries === null || typeof s.droppedSummaries !== "object") throw new Error(`${where}.droppedSummaries is not an object`);
+  if (s.server !== null) throw new Error(`${where}.server must be null (no server was involved)`);
+}
+
+/** Throws `<what>` unless a parsed `source` of a manifest run is a valid `.wandb` file or TensorBoard source. */
 function checkSource(source: unknown, where: string): void {
   const s = source as Record<string, unknown> | null;
   if (s === null || typeof s !== "object" || Array.isArray(s)) throw new Error(`${where} is not an object`);
-  if (s.kind !== "wandb-file") throw new Error(`${where}.kind is ${JSON.stringify(s.kind)}, expected "wandb-file"`);
+  if (s.kind === "tensorboard") {
+    checkTensorboardSource(s, where);
+    return;
+  }
+  if (s.kind !== "wandb-file") throw new Error(`${where}.kind is ${JSON.stringify(s.kind)}, expected "wandb-file" or "tensorboard"`);
   if (typeof s.file !== "string" || !s.file || /[\\/]/.test(s.file)) throw new Error(`${where}.file must be a file name without folders`);
   if (typeof s.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(s.sha256)) throw new Error(`${where}.sha256 is not a sha256 hex digest`);
   if (!Number.isInteger(s.bytes)) throw new Error(`${where}.bytes is not an integer`);
@@ -74,6 +114,8 @@ function checkSource(source: unknown, where: string): void {
 /** Throws unless `resumedIn` lists valid `.wandb` sources, each with a non-negative integer stepOffset, after a `source`. */
 function checkResumedIn(resumedIn: unknown, source: unknown, where: string, bad: (what: string) => Error): void {
   if (source === undefined) throw bad(`${where} without a source (only a run read from .wandb files is resumed in later logs)`);
+  if ((source as { kind?: unknown }).kind !== "wandb-file")
+    throw bad(`${where} on a run read from TensorBoard (only a run read from .wandb files is resumed in later logs)`);
   if (!Array.isArray(resumedIn) || resumedIn.length === 0) throw bad(`${where} is not a non-empty list`);
   resumedIn.forEach((x, j) => {
     try {
@@ -124,6 +166,17 @@ export function frozenManifestRun(
     droppedKeys: run.droppedKeys,
     ...extra,
   };
+}
+
+/** Where a run was read from, in a few words: "W&B server", "<file> (SDK <v>, no server)" or "TensorBoard <n> file(s) (no server)". */
+export function sourceLabel(run: ManifestRun): string {
+  const s = run.source;
+  if (!s) return "W&B server";
+  if (s.kind === "tensorboard") {
+    const torn = s.files.filter((f) => f.tornTail).length;
+    return `TensorBoard: ${s.files.map((f) => f.file).join(", ")} (one row per step${torn ? `, ${torn} torn file(s)` : ""}, no server)`;
+  }
+  return `${s.file} (SDK ${s.sdkVersion ?? "unknown"}, no server)`;
 }
 
 /** Manifest bytes: fixed key order, 2-space indent, trailing newline. */

@@ -1,13 +1,17 @@
 /**
  * The run selection file `data/runs.json`: which runs to fetch and their round labels. A run is
- * either a server run (`{"runId", "round"}`) or a local `.wandb` transaction log (`{"file", "round"}`,
- * a path relative to the config's folder: the file or its run folder; `runId` optional, checked).
+ * a server run (`{"runId", "round"}`), a local `.wandb` transaction log (`{"file", "round"}`, a path
+ * relative to the config's folder: the file or its run folder; `runId` optional, checked), or
+ * TensorBoard event files (`{"tensorboard", "round"}`, a log directory or one event file relative to
+ * the config's folder; `runId` optional, else made from the path's last part).
  */
 import * as fs from "node:fs";
 import { dirname, resolve } from "node:path";
 
 import { joinResumedLogs, type RunSelection } from "./fetch-and-freeze";
 import { checkRunId } from "./manifest";
+import { locateEventFiles } from "../tensorboard/locate-event-files";
+import { runIdOfPath } from "../tensorboard/read-tensorboard-run";
 import { locateWandbFile, peekWandbFileRunId } from "../wandb-file/locate-wandb-file";
 
 /** Contents of `data/runs.json`. */
@@ -39,19 +43,20 @@ export function readRunsConfig(path: string): RunsConfig {
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw bad("not a JSON object");
   const cfg = parsed as Record<string, unknown>;
-  // entity and project may be left out only when every run is a .wandb file (no server asked).
-  const onlyFiles =
-    Array.isArray(cfg.runs) &&
-    cfg.runs.length > 0 &&
-    cfg.runs.every((r: unknown) => r !== null && typeof r === "object" && (r as Record<string, unknown>).file !== undefined);
+  // entity and project may be left out only when every run is read from files (no server asked).
+  const isFileRun = (r: unknown) => r !== null && typeof r === "object" && ["file", "tensorboard"].some((k) => (r as Record<string, unknown>)[k] !== undefined);
+  const onlyFiles = Array.isArray(cfg.runs) && cfg.runs.length > 0 && cfg.runs.every(isFileRun);
   for (const key of ["entity", "project"]) {
     if (onlyFiles && cfg[key] === undefined) continue;
     if (typeof cfg[key] !== "string" || !(cfg[key] as string).trim()) throw bad(`"${key}" must be a non-empty string`);
   }
-  if (!Array.isArray(cfg.runs) || cfg.runs.length === 0) throw bad(`"runs" must be a non-empty list of {"runId", "round"} or {"file", "round"}`);
+  if (!Array.isArray(cfg.runs) || cfg.runs.length === 0) {
+    throw bad(`"runs" must be a non-empty list of {"runId", "round"}, {"file", "round"} or {"tensorboard", "round"}`);
+  }
   const runs: RunSelection[] = cfg.runs.map((r: unknown, i: number) => {
     if (r === null || typeof r !== "object" || Array.isArray(r)) throw bad(`runs[${i}] is not an object`);
-    const { round, file } = r as Record<string, unknown>;
+    const { round, file, tensorboard } = r as Record<string, unknown>;
+    if (tensorboard !== undefined) return tensorboardRun(r as Record<string, unknown>, i, dirname(path), bad);
     let { runId } = r as Record<string, unknown>;
     let wandbFile: string | undefined;
     if (file !== undefined) {
@@ -83,4 +88,21 @@ export function readRunsConfig(path: string): RunsConfig {
     throw bad((e as Error).message.replace(/^invalid runs: /, ""));
   }
   return { entity: (cfg.entity as string | undefined) ?? "", project: (cfg.project as string | undefined) ?? "", runs };
+}
+
+/** A `{"tensorboard", "round", "runId"?}` entry: the path must name event files; the run id defaults to the path's last part. */
+function tensorboardRun(r: Record<string, unknown>, i: number, dir: string, bad: (what: string) => Error): RunSelection {
+  const { tensorboard, round, file } = r;
+  if (file !== undefined) throw bad(`runs[${i}] has both "file" and "tensorboard": one source per run`);
+  if (typeof tensorboard !== "string" || !tensorboard.trim()) throw bad(`runs[${i}].tensorboard must be a non-empty string`);
+  const at = resolve(dir, tensorboard);
+  const runId = r.runId ?? runIdOfPath(at);
+  try {
+    locateEventFiles(at);
+    checkRunId(runId as string);
+  } catch (e) {
+    throw bad(`runs[${i}]: ${(e as Error).message}`);
+  }
+  if (typeof round !== "string" || !round.trim()) throw bad(`runs[${i}].round must be a non-empty string`);
+  return { runId: runId as string, round, tensorboard: at };
 }

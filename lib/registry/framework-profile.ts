@@ -60,6 +60,26 @@ export type ProfileAxis =
       ownRows: readonly OwnRows[];
     };
 
+/**
+ * What a TensorBoard event step is for the framework, and how a TensorBoard run's rows (one per step,
+ * every tag logged at that step merged; lib/tensorboard/) are read as the framework's W&B rows.
+ */
+export interface TensorboardSpec {
+  /** What the event step is, in one sentence: which counter the framework passes as `global_step`. */
+  step: string;
+  /**
+   * The key the event step stands for: a row without it gets it from `_step` (TRL and OpenRLHF write
+   * no tag of their step; verl does). Null: the framework's TensorBoard runs are refused, `step` says why.
+   */
+  stepKey: string | null;
+  /**
+   * Key prefixes the framework logs in calls of their own at a step's counter (TRL's and OpenRLHF's
+   * evaluations): split out of the merged row into a row of their own, with the step key, as W&B has
+   * them. The axis's `summaryKeys` (run totals logged at the last step) are split out the same way.
+   */
+  separateCalls: readonly string[];
+}
+
 /** A family of rows a framework logs about itself, not about a training step. */
 export interface OwnRows {
   /** Key prefix (ending in "/") every metric key of such a row starts with. */
@@ -92,6 +112,8 @@ export interface FrameworkProfile<N extends string = string> {
   aggregation: string;
   /** What a restart does to the W&B history. */
   restart: string;
+  /** What the TensorBoard step is and how TensorBoard rows are read (TensorboardSpec). */
+  tensorboard: TensorboardSpec;
   /** Every concept: the framework's metric (key, grain, is / is not) or why it has none. */
   metrics: Readonly<Record<ConceptId, ConceptMetric | AbsentConcept>>;
   /** Metrics of no concept that notebooks describe (slime: train/loss, train/pg_loss), by name. */

@@ -74,6 +74,12 @@ export const OPENRLHF_PROFILE: FrameworkProfile<"openrlhf"> = {
   },
   aggregation: "train/* are means over the step's micro-batches, except train/actor_grad_norm and the learning rate: the last optimizer step's value",
   restart: "a new W&B run (reinit) with global_step restored from the checkpoint: it re-logs the steps after the checkpoint (the later run supersedes)",
+  tensorboard: {
+    // OpenRLHF's TensorBoard logger: add_scalar(f"train/{k}", v, global_step), evaluations as eval/{k} at the same step.
+    step: "global_step (training steps, one per rollout batch), the number W&B logs as train/global_step; no tag holds it",
+    stepKey: "train/global_step",
+    separateCalls: ["eval/"],
+  },
   metrics: {
     entropy: perStep(
       "train/entropy_loss",

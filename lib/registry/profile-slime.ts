@@ -312,6 +312,12 @@ export const SLIME_PROFILE: FrameworkProfile<"slime"> = {
   updates: { observable: true, note: "one W&B row per optimizer update (train/step)", keyPrefix: "train/", criticPrefix: "train/critic-" },
   aggregation: "train/* per optimizer update (means over the update's micro-batches); rollout/* and perf/* per rollout batch",
   restart: "a new W&B run (or a run resumed in place) that re-logs rollouts after its checkpoint; the later logging supersedes",
+  tensorboard: {
+    // slime/utils/logging_utils.py log(args, metrics, step_key): every backend gets step = metrics[step_key].
+    step: "each row's own step key: rollout/step for rollout rows, train/step for update rows, eval/step for evals; one TensorBoard step therefore merges an update and a rollout batch of different ids, which the workspace does not split apart: slime's TensorBoard runs are refused",
+    stepKey: null,
+    separateCalls: [],
+  },
   metrics: {
     ...SLIME_CONCEPT_METRICS,
     klToRef: klLoss,

@@ -85,7 +85,7 @@ export const TRL_PROFILE: FrameworkProfile<"trl"> = {
     stepKey: "train/global_step",
     evalPrefixes: ["eval/"],
     stepKeys: ["train/global_step", "train/epoch"],
-    summaryKeys: ["train/train_runtime", "train/total_flos", "train/train_loss", "train/train_samples_per_second"],
+    summaryKeys: ["train/train_runtime", "train/total_flos", "train/train_loss", "train/train_samples_per_second", "train/train_steps_per_second"],
     // trl/extras/profiling.py logs each timed block as its own wandb.log call; transformers'
     // define_metric(step_sync=True) stamps the last train/global_step on it, so these rows look like
     // training rows of an earlier step unless classified by their keys.
@@ -103,6 +103,12 @@ export const TRL_PROFILE: FrameworkProfile<"trl"> = {
   aggregation: `GRPO metrics (entropy, clip ratios, completions, rewards) ${AVERAGED}; loss averaged since the last log; grad_norm of the last step`,
   restart:
     "a new W&B run unless WANDB_RUN_ID/WANDB_RESUME are set (offline, the same id gets a second .wandb log, frozen as one run); global_step continues from the checkpoint, so rows after it are re-logged (the later logging supersedes)",
+  tensorboard: {
+    // transformers' TensorBoardCallback.on_log: add_scalar(k, v, state.global_step) for each logged key (train/ prefixed by rewrite_logs).
+    step: "state.global_step of the Hugging Face Trainer (optimizer steps), the number W&B logs as train/global_step; no tag holds it",
+    stepKey: "train/global_step",
+    separateCalls: ["eval/"],
+  },
   metrics: {
     entropy: perRow("train/entropy", `mean token entropy of the completions, ${AVERAGED}`, "not per optimizer update"),
     clipfrac: perRow(

@@ -118,6 +118,12 @@ export const VERL_PROFILE: FrameworkProfile<"verl"> = {
   aggregation: "actor/* are means over the step's mini-batches (ppo_epochs x train_batch_size / ppo_mini_batch_size optimizer steps, 4 by default)",
   restart:
     "a new W&B run that continues global_steps from its checkpoint: it re-logs the steps after the checkpoint (the later run supersedes) and logs a val-before-train row at the checkpoint step",
+  tensorboard: {
+    // verl's Tracking tensorboard backend: add_scalar(k, v, step) with step=global_steps, the same dict W&B gets.
+    step: "global_steps (training steps), the step verl passes to every backend; the training/global_step tag holds it too",
+    stepKey: "training/global_step",
+    separateCalls: [],
+  },
   metrics: {
     entropy: perStep(
       "actor/entropy",

@@ -39,12 +39,22 @@ export function profileTableMarkdown(): string {
   );
 }
 
+/** Each profile's TensorBoard step: what the event step is, the key it stands for, the calls split out of a step's row. */
+export function tensorboardTableMarkdown(): string {
+  const rows = PROFILES.map((p) => {
+    const t = p.tensorboard;
+    const split = [...t.separateCalls.map((x) => `\`${x}*\``), ...(p.axis.kind === "step" ? p.axis.summaryKeys.map((k) => `\`${k}\``) : [])];
+    return `| ${p.label} | ${cell(t.step)} | ${t.stepKey === null ? "refused" : `\`${t.stepKey}\``} | ${split.length > 0 ? split.join(", ") : "none"} |`;
+  });
+  return ["| framework | TensorBoard step | read as | split into rows of their own |", "|---|---|---|---|", ...rows].join("\n");
+}
+
 /** Markers around the generated tables in a markdown file. */
 export const TABLE_MARKERS = { start: "<!-- registry-tables:start (npm run registry-table -- --write) -->", end: "<!-- registry-tables:end -->" } as const;
 
 /** The generated block, markers included. */
 export function registryBlock(): string {
-  return [TABLE_MARKERS.start, "", conceptTableMarkdown(), "", profileTableMarkdown(), "", TABLE_MARKERS.end].join("\n");
+  return [TABLE_MARKERS.start, "", conceptTableMarkdown(), "", profileTableMarkdown(), "", tensorboardTableMarkdown(), "", TABLE_MARKERS.end].join("\n");
 }
 
 /** `text` with its marked block replaced by the generated one; throws when the markers are missing. */

@@ -5,7 +5,7 @@
  * recognised by its field number and skipped without decoding; a field number not in the table is
  * an unknown record kind (a newer SDK), also skipped.
  */
-import { WIRE, WireReader } from "./protobuf-wire";
+import { WIRE, WireReader } from "../wire/protobuf-wire";
 
 /** Record kinds by field number of `Record.record_type` (wandb_internal.proto, SDK 0.15 to 0.31). */
 export const RECORD_KINDS: Readonly<Record<number, string>> = {

@@ -61,9 +61,11 @@ export async function fetchOrVerify(params: WorkspaceParams, opts: FetchStepOpti
     });
     const rows = manifest.runs.reduce((s, r) => s + r.historyEvents, 0);
     const files = manifest.runs.filter((r) => r.source).length;
+    const tensorboard = manifest.runs.filter((r) => r.source?.kind === "tensorboard").length;
+    const kinds = [files > tensorboard ? ".wandb" : "", tensorboard > 0 ? "TensorBoard" : ""].filter(Boolean).join(" and ");
     const from = [
       files < manifest.runs.length ? `of ${config.entity}/${config.project} from ${new URL(baseUrl).host}` : "",
-      files > 0 ? `${files < manifest.runs.length ? `, ${files} of them ` : ""}from local .wandb files (no server)` : "",
+      files > 0 ? `${files < manifest.runs.length ? `, ${files} of them ` : ""}from local ${kinds} files (no server)` : "",
     ].join("");
     return {
       mode: "live",

@@ -90,7 +90,7 @@ test("option errors: invalid <option>: <value> and the usage, exit 2", async () 
     [["--entity", "e", "--project", "p", "--run", "r1=R0"], "invalid --out: missing (the archive folder, e.g. data/archive)"],
     [
       ["--config", "c.json", "--run", "r1=R0", "--out", "x"],
-      "invalid --config: c.json cannot be combined with --entity, --project, --run or --wandb-file (list files in the config)",
+      "invalid --config: c.json cannot be combined with --entity, --project, --run, --wandb-file or --tensorboard (list files in the config)",
     ],
   ];
   for (const [args, message] of cases) {

@@ -17,6 +17,7 @@ import { parseManifest, serializeManifest } from "../../lib/archive/manifest";
 import { readRunsConfig } from "../../lib/archive/runs-config";
 import { keysOf } from "../../lib/values/compact-values";
 import { readWandbFile } from "../../lib/wandb-file/read-wandb-file";
+import type { ManifestSource } from "../../lib/types";
 
 const CASE = path.resolve(__dirname, "../fixtures/real-runs/trl/grpo-resume-same-id");
 const FIRST = path.join(CASE, "R0-run-trlgrporesumesa.wandb");
@@ -120,8 +121,9 @@ test("two real logs of one run id freeze as one run: the second log's _step cont
   const run = manifest.runs[0];
   assert.equal(run.historyEvents, first.rowCount + second.rowCount);
   assert.equal(run.state, "finished", "the last log's state");
-  assert.equal(run.source?.file, "R0-run-trlgrporesumesa.wandb");
-  assert.equal(run.source?.exitCode, null, "the first log was killed: no exit record");
+  const source = run.source as ManifestSource | undefined; // a .wandb source
+  assert.equal(source?.file, "R0-run-trlgrporesumesa.wandb");
+  assert.equal(source?.exitCode, null, "the first log was killed: no exit record");
   assert.deepEqual(
     run.resumedIn?.map((x) => [x.file, x.exitCode, x.stepOffset]),
     [["R1-run-trlgrporesumesa.wandb", 0, first.rows.length]],

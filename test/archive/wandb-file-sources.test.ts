@@ -17,6 +17,7 @@ import { parseManifest, serializeManifest } from "../../lib/archive/manifest";
 import { readRunsConfig } from "../../lib/archive/runs-config";
 import { startWandbTestServer, type WandbTestServer } from "../../tools/wandb-test-server/server";
 import { buildLog, exitRecord, headerRecord, historyRecord, runRecord } from "../wandb-file/wandb-log-builder";
+import type { ManifestSource } from "../../lib/types";
 
 const ROOT = path.join(__dirname, "../..");
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "wandb-file-archive-"));
@@ -129,8 +130,8 @@ test("file runs only: no server, no credentials; manifest names the file (not it
       },
     },
   );
-  assert.equal(manifest.runs[1].source!.exitCode, 1);
-  assert.equal(manifest.runs[2].source!.exitCode, null);
+  assert.equal((manifest.runs[1].source as ManifestSource).exitCode, 1);
+  assert.equal((manifest.runs[2].source as ManifestSource).exitCode, null);
   assert.equal(fs.readFileSync(path.join(out, "history/offa1.jsonl"), "utf8"), '{"_step":0,"x":0}\n{"_step":1,"x":"NaN"}\n{"_step":2,"x":0.5}\n');
   const text = fs.readFileSync(path.join(out, "manifest.json"), "utf8");
   assert.ok(!text.includes(root), "no local path in the manifest");
@@ -328,5 +329,5 @@ test("fetch CLI --wandb-file PATH=LABEL: a run folder or a file, no credentials 
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /^invalid wandb file: .*nope \(cannot read: ENOENT\)\n/);
   const withConfig = await cli(["--wandb-file", `${a.folder}=R0`, "--config", "data/runs.json", "--out", out]);
-  assert.match(withConfig.stderr, /^invalid --config: data\/runs\.json cannot be combined with --entity, --project, --run or --wandb-file/);
+  assert.match(withConfig.stderr, /^invalid --config: data\/runs\.json cannot be combined with --entity, --project, --run, --wandb-file or --tensorboard/);
 });

@@ -14,7 +14,7 @@ import { after, before, test } from "node:test";
 import { fetchAndFreeze } from "../../lib/archive/fetch-and-freeze";
 import { parseFrozenRow } from "../../lib/values/frozen-row";
 import { loadArchive } from "../../lib/archive/load-archive";
-import type { HistoryRow, SourceManifest } from "../../lib/types";
+import type { HistoryRow, ManifestSource, SourceManifest } from "../../lib/types";
 import { locateWandbFile, peekWandbFileRunId } from "../../lib/wandb-file/locate-wandb-file";
 import { parseHistoryRow } from "../../lib/wandb/parse-history-row";
 import { startWandbTestServer, type WandbTestServer } from "../../tools/wandb-test-server/server";
@@ -172,7 +172,7 @@ test("a finished offline run (NaN, Infinity, histograms, dicts, text, a partial 
   assert.deepEqual(run.source, {
     kind: "wandb-file",
     file: "run-fin1abcd.wandb",
-    sha256: run.source!.sha256,
+    sha256: (run.source as ManifestSource).sha256,
     bytes: fs.statSync(locateWandbFile(folder)).size,
     sdkVersion: VERSION,
     exitCode: 0,
@@ -192,7 +192,7 @@ test("a finished offline run (NaN, Infinity, histograms, dicts, text, a partial 
   assert.ok(Object.is(frozen[300].late, 0), "-0.0 is frozen as 0 (JSON has no -0)");
   const archive = await loadArchive(out);
   assert.equal(archive.runs[0].rows.length, 301, "the archive loads and verifies");
-  t.diagnostic(`wandb ${VERSION}: ${frozen.length} rows, ${run.source!.bytes} bytes of .wandb`);
+  t.diagnostic(`wandb ${VERSION}: ${frozen.length} rows, ${(run.source as ManifestSource).bytes} bytes of .wandb`);
 });
 
 test("a run killed with os._exit (no exit record) freezes as crashed; its rows are exactly the first ones it logged", { skip: SKIP }, async (t) => {
@@ -211,13 +211,13 @@ test("a run killed with os._exit (no exit record) freezes as crashed; its rows a
   });
   const run = manifest.runs[0];
   assert.equal(run.state, "crashed");
-  assert.equal(run.source!.exitCode, null);
+  assert.equal((run.source as ManifestSource).exitCode, null);
   const frozen = frozenRows(out, "kil1abcd").map(({ _runtime, _timestamp, ...logged }) => logged);
   const expected = expectedRows("kil1abcd");
   assert.ok(frozen.length >= 1000, `at least the rows of the whole blocks written (${frozen.length} of ${expected.length})`);
   assert.deepStrictEqual(frozen, expected.slice(0, frozen.length));
   t.diagnostic(
-    `killed run: ${frozen.length} of ${expected.length} rows in ${run.source!.bytes} bytes; warnings: ${warnings.length ? warnings.join(" | ") : "none"}`,
+    `killed run: ${frozen.length} of ${expected.length} rows in ${(run.source as ManifestSource).bytes} bytes; warnings: ${warnings.length ? warnings.join(" | ") : "none"}`,
   );
 });
 

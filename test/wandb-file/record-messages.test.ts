@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { WireReader } from "../../lib/wandb-file/protobuf-wire";
+import { WireReader } from "../../lib/wire/protobuf-wire";
 import { decodeRecord } from "../../lib/wandb-file/record-messages";
 import {
   exitRecord,

@@ -9,6 +9,7 @@ import { fetchOrVerify, hasCredentials } from "../../lib/workspace/fetch-or-veri
 import { workspaceParams } from "../../lib/workspace/workspace-params";
 import { startWandbTestServer } from "../../tools/wandb-test-server/server";
 import { buildLog, exitRecord, historyRecord, runRecord } from "../wandb-file/wandb-log-builder";
+import type { ManifestSource } from "../../lib/types";
 
 const ROOT = join(__dirname, "..", "..");
 const SENTINEL = "sentinel-key-fetch-or-verify-0123456789abcdef";
@@ -108,7 +109,7 @@ test("live with runs.json listing offline runs' .wandb files: frozen without any
     assert.equal(r.mode, "live");
     assert.match(r.message, /^fetched 1 runs \(1 history rows\) from local \.wandb files \(no server\) and froze them into /);
     assert.deepEqual(
-      r.manifest!.runs.map((m) => [m.runId, m.state, m.source!.file]),
+      r.manifest!.runs.map((m) => [m.runId, m.state, (m.source as ManifestSource).file]),
       [["nbfile1", "finished", "run-nbfile1.wandb"]],
     );
     assert.equal(readFileSync(join(data, "wandb", "history", "nbfile1.jsonl"), "utf8"), '{"_step":0,"x":"NaN"}\n');

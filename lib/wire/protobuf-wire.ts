@@ -1,7 +1,8 @@
 /**
- * A minimal reader of the protobuf wire format (varint, 64-bit, length-delimited, 32-bit), enough to
- * walk the few W&B `Record` messages the archive needs and skip every other field. Written from the
- * public encoding spec (protobuf.dev "Encoding"); no generated code.
+ * A minimal reader of the protobuf wire format (varint, 64-bit, length-delimited, 32-bit), shared by
+ * the file readers: enough to walk the few W&B `Record` messages (lib/wandb-file/) and TensorBoard
+ * `Event` messages (lib/tensorboard/) the archive needs and skip every other field. Written from the
+ * public encoding spec (protobuf.dev "Encoding"); no generated code (see docs/libraries.md).
  */
 
 /** Wire types of the protobuf encoding. */
@@ -67,6 +68,27 @@ export class WireReader {
     throw new WireError("varint longer than 10 bytes");
   }
 
+  /**
+   * int64 field (two's complement; a negative value is a 10-byte varint), exact up to 2^53 in
+   * magnitude: the low and high 32 bits are gathered apart, as protobuf.js does.
+   */
+  int64(): number {
+    let lo = 0;
+    let hi = 0;
+    for (let i = 0; i < 10; i++) {
+      if (this.pos >= this.end) throw new WireError("varint runs past the end of the message");
+      const b = this.buf[this.pos++];
+      const bits = b & 0x7f;
+      if (i < 4) lo |= bits << (7 * i);
+      else if (i === 4) {
+        lo |= (bits & 0x0f) << 28;
+        hi |= bits >> 4;
+      } else hi |= bits << (7 * i - 32);
+      if ((b & 0x80) === 0) return hi * 4294967296 + (lo >>> 0);
+    }
+    throw new WireError("varint longer than 10 bytes");
+  }
+
   /** sint64 field (zigzag), exact up to 2^53. */
   sint64(): number {
     const n = this.varint();
@@ -78,6 +100,14 @@ export class WireReader {
     if (this.pos + 8 > this.end) throw new WireError("double runs past the end of the message");
     const v = new DataView(this.buf.buffer, this.buf.byteOffset + this.pos, 8).getFloat64(0, true);
     this.pos += 8;
+    return v;
+  }
+
+  /** float field (little-endian IEEE 754 single precision), widened to a double exactly. */
+  float(): number {
+    if (this.pos + 4 > this.end) throw new WireError("float runs past the end of the message");
+    const v = new DataView(this.buf.buffer, this.buf.byteOffset + this.pos, 4).getFloat32(0, true);
+    this.pos += 4;
     return v;
   }
 
