@@ -11,7 +11,7 @@ import { type ExportFileServer, type FileRequestLogEntry, startExportFileServer 
 import { applyFaultBefore, type Fault, type FileFault, FaultQueue, PendingDelays, sendTruncated, takeRequestFault, takeShortPage } from "./faults";
 import { type CompiledDocument, DocumentCache } from "./graphql-documents";
 import { parseJsonBody, readBody, sendJson } from "./http-io";
-import { buildRunExport, DEFAULT_PARQUET_EXPORTS, type ParquetExportConfig, type RunExport } from "./parquet-exports";
+import { buildRunExport, DEFAULT_PARQUET_EXPORTS, LIVE_LISTINGS, type LiveListing, type ParquetExportConfig, type RunExport } from "./parquet-exports";
 import { insertRows, lastStep, type RowInput, RunStore, type StoredRun, wandbTimestamp, wrapConfig, writeStreamLines } from "./run-store";
 import { buildWandbSchema, type ResolverContext, rootValue } from "./schema";
 
@@ -198,6 +198,7 @@ class LocalWandbServer implements WandbTestServer {
     for (const field of ["lagSteps", "filesPerRun", "rowGroupSize", "urlTtlSeconds"] as const) {
       if (!Number.isInteger(next[field]) || next[field] < (field === "lagSteps" ? 0 : 1)) throw new Error(`invalid ${field}: ${next[field]}`);
     }
+    if (LIVE_LISTINGS.indexOf(next.liveListing) < 0) throw new Error(`invalid liveListing: ${next.liveListing}`);
     this.exportConfig = next;
   }
 
@@ -329,9 +330,9 @@ class LocalWandbServer implements WandbTestServer {
   // ---- parquet exports and runs
 
   /** Signed URLs of the run's exported files and their row count (none while exports are off). */
-  private exportOf(run: StoredRun): { urls: string[]; exportedRows: number } {
+  private exportOf(run: StoredRun): { urls: string[]; exportedRows: number; liveListing: LiveListing } {
     const config = this.exportConfig;
-    if (!config.enabled) return { urls: [], exportedRows: 0 };
+    if (!config.enabled) return { urls: [], exportedRows: 0, liveListing: config.liveListing };
     const key = `${run.steps.length}|${run.texts[run.texts.length - 1] ?? ""}|${config.lagSteps}|${config.filesPerRun}|${config.rowGroupSize}`;
     let cached = this.exportCache.get(run);
     if (!cached || cached.key !== key) {
@@ -343,7 +344,7 @@ class LocalWandbServer implements WandbTestServer {
     const urls = cached.built.files.map((bytes, i) =>
       this.fileServer.publish(`${dir}/${encodeURIComponent(run.name)}_${i}.runhistory.parquet`, bytes, config.urlTtlSeconds),
     );
-    return { urls, exportedRows: cached.built.exportedRows };
+    return { urls, exportedRows: cached.built.exportedRows, liveListing: config.liveListing };
   }
 
   private mustGet(entity: string, project: string, runId: string): StoredRun {
