@@ -53,6 +53,8 @@ export interface WandbTestServer {
   addRun(spec: AddRunSpec): void;
   appendRows(entity: string, project: string, runId: string, rows: Array<string | Record<string, unknown>>): void;
   setState(entity: string, project: string, runId: string, state: string): void;
+  /** Additive: drops the rows after `toStep`, as W&B's rewind (`resume_from`) does before the run logs on from there. */
+  rewindRun(entity: string, project: string, runId: string, toStep: number): void;
   getRun(entity: string, project: string, runId: string): { state: string; rows: string[]; lastStep: number } | undefined;
   injectFault(fault: Fault): void;
   /** Drops the /graphql faults not used up yet (a test that stopped early leaves none behind). */
@@ -178,6 +180,17 @@ class LocalWandbServer implements WandbTestServer {
 
   setState(entity: string, project: string, runId: string, state: string): void {
     this.mustGet(entity, project, runId).state = state;
+  }
+
+  rewindRun(entity: string, project: string, runId: string, toStep: number): void {
+    const run = this.mustGet(entity, project, runId);
+    const kept = run.texts.filter((_, i) => run.steps[i] <= toStep);
+    run.steps = [];
+    run.texts = [];
+    run.keyTypes = new Map();
+    run.summary = {};
+    insertRows(run, kept);
+    run.heartbeatAt = wandbTimestamp();
   }
 
   getRun(entity: string, project: string, runId: string): { state: string; rows: string[]; lastStep: number } | undefined {
