@@ -118,3 +118,48 @@ test("option errors: invalid <option>: <value> and the usage, exit 2", async () 
   }
   assert.equal(fs.existsSync(out), false);
 });
+
+test("--report with --config: the exports rebuilt after each snapshot, each health flag printed once, when its rows arrive", async () => {
+  const config = JSON.parse(fs.readFileSync(path.join(ROOT, "data/runs.json"), "utf8")) as { entity: string; project: string; runs: { runId: string }[] };
+  const history = (runId: string) =>
+    fs
+      .readFileSync(path.join(ROOT, "data/wandb/history", `${runId}.jsonl`), "utf8")
+      .trimEnd()
+      .split("\n");
+  const late = "sim-r2-85gs"; // its rollout 47 logs rollout/kl = NaN (the sample's one flag), at _step 30
+  for (const { runId } of config.runs) {
+    const rows = history(runId);
+    server.addRun({
+      entity: config.entity,
+      project: config.project,
+      runId,
+      state: runId === late ? "running" : "finished",
+      rows: runId === late ? rows.slice(0, 20) : rows,
+    });
+  }
+  let lateQueries = 0;
+  server.onRequest = (entry) => {
+    if (entry.operationName !== "Run" || (entry.variables as { name?: string }).name !== late) return;
+    if (++lateQueries === 2) {
+      server.appendRows(config.entity, config.project, late, history(late).slice(20));
+      server.setState(config.entity, config.project, late, "finished");
+    }
+  };
+  const out = path.join(root, "report", "archive");
+  const exportsDir = path.join(root, "report", "exports");
+  const r = await cli(["--config", path.join(ROOT, "data/runs.json"), "--out", out, "--interval", "0", "--polls", "3", "--report", "--report-out", exportsDir]);
+  server.onRequest = null;
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stdout.trimEnd().split("\n");
+  assert.match(lines[0], /^poll 1: snapshot 1: sim-r0-ghfk \+100, sim-r1-kf63 \+\d+, sim-r2-85gs \+20, sim-r3-1v8k \+\d+ rows/);
+  assert.match(lines[1], /^poll 2: snapshot 2: sim-r0-ghfk \+0, sim-r1-kf63 \+0, sim-r2-85gs \+80, sim-r3-1v8k \+0 rows/);
+  const flags = lines.filter((l) => l.startsWith("  new flag:"));
+  assert.deepEqual(flags, [
+    "  new flag: non_finite (warning) run sim-r2-85gs rollout 47..47 rollout/kl: a NaN, Inf or -Inf value in a numeric key of an optimizer update or rollout batch (one flag per key and round; critic keys train/critic-* not read)",
+  ]);
+  assert.ok(lines.indexOf(flags[0]) > 1, "printed after poll 2, when rollout 47 arrived");
+  assert.match(lines[lines.length - 2], /^poll 3: nothing new/);
+  // The rebuilt exports are those of the bundled archive: same rows, same health table.
+  assert.equal(fs.readFileSync(path.join(exportsDir, "health.csv"), "utf8"), fs.readFileSync(path.join(ROOT, "exports/health.csv"), "utf8"));
+  assert.equal(fs.readFileSync(path.join(exportsDir, "updates.csv"), "utf8"), fs.readFileSync(path.join(ROOT, "exports/updates.csv"), "utf8"));
+});
