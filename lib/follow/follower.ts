@@ -23,8 +23,9 @@ import { checkHistoryPath, type HistoryPathChoice } from "../wandb/read-history"
 import { readRunMeta } from "../wandb/read-run-meta";
 import { checkPageSize, DEFAULT_PAGE_SIZE } from "../wandb/scan-history";
 import { READER_VERSION } from "../wandb/version";
-import { appendServerRun, describeRun, type FrozenRun, refreezeWandbFileRun, type RunFrozenNow, unchangedRun } from "./run-tail";
-import { sha256Hex, snapshotFile } from "./snapshot-chain";
+import { checkOverlap, DEFAULT_OVERLAP_ROWS, readFileTail } from "./overlap-window";
+import { appendServerRun, describeRun, type FrozenRun, NO_TAIL, refreezeWandbFileRun, type RunFrozenNow, unchangedRun } from "./run-tail";
+import { sha256Hex, snapshotFile, supersededFile } from "./snapshot-chain";
 import { hashFrozenFile } from "./hash-frozen-file";
 
 /** Run states after which a run's history no longer grows. */
@@ -46,6 +47,8 @@ export interface FollowOptions extends Pick<WandbReaderOptions, "baseUrl" | "api
   reporter?: Reporter;
   /** Clock of `takenAt` and `fetchedAt`; default SOURCE_DATE_EPOCH if set, else the wall clock. */
   now?: () => Date;
+  /** Last frozen rows of each server run read again at every poll to detect rewrites (default 100; 0: none). */
+  overlapRows?: number;
 }
 
 /** What one poll did. */
@@ -87,6 +90,13 @@ interface LastSnapshot {
   base: string | null;
 }
 
+/** What a poll found before writing: each run's metadata (null for a `.wandb` run), whether it changed, and why it was rewritten (or null). */
+interface PollPlan {
+  metas: readonly (RunMeta | null)[];
+  changed: readonly boolean[];
+  rewrites: readonly (string | null)[];
+}
+
 /** A snapshot written by a poll: each run's entry and file state, the manifest and its bytes. */
 interface WrittenSnapshot {
   written: RunFrozenNow[];
@@ -98,6 +108,7 @@ interface WrittenSnapshot {
 export class Follower {
   private last: LastSnapshot = { manifest: null, sha256: null, base: null };
   private readonly runs: FrozenRun[];
+  private readonly overlapRows: number;
 
   private constructor(
     private readonly opts: FollowOptions,
@@ -107,7 +118,9 @@ export class Follower {
     private readonly clock: () => Date,
     private readonly reporter: Reporter,
   ) {
-    this.runs = opts.runs.map((sel) => ({ sel, entry: null, file: null, stamp: null }));
+    this.runs = opts.runs.map((sel) => ({ sel, entry: null, file: null, stamp: null, tail: NO_TAIL }));
+    this.overlapRows = opts.overlapRows ?? DEFAULT_OVERLAP_ROWS;
+    if (!Number.isInteger(this.overlapRows) || this.overlapRows < 0) throw new Error(`invalid overlapRows: ${this.overlapRows}`);
   }
 
   /** Checks the options, connects (only when a server run is selected) and reads the archive's last snapshot. */
@@ -160,7 +173,10 @@ export class Follower {
         throw new Error(`invalid runs: run ${run.sel.runId} is round ${entry.round} in the archive ${this.opts.outDir}, ${run.sel.round} here`);
       }
       run.entry = entry;
-      if (entry && !run.sel.file) run.file = await hashFrozenFile(path.join(this.opts.outDir, entry.file), entry);
+      if (entry && !run.sel.file) {
+        run.file = await hashFrozenFile(path.join(this.opts.outDir, entry.file), entry);
+        run.tail = await readFileTail(path.join(this.opts.outDir, entry.file), this.overlapRows);
+      }
     }
     this.last = { manifest, sha256: sha256Hex(text), base: manifest.snapshot ? null : text };
   }
@@ -172,11 +188,12 @@ export class Follower {
     const takenAt = this.clock().toISOString();
     const metas = await this.readStates(signal);
     const stamps = await Promise.all(this.runs.map((run) => (run.sel.file ? logStamp(run.sel) : Promise.resolve(null))));
-    const changed = this.changedRuns(metas, stamps);
+    const rewrites = await this.findRewrites(metas, signal);
+    const changed = this.changedRuns(metas, stamps).map((c, i) => c || rewrites[i] !== null);
     const rowsAdded: Record<string, number> = {};
     let sequence: number | null = null;
     if (changed.some((c) => c)) {
-      const snapshot = await this.writeSnapshot(metas, changed, takenAt, signal);
+      const snapshot = await this.writeSnapshot({ metas, changed, rewrites }, takenAt, signal);
       snapshot.written.forEach((w, i) => {
         rowsAdded[w.entry.runId] = w.entry.historyEvents - (this.runs[i].entry?.historyEvents ?? 0);
       });
@@ -209,39 +226,61 @@ export class Follower {
       if (entry === null) return true;
       const meta = metas[i];
       if (meta === null) return stamps[i] !== run.stamp;
-      if (meta.historyLineCount < entry.historyEvents || meta.lastStep < entry.lastStep) {
-        throw new Error(
-          `run ${describeRun(run, this.opts.entity, this.opts.project)}: the server now holds ${meta.historyLineCount} rows up to step ${meta.lastStep}, the archive froze ${entry.historyEvents} up to step ${entry.lastStep}: logged history was rewritten (rewind, resume in place or deletion); not mixed in`,
-        );
-      }
       return meta.historyLineCount !== entry.historyEvents || meta.lastStep !== entry.lastStep || meta.state !== entry.state;
     });
   }
 
-  /** Writes the next snapshot: the last one's files copied, each changed run's new rows added, manifests chained. */
-  private async writeSnapshot(
-    metas: readonly (RunMeta | null)[],
-    changed: readonly boolean[],
-    takenAt: string,
-    signal?: AbortSignal,
-  ): Promise<WrittenSnapshot> {
+  /**
+   * Why each server run's logged history was rewritten since the last snapshot, or null: fewer rows
+   * or an earlier last step than frozen, or (a running run, or one whose counts changed) the overlap
+   * window no longer holding the rows frozen there.
+   */
+  private async findRewrites(metas: readonly (RunMeta | null)[], signal?: AbortSignal): Promise<(string | null)[]> {
+    return mapConcurrent(
+      this.runs,
+      DEFAULT_CONCURRENCY,
+      async (run, i, s) => {
+        const meta = metas[i];
+        const entry = run.entry;
+        if (meta === null || entry === null) return null;
+        if (meta.historyLineCount < entry.historyEvents || meta.lastStep < entry.lastStep) {
+          return `the server now holds ${meta.historyLineCount} rows up to step ${meta.lastStep}, the archive froze ${entry.historyEvents} up to step ${entry.lastStep}`;
+        }
+        const grew = meta.historyLineCount !== entry.historyEvents || meta.lastStep !== entry.lastStep;
+        if (meta.state !== "running" && !grew) return null;
+        return checkOverlap(this.conn!, meta, run.tail, entry.lastStep, this.pageSize, s);
+      },
+      signal,
+    );
+  }
+
+  /** Writes the next snapshot: the last one's files copied, each changed run's new rows added (a rewritten run read anew), manifests chained. */
+  private async writeSnapshot(plan: PollPlan, takenAt: string, signal?: AbortSignal): Promise<WrittenSnapshot> {
+    const { metas, changed, rewrites } = plan;
+    const superseded = this.last.manifest?.snapshot?.lineage ?? 1;
     return replaceDirAtomically(
       this.opts.outDir,
       async (tmp) => {
         await this.checkUnchanged();
         await this.copyLastSnapshot(tmp);
-        const opts = { pageSize: this.pageSize, historyPath: this.historyPath, signal, fetchedAt: takenAt };
+        const opts = { pageSize: this.pageSize, historyPath: this.historyPath, signal, fetchedAt: takenAt, overlapRows: this.overlapRows };
         const written = await mapConcurrent(
           this.runs,
           DEFAULT_CONCURRENCY,
-          (run, i, s) => {
-            if (!changed[i]) return Promise.resolve(unchangedRun(run, metas[i], takenAt));
+          async (run, i, s) => {
+            if (!changed[i]) return unchangedRun(run, metas[i], takenAt);
             if (run.sel.file) return refreezeWandbFileRun(tmp, run, takenAt, this.reporter, s);
-            return appendServerRun(this.conn!, tmp, run, metas[i]!, { ...opts, signal: s });
+            if (rewrites[i] === null) return appendServerRun(this.conn!, tmp, run, metas[i]!, { ...opts, signal: s });
+            // The superseded lineage's file stays in the chain, beside the snapshots that froze it.
+            await fsp.rename(path.join(tmp, run.entry!.file), path.join(tmp, supersededFile(superseded, run.sel.runId)));
+            return appendServerRun(this.conn!, tmp, { ...run, entry: null, file: null, tail: NO_TAIL }, metas[i]!, { ...opts, signal: s });
           },
           signal,
         );
-        return { written, ...(await this.writeManifests(tmp, written, takenAt)) };
+        const reasons = this.runs.flatMap((run, i) =>
+          rewrites[i] === null ? [] : [`run ${describeRun(run, this.opts.entity, this.opts.project)}: ${rewrites[i]}`],
+        );
+        return { written, ...(await this.writeManifests(tmp, written, takenAt, reasons)) };
       },
       this.reporter,
     );
@@ -269,15 +308,24 @@ export class Follower {
   }
 
   /** Writes `manifest.json` and `snapshots/<sequence>.json` (and snapshot 0, a one-shot archive the follow started from). */
-  private async writeManifests(tmp: string, written: readonly RunFrozenNow[], takenAt: string): Promise<{ manifest: SourceManifest; text: string }> {
+  private async writeManifests(
+    tmp: string,
+    written: readonly RunFrozenNow[],
+    takenAt: string,
+    rewrites: readonly string[],
+  ): Promise<{ manifest: SourceManifest; text: string }> {
     const prev = this.last.manifest?.snapshot;
     const sequence = (prev?.sequence ?? 0) + 1;
+    const lineage = (prev?.lineage ?? 1) + (rewrites.length > 0 ? 1 : 0);
+    const lineageReason =
+      rewrites.length > 0 ? `logged history was rewritten (a rewind, a resume in place or a deletion): ${rewrites.join("; ")}` : (prev?.lineageReason ?? null);
+    if (rewrites.length > 0) this.reporter.warn?.(`snapshot ${sequence} starts lineage ${lineage}: ${lineageReason}`);
     const manifest: SourceManifest = {
       kind: "wandb-frozen-history",
       formatVersion: 1,
       readerVersion: READER_VERSION,
       pageSize: this.pageSize,
-      snapshot: { sequence, takenAt, lineage: prev?.lineage ?? 1, lineageReason: prev?.lineageReason ?? null },
+      snapshot: { sequence, takenAt, lineage, lineageReason },
       previous: this.last.sha256,
       runs: written.map((w) => w.entry),
     };
@@ -294,6 +342,7 @@ export class Follower {
       this.runs[i].entry = w.entry;
       this.runs[i].file = w.file;
       this.runs[i].stamp = stamps[i];
+      this.runs[i].tail = w.tail;
     });
     this.last = { manifest: snapshot.manifest, sha256: sha256Hex(snapshot.text), base: null };
   }

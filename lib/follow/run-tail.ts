@@ -17,7 +17,11 @@ import type { WandbConnection } from "../wandb/connection";
 import { type HistoryPathChoice, readHistory } from "../wandb/read-history";
 import { runPath } from "../wandb/read-run-meta";
 import { scanHistory } from "../wandb/scan-history";
+import { type FrozenTail, lastLines, tailOf } from "./overlap-window";
 import { checkFilePrefixes, EMPTY_SHA256 } from "./snapshot-chain";
+
+/** The tail of a run that keeps none (a `.wandb` log is checked whole instead). */
+export const NO_TAIL: FrozenTail = { lines: [], steps: [] };
 
 /** What a poll knows of a run before it reads: its last snapshot's entry and frozen file state. */
 export interface FrozenRun {
@@ -28,12 +32,15 @@ export interface FrozenRun {
   file: FrozenFileState | null;
   /** `.wandb` runs: size and modification time of the logs when last frozen (null: not read by this follower yet). */
   stamp: string | null;
+  /** Server runs: the last frozen rows, read again at each poll (the overlap window). */
+  tail: FrozenTail;
 }
 
-/** A run after a poll froze it: its new entry and file state. */
+/** A run after a poll froze it: its new entry, file state and last rows. */
 export interface RunFrozenNow {
   entry: ManifestRun;
   file: FrozenFileState | null;
+  tail: FrozenTail;
 }
 
 /** How server runs are read. */
@@ -42,6 +49,8 @@ export interface TailReadOptions {
   historyPath: HistoryPathChoice;
   signal?: AbortSignal;
   fetchedAt: string;
+  /** Rows of the overlap window kept for the next poll. */
+  overlapRows: number;
 }
 
 /** `frozenBefore` of a run: what its last snapshot froze (nothing for a new run). */
@@ -67,6 +76,11 @@ export async function appendServerRun(conn: WandbConnection, dir: string, run: F
   const target = path.join(dir, file);
   const { entry } = run;
   const writer = entry && run.file ? await FrozenFileWriter.append(target, run.file) : await FrozenFileWriter.create(target);
+  let kept = entry ? run.tail.lines : [];
+  const write = (lines: string[]) => {
+    kept = lastLines(kept, lines, opts.overlapRows);
+    return writer.writeLines(lines);
+  };
   let lastStep: number;
   let dropped: Record<string, number>;
   let taken: ManifestRun["historyPath"];
@@ -76,7 +90,7 @@ export async function appendServerRun(conn: WandbConnection, dir: string, run: F
         pageSize: opts.pageSize,
         historyPath: opts.historyPath,
         signal: opts.signal,
-        onLines: (l) => writer.writeLines(l),
+        onLines: write,
       });
       ({ lastStep } = scan.snapshot);
       dropped = scan.droppedKeys;
@@ -89,7 +103,7 @@ export async function appendServerRun(conn: WandbConnection, dir: string, run: F
         fromStep: entry.lastStep + 1,
         expectedRows: meta.historyLineCount - entry.historyEvents,
         rowsBefore: entry.historyEvents,
-        onRows: (rows) => writer.writeLines(rows.map(serialize)),
+        onRows: (rows) => write(rows.map(serialize)),
       });
       lastStep = Math.max(entry.lastStep, meta.lastStep);
       dropped = addCounts(entry.droppedKeys ?? {}, scan.droppedKeys);
@@ -103,7 +117,7 @@ export async function appendServerRun(conn: WandbConnection, dir: string, run: F
   const identity = { ...meta, lastStep, droppedKeys: dropped };
   const extra = taken ? { historyPath: taken } : {};
   const next = frozenManifestRun(identity, run.sel.round, file, info, opts.fetchedAt, extra);
-  return { entry: { ...next, frozenBefore: frozenBeforeOf(entry) }, file: writer.closedState() };
+  return { entry: { ...next, frozenBefore: frozenBeforeOf(entry) }, file: writer.closedState(), tail: tailOf(kept) };
 }
 
 /**
@@ -128,14 +142,14 @@ export async function refreezeWandbFileRun(dir: string, run: FrozenRun, fetchedA
     throw new Error(`run ${sel.runId}: its .wandb log no longer holds the rows frozen before (${problems[0]}): the log was rewritten or replaced`);
   }
   const state = fresh.source?.exitCode === null && fresh.state === "crashed" ? "running" : fresh.state;
-  return { entry: { ...fresh, state, frozenBefore: before }, file: null };
+  return { entry: { ...fresh, state, frozenBefore: before }, file: null, tail: NO_TAIL };
 }
 
 /** A run's entry in a snapshot where the poll froze nothing new for it: same file, fresh stamps. */
 export function unchangedRun(run: FrozenRun, meta: RunMeta | null, fetchedAt: string): RunFrozenNow {
   const entry = run.entry!;
   const state = meta ? meta.state : entry.state;
-  return { entry: { ...entry, state, fetchedAt, frozenBefore: frozenBeforeOf(entry) }, file: run.file };
+  return { entry: { ...entry, state, fetchedAt, frozenBefore: frozenBeforeOf(entry) }, file: run.file, tail: run.tail };
 }
 
 /** `entity/project/runId` of a server run, the file of a `.wandb` run: for messages. */

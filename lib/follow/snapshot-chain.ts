@@ -20,6 +20,11 @@ export function snapshotFile(sequence: number): string {
   return `${SNAPSHOTS_DIR}/${String(sequence).padStart(6, "0")}.json`;
 }
 
+/** Archive-relative path where a run's file of a superseded lineage is kept, e.g. "snapshots/lineage-1-abc123.jsonl". */
+export function supersededFile(lineage: number, runId: string): string {
+  return `${SNAPSHOTS_DIR}/lineage-${lineage}-${runId}.jsonl`;
+}
+
 /** Lowercase hex sha256 of text (UTF-8) or bytes. */
 export function sha256Hex(data: string | Uint8Array): string {
   return createHash("sha256").update(data).digest("hex");
@@ -186,16 +191,31 @@ export async function verifySnapshotChain(dir: string): Promise<ChainReport> {
   return { ok: problems.length === 0, links, problems };
 }
 
-/** Every snapshot of the current lineage froze a prefix of each run's current file. */
+/**
+ * Every snapshot froze a prefix of each run's file: the current file, or for a lineage that a rewrite
+ * of the run superseded, the file kept beside the snapshots (`supersededFile`) of the first lineage at
+ * or after it that has one.
+ */
 async function checkRunPrefixes(dir: string, snaps: readonly ReadSnapshot[], problems: string[]): Promise<void> {
+  const kept = new Set(await fsp.readdir(path.join(dir, SNAPSHOTS_DIR)));
   const last = snaps[snaps.length - 1];
-  const lineage = last.manifest.snapshot?.lineage ?? 1;
-  for (const run of last.manifest.runs) {
-    const boundaries = snaps
-      .filter((s) => (s.manifest.snapshot?.lineage ?? 1) === lineage)
-      .flatMap((s) =>
-        s.manifest.runs.filter((r) => r.runId === run.runId).map((r) => ({ bytes: r.bytes, sha256: r.sha256, label: `snapshot ${s.name}, run ${r.runId}` })),
-      );
-    problems.push(...(await checkFilePrefixes(path.join(dir, run.file), boundaries)));
+  const lastLineage = last.manifest.snapshot?.lineage ?? 1;
+  const byFile = new Map<string, { bytes: number; sha256: string; label: string }[]>();
+  for (const s of snaps) {
+    const lineage = s.manifest.snapshot?.lineage ?? 1;
+    for (const r of s.manifest.runs) {
+      let file = r.file;
+      for (let l = lineage; l < lastLineage; l++) {
+        const name = supersededFile(l, r.runId);
+        if (kept.has(name.slice(SNAPSHOTS_DIR.length + 1))) {
+          file = name;
+          break;
+        }
+      }
+      const list = byFile.get(file) ?? [];
+      list.push({ bytes: r.bytes, sha256: r.sha256, label: `snapshot ${s.name}, run ${r.runId}` });
+      byFile.set(file, list);
+    }
   }
+  for (const [file, boundaries] of byFile) problems.push(...(await checkFilePrefixes(path.join(dir, file), boundaries)));
 }

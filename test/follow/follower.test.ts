@@ -97,7 +97,16 @@ async function followGrowing(runId: string, growth: number, polls: number): Prom
 
 async function oneShot(runId: string): Promise<string> {
   const dir = path.join(tmp, `${runId}-oneshot`);
-  await fetchAndFreeze({ entity: "e", project: "p", runs: [{ runId, round: "R0" }], outDir: dir, baseUrl: server.url, apiKey: server.apiKey, env: {} });
+  await fetchAndFreeze({
+    entity: "e",
+    project: "p",
+    runs: [{ runId, round: "R0" }],
+    outDir: dir,
+    baseUrl: server.url,
+    apiKey: server.apiKey,
+    env: {},
+    allowRunning: true,
+  });
   return dir;
 }
 
@@ -112,8 +121,9 @@ test("pages path: a run followed while it grows ends byte-identical to a one-sho
   assert.ok(historyBytes(dir, "growpages").equals(historyBytes(once, "growpages")), "history bytes equal the one-shot fetch");
   // Steps 0..2699 without s % 11 == 5: 2700 - 245 = 2455 rows.
   assert.equal(manifestOf(dir).runs[0].historyEvents, 2455);
-  // Poll 1 reads [0, 1500) in two windows; polls 2-4 each page from the step after the last frozen one.
-  assert.deepEqual(pageStarts, [0, 1000, 1500, 1900, 2300]);
+  // Poll 1 reads [0, 1500) in two windows; polls 2-4 each read the overlap window again (from the step
+  // of the 100th last frozen row: 1390, 1790, 2190) and page from the step after the last frozen one.
+  assert.deepEqual(pageStarts, [0, 1000, 1390, 1500, 1790, 1900, 2190, 2300]);
   // Rows per poll: 1364 first, then 400 steps each less their gaps (37 in [1500, 1900), 36 in the next two), then nothing (the end check).
   assert.deepEqual(rowsAdded, [1364, 363, 364, 364, 0]);
   const chain = await verifySnapshotChain(dir);
@@ -130,8 +140,9 @@ test("parquet path: the first poll reads the exports (liveData lists one live ro
   server.setParquetExports({ enabled: true, lagSteps: 200, filesPerRun: 2, liveListing: "first" });
   const { dir, pageStarts } = await followGrowing("growparquet", 250, 3);
   assert.equal(manifestOf(dir).runs[0].historyPath, "parquet+pages");
-  // First poll: steps <= 2799 exported, the last of them 2798 (2799 is a gap), so the tail is paged from 2799; then 3000 and 3250.
-  assert.deepEqual(pageStarts, [2799, 3000, 3250]);
+  // First poll: steps <= 2799 exported, the last of them 2798 (2799 is a gap), so the tail is paged from
+  // 2799; then the overlap windows (100th last frozen row: 2890, 3141) and the new steps from 3000, 3250.
+  assert.deepEqual(pageStarts, [2799, 2890, 3000, 3141, 3250]);
   const once = await oneShot("growparquet");
   assert.ok(historyBytes(dir, "growparquet").equals(historyBytes(once, "growparquet")), "history bytes equal the one-shot fetch");
 });
@@ -239,24 +250,79 @@ test("the chain check names a snapshot whose data changed afterwards", async () 
   assert.match(report.problems.join("\n"), /snapshot snapshots\/000001\.json, run tampered: the first \d+ bytes of .* \(changed after it was frozen\)/);
 });
 
-test("a run whose logged history went back (a rewind: fewer rows, an earlier last step) is refused, never mixed in; the archive stays", async () => {
-  server.addRun({ entity: "e", project: "p", runId: "rewound", state: "running", rows: rows(0, 100) });
-  const dir = path.join(tmp, "rewound");
-  const follower = await Follower.open(followOptions("rewound", dir));
+/** Follows `runId` (100 rows) for one poll, applies `rewrite` to the server, polls again; returns the archive and the second poll's snapshot manifest. */
+async function rewriteAfterOnePoll(runId: string, rewrite: () => void): Promise<{ dir: string; m: SourceManifest; before: Buffer }> {
+  server.addRun({ entity: "e", project: "p", runId, state: "running", rows: rows(0, 100) });
+  const dir = path.join(tmp, runId);
+  const follower = await Follower.open(followOptions(runId, dir, { overlapRows: 10 }));
   await follower.poll();
-  const before = snapshotTree(dir);
-  server.rewindRun("e", "p", "rewound", 40);
-  server.appendRows(
-    "e",
-    "p",
-    "rewound",
-    rows(41, 61).map((r) => ({ ...r, loss: 2 })),
+  const before = historyBytes(dir, runId);
+  rewrite();
+  const second = await follower.poll();
+  assert.equal(second.sequence, 2);
+  return { dir, m: manifestOf(dir), before };
+}
+
+test("a rewind (fewer rows, an earlier last step) starts lineage 2 with the reason; the run is read anew, the old file kept beside the snapshots", async () => {
+  const { dir, m, before } = await rewriteAfterOnePoll("rewound", () => {
+    server.rewindRun("e", "p", "rewound", 40);
+    server.appendRows(
+      "e",
+      "p",
+      "rewound",
+      rows(41, 61).map((r) => ({ ...r, loss: 2 })),
+    );
+  });
+  assert.deepEqual(
+    { ...m.snapshot, takenAt: "" },
+    {
+      sequence: 2,
+      takenAt: "",
+      lineage: 2,
+      lineageReason:
+        "logged history was rewritten (a rewind, a resume in place or a deletion): run e/p/rewound: the server now holds 55 rows up to step 59, the archive froze 91 up to step 99",
+    },
   );
-  await assert.rejects(
-    follower.poll(),
-    /run e\/p\/rewound: the server now holds 55 rows up to step 59, the archive froze 91 up to step 99: logged history was rewritten/,
+  assert.match(warnings.join("\n"), /snapshot 2 starts lineage 2: logged history was rewritten/);
+  assert.deepEqual(m.runs[0].frozenBefore, { bytes: 0, sha256: EMPTY_SHA256 }, "nothing of lineage 1 is kept in the run's file");
+  const once = await oneShot("rewound");
+  assert.ok(historyBytes(dir, "rewound").equals(historyBytes(once, "rewound")), "the new lineage holds what a one-shot fetch reads now");
+  assert.ok(fs.readFileSync(path.join(dir, "snapshots", "lineage-1-rewound.jsonl")).equals(before), "lineage 1's file kept");
+  assert.deepEqual((await verifySnapshotChain(dir)).problems, []);
+});
+
+test("a resume in place that logs the last steps again with other values (same counts) is caught by the overlap window", async () => {
+  const { dir, m } = await rewriteAfterOnePoll("inplace", () => {
+    // Steps 95..99 logged again: 5 rows replaced, then 10 new ones; the counts alone would say "grew by 10".
+    server.rewindRun("e", "p", "inplace", 94);
+    server.appendRows(
+      "e",
+      "p",
+      "inplace",
+      rows(95, 110).map((r) => ({ ...r, loss: 7 })),
+    );
+  });
+  assert.equal(m.snapshot!.lineage, 2);
+  assert.match(
+    m.snapshot!.lineageReason!,
+    /run e\/p\/inplace: the last 10 frozen rows \(steps 89\.\.99\): step 95 was frozen as \{"_runtime":47\.5,"_step":95,"loss":0\.010416666666666666\}, the server now holds \{"_runtime":47\.5,"_step":95,"loss":7\}/,
   );
-  assertSameTree(snapshotTree(dir), before, "unchanged");
+  assert.equal(
+    historyBytes(dir, "inplace")
+      .toString()
+      .split("\n")
+      .filter((l) => l.includes('"loss":7')).length,
+    14,
+    "steps 95..109 less the gap at 104",
+  );
+  assert.deepEqual((await verifySnapshotChain(dir)).problems, []);
+});
+
+test("the overlap window does not start a lineage when the last frozen rows are unchanged (a run that only grew)", async () => {
+  const { m } = await rewriteAfterOnePoll("onlygrew", () => server.appendRows("e", "p", "onlygrew", rows(100, 120)));
+  assert.equal(m.snapshot!.lineage, 1);
+  assert.equal(m.snapshot!.lineageReason, null);
+  assert.equal(warnings.length, 0, warnings.join("\n"));
 });
 
 test("an archive holding runs not selected is not followed into (they would be lost)", async () => {
