@@ -3,7 +3,8 @@
  *
  *   npm run follow -- (--entity E --project P --run ID=LABEL ... | --config data/runs.json | --wandb-file PATH=LABEL ...)
  *                     --out DIR [--interval SECONDS (60)] [--until finished | --polls N] [--report [--report-out DIR]]
- *   options: --overlap ROWS (100: last frozen rows read again to detect rewrites)  --page-size N (1000)  --history-path auto|parquet|pages (a run's first read; later polls page)  --base-url URL
+ *   options: --overlap ROWS (100: last frozen rows read again to detect rewrites)  --stale SECONDS (600: a .wandb log
+ *            without writes for this long and no exit record is reported, and called crashed when the follow ends)  --page-size N (1000)  --history-path auto|parquet|pages (a run's first read; later polls page)  --base-url URL
  *
  * Each poll prints one line per snapshot. A failed poll is a warning and is retried at the next
  * interval; the archive keeps its last snapshot. Ctrl-C stops between or inside a poll and leaves the
@@ -25,7 +26,7 @@ import { type CliRunSelection, positiveInt, RUN_SELECTION_OPTIONS, runSelection,
 
 const USAGE = `usage: npm run follow -- (--entity E --project P --run ID=LABEL [--run ...] | --config data/runs.json | --wandb-file PATH=LABEL ...) --out DIR
          [--interval SECONDS (60)] [--until finished | --polls N] [--report [--report-out DIR (exports)]]
-         [--overlap ROWS (100)] [--page-size N] [--history-path auto|parquet|pages] [--base-url URL]`;
+         [--overlap ROWS (100)] [--stale SECONDS (600)] [--page-size N] [--history-path auto|parquet|pages] [--base-url URL]`;
 
 interface FollowCli extends CliRunSelection {
   outDir: string;
@@ -36,6 +37,7 @@ interface FollowCli extends CliRunSelection {
   healthConfig: string;
   pageSize?: number;
   overlapRows?: number;
+  staleSeconds?: number;
   historyPath?: HistoryPathChoice;
   baseUrl?: string;
 }
@@ -54,6 +56,7 @@ function parseCli(argv: string[]): FollowCli | null {
         "report-out": { type: "string" },
         "page-size": { type: "string" },
         overlap: { type: "string" },
+        stale: { type: "string" },
         "history-path": { type: "string" },
         "base-url": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
@@ -83,6 +86,7 @@ function parseCli(argv: string[]): FollowCli | null {
     healthConfig: v.config ?? path.join(path.dirname(v.out), "runs.json"),
     pageSize: positiveInt("page-size", v["page-size"]),
     overlapRows: v.overlap === "0" ? 0 : positiveInt("overlap", v.overlap),
+    staleSeconds: positiveInt("stale", v.stale),
     historyPath: historyPath as HistoryPathChoice | undefined,
     baseUrl: v["base-url"],
   };

@@ -21,6 +21,7 @@ import { DEFAULT_CONCURRENCY } from "../wandb/fetch-runs";
 import { mapConcurrent } from "../wandb/map-concurrent";
 import { checkHistoryPath, type HistoryPathChoice } from "../wandb/read-history";
 import { readRunMeta } from "../wandb/read-run-meta";
+import { WandbError } from "../wandb/wandb-error";
 import { checkPageSize, DEFAULT_PAGE_SIZE } from "../wandb/scan-history";
 import { READER_VERSION } from "../wandb/version";
 import { checkOverlap, DEFAULT_OVERLAP_ROWS, readFileTail } from "./overlap-window";
@@ -28,8 +29,11 @@ import { appendServerRun, describeRun, type FrozenRun, NO_TAIL, refreezeWandbFil
 import { sha256Hex, snapshotFile, supersededFile } from "./snapshot-chain";
 import { hashFrozenFile } from "./hash-frozen-file";
 
-/** Run states after which a run's history no longer grows. */
-export const ENDED_STATES: readonly string[] = ["finished", "failed", "crashed", "killed"];
+/** Run states after which a run's history no longer grows ("deleted": the server no longer has the run). */
+export const ENDED_STATES: readonly string[] = ["finished", "failed", "crashed", "killed", "deleted"];
+
+/** Seconds without writes after which a `.wandb` log without an exit record is reported (`staleSeconds`). */
+export const DEFAULT_STALE_SECONDS = 600;
 
 /** Options of `Follower.open`. */
 export interface FollowOptions extends Pick<WandbReaderOptions, "baseUrl" | "apiKey" | "netrcPath" | "retry" | "limits" | "env"> {
@@ -49,6 +53,8 @@ export interface FollowOptions extends Pick<WandbReaderOptions, "baseUrl" | "api
   now?: () => Date;
   /** Last frozen rows of each server run read again at every poll to detect rewrites (default 100; 0: none). */
   overlapRows?: number;
+  /** A `.wandb` log without an exit record and without new bytes for this long is reported "no writes for T" (default 600 s). */
+  staleSeconds?: number;
 }
 
 /** What one poll did. */
@@ -59,8 +65,10 @@ export interface PollResult {
   rowsAdded: Record<string, number>;
   /** Each run's state as read by this poll. */
   states: Record<string, string>;
-  /** Every run is finished, failed, crashed or killed. */
+  /** Every run is finished, failed, crashed, killed or deleted, or a `.wandb` log with no writes for the stale time. */
   ended: boolean;
+  /** `.wandb` runs without an exit record and without writes for the stale time (called crashed when the follow ends). */
+  stale: string[];
 }
 
 /** How `follow` polls and when it stops. */
@@ -95,6 +103,8 @@ interface PollPlan {
   metas: readonly (RunMeta | null)[];
   changed: readonly boolean[];
   rewrites: readonly (string | null)[];
+  /** `.wandb` runs called crashed by this (last) poll. */
+  crashed: readonly boolean[];
 }
 
 /** A snapshot written by a poll: each run's entry and file state, the manifest and its bytes. */
@@ -109,6 +119,8 @@ export class Follower {
   private last: LastSnapshot = { manifest: null, sha256: null, base: null };
   private readonly runs: FrozenRun[];
   private readonly overlapRows: number;
+  /** Per `.wandb` run: when its logs last grew (clock ms) and whether "no writes" was said since. */
+  private readonly quiet = new Map<string, { since: number; said: boolean }>();
 
   private constructor(
     private readonly opts: FollowOptions,
@@ -184,16 +196,20 @@ export class Follower {
   // ---- poll
 
   /** One poll: read states, and when anything changed write the next snapshot. */
-  async poll(signal?: AbortSignal): Promise<PollResult> {
-    const takenAt = this.clock().toISOString();
+  async poll(signal?: AbortSignal, final = false): Promise<PollResult> {
+    const now = this.clock();
+    const takenAt = now.toISOString();
     const metas = await this.readStates(signal);
     const stamps = await Promise.all(this.runs.map((run) => (run.sel.file ? logStamp(run.sel) : Promise.resolve(null))));
+    const stale = this.staleRuns(stamps, now.getTime());
+    // Called crashed only at the end: a log can pause for a long checkpoint and go on.
+    const crashed = stale.map((st) => final && st);
     const rewrites = await this.findRewrites(metas, signal);
-    const changed = this.changedRuns(metas, stamps).map((c, i) => c || rewrites[i] !== null);
+    const changed = this.changedRuns(metas, stamps).map((c, i) => c || rewrites[i] !== null || crashed[i]);
     const rowsAdded: Record<string, number> = {};
     let sequence: number | null = null;
     if (changed.some((c) => c)) {
-      const snapshot = await this.writeSnapshot({ metas, changed, rewrites }, takenAt, signal);
+      const snapshot = await this.writeSnapshot({ metas, changed, rewrites, crashed }, takenAt, signal);
       snapshot.written.forEach((w, i) => {
         rowsAdded[w.entry.runId] = w.entry.historyEvents - (this.runs[i].entry?.historyEvents ?? 0);
       });
@@ -204,17 +220,67 @@ export class Follower {
     this.runs.forEach((run, i) => {
       states[run.sel.runId] = metas[i]?.state ?? run.entry?.state ?? "unknown";
     });
-    const ended = Object.values(states).every((s) => ENDED_STATES.indexOf(s) >= 0);
-    return { sequence, rowsAdded, states, ended };
+    const ended = this.runs.every((run, i) => ENDED_STATES.indexOf(states[run.sel.runId]) >= 0 || stale[i]);
+    return { sequence, rowsAdded, states, ended, stale: this.runs.filter((_, i) => stale[i]).map((r) => r.sel.runId) };
   }
 
-  /** Each server run's metadata (one Run query: state, historyLineCount, last step); null for `.wandb` runs. */
+  /**
+   * Which `.wandb` runs are still "running" (no exit record) with logs that did not grow for the
+   * stale time; each is reported once ("no writes for T") until it grows again.
+   */
+  private staleRuns(stamps: readonly (string | null)[], nowMs: number): boolean[] {
+    const limit = (this.opts.staleSeconds ?? DEFAULT_STALE_SECONDS) * 1000;
+    return this.runs.map((run, i) => {
+      if (!run.sel.file) return false;
+      const q = this.quiet.get(run.sel.runId);
+      if (q === undefined || stamps[i] !== run.stamp) {
+        this.quiet.set(run.sel.runId, { since: nowMs, said: false });
+        return false;
+      }
+      if (run.entry?.state !== "running" || nowMs - q.since < limit) return false;
+      if (!q.said) {
+        q.said = true;
+        this.reporter.warn?.(
+          `run ${describeRun(run, this.opts.entity, this.opts.project)}: no writes for ${Math.round((nowMs - q.since) / 1000)} s and no exit record; called crashed if it stays so until the follow ends`,
+        );
+      }
+      return true;
+    });
+  }
+
+  /**
+   * Each server run's metadata (one Run query: state, historyLineCount, last step); null for `.wandb`
+   * runs. A frozen run the server no longer finds is "deleted" (its frozen rows stay as they are).
+   */
   private async readStates(signal?: AbortSignal): Promise<(RunMeta | null)[]> {
     const { entity, project } = this.opts;
     return mapConcurrent(
       this.runs,
       DEFAULT_CONCURRENCY,
-      (run, _i, s) => (run.sel.file ? Promise.resolve(null) : readRunMeta(this.conn!, { entity, project, runId: run.sel.runId }, s)),
+      async (run, _i, s) => {
+        if (run.sel.file) return null;
+        try {
+          return await readRunMeta(this.conn!, { entity, project, runId: run.sel.runId }, s);
+        } catch (e) {
+          const entry = run.entry;
+          if (entry === null || !(e instanceof WandbError) || e.operation !== "Run" || !/ not found/.test(e.message)) throw e;
+          if (entry.state !== "deleted")
+            this.reporter.warn?.(
+              `run ${describeRun(run, entity, project)}: the server no longer has it (deleted); its ${entry.historyEvents} frozen rows stay as frozen`,
+            );
+          return {
+            entity,
+            project,
+            runId: entry.runId,
+            displayName: entry.displayName ?? null,
+            state: "deleted",
+            createdAt: entry.createdAt,
+            heartbeatAt: null,
+            historyLineCount: entry.historyEvents,
+            lastStep: entry.lastStep,
+          };
+        }
+      },
       signal,
     );
   }
@@ -269,7 +335,10 @@ export class Follower {
           DEFAULT_CONCURRENCY,
           async (run, i, s) => {
             if (!changed[i]) return unchangedRun(run, metas[i], takenAt);
-            if (run.sel.file) return refreezeWandbFileRun(tmp, run, takenAt, this.reporter, s);
+            if (run.sel.file) {
+              const frozen = await refreezeWandbFileRun(tmp, run, takenAt, this.reporter, s);
+              return plan.crashed[i] && frozen.entry.state === "running" ? { ...frozen, entry: { ...frozen.entry, state: "crashed" } } : frozen;
+            }
             if (rewrites[i] === null) return appendServerRun(this.conn!, tmp, run, metas[i]!, { ...opts, signal: s });
             // The superseded lineage's file stays in the chain, beside the snapshots that froze it.
             await fsp.rename(path.join(tmp, run.entry!.file), path.join(tmp, supersededFile(superseded, run.sel.runId)));
@@ -359,27 +428,35 @@ export class Follower {
     if (loop.until !== "finished" && (!Number.isInteger(limit) || limit < 1)) throw new Error(`invalid polls: ${limit}`);
     const summary: FollowSummary = { polls: 0, failedPolls: 0, snapshots: 0, stopped: "polls" };
     let endedBefore = false;
+    let last: PollResult | null = null;
     while (summary.polls < limit) {
       if (loop.signal?.aborted) return { ...summary, stopped: "interrupted" };
       const result = await this.pollOnce(loop, summary);
       if (loop.signal?.aborted) return { ...summary, stopped: "interrupted" };
       if (result && loop.until === "finished" && result.ended) {
         // One more poll after every run ended must find nothing new: the last full completeness check.
-        if (endedBefore && result.sequence === null) return { ...summary, stopped: "ended" };
+        if (endedBefore && result.sequence === null) return this.finish(loop, summary, result, "ended");
         endedBefore = true;
         continue;
       }
       endedBefore = false;
       if (summary.polls < limit) await sleep(loop.intervalSeconds * 1000, undefined, { signal: loop.signal }).catch(() => undefined);
+      last = result ?? last;
     }
-    return summary;
+    return this.finish(loop, summary, last, "polls");
+  }
+
+  /** The end of a follow: `.wandb` runs still without writes are called crashed in one last snapshot. */
+  private async finish(loop: FollowLoopOptions, summary: FollowSummary, last: PollResult | null, stopped: FollowSummary["stopped"]): Promise<FollowSummary> {
+    if (last !== null && last.stale.length > 0) await this.pollOnce(loop, summary, true);
+    return { ...summary, stopped };
   }
 
   /** One poll of the loop: counted, reported through `onPoll`, a failure turned into a warning. */
-  private async pollOnce(loop: FollowLoopOptions, summary: FollowSummary): Promise<PollResult | null> {
+  private async pollOnce(loop: FollowLoopOptions, summary: FollowSummary, final = false): Promise<PollResult | null> {
     summary.polls++;
     try {
-      const result = await this.poll(loop.signal);
+      const result = await this.poll(loop.signal, final);
       if (result.sequence !== null) summary.snapshots++;
       await loop.onPoll?.(result, summary.polls);
       return result;

@@ -135,6 +135,7 @@ export async function refreezeWandbFileRun(dir: string, run: FrozenRun, fetchedA
     () => fetchedAt,
     reporter,
     signal,
+    true,
   );
   const before = frozenBeforeOf(run.entry);
   const problems = await checkFilePrefixes(target, [{ ...before, label: `run ${sel.runId} (${sel.file})` }]);

@@ -216,7 +216,15 @@ test("a followed .wandb log being appended (torn tails included) ends byte-ident
   // Cuts inside records: each poll sees the log up to its last whole record.
   const cuts = [Math.floor(bytes.length * 0.3) + 3, Math.floor(bytes.length * 0.62) + 1, bytes.length];
   fs.writeFileSync(live, bytes.subarray(0, cuts[0]));
-  const follower = await Follower.open({ entity: "", project: "", runs: [{ runId, round: "R0", file: live }], outDir: dir, env: {}, reporter: {} });
+  const notes: string[] = [];
+  const follower = await Follower.open({
+    entity: "",
+    project: "",
+    runs: [{ runId, round: "R0", file: live }],
+    outDir: dir,
+    env: {},
+    reporter: { warn: (m) => warnings.push(m), info: (m) => notes.push(m) },
+  });
   const states: string[] = [];
   const summary = await follower.follow({
     intervalSeconds: 0,
@@ -228,6 +236,11 @@ test("a followed .wandb log being appended (torn tails included) ends byte-ident
   });
   assert.equal(summary.stopped, "ended");
   assert.deepEqual(states.slice(0, 2), ["running", "running"], "no exit record yet: running, not crashed");
+  assert.deepEqual(warnings, [], "a torn tail of a live log is no warning");
+  assert.ok(
+    notes.some((n) => /hold no whole record yet \(a record being written\)/.test(n)),
+    notes.join("\n"),
+  );
   assert.equal(states[states.length - 1], "finished");
   const once = path.join(tmp, "wandbfile-oneshot");
   await fetchAndFreeze({ entity: "", project: "", runs: [{ runId, round: "R0", file: real }], outDir: once, env: {} });
@@ -333,4 +346,61 @@ test("an archive holding runs not selected is not followed into (they would be l
     Follower.open(followOptions("other", dir)),
     /invalid runs: the archive .* also holds run kept; select it too, or follow into another folder/,
   );
+});
+
+test("a run deleted mid-follow: the next snapshot says deleted, its frozen rows stay, and the follow ends", async () => {
+  server.addRun({ entity: "e", project: "p", runId: "deleted", state: "running", rows: rows(0, 40) });
+  const dir = path.join(tmp, "deleted");
+  const follower = await Follower.open(followOptions("deleted", dir));
+  const summary = await follower.follow({
+    intervalSeconds: 0,
+    until: "finished",
+    onPoll: (_r, poll) => {
+      if (poll === 1) server.deleteRun("e", "p", "deleted");
+    },
+  });
+  assert.equal(summary.stopped, "ended");
+  const m = manifestOf(dir);
+  assert.equal(m.runs[0].state, "deleted");
+  assert.equal(m.runs[0].historyEvents, 36, "steps 0..39 less the gaps 5, 16, 27, 38");
+  assert.equal(m.snapshot!.sequence, 2);
+  assert.deepEqual(warnings, ["run e/p/deleted: the server no longer has it (deleted); its 36 frozen rows stay as frozen"]);
+  assert.deepEqual((await verifySnapshotChain(dir)).problems, []);
+});
+
+test("a .wandb log that stops growing without an exit record: 'no writes for T' said once, called crashed only in the follow's last snapshot", async () => {
+  const real = path.resolve(__dirname, "../fixtures/real-runs/trl/grpo-log1/R0-run-trlgrpolog1.wandb");
+  const bytes = fs.readFileSync(real);
+  const runId = peekWandbFileRunId(real);
+  const live = path.join(fs.mkdtempSync(path.join(tmp, "stale-")), `run-${runId}.wandb`);
+  fs.writeFileSync(live, bytes.subarray(0, Math.floor(bytes.length / 2)));
+  let clock = Date.parse("2026-01-01T00:00:00Z");
+  const follower = await Follower.open({
+    entity: "",
+    project: "",
+    runs: [{ runId, round: "R0", file: live }],
+    outDir: path.join(tmp, "stale"),
+    env: {},
+    staleSeconds: 120,
+    now: () => new Date(clock),
+    reporter: { warn: (m) => warnings.push(m) },
+  });
+  const seen: { states: string; stale: string[] }[] = [];
+  const summary = await follower.follow({
+    intervalSeconds: 0,
+    until: "finished",
+    onPoll: (result) => {
+      seen.push({ states: result.states[runId], stale: result.stale });
+      clock += 60_000; // a minute between polls, the log never grows again
+    },
+  });
+  assert.equal(summary.stopped, "ended");
+  // Polls at 0, 60 s (running), 120 s (no writes for 120 s: stale), 180 s (still stale: the end check), then the last snapshot.
+  assert.deepEqual(
+    seen.map((p) => `${p.states}${p.stale.length ? " stale" : ""}`),
+    ["running", "running", "running stale", "running stale", "crashed stale"],
+  );
+  assert.equal(warnings.length, 1, warnings.join("\n"));
+  assert.match(warnings[0], /no writes for 120 s and no exit record; called crashed if it stays so until the follow ends/);
+  assert.equal(manifestOf(path.join(tmp, "stale")).runs[0].state, "crashed");
 });

@@ -55,6 +55,8 @@ export interface WandbTestServer {
   setState(entity: string, project: string, runId: string, state: string): void;
   /** Additive: drops the rows after `toStep`, as W&B's rewind (`resume_from`) does before the run logs on from there. */
   rewindRun(entity: string, project: string, runId: string, toStep: number): void;
+  /** Additive: removes the run (the API then answers as for a run that never existed). */
+  deleteRun(entity: string, project: string, runId: string): void;
   getRun(entity: string, project: string, runId: string): { state: string; rows: string[]; lastStep: number } | undefined;
   injectFault(fault: Fault): void;
   /** Drops the /graphql faults not used up yet (a test that stopped early leaves none behind). */
@@ -180,6 +182,11 @@ class LocalWandbServer implements WandbTestServer {
 
   setState(entity: string, project: string, runId: string, state: string): void {
     this.mustGet(entity, project, runId).state = state;
+  }
+
+  deleteRun(entity: string, project: string, runId: string): void {
+    this.mustGet(entity, project, runId);
+    this.store.delete(entity, project, runId);
   }
 
   rewindRun(entity: string, project: string, runId: string, toStep: number): void {
