@@ -16,7 +16,7 @@ import { parseArgs } from "node:util";
 
 import { Follower, type FollowLoopOptions, type PollResult } from "../lib/follow/follower";
 import { FlagsSeen } from "../lib/follow/new-flags";
-import { verifySnapshotChain } from "../lib/follow/snapshot-chain";
+import { verifySnapshotChain } from "../lib/archive/snapshot-chain";
 import { writeExports } from "../lib/export/write-exports";
 import { healthSettings } from "../lib/health/index";
 import type { Reporter } from "../lib/types";

@@ -26,7 +26,7 @@ import { checkPageSize, DEFAULT_PAGE_SIZE } from "../wandb/scan-history";
 import { READER_VERSION } from "../wandb/version";
 import { checkOverlap, DEFAULT_OVERLAP_ROWS, readFileTail } from "./overlap-window";
 import { appendServerRun, describeRun, type FrozenRun, NO_TAIL, refreezeWandbFileRun, type RunFrozenNow, unchangedRun } from "./run-tail";
-import { sha256Hex, snapshotFile, supersededFile } from "./snapshot-chain";
+import { sha256Hex, snapshotFile, supersededFile } from "../archive/snapshot-chain";
 import { hashFrozenFile } from "./hash-frozen-file";
 
 /** Run states after which a run's history no longer grows ("deleted": the server no longer has the run). */

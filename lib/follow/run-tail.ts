@@ -18,7 +18,7 @@ import { type HistoryPathChoice, readHistory } from "../wandb/read-history";
 import { runPath } from "../wandb/read-run-meta";
 import { scanHistory } from "../wandb/scan-history";
 import { type FrozenTail, lastLines, tailOf } from "./overlap-window";
-import { checkFilePrefixes, EMPTY_SHA256 } from "./snapshot-chain";
+import { checkFilePrefixes, EMPTY_SHA256 } from "../archive/snapshot-chain";
 
 /** The tail of a run that keeps none (a `.wandb` log is checked whole instead). */
 export const NO_TAIL: FrozenTail = { lines: [], steps: [] };

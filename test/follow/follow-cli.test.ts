@@ -7,7 +7,7 @@ import * as path from "node:path";
 import { after, before, test } from "node:test";
 
 import { verifyArchive } from "../../lib/archive/load-archive";
-import { verifySnapshotChain } from "../../lib/follow/snapshot-chain";
+import { verifySnapshotChain } from "../../lib/archive/snapshot-chain";
 import { startWandbTestServer, type WandbTestServer } from "../../tools/wandb-test-server/server";
 
 const ROOT = path.join(__dirname, "../..");

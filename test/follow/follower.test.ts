@@ -12,8 +12,9 @@ import { after, before, beforeEach, test } from "node:test";
 
 import { fetchAndFreeze } from "../../lib/archive/fetch-and-freeze";
 import { verifyArchive } from "../../lib/archive/load-archive";
+import { writeExports } from "../../lib/export/write-exports";
 import { Follower, type FollowOptions } from "../../lib/follow/follower";
-import { EMPTY_SHA256, sha256Hex, snapshotFile, verifySnapshotChain } from "../../lib/follow/snapshot-chain";
+import { EMPTY_SHA256, sha256Hex, snapshotFile, verifySnapshotChain } from "../../lib/archive/snapshot-chain";
 import type { SourceManifest } from "../../lib/types";
 import { peekWandbFileRunId } from "../../lib/wandb-file/locate-wandb-file";
 import { startWandbTestServer, type WandbTestServer } from "../../tools/wandb-test-server/server";
@@ -403,4 +404,20 @@ test("a .wandb log that stops growing without an exit record: 'no writes for T' 
   assert.equal(warnings.length, 1, warnings.join("\n"));
   assert.match(warnings[0], /no writes for 120 s and no exit record; called crashed if it stays so until the follow ends/);
   assert.equal(manifestOf(path.join(tmp, "stale")).runs[0].state, "crashed");
+});
+
+test("npm run export's writer refuses a followed archive whose chain is broken (an earlier snapshot edited), naming the break", async () => {
+  server.addRun({ entity: "e", project: "p", runId: "brokenchain", state: "running", rows: rows(0, 30) });
+  const dir = path.join(tmp, "brokenchain");
+  const follower = await Follower.open(followOptions("brokenchain", dir));
+  await follower.poll();
+  server.appendRows("e", "p", "brokenchain", rows(30, 40));
+  await follower.poll();
+  const first = path.join(dir, snapshotFile(1));
+  fs.writeFileSync(first, fs.readFileSync(first, "utf8").replace('"lineage": 1', '"lineage": 1 '));
+  await assert.rejects(
+    writeExports({ dataDir: dir, outDir: path.join(tmp, "brokenchain-exports") }),
+    /refusing to export from .*brokenchain: its snapshot chain is broken: snapshot snapshots\/000002\.json: previous is [0-9a-f]{64}, the snapshot before hashes to [0-9a-f]{64}/,
+  );
+  assert.equal(fs.existsSync(path.join(tmp, "brokenchain-exports")), false);
 });

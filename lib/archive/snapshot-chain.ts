@@ -10,7 +10,7 @@ import { createReadStream, promises as fsp } from "node:fs";
 import * as path from "node:path";
 
 import type { ManifestRun, SourceManifest } from "../types";
-import { MANIFEST_FILE, parseManifest, SNAPSHOTS_DIR } from "../archive/manifest";
+import { MANIFEST_FILE, parseManifest, SNAPSHOTS_DIR } from "./manifest";
 
 /** sha256 of nothing: `frozenBefore` of a run no snapshot froze before. */
 export const EMPTY_SHA256 = createHash("sha256").digest("hex");
