@@ -421,3 +421,41 @@ test("npm run export's writer refuses a followed archive whose chain is broken (
   );
   assert.equal(fs.existsSync(path.join(tmp, "brokenchain-exports")), false);
 });
+
+test("a follow restarted on its archive continues the chain; one started on a fetch's archive chains to it as snapshot 0", async () => {
+  server.addRun({ entity: "e", project: "p", runId: "restarted", state: "running", rows: rows(0, 60) });
+  const dir = await oneShot("restarted");
+  const fetched = fs.readFileSync(path.join(dir, "manifest.json"), "utf8");
+  server.appendRows("e", "p", "restarted", rows(60, 80));
+  const first = await Follower.open(followOptions("restarted", dir));
+  assert.equal((await first.poll()).sequence, 1);
+  assert.equal(fs.readFileSync(path.join(dir, snapshotFile(0)), "utf8"), fetched, "the fetch's manifest kept as snapshot 0");
+  assert.equal(manifestOf(dir).previous, sha256Hex(fetched));
+  server.appendRows("e", "p", "restarted", rows(80, 100));
+  const again = await Follower.open(followOptions("restarted", dir));
+  const next = await again.poll();
+  assert.equal(next.sequence, 2);
+  assert.equal(next.rowsAdded.restarted, 18, "steps 80..99 less the gaps 82, 93");
+  const chain = await verifySnapshotChain(dir);
+  assert.deepEqual(chain.problems, []);
+  assert.deepEqual(
+    chain.links.map((l) => [l.sequence, l.rowsAdded.restarted]),
+    [
+      [0, 55],
+      [1, 18],
+      [2, 18],
+    ],
+  );
+  const once = path.join(tmp, "restarted-again");
+  await fetchAndFreeze({
+    entity: "e",
+    project: "p",
+    runs: [{ runId: "restarted", round: "R0" }],
+    outDir: once,
+    baseUrl: server.url,
+    apiKey: server.apiKey,
+    env: {},
+    allowRunning: true,
+  });
+  assert.ok(historyBytes(dir, "restarted").equals(historyBytes(once, "restarted")));
+});
