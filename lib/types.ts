@@ -83,6 +83,29 @@ export interface ManifestRun {
    * "parquet+pages" (exported files, then the live tail paged). Absent = pages.
    */
   historyPath?: "parquet" | "parquet+pages";
+  /**
+   * In a snapshot of a followed archive (`npm run follow`, docs/follow.md): the length and sha256 of
+   * the part of this run's file the previous snapshot froze, which this file must start with.
+   */
+  frozenBefore?: FrozenPart;
+}
+
+/** The first `bytes` bytes of a frozen file and their sha256 (`ManifestRun.frozenBefore`). */
+export interface FrozenPart {
+  bytes: number;
+  sha256: string;
+}
+
+/** Where a snapshot of a followed archive stands in its chain (docs/follow.md). */
+export interface SnapshotInfo {
+  /** 1 for the first snapshot written into the folder, then +1 per snapshot. */
+  sequence: number;
+  /** ISO time the poll that wrote it began. */
+  takenAt: string;
+  /** 1, then +1 each time a rewrite of logged history (a rewind, a resume in place, a deletion) starts a new lineage. */
+  lineage: number;
+  /** Why this lineage began (null for lineage 1). */
+  lineageReason: string | null;
 }
 
 /** A later `.wandb` log of a run resumed into its own id, and the shift its `_step` got (see ManifestRun.resumedIn). */
@@ -145,6 +168,10 @@ export interface SourceManifest {
   formatVersion: 1;
   readerVersion: string;
   pageSize: number;
+  /** Set in a followed archive's snapshots (npm run follow): this snapshot's place in the chain. */
+  snapshot?: SnapshotInfo;
+  /** Set with `snapshot`: sha256 of the previous snapshot's manifest bytes, null for the first. */
+  previous?: string | null;
   /** Runs in the order the user listed them (round order). */
   runs: ManifestRun[];
 }

@@ -4,7 +4,6 @@
  *   npm run fetch -- --entity E --project P --run ID=LABEL [--run ID=LABEL ...] --out DIR
  *   npm run fetch -- --config data/runs.json --out DIR
  *   npm run fetch -- --wandb-file PATH=LABEL [--wandb-file PATH=LABEL ...] --out DIR   (offline runs, no server)
- *   npm run fetch -- --tensorboard PATH=LABEL [--tensorboard PATH=LABEL ...] --out DIR (TensorBoard logs, no server)
  *   options: --page-size N (1000)  --concurrency N (4)  --history-path auto|parquet|pages (auto)
  *            --threads N (default: one per core from 20,000 rows in 2+ runs; 0 = one thread)
  *            --base-url URL  --allow-running  --help
@@ -15,20 +14,16 @@
 import { parseArgs } from "node:util";
 
 import { fetchAndFreeze, type RunSelection } from "../lib/archive/fetch-and-freeze";
-import { checkRunId, sourceLabel } from "../lib/archive/manifest";
-import { readRunsConfig } from "../lib/archive/runs-config";
-import { locateEventFiles } from "../lib/tensorboard/locate-event-files";
-import { runIdOfPath } from "../lib/tensorboard/read-tensorboard-run";
-import { locateWandbFile, peekWandbFileRunId } from "../lib/wandb-file/locate-wandb-file";
 import { HISTORY_PATH_CHOICES, type HistoryPathChoice } from "../lib/wandb/read-history";
 import { cliReporter } from "./cli-reporter";
+import { checkRunId, sourceLabel } from "../lib/archive/manifest";
+import { locateEventFiles } from "../lib/tensorboard/locate-event-files";
+import { runIdOfPath } from "../lib/tensorboard/read-tensorboard-run";
+import { positiveInt, RUN_SELECTION_OPTIONS, runSelection, UsageError, usageErrors } from "./cli-run-selection";
 
 const USAGE = `usage: npm run fetch -- (--entity E --project P --run ID=LABEL [--run ...] | --config data/runs.json) --out DIR
        npm run fetch -- [--wandb-file PATH=LABEL ...] [--tensorboard PATH=LABEL ...] [--entity E --project P --run ID=LABEL ...] --out DIR
          [--page-size N] [--concurrency N] [--threads N] [--history-path auto|parquet|pages] [--base-url URL] [--allow-running]`;
-
-/** An option error: printed as is with the usage, exit code 2. */
-class UsageError extends Error {}
 
 interface CliOptions {
   entity: string;
@@ -41,25 +36,6 @@ interface CliOptions {
   historyPath?: HistoryPathChoice;
   baseUrl?: string;
   allowRunning: boolean;
-}
-
-function positiveInt(name: string, v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v) || Number(v) < 1) throw new UsageError(`invalid --${name}: ${v}`);
-  return Number(v);
-}
-
-/** `--wandb-file PATH=LABEL`: PATH a .wandb file or a run folder holding one; the run id is read from the file. */
-function wandbFileSelection(spec: string): RunSelection {
-  const eq = spec.lastIndexOf("=");
-  if (eq <= 0 || eq === spec.length - 1)
-    throw new UsageError(`invalid --wandb-file: ${spec} (expected PATH=ROUND_LABEL, e.g. wandb/offline-run-20260101_120000-abc123=R0)`);
-  try {
-    const file = locateWandbFile(spec.slice(0, eq));
-    return { runId: peekWandbFileRunId(file), round: spec.slice(eq + 1), file };
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
 }
 
 /** `--tensorboard PATH=LABEL`: PATH a run's log directory or one event file; the run id is the path's last part. */
@@ -75,25 +51,12 @@ function tensorboardSelection(spec: string): RunSelection {
   }
 }
 
-/** `f()`, with what it throws as a UsageError (parseArgs' messages name the option). */
-function usageErrors<T>(f: () => T): T {
-  try {
-    return f();
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-}
-
 function parseCli(argv: string[]): CliOptions | null {
   const parsed = usageErrors(() =>
     parseArgs({
       args: argv,
       options: {
-        entity: { type: "string" },
-        project: { type: "string" },
-        run: { type: "string", multiple: true },
-        config: { type: "string" },
-        "wandb-file": { type: "string", multiple: true },
+        ...RUN_SELECTION_OPTIONS,
         tensorboard: { type: "string", multiple: true },
         out: { type: "string" },
         "page-size": { type: "string" },
@@ -115,38 +78,11 @@ function parseCli(argv: string[]): CliOptions | null {
     throw new UsageError(`invalid --history-path: ${historyPath} (auto, parquet or pages)`);
   }
   if (!v.out) throw new UsageError("invalid --out: missing (the archive folder, e.g. data/archive)");
-  let entity: string | undefined;
-  let project: string | undefined;
-  let runs: RunSelection[];
-  const files = [...(v["wandb-file"] ?? []).map(wandbFileSelection), ...(v.tensorboard ?? []).map(tensorboardSelection)];
-  if (v.config !== undefined) {
-    if (v.run || v.entity || v.project || files.length > 0) {
-      throw new UsageError(
-        `invalid --config: ${v.config} cannot be combined with --entity, --project, --run, --wandb-file or --tensorboard (list files in the config)`,
-      );
-    }
-    try {
-      ({ entity, project, runs } = readRunsConfig(v.config));
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
-  } else if (files.length > 0 && !v.run && !v.entity && !v.project) {
-    runs = [];
-  } else {
-    if (!v.entity) throw new UsageError("invalid --entity: missing");
-    if (!v.project) throw new UsageError("invalid --project: missing");
-    if (!v.run || v.run.length === 0) throw new UsageError("invalid --run: missing (give --run RUN_ID=ROUND_LABEL, once per run)");
-    ({ entity, project } = v);
-    runs = v.run.map((spec) => {
-      const m = /^([^=]+)=(.+)$/.exec(spec);
-      if (!m) throw new UsageError(`invalid --run: ${spec} (expected RUN_ID=ROUND_LABEL, e.g. 8ov14yyc=R0)`);
-      return { runId: m[1], round: m[2] };
-    });
-  }
+  const { entity, project, runs } = runSelection(v, (v.tensorboard ?? []).map(tensorboardSelection), "--tensorboard");
   return {
-    entity: entity ?? "",
-    project: project ?? "",
-    runs: runs.concat(files),
+    entity,
+    project,
+    runs,
     outDir: v.out,
     pageSize: positiveInt("page-size", v["page-size"]),
     concurrency: positiveInt("concurrency", v.concurrency),

@@ -144,7 +144,7 @@ async function writeSynced(file: string, text: string): Promise<void> {
 /** The manifest entry of a frozen server run. */
 function manifestRun(meta: RunMeta, round: string, file: string, frozen: ServerRunFrozen, fetchedAt: string): ManifestRun {
   const extra = frozen.taken === "pages" ? {} : { historyPath: frozen.taken as ManifestRun["historyPath"] };
-  return frozenManifestRun({ ...meta, droppedKeys: frozen.droppedKeys }, round, file, frozen.info, fetchedAt, extra);
+  return frozenManifestRun({ ...meta, lastStep: frozen.lastStep, droppedKeys: frozen.droppedKeys }, round, file, frozen.info, fetchedAt, extra);
 }
 
 /** Below this many rows in all, a thread's start-up (50-500 ms) costs more than it saves. */

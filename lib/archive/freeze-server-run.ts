@@ -21,6 +21,8 @@ export interface ServerRunFrozen {
   info: FrozenFileInfo;
   droppedKeys: Record<string, number>;
   taken: HistoryPathTaken;
+  /** The run's last step in the snapshot the read was complete against (a running run's grows after the Run query). */
+  lastStep: number;
 }
 
 /** Reads the run's complete history into its frozen file (fsynced); a failure leaves the file incomplete, closed. */
@@ -34,7 +36,7 @@ export async function freezeServerRun(conn: WandbConnection, job: ServerRunJob, 
       onLines: (lines) => writer.writeLines(lines),
     });
     const info = await writer.close();
-    return { info, droppedKeys: scan.droppedKeys, taken: scan.path };
+    return { info, droppedKeys: scan.droppedKeys, taken: scan.path, lastStep: scan.snapshot.lastStep };
   } catch (e) {
     await writer.abandon();
     throw e;

@@ -40,6 +40,8 @@ export async function freezeWandbFileRun(
   fetchedAt: () => string,
   reporter: Reporter,
   signal?: AbortSignal,
+  /** The logs may still be written (a followed run; see ReadWandbFileOptions.live). */
+  live = false,
 ): Promise<ManifestRun> {
   const file = historyFile(sel.runId);
   const writer = await FrozenFileWriter.create(path.join(archiveTmp, file));
@@ -57,7 +59,7 @@ export async function freezeWandbFileRun(
         nextStep = shifted[shifted.length - 1]._step + 1;
         await writer.writeRows(shifted);
       };
-      const run = await readWandbFile(log, { expectRunId: sel.runId, reporter, signal, onRows });
+      const run = await readWandbFile(log, { expectRunId: sel.runId, reporter, signal, onRows, live });
       logs.push({ run, stepOffset: offset ?? 0 });
     }
     info = await writer.close();

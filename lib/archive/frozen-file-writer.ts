@@ -17,19 +17,40 @@ export interface FrozenFileInfo {
   rows: number;
 }
 
+/** Where a frozen file stands, to append to it later without hashing it again (a followed archive). */
+export interface FrozenFileState {
+  /** sha256 state over every byte so far (not digested). */
+  hash: Hash;
+  bytes: number;
+  rows: number;
+}
+
 /** Writer of one frozen history file; `close()` fsyncs and returns hash, size and row count. */
 export class FrozenFileWriter {
   private pending = "";
-  private readonly hash: Hash = createHash("sha256");
-  private bytes = 0;
-  private rows = 0;
+  private readonly hash: Hash;
+  private bytes: number;
+  private rows: number;
   private readonly serialize = frozenRowSerializer();
+  private endState: FrozenFileState | null = null;
 
-  private constructor(private readonly handle: fsp.FileHandle) {}
+  private constructor(
+    private readonly handle: fsp.FileHandle,
+    from?: FrozenFileState,
+  ) {
+    this.hash = from ? from.hash.copy() : createHash("sha256");
+    this.bytes = from?.bytes ?? 0;
+    this.rows = from?.rows ?? 0;
+  }
 
   /** Creates the file (it must not exist yet). */
   static async create(path: string): Promise<FrozenFileWriter> {
     return new FrozenFileWriter(await fsp.open(path, "wx"));
+  }
+
+  /** Opens an existing frozen file to append to; `from` describes its bytes (not checked here). */
+  static async append(path: string, from: FrozenFileState): Promise<FrozenFileWriter> {
+    return new FrozenFileWriter(await fsp.open(path, "a"), from);
   }
 
   /** Appends rows, one line each. */
@@ -68,7 +89,14 @@ export class FrozenFileWriter {
     } finally {
       await this.handle.close();
     }
+    this.endState = { hash: this.hash.copy(), bytes: this.bytes, rows: this.rows };
     return { sha256: this.hash.digest("hex"), bytes: this.bytes, rows: this.rows };
+  }
+
+  /** After `close()`: the state to append from next time. */
+  closedState(): FrozenFileState {
+    if (this.endState === null) throw new Error("FrozenFileWriter.closedState() before close()");
+    return this.endState;
   }
 
   /** Closes without caring about the content (error paths). */

@@ -2,7 +2,7 @@
  * The archive manifest (`manifest.json`): its file layout, deterministic bytes (fixed key order,
  * 2-space indent, trailing newline) and validation when read back.
  */
-import type { ManifestRun, ManifestSource, SourceManifest, TensorboardSource } from "../types";
+import type { FrozenPart, ManifestRun, ManifestSource, SnapshotInfo, SourceManifest, TensorboardSource } from "../types";
 import type { FrozenFileInfo } from "./frozen-file-writer";
 
 /** Manifest file name inside an archive folder. */
@@ -10,6 +10,9 @@ export const MANIFEST_FILE = "manifest.json";
 
 /** Folder of the per-run history files inside an archive folder. */
 export const HISTORY_DIR = "history";
+
+/** Folder of a followed archive's snapshot manifests (`snapshots/000001.json`, ...; docs/follow.md). */
+export const SNAPSHOTS_DIR = "snapshots";
 
 /** Run ids that are safe file names (W&B ids are [a-z0-9]; users may add - and _). */
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
@@ -50,6 +53,8 @@ function orderedRun(r: ManifestRun): ManifestRun {
   // Only runs read from files carry a source: server-run manifests keep their bytes.
   if (r.source) run.source = r.source.kind === "tensorboard" ? orderedTensorboardSource(r.source) : orderedSource(r.source);
   if (r.resumedIn) run.resumedIn = r.resumedIn.map((x) => ({ ...orderedSource(x), stepOffset: x.stepOffset }));
+  // Only in a followed archive's snapshots.
+  if (r.frozenBefore) run.frozenBefore = { bytes: r.frozenBefore.bytes, sha256: r.frozenBefore.sha256 };
   return run;
 }
 
@@ -186,9 +191,36 @@ export function serializeManifest(m: SourceManifest): string {
     formatVersion: m.formatVersion,
     readerVersion: m.readerVersion,
     pageSize: m.pageSize,
+    // Only in a followed archive's snapshots: one-shot archives keep their bytes.
+    ...(m.snapshot ? { snapshot: orderedSnapshot(m.snapshot), previous: m.previous ?? null } : {}),
     runs: m.runs.map(orderedRun),
   };
   return JSON.stringify(ordered, null, 2) + "\n";
+}
+
+/** A snapshot's chain fields with keys in their fixed order. */
+function orderedSnapshot(s: SnapshotInfo): SnapshotInfo {
+  return { sequence: s.sequence, takenAt: s.takenAt, lineage: s.lineage, lineageReason: s.lineageReason };
+}
+
+const SHA256 = /^[0-9a-f]{64}$/;
+
+/** Throws `<where> ...` unless a parsed `snapshot` is a valid SnapshotInfo. */
+function checkSnapshot(value: unknown, where: string): void {
+  const s = value as Record<string, unknown> | null;
+  if (s === null || typeof s !== "object" || Array.isArray(s)) throw new Error(`${where} is not an object`);
+  for (const key of ["sequence", "lineage"])
+    if (!Number.isInteger(s[key]) || (s[key] as number) < 1) throw new Error(`${where}.${key} is not a positive integer`);
+  if (typeof s.takenAt !== "string") throw new Error(`${where}.takenAt is not a string`);
+  if (s.lineageReason !== null && typeof s.lineageReason !== "string") throw new Error(`${where}.lineageReason is not a string or null`);
+}
+
+/** Throws unless a parsed `frozenBefore` is a FrozenPart. */
+function checkFrozenPart(value: unknown, where: string): void {
+  const p = value as Partial<FrozenPart> | null;
+  if (p === null || typeof p !== "object") throw new Error(`${where} is not an object`);
+  if (!Number.isInteger(p.bytes) || (p.bytes as number) < 0) throw new Error(`${where}.bytes is not a byte count`);
+  if (typeof p.sha256 !== "string" || !SHA256.test(p.sha256)) throw new Error(`${where}.sha256 is not a sha256 hex digest`);
 }
 
 /** Validates parsed manifest JSON; throws `invalid manifest <file>: <what>`. */
@@ -207,6 +239,14 @@ export function parseManifest(text: string, file: string): SourceManifest {
   if (typeof man.readerVersion !== "string") throw bad("readerVersion is not a string");
   if (typeof man.pageSize !== "number") throw bad("pageSize is not a number");
   if (!Array.isArray(man.runs)) throw bad("runs is not a list");
+  if (man.snapshot !== undefined) {
+    try {
+      checkSnapshot(man.snapshot, "snapshot");
+    } catch (e) {
+      throw bad((e as Error).message);
+    }
+    if (man.previous !== null && (typeof man.previous !== "string" || !SHA256.test(man.previous))) throw bad("previous is not a sha256 hex digest or null");
+  }
   const seen = new Set<string>();
   man.runs.forEach((r: unknown, i: number) => {
     if (r === null || typeof r !== "object") throw bad(`runs[${i}] is not an object`);
@@ -232,6 +272,13 @@ export function parseManifest(text: string, file: string): SourceManifest {
       }
     }
     if (run.resumedIn !== undefined) checkResumedIn(run.resumedIn, run.source, `runs[${i}].resumedIn`, bad);
+    if (run.frozenBefore !== undefined) {
+      try {
+        checkFrozenPart(run.frozenBefore, `runs[${i}].frozenBefore`);
+      } catch (e) {
+        throw bad((e as Error).message);
+      }
+    }
     if (seen.has(runId)) throw bad(`run ${runId} is listed twice`);
     seen.add(runId);
   });

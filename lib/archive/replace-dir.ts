@@ -10,10 +10,10 @@ import * as os from "node:os";
 import * as path from "node:path";
 
 import type { Reporter } from "../types";
-import { HISTORY_DIR, MANIFEST_FILE } from "./manifest";
+import { HISTORY_DIR, MANIFEST_FILE, SNAPSHOTS_DIR } from "./manifest";
 
-/** Entries an archive folder may hold; anything else would be lost by the swap, so it is refused. */
-const ARCHIVE_ENTRIES = new Set([MANIFEST_FILE, HISTORY_DIR]);
+/** Entries an archive folder may hold (snapshots/: a followed archive's chain); anything else would be lost by the swap, so it is refused. */
+const ARCHIVE_ENTRIES = new Set([MANIFEST_FILE, HISTORY_DIR, SNAPSHOTS_DIR]);
 
 /** Sibling paths of an archive folder: lock, temp prefix, old prefix. */
 export function archiveSiblings(outDir: string): { parent: string; lock: string; tmpPrefix: string; oldPrefix: string } {
@@ -190,7 +190,7 @@ export async function replaceDirAtomically<T>(outDir: string, fill: (tmpDir: str
     await checkArchiveDir(target);
     tmp = await fsp.mkdtemp(tmpPrefix);
     const result = await fill(tmp);
-    for (const dir of [path.join(tmp, HISTORY_DIR), tmp]) {
+    for (const dir of [path.join(tmp, HISTORY_DIR), path.join(tmp, SNAPSHOTS_DIR), tmp]) {
       if (
         await fsp.stat(dir).then(
           () => true,

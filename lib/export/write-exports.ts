@@ -5,6 +5,7 @@
 import * as path from "node:path";
 
 import { loadOrReport, type VerifyReport } from "../archive/load-archive";
+import { verifySnapshotChain } from "../archive/snapshot-chain";
 import { MANIFEST_FILE } from "../archive/manifest";
 import { alignRuns, type AlignRunsOptions } from "../align/align-runs";
 import type { HealthParams } from "../health/health-params";
@@ -103,6 +104,9 @@ async function loadAndAlign(opts: WriteExportsOptions, reporter: Reporter): Prom
   const loaded = await loadOrReport(dataDir, reporter, { compact: true });
   if ("report" in loaded) throw refusal(dataDir, loaded.report);
   const { archive } = loaded;
+  // A followed archive (npm run follow): its snapshot chain must verify too (none: nothing to check).
+  const chain = await verifySnapshotChain(dataDir);
+  if (!chain.ok) throw new Error(`refusing to export from ${dataDir}: its snapshot chain is broken: ${chain.problems.join("; ")}`);
   // As openWorkspace: say so, rather than let axis inference fail for want of rows.
   if (archive.runs.length === 0) throw new Error(`refusing to export from ${dataDir}: ${MANIFEST_FILE} lists no runs (empty archive)`);
   // The profile: given, else the runs.json beside the archive folder names it, else detected.

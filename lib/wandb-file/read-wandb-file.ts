@@ -31,6 +31,11 @@ export interface ReadWandbFileOptions {
   /** Torn tails, unknown record kinds and summary/history disagreements are reported here. */
   reporter?: Reporter;
   signal?: AbortSignal;
+  /**
+   * The file may still be written (a followed run): a torn tail is a record being written, noted as
+   * info, not warned about as the torn end of a killed run. Default false.
+   */
+  live?: boolean;
 }
 
 /** What a `.wandb` file holds, as far as the archive needs it. */
@@ -241,7 +246,9 @@ export async function readWandbFile(file: string, opts: ReadWandbFileOptions = {
   if (!run) throw fail(st, null, `no run record in ${bytes} bytes: cannot tell which run it holds`);
   const reporter = opts.reporter ?? {};
   const name = `W&B file ${file} (run ${run.runId})`;
-  if (tornTail) {
+  if (tornTail && opts.live) {
+    reporter.info?.(`${name}: the last ${tornTail.bytes} bytes hold no whole record yet (a record being written): read up to the last whole record`);
+  } else if (tornTail) {
     reporter.warn?.(
       `${name}: the last ${tornTail.bytes} bytes (from byte ${tornTail.offset}) hold no whole record (${tornTail.reason}): the torn end of a killed run; read up to the last whole record`,
     );
@@ -253,7 +260,9 @@ export async function readWandbFile(file: string, opts: ReadWandbFileOptions = {
     reporter.info?.(`${name}: skipped ${st.counts.get("unknown")} records of a kind this reader does not know (Record field ${fields})`);
   }
   const summaryStep = st.summary.get("_step");
-  if (summaryStep !== undefined && summaryStep > st.lastStep) {
+  if (summaryStep !== undefined && summaryStep > st.lastStep && opts.live) {
+    reporter.info?.(`${name}: the summary reached _step ${summaryStep}, the history so far ends at _step ${st.lastStep} (the file is still being written)`);
+  } else if (summaryStep !== undefined && summaryStep > st.lastStep) {
     reporter.warn?.(
       `${name}: the summary reached _step ${summaryStep} but the history in the file ends at _step ${st.lastStep}: later rows are not in the file`,
     );

@@ -29,11 +29,14 @@ export const HISTORY_PAGE_QUERY = `query HistoryPage($entity: String!, $project:
 /**
  * Exported history of a run (wandb-core's query, the official client's path since 0.27.1): signed
  * URLs of the exported parquet files, and for each row not exported yet its `liveKeys` (we ask for
- * `_step` only, as wandb-core does, then page those rows through `HistoryPage`).
+ * `_step` only, as wandb-core does, then page the rows from there through `HistoryPage`). Unlike
+ * wandb-core we also ask for `historyLineCount` and `historyKeys` in the same query: the listing and
+ * the counts its completeness is checked against then describe one moment of a run that may be growing.
  */
 export const PARQUET_HISTORY_QUERY = `query RunParquetHistory($entity: String!, $project: String!, $runName: String!, $liveKeys: [String!]!) {
   project(name: $project, entityName: $entity) {
     run(name: $runName) {
+      historyLineCount historyKeys
       parquetHistory(liveKeys: $liveKeys) {
         parquetUrls
         liveData

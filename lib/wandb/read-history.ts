@@ -7,8 +7,13 @@
  *   exported one.
  * `auto` takes the parquet path when the server lists exported files, else pages. Both paths give
  * the same rows (absent keys stay absent), and the completeness check covers both parts together:
- * rows == historyLineCount, `_step` integer and strictly increasing across files and the live tail,
- * the live tail's steps are the ones the server listed, whatever the first step is.
+ * rows == historyLineCount, `_step` integer and strictly increasing across files and the live tail.
+ *
+ * The live tail is read as wandb-core 0.31 reads it: `liveData` matters only for its smallest `_step`
+ * (where the tail starts; it must lie after the exports); a server may list one live row, all of them
+ * or none. The counts come from the same query as the listing (`historyLineCount`, `historyKeys`), so
+ * on a running run the files, the tail and the counts describe one moment: rows appended after it lie
+ * after its last step, are never asked for and belong to the next read.
  */
 import { frozenRowSerializer } from "../values/frozen-row";
 import type { HistoryRow, RunMeta } from "../types";
@@ -18,7 +23,7 @@ import { graphqlRequest } from "./graphql-request";
 import type { DroppedKeyCounts } from "./parse-history-row";
 import { openExportFile, readExportLines, readExportRows, type ExportFile } from "./parquet-rows";
 import { PARQUET_HISTORY_QUERY } from "./queries";
-import { runPath } from "./read-run-meta";
+import { lastStepOf, runPath } from "./read-run-meta";
 import { scanHistory, sortedCounts, type ScanHistoryOptions } from "./scan-history";
 import { WandbError } from "./wandb-error";
 
@@ -60,22 +65,51 @@ export interface HistoryReadResult {
   files: number;
   /** `HistoryPage` requests made. */
   pages: number;
+  /** The counts the read is complete against (the listing's on the parquet path, else the caller's meta). */
+  snapshot: HistorySnapshot;
 }
 
 interface ParquetHistoryData {
-  project: { run: { parquetHistory: { parquetUrls: unknown; liveData: unknown } | null } | null } | null;
+  project: {
+    run: { historyLineCount?: unknown; historyKeys?: unknown; parquetHistory: { parquetUrls: unknown; liveData: unknown } | null } | null;
+  } | null;
 }
 
-/** What `parquetHistory` lists: signed file URLs and the steps of the rows not exported yet. */
+/** Integer `_step` of one `liveData` row (an object, or its JSON text); null when it has none. */
+function liveStepOf(row: unknown): number | null {
+  let obj: unknown = row;
+  if (typeof row === "string") {
+    try {
+      obj = JSON.parse(row);
+    } catch {
+      obj = null;
+    }
+  }
+  const step = obj !== null && typeof obj === "object" ? (obj as { _step?: unknown })._step : undefined;
+  return typeof step === "number" && Number.isInteger(step) ? step : null;
+}
+
+/** What `parquetHistory` lists, with the run's counts read in the same query. */
 export interface ParquetListing {
   urls: string[];
-  liveSteps: number[];
+  /** Smallest `_step` of `liveData` (where wandb-core starts the live tail); null when it lists none. */
+  minLiveStep: number | null;
+  /** Rows `liveData` lists (a server may list only some of the live rows). */
+  liveListed: number;
+  /** The run's counts in the same response: what the read's completeness is checked against. */
+  snapshot: HistorySnapshot;
+}
+
+/** A run's row count and last step at one moment (one response). */
+export interface HistorySnapshot {
+  historyLineCount: number;
+  lastStep: number;
 }
 
 /** How often fresh URLs are asked for when a signed URL is refused (expired) before giving up. */
 export const MAX_URL_REFRESHES = 3;
 
-/** Asks `parquetHistory(liveKeys: ["_step"])` for one run; checks the answer's shape. */
+/** Asks `parquetHistory(liveKeys: ["_step"])` and the run's counts for one run; checks the answer's shape. */
 export async function listParquetHistory(conn: WandbConnection, meta: RunMeta, signal?: AbortSignal): Promise<ParquetListing> {
   const path = runPath(meta);
   const bad = (detail: string) => new WandbError({ operation: "RunParquetHistory", runPath: path, detail });
@@ -89,27 +123,24 @@ export async function listParquetHistory(conn: WandbConnection, meta: RunMeta, s
     },
     signal,
   );
-  if (!data.project?.run) throw bad("run not found");
-  const ph = data.project.run.parquetHistory;
+  const run = data.project?.run;
+  if (!run) throw bad("run not found");
+  const ph = run.parquetHistory;
   if (!ph) throw bad("parquetHistory is null");
   const urls = ph.parquetUrls ?? [];
   if (!Array.isArray(urls) || !urls.every((u) => typeof u === "string" && /^https?:\/\//.test(u))) throw bad("parquetUrls is not a list of http(s) URLs");
   const live = ph.liveData ?? [];
   if (!Array.isArray(live)) throw bad("liveData is not a list");
-  const liveSteps = live.map((row, i) => {
-    let obj: unknown = row;
-    if (typeof row === "string") {
-      try {
-        obj = JSON.parse(row);
-      } catch {
-        obj = null;
-      }
-    }
-    const step = obj !== null && typeof obj === "object" ? (obj as { _step?: unknown })._step : undefined;
-    if (typeof step !== "number" || !Number.isInteger(step)) throw bad(`liveData row ${i} has no integer _step: ${JSON.stringify(row).slice(0, 120)}`);
-    return step;
+  let minLiveStep: number | null = null;
+  live.forEach((row, i) => {
+    const step = liveStepOf(row);
+    if (step === null) throw bad(`liveData row ${i} has no integer _step: ${JSON.stringify(row).slice(0, 120)}`);
+    if (minLiveStep === null || step < minLiveStep) minLiveStep = step;
   });
-  return { urls: urls as string[], liveSteps };
+  const count = run.historyLineCount ?? 0;
+  if (typeof count !== "number" || !Number.isInteger(count) || count < 0) throw bad(`historyLineCount is not a count: ${JSON.stringify(run.historyLineCount)}`);
+  const snapshot = { historyLineCount: count, lastStep: lastStepOf(run.historyKeys, path) };
+  return { urls: urls as string[], minLiveStep, liveListed: live.length, snapshot };
 }
 
 /** Downloads and opens every listed file, asking for fresh URLs when one is refused as expired. */
@@ -134,7 +165,8 @@ async function fetchExportFiles(conn: WandbConnection, meta: RunMeta, listing: P
       }
       conn.reporter.info?.(`W&B parquet download of ${path}: ${e.message}; asking for fresh URLs (${refreshes} of ${MAX_URL_REFRESHES})`);
       const fresh = await listParquetHistory(conn, meta, signal);
-      if (fresh.urls.length !== urls.length || fresh.liveSteps.length !== listing.liveSteps.length) {
+      // A running run's live rows grow between two listings; its exported files must not change.
+      if (fresh.urls.length !== urls.length) {
         throw new WandbError({
           operation: "RunParquetHistory",
           runPath: path,
@@ -168,7 +200,7 @@ function checkExportedSteps(steps: ArrayLike<unknown>, prev: { step: number }, m
   }
 }
 
-/** The parquet path for one run whose listing has files; see the module doc. */
+/** The parquet path for one run whose listing has files; `meta` carries the listing's snapshot. See the module doc. */
 async function readParquetPath(conn: WandbConnection, meta: RunMeta, listing: ParquetListing, opts: ReadHistoryOptions): Promise<HistoryReadResult> {
   const path = runPath(meta);
   const task = `fetch ${path}`;
@@ -230,71 +262,74 @@ async function readParquetPath(conn: WandbConnection, meta: RunMeta, listing: Pa
     }
     file.buffer = new ArrayBuffer(0); // done with it: let the bytes go before the next file
   }
-  const lastExported = prev.step;
-  let firstLive = Infinity;
-  for (const step of listing.liveSteps) if (step < firstLive) firstLive = step;
-  if (firstLive <= lastExported) {
-    throw new WandbError({
-      operation: "completeness",
-      runPath: path,
-      detail: `live step ${firstLive} is not after the last exported step ${lastExported}: exports and live rows overlap`,
-    });
-  }
-  // The live tail: every step after the exported data, paged as the paged path would.
-  const fromStep = Number.isFinite(lastExported) ? lastExported + 1 : 0;
-  const liveRows = meta.historyLineCount - exported;
-  const liveSteps = new Set(listing.liveSteps);
-  let pages = 0;
-  let liveCount = 0;
-  if (fromStep <= meta.lastStep || liveRows !== 0) {
-    const scan = await scanHistory(conn, meta, {
-      pageSize: opts.pageSize,
-      signal: opts.signal,
-      fromStep,
-      expectedRows: liveRows,
-      rowsBefore: exported,
-      onRows: async (rows) => {
-        for (const row of rows) {
-          if (!liveSteps.has(row._step)) {
-            throw new WandbError({
-              operation: "completeness",
-              runPath: path,
-              detail: `HistoryPage gave step ${row._step} after the exported data, but parquetHistory did not list it as live`,
-            });
-          }
-        }
-        liveCount += rows.length;
-        await emit(rows);
-      },
-    });
-    pages = scan.pages;
-    for (const [key, n] of Object.entries(scan.droppedKeys)) dropped.set(key, (dropped.get(key) ?? 0) + n);
-  }
-  if (liveCount !== listing.liveSteps.length) {
-    throw new WandbError({
-      operation: "completeness",
-      runPath: path,
-      detail: `read ${liveCount} live rows after step ${lastExported}, parquetHistory listed ${listing.liveSteps.length}: history is incomplete`,
-    });
-  }
+  const tail = await readLiveTail(conn, meta, listing, { lastExported: prev.step, exported }, opts, emit);
+  for (const [key, n] of Object.entries(tail.droppedKeys)) dropped.set(key, (dropped.get(key) ?? 0) + n);
   return {
     rows: collected,
-    rowCount: exported + liveCount,
+    rowCount: exported + tail.rowCount,
     droppedKeys: sortedCounts(dropped),
-    path: liveCount > 0 ? "parquet+pages" : "parquet",
+    path: tail.rowCount > 0 ? "parquet+pages" : "parquet",
     files: files.length,
-    pages,
+    pages: tail.pages,
+    snapshot: { historyLineCount: meta.historyLineCount, lastStep: meta.lastStep },
   };
 }
 
 /**
+ * The live tail after the exported rows, as wandb-core 0.31 reads it: `liveData`'s smallest step must
+ * lie after the exports; every row after the last exported step up to the snapshot's last step is
+ * paged, however many of them `liveData` listed, and the rows must make up historyLineCount.
+ */
+async function readLiveTail(
+  conn: WandbConnection,
+  meta: RunMeta,
+  listing: ParquetListing,
+  done: { lastExported: number; exported: number },
+  opts: ReadHistoryOptions,
+  emit: (rows: HistoryRow[]) => Promise<void>,
+): Promise<{ rowCount: number; pages: number; droppedKeys: Record<string, number> }> {
+  const path = runPath(meta);
+  const { lastExported, exported } = done;
+  if (listing.minLiveStep !== null && listing.minLiveStep <= lastExported) {
+    throw new WandbError({
+      operation: "completeness",
+      runPath: path,
+      detail: `live step ${listing.minLiveStep} is not after the last exported step ${lastExported}: exports and live rows overlap`,
+    });
+  }
+  const fromStep = Number.isFinite(lastExported) ? lastExported + 1 : 0;
+  const liveRows = meta.historyLineCount - exported;
+  if (fromStep > meta.lastStep && liveRows === 0) return { rowCount: 0, pages: 0, droppedKeys: {} };
+  if (listing.minLiveStep === null && liveRows > 0) {
+    // wandb-core reads no live tail then; the counts say there is one, so it is read.
+    conn.reporter.info?.(`W&B RunParquetHistory of ${path}: liveData lists no rows, but ${liveRows} rows follow the exports (historyLineCount); paging them`);
+  }
+  const scan = await scanHistory(conn, meta, {
+    pageSize: opts.pageSize,
+    signal: opts.signal,
+    fromStep,
+    expectedRows: liveRows,
+    rowsBefore: exported,
+    onRows: emit,
+  });
+  return { rowCount: scan.rowCount, pages: scan.pages, droppedKeys: scan.droppedKeys };
+}
+
+/** `meta` with the counts of a snapshot read later (the listing's). */
+function withSnapshot(meta: RunMeta, snapshot: HistorySnapshot): RunMeta {
+  return { ...meta, historyLineCount: snapshot.historyLineCount, lastStep: snapshot.lastStep };
+}
+
+/**
  * Reads one run's complete history over the chosen path (see the module doc). Throws `WandbError`
- * when `parquet` is forced and the server lists no exported files.
+ * when `parquet` is forced and the server lists no exported files. Completeness is checked against
+ * the counts read with the listing when there is one (returned as `snapshot`), else against `meta`'s.
  */
 export async function readHistory(conn: WandbConnection, meta: RunMeta, opts: ReadHistoryOptions = {}): Promise<HistoryReadResult> {
   const choice = opts.historyPath ?? "auto";
+  let current = meta;
   if (choice !== "pages") {
-    let listing: ParquetListing;
+    let listing: ParquetListing | null;
     try {
       listing = await listParquetHistory(conn, meta, opts.signal);
     } catch (e) {
@@ -302,20 +337,22 @@ export async function readHistory(conn: WandbConnection, meta: RunMeta, opts: Re
       const noField = e instanceof WandbError && (e.status === 200 || e.status === 400) && /GraphQL error/.test(e.message);
       if (choice === "parquet" || !noField) throw e;
       conn.reporter.info?.(`W&B RunParquetHistory of ${runPath(meta)}: not offered by this server; reading HistoryPage windows`);
-      listing = { urls: [], liveSteps: [] };
+      listing = null;
     }
-    if (listing.urls.length > 0) return readParquetPath(conn, meta, listing, opts);
-    if (choice === "parquet" && meta.historyLineCount > 0) {
+    if (listing !== null) current = withSnapshot(meta, listing.snapshot);
+    if (listing !== null && listing.urls.length > 0) return readParquetPath(conn, current, listing, opts);
+    if (choice === "parquet" && current.historyLineCount > 0) {
       throw new WandbError({
         operation: "RunParquetHistory",
         runPath: runPath(meta),
-        detail: `the server lists no exported parquet files for this run (${listing.liveSteps.length} live rows); use --history-path auto or pages`,
+        detail: `the server lists no exported parquet files for this run (${listing?.liveListed ?? 0} live rows); use --history-path auto or pages`,
       });
     }
   }
   const onLines = opts.onLines;
   const serialize = frozenRowSerializer();
   const onRows = onLines ? (rows: HistoryRow[]) => onLines(rows.map(serialize)) : opts.onRows;
-  const scan = await scanHistory(conn, meta, { pageSize: opts.pageSize, signal: opts.signal, onRows });
-  return { rows: scan.rows, rowCount: scan.rowCount, droppedKeys: scan.droppedKeys, path: "pages", files: 0, pages: scan.pages };
+  const scan = await scanHistory(conn, current, { pageSize: opts.pageSize, signal: opts.signal, onRows });
+  const snapshot = { historyLineCount: current.historyLineCount, lastStep: current.lastStep };
+  return { rows: scan.rows, rowCount: scan.rowCount, droppedKeys: scan.droppedKeys, path: "pages", files: 0, pages: scan.pages, snapshot };
 }

@@ -212,3 +212,51 @@ test("notebook 01 freezes an offline run's .wandb file listed in runs.json, with
     rmSync(ws.dir, { recursive: true, force: true });
   }
 });
+
+test("notebook 01 shows and verifies the snapshot chain of an archive npm run follow wrote", async () => {
+  const { startWandbTestServer } = await import("../../tools/wandb-test-server/server");
+  const { Follower } = await import("../../lib/follow/follower");
+  const ws = workspaceCopy();
+  const server = await startWandbTestServer({});
+  try {
+    const config = JSON.parse(readFileSync(join(ws.data, "runs.json"), "utf8")) as {
+      entity: string;
+      project: string;
+      runs: { runId: string; round: string }[];
+    };
+    const rows = (runId: string) =>
+      readFileSync(join(ROOT, "data", "wandb", "history", `${runId}.jsonl`), "utf8")
+        .trim()
+        .split("\n");
+    const late = config.runs[3].runId;
+    for (const { runId } of config.runs)
+      server.addRun({
+        entity: config.entity,
+        project: config.project,
+        runId,
+        state: runId === late ? "running" : "finished",
+        rows: runId === late ? rows(runId).slice(0, 50) : rows(runId),
+      });
+    rmSync(join(ws.data, "wandb"), { recursive: true, force: true });
+    const follower = await Follower.open({ ...config, outDir: join(ws.data, "wandb"), baseUrl: server.url, apiKey: server.apiKey, env: {} });
+    await follower.poll();
+    server.appendRows(config.entity, config.project, late, rows(late).slice(50));
+    server.setState(config.entity, config.project, late, "finished");
+    await follower.poll();
+  } finally {
+    await server.close();
+  }
+  try {
+    const r = runNotebook("01-fetch.ipynb", { WORKSPACE_DATA: ws.data, WORKSPACE_EXPORTS: ws.exports }, ws.out);
+    assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
+    const text = outputText(join(ws.out, "01-fetch.ipynb"));
+    assert.match(text, /Snapshot chain: 2 snapshots, verified\./);
+    assert.match(text, /sim-r3-1v8k \+50/);
+    for (const { runId } of JSON.parse(readFileSync(join(ws.data, "runs.json"), "utf8")).runs as { runId: string }[]) {
+      const f = join("history", `${runId}.jsonl`);
+      assert.ok(readFileSync(join(ws.data, "wandb", f)).equals(readFileSync(join(ROOT, "data", "wandb", f))), `${f} differs from the bundled archive`);
+    }
+  } finally {
+    rmSync(ws.dir, { recursive: true, force: true });
+  }
+});

@@ -2,7 +2,8 @@
  * The current official Python client (wandb 0.31.x, `.venv-wandb-current`, requirements-wandb-current.txt)
  * reads runs of the test server over both of its paths, and its `scan_history()` equals our frozen
  * rows row for row once its None-for-absent columns (and the non-numeric values we leave out) are
- * removed: exported parquet files only, exports plus a live tail, and no exports (HistoryPage).
+ * removed: exported parquet files only, exports plus a live tail, and no exports (HistoryPage); a
+ * running run whose `liveData` lists all, the first or none of its live rows.
  */
 import assert from "node:assert/strict";
 import { execFile, execFileSync } from "node:child_process";
@@ -15,6 +16,7 @@ import { fetchAndFreeze } from "../../lib/archive/fetch-and-freeze";
 import { parseFrozenRow } from "../../lib/values/frozen-row";
 import type { HistoryRow, SourceManifest } from "../../lib/types";
 import { parseExtendedJson } from "../../tools/wandb-test-server/extended-json";
+import { LIVE_LISTINGS } from "../../tools/wandb-test-server/parquet-exports";
 import { startWandbTestServer, type WandbTestServer } from "../../tools/wandb-test-server/server";
 
 const PYTHON = path.resolve(__dirname, "../../.venv-wandb-current/bin/python");
@@ -70,6 +72,7 @@ before(async () => {
   server = await startWandbTestServer({ apiKey: KEY });
   for (const runId of ["exported", "withlive", "misaligned"]) server.addRun({ entity: "e", project: "p", runId, rows: ROWS });
   server.addRun({ entity: "e", project: "p", runId: "running", state: "running", rows: ROWS });
+  for (const listing of LIVE_LISTINGS) server.addRun({ entity: "e", project: "p", runId: `live${listing}`, state: "running", rows: ROWS });
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "wandb-current-client-"));
 });
 after(async () => {
@@ -181,6 +184,38 @@ test("official client 0.31 with no exports (HistoryPage path): same rows as ours
   assert.equal(ours.manifest.runs[0].historyPath, undefined);
   assertSameRows(official.running, ours.rows.running, "running");
 });
+
+for (const liveListing of LIVE_LISTINGS) {
+  test(`running run whose liveData lists ${liveListing} of its live rows: official client 0.31 and ours read the same rows (none: it reads only the exports)`, {
+    skip: SKIP,
+  }, async (t) => {
+    // lastStep 3699, lag 700: steps 3000.. are live (the window [3000, 3700) is paged).
+    server.setParquetExports({ enabled: true, lagSteps: 700, filesPerRun: 2, liveListing });
+    const runId = `live${liveListing}`;
+    const official = await officialRows([runId]);
+    const ours = await ourRows([runId]);
+    assert.equal(ours.rows[runId].length, ROWS.length, "ours: every row the server holds");
+    assert.equal(ours.manifest.runs[0].historyPath, "parquet+pages");
+    const officialSteps = official[runId].map((r) => r._step as number);
+    t.diagnostic(
+      `wandb ${WANDB_VERSION}, liveData ${liveListing}: official ${officialSteps.length} rows (last step ${officialSteps[officialSteps.length - 1]}), ours ${ours.rows[runId].length}`,
+    );
+    if (liveListing === "none") {
+      // wandb-core starts no live tail without a live step: it returns the exported rows only, short of
+      // historyLineCount and silently (steps 0..999 and 2000..2999 without multiples of 50: 1980 rows).
+      // Ours pages the 686 rows the counts say follow the exports.
+      assert.equal(officialSteps.length, 1980);
+      assertSameRows(
+        official[runId],
+        ours.rows[runId].filter((r) => r._step < 3000),
+        runId,
+      );
+    } else {
+      assertSameRows(official[runId], ours.rows[runId], runId);
+    }
+    server.setParquetExports({ enabled: false, liveListing: "all" });
+  });
+}
 
 test("export ending mid-window: official client 0.31.0 returns that window's exported rows twice; ours reads each step once", { skip: SKIP }, async (t) => {
   // lag 1234: live from step 2466; 0.31.0 pages the whole window [2000, 3000) after reading the exports.

@@ -55,7 +55,7 @@ for (const [client, ops] of [
       const store = new RunStore();
       const run = store.create("e", "p", "r1", { createdAt: "2024-01-01T00:00:00" });
       insertRows(run, ['{"_step": 0, "loss": NaN}', '{"_step": 1, "loss": 0.5}']);
-      const ctx: ResolverContext = { store, viewerEntity: "e", takeShortPage: () => 0, exportOf: () => ({ urls: [], exportedRows: 0 }) };
+      const ctx: ResolverContext = { store, viewerEntity: "e", takeShortPage: () => 0, exportOf: () => ({ urls: [], exportedRows: 0, liveListing: "all" }) };
       const variables: Record<string, unknown> = {
         entity: "e",
         project: "p",

@@ -12,6 +12,16 @@ import { parseExtendedJson, toExtendedJson } from "./extended-json";
 import type { StoredRun } from "./run-store";
 import { lowerBound } from "./run-store";
 
+/**
+ * Which live rows `parquetHistory.liveData` lists: every row not exported ("all", what W&B does),
+ * only the first of them ("first": wandb-core reads nothing but the smallest `_step`), or none
+ * ("none") while rows are live.
+ */
+export type LiveListing = "all" | "first" | "none";
+
+/** The choices of `LiveListing`. */
+export const LIVE_LISTINGS: readonly LiveListing[] = ["all", "first", "none"];
+
 /** How the server exports runs (`WandbTestServer.setParquetExports`). */
 export interface ParquetExportConfig {
   /** Serve exported files at all (default false: parquetHistory lists no files, every row is live). */
@@ -24,6 +34,8 @@ export interface ParquetExportConfig {
   rowGroupSize: number;
   /** Lifetime of a signed URL in seconds (default 3600). */
   urlTtlSeconds: number;
+  /** Which live rows `liveData` lists (default "all"). */
+  liveListing: LiveListing;
 }
 
 /** Defaults of `ParquetExportConfig`. */
@@ -33,7 +45,14 @@ export const DEFAULT_PARQUET_EXPORTS: Readonly<ParquetExportConfig> = Object.fre
   filesPerRun: 1,
   rowGroupSize: 10_000,
   urlTtlSeconds: 3600,
+  liveListing: "all",
 });
+
+/** The rows `liveData` lists out of the live ones, as `listing` says. */
+export function listedLiveRows<T>(live: readonly T[], listing: LiveListing): T[] {
+  if (listing === "none") return [];
+  return listing === "first" ? live.slice(0, 1) : live.slice();
+}
 
 /** The exported part of a run: file bytes and how many rows they hold. */
 export interface RunExport {

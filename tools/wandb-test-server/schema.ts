@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import { parseExtendedJson, toExtendedJson } from "./extended-json";
 import { compileRunFilter, sortRuns } from "./run-filters";
 import { generateRunId, historyKeys, lowerBound, type RunStore, type StoredRun, summaryJson, upperBound, wandbTimestamp } from "./run-store";
+import { type LiveListing, listedLiveRows } from "./parquet-exports";
 
 /** The schema in SDL. Fields nobody sends are left out on purpose. */
 export const SCHEMA_SDL = /* GraphQL */ `
@@ -199,7 +200,8 @@ type Run {
   """
   [py 0.27.1+][reader] RunParquetHistory: signed URLs of the exported parquet files, and for each row
   not exported yet (the live tail) its liveKeys (wandb-core asks ["_step"]); with exports disabled
-  (the default) no files and every row live.
+  (the default) no files and every row live. setParquetExports({ liveListing }) lists all live rows,
+  only the first, or none.
   """
   parquetHistory(liveKeys: [String!]!): ParquetHistory!
   "[js] RunUploadUrls"
@@ -220,7 +222,7 @@ export interface ResolverContext {
   /** Rows to drop from the next windowed history answer (short-page fault), 0 for none. */
   takeShortPage(): number;
   /** Signed URLs of the run's exported files and how many rows they hold (none when exports are off). */
-  exportOf(run: StoredRun): { urls: string[]; exportedRows: number };
+  exportOf(run: StoredRun): { urls: string[]; exportedRows: number; liveListing: LiveListing };
 }
 
 // ---- scalars ---------------------------------------------------------------------------------
@@ -405,8 +407,8 @@ class RunNode {
   }
 
   parquetHistory(args: { liveKeys: string[] }, ctx: ResolverContext) {
-    const { urls, exportedRows } = ctx.exportOf(this.run);
-    const liveData = this.run.texts.slice(exportedRows).map((t) => {
+    const { urls, exportedRows, liveListing } = ctx.exportOf(this.run);
+    const liveData = listedLiveRows(this.run.texts.slice(exportedRows), liveListing).map((t) => {
       const row = parseExtendedJson(t) as Record<string, unknown>;
       if (args.liveKeys.length === 0) return row;
       const projected: Record<string, unknown> = {};

@@ -11,7 +11,7 @@ import { type ExportFileServer, type FileRequestLogEntry, startExportFileServer 
 import { applyFaultBefore, type Fault, type FileFault, FaultQueue, PendingDelays, sendTruncated, takeRequestFault, takeShortPage } from "./faults";
 import { type CompiledDocument, DocumentCache } from "./graphql-documents";
 import { parseJsonBody, readBody, sendJson } from "./http-io";
-import { buildRunExport, DEFAULT_PARQUET_EXPORTS, type ParquetExportConfig, type RunExport } from "./parquet-exports";
+import { buildRunExport, DEFAULT_PARQUET_EXPORTS, LIVE_LISTINGS, type LiveListing, type ParquetExportConfig, type RunExport } from "./parquet-exports";
 import { insertRows, lastStep, type RowInput, RunStore, type StoredRun, wandbTimestamp, wrapConfig, writeStreamLines } from "./run-store";
 import { buildWandbSchema, type ResolverContext, rootValue } from "./schema";
 
@@ -53,6 +53,10 @@ export interface WandbTestServer {
   addRun(spec: AddRunSpec): void;
   appendRows(entity: string, project: string, runId: string, rows: Array<string | Record<string, unknown>>): void;
   setState(entity: string, project: string, runId: string, state: string): void;
+  /** Additive: drops the rows after `toStep`, as W&B's rewind (`resume_from`) does before the run logs on from there. */
+  rewindRun(entity: string, project: string, runId: string, toStep: number): void;
+  /** Additive: removes the run (the API then answers as for a run that never existed). */
+  deleteRun(entity: string, project: string, runId: string): void;
   getRun(entity: string, project: string, runId: string): { state: string; rows: string[]; lastStep: number } | undefined;
   injectFault(fault: Fault): void;
   /** Drops the /graphql faults not used up yet (a test that stopped early leaves none behind). */
@@ -180,6 +184,22 @@ class LocalWandbServer implements WandbTestServer {
     this.mustGet(entity, project, runId).state = state;
   }
 
+  deleteRun(entity: string, project: string, runId: string): void {
+    this.mustGet(entity, project, runId);
+    this.store.delete(entity, project, runId);
+  }
+
+  rewindRun(entity: string, project: string, runId: string, toStep: number): void {
+    const run = this.mustGet(entity, project, runId);
+    const kept = run.texts.filter((_, i) => run.steps[i] <= toStep);
+    run.steps = [];
+    run.texts = [];
+    run.keyTypes = new Map();
+    run.summary = {};
+    insertRows(run, kept);
+    run.heartbeatAt = wandbTimestamp();
+  }
+
   getRun(entity: string, project: string, runId: string): { state: string; rows: string[]; lastStep: number } | undefined {
     const run = this.store.get(entity, project, runId);
     return run ? { state: run.state, rows: run.texts.slice(), lastStep: lastStep(run) } : undefined;
@@ -198,6 +218,7 @@ class LocalWandbServer implements WandbTestServer {
     for (const field of ["lagSteps", "filesPerRun", "rowGroupSize", "urlTtlSeconds"] as const) {
       if (!Number.isInteger(next[field]) || next[field] < (field === "lagSteps" ? 0 : 1)) throw new Error(`invalid ${field}: ${next[field]}`);
     }
+    if (LIVE_LISTINGS.indexOf(next.liveListing) < 0) throw new Error(`invalid liveListing: ${next.liveListing}`);
     this.exportConfig = next;
   }
 
@@ -329,9 +350,9 @@ class LocalWandbServer implements WandbTestServer {
   // ---- parquet exports and runs
 
   /** Signed URLs of the run's exported files and their row count (none while exports are off). */
-  private exportOf(run: StoredRun): { urls: string[]; exportedRows: number } {
+  private exportOf(run: StoredRun): { urls: string[]; exportedRows: number; liveListing: LiveListing } {
     const config = this.exportConfig;
-    if (!config.enabled) return { urls: [], exportedRows: 0 };
+    if (!config.enabled) return { urls: [], exportedRows: 0, liveListing: config.liveListing };
     const key = `${run.steps.length}|${run.texts[run.texts.length - 1] ?? ""}|${config.lagSteps}|${config.filesPerRun}|${config.rowGroupSize}`;
     let cached = this.exportCache.get(run);
     if (!cached || cached.key !== key) {
@@ -343,7 +364,7 @@ class LocalWandbServer implements WandbTestServer {
     const urls = cached.built.files.map((bytes, i) =>
       this.fileServer.publish(`${dir}/${encodeURIComponent(run.name)}_${i}.runhistory.parquet`, bytes, config.urlTtlSeconds),
     );
-    return { urls, exportedRows: cached.built.exportedRows };
+    return { urls, exportedRows: cached.built.exportedRows, liveListing: config.liveListing };
   }
 
   private mustGet(entity: string, project: string, runId: string): StoredRun {

@@ -1,0 +1,166 @@
+/**
+ * Follow runs while they train: poll, freeze only the new rows, write a snapshot chained to the last.
+ *
+ *   npm run follow -- (--entity E --project P --run ID=LABEL ... | --config data/runs.json | --wandb-file PATH=LABEL ...)
+ *                     --out DIR [--interval SECONDS (60)] [--until finished | --polls N] [--report [--report-out DIR]]
+ *   options: --overlap ROWS (100: last frozen rows read again to detect rewrites)  --stale SECONDS (600: a .wandb log
+ *            without writes for this long and no exit record is reported, and called crashed when the follow ends)  --page-size N (1000)  --history-path auto|parquet|pages (a run's first read; later polls page)  --base-url URL
+ *
+ * Each poll prints one line per snapshot. A failed poll is a warning and is retried at the next
+ * interval; the archive keeps its last snapshot. Ctrl-C stops between or inside a poll and leaves the
+ * last snapshot as it was. --report rebuilds the exports (npm run export) after each snapshot and
+ * prints each health flag the first time it appears. Details: docs/follow.md.
+ */
+import * as path from "node:path";
+import { parseArgs } from "node:util";
+
+import { Follower, type FollowLoopOptions, type PollResult } from "../lib/follow/follower";
+import { FlagsSeen } from "../lib/follow/new-flags";
+import { verifySnapshotChain } from "../lib/archive/snapshot-chain";
+import { writeExports } from "../lib/export/write-exports";
+import { healthSettings } from "../lib/health/index";
+import type { Reporter } from "../lib/types";
+import { HISTORY_PATH_CHOICES, type HistoryPathChoice } from "../lib/wandb/read-history";
+import { cliReporter } from "./cli-reporter";
+import { type CliRunSelection, positiveInt, RUN_SELECTION_OPTIONS, runSelection, UsageError, usageErrors } from "./cli-run-selection";
+
+const USAGE = `usage: npm run follow -- (--entity E --project P --run ID=LABEL [--run ...] | --config data/runs.json | --wandb-file PATH=LABEL ...) --out DIR
+         [--interval SECONDS (60)] [--until finished | --polls N] [--report [--report-out DIR (exports)]]
+         [--overlap ROWS (100)] [--stale SECONDS (600)] [--page-size N] [--history-path auto|parquet|pages] [--base-url URL]`;
+
+interface FollowCli extends CliRunSelection {
+  outDir: string;
+  intervalSeconds: number;
+  until: FollowLoopOptions["until"];
+  report: string | null;
+  /** runs.json whose `health` object sets the thresholds of --report (as npm run export reads it). */
+  healthConfig: string;
+  pageSize?: number;
+  overlapRows?: number;
+  staleSeconds?: number;
+  historyPath?: HistoryPathChoice;
+  baseUrl?: string;
+}
+
+function parseCli(argv: string[]): FollowCli | null {
+  const { values: v } = usageErrors(() =>
+    parseArgs({
+      args: argv,
+      options: {
+        ...RUN_SELECTION_OPTIONS,
+        out: { type: "string" },
+        interval: { type: "string" },
+        until: { type: "string" },
+        polls: { type: "string" },
+        report: { type: "boolean", default: false },
+        "report-out": { type: "string" },
+        "page-size": { type: "string" },
+        overlap: { type: "string" },
+        stale: { type: "string" },
+        "history-path": { type: "string" },
+        "base-url": { type: "string" },
+        help: { type: "boolean", short: "h", default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    }),
+  );
+  if (v.help) return null;
+  if (!v.out) throw new UsageError("invalid --out: missing (the archive folder, e.g. data/wandb)");
+  const historyPath = v["history-path"];
+  if (historyPath !== undefined && (HISTORY_PATH_CHOICES as readonly string[]).indexOf(historyPath) < 0) {
+    throw new UsageError(`invalid --history-path: ${historyPath} (auto, parquet or pages)`);
+  }
+  const interval = v.interval ?? "60";
+  if (!/^\d+(\.\d+)?$/.test(interval)) throw new UsageError(`invalid --interval: ${interval} (seconds between polls)`);
+  if (v.until !== undefined && v.until !== "finished") throw new UsageError(`invalid --until: ${v.until} (only "finished")`);
+  if (v.until !== undefined && v.polls !== undefined) throw new UsageError("invalid --polls: give --until finished or --polls N, not both");
+  if (v["report-out"] !== undefined && !v.report) throw new UsageError("invalid --report-out: only with --report");
+  const polls = positiveInt("polls", v.polls);
+  return {
+    ...runSelection(v),
+    outDir: v.out,
+    intervalSeconds: Number(interval),
+    until: polls === undefined ? "finished" : { polls },
+    report: v.report ? (v["report-out"] ?? "exports") : null,
+    healthConfig: v.config ?? path.join(path.dirname(v.out), "runs.json"),
+    pageSize: positiveInt("page-size", v["page-size"]),
+    overlapRows: v.overlap === "0" ? 0 : positiveInt("overlap", v.overlap),
+    staleSeconds: positiveInt("stale", v.stale),
+    historyPath: historyPath as HistoryPathChoice | undefined,
+    baseUrl: v["base-url"],
+  };
+}
+
+/** One stdout line for a poll. */
+function pollLine(result: PollResult, poll: number): string {
+  const states = Object.entries(result.states)
+    .map(([id, s]) => `${id} ${s}`)
+    .join(", ");
+  if (result.sequence === null) return `poll ${poll}: nothing new (${states})`;
+  const added = Object.entries(result.rowsAdded)
+    .map(([id, n]) => `${id} +${n}`)
+    .join(", ");
+  return `poll ${poll}: snapshot ${result.sequence}: ${added} rows (${states})`;
+}
+
+/** After a snapshot: the exports rebuilt from the archive, and each health flag not printed before. */
+async function rebuildReport(opts: FollowCli, seen: FlagsSeen, reporter: Reporter): Promise<void> {
+  const health = healthSettings(process.env, opts.healthConfig);
+  const result = await writeExports({ dataDir: opts.outDir, outDir: opts.report!, allowIssues: true, reporter, health: health.params });
+  for (const f of seen.take(result.health.flags)) {
+    process.stdout.write(`  new flag: ${f.check} (${f.severity}) run ${f.runId} ${f.unit} ${f.first}..${f.last} ${f.key}: ${f.rule}\n`);
+  }
+}
+
+async function main(): Promise<number> {
+  let opts: FollowCli | null;
+  try {
+    opts = parseCli(process.argv.slice(2));
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (opts === null) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const cli = opts;
+  const { reporter, stop } = cliReporter({ tty: Boolean(process.stderr.isTTY), unit: "rows" });
+  const controller = new AbortController();
+  const onSigint = () => {
+    if (controller.signal.aborted) return; // npm/tsx relay the keypress twice: the same Ctrl-C
+    reporter.info?.("interrupted: stopping (the archive keeps its last snapshot)");
+    controller.abort(new Error("interrupted"));
+  };
+  process.on("SIGINT", onSigint);
+  const seen = new FlagsSeen();
+  try {
+    const follower = await Follower.open({ ...cli, reporter });
+    const summary = await follower.follow({
+      intervalSeconds: cli.intervalSeconds,
+      until: cli.until,
+      signal: controller.signal,
+      onPoll: async (result, poll) => {
+        process.stdout.write(`${pollLine(result, poll)}\n`);
+        if (cli.report !== null && result.sequence !== null) await rebuildReport(cli, seen, reporter);
+      },
+    });
+    stop();
+    const chain = await verifySnapshotChain(cli.outDir);
+    for (const p of chain.problems) process.stderr.write(`snapshot chain: ${p}\n`);
+    process.stdout.write(
+      `followed ${cli.runs.length} run(s) into ${cli.outDir}: ${summary.polls} poll(s), ${summary.snapshots} snapshot(s), ${summary.failedPolls} failed; ${summary.stopped}; snapshot chain ${chain.ok ? "verified" : "BROKEN"}\n`,
+    );
+    if (!chain.ok) return 1;
+    return summary.stopped === "interrupted" ? 130 : 0;
+  } catch (e) {
+    stop();
+    process.stderr.write(`follow failed: ${(e as Error).message}\n`);
+    return 1;
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
+}
+
+main().then((code) => process.exit(code));

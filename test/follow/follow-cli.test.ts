@@ -1,0 +1,165 @@
+/** scripts/follow.ts end to end: a child process following a run of the local test server while it grows. */
+import assert from "node:assert/strict";
+import { execFile, spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, before, test } from "node:test";
+
+import { verifyArchive } from "../../lib/archive/load-archive";
+import { verifySnapshotChain } from "../../lib/archive/snapshot-chain";
+import { startWandbTestServer, type WandbTestServer } from "../../tools/wandb-test-server/server";
+
+const ROOT = path.join(__dirname, "../..");
+const root = fs.mkdtempSync(path.join(os.tmpdir(), "follow-cli-"));
+let server: WandbTestServer;
+
+function rows(from: number, to: number): Record<string, number>[] {
+  return Array.from({ length: to - from }, (_, i) => ({ _step: from + i, x: (from + i) * 2 }));
+}
+
+before(async () => {
+  server = await startWandbTestServer({});
+});
+after(async () => {
+  await server.close();
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+function env(): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH ?? "", HOME: root, WANDB_BASE_URL: server.url, WANDB_API_KEY: server.apiKey };
+}
+
+function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ["--import", "tsx", path.join(ROOT, "scripts/follow.ts"), ...args], { cwd: ROOT, env: env() }, (err, stdout, stderr) =>
+      resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+test("--until finished: one line per poll, the run's growth frozen snapshot by snapshot, the chain verified at the end", async () => {
+  server.addRun({ entity: "e", project: "p", runId: "cligrow", state: "running", rows: rows(0, 100) });
+  let runQueries = 0;
+  server.onRequest = (entry) => {
+    if (entry.operationName !== "Run") return;
+    // Each poll starts with the Run query: the run grows by 50 rows before polls 2 and 3, then finishes.
+    runQueries++;
+    if (runQueries === 2 || runQueries === 3) server.appendRows("e", "p", "cligrow", rows(runQueries * 50, runQueries * 50 + 50));
+    if (runQueries === 3) server.setState("e", "p", "cligrow", "finished");
+  };
+  const out = path.join(root, "grow", "archive");
+  const r = await cli(["--entity", "e", "--project", "p", "--run", "cligrow=R0", "--out", out, "--interval", "0", "--until", "finished"]);
+  server.onRequest = null;
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(
+    r.stdout,
+    [
+      "poll 1: snapshot 1: cligrow +100 rows (cligrow running)",
+      "poll 2: snapshot 2: cligrow +50 rows (cligrow running)",
+      "poll 3: snapshot 3: cligrow +50 rows (cligrow finished)",
+      "poll 4: nothing new (cligrow finished)",
+      `followed 1 run(s) into ${out}: 4 poll(s), 3 snapshot(s), 0 failed; ended; snapshot chain verified`,
+      "",
+    ].join("\n"),
+  );
+  const lines = fs
+    .readFileSync(path.join(out, "history", "cligrow.jsonl"), "utf8")
+    .trimEnd()
+    .split("\n");
+  assert.equal(lines.length, 200);
+  assert.equal(lines[199], '{"_step":199,"x":398}');
+  assert.equal((await verifySnapshotChain(out)).links.length, 3);
+});
+
+test("Ctrl-C while waiting for the next poll: exit 130, the last snapshot valid", async () => {
+  server.addRun({ entity: "e", project: "p", runId: "cliint", state: "running", rows: rows(0, 30) });
+  const out = path.join(root, "int", "archive");
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", path.join(ROOT, "scripts/follow.ts"), "--entity", "e", "--project", "p", "--run", "cliint=R0", "--out", out, "--interval", "600"],
+    {
+      cwd: ROOT,
+      env: env(),
+    },
+  );
+  let stdout = "";
+  child.stdout.on("data", (d: Buffer) => {
+    stdout += d.toString();
+    if (stdout.includes("poll 1:")) child.kill("SIGINT");
+  });
+  const exit = await new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  // 130, or the signal itself where tsx's relay re-raises it after our clean-up ran (the last line shows it did).
+  assert.ok(exit.code === 130 || exit.signal === "SIGINT", `${JSON.stringify(exit)}\n${stdout}`);
+  assert.match(
+    stdout,
+    /poll 1: snapshot 1: cliint \+30 rows \(cliint running\)\n.*1 poll\(s\), 1 snapshot\(s\), 0 failed; interrupted; snapshot chain verified/,
+  );
+  assert.equal((await verifyArchive(out)).ok, true);
+  assert.deepEqual(fs.readdirSync(path.dirname(out)), ["archive"], "no lock or temp folder left");
+});
+
+test("option errors: invalid <option>: <value> and the usage, exit 2", async () => {
+  const out = path.join(root, "opts", "archive");
+  for (const [args, message] of [
+    [["--entity", "e", "--project", "p", "--run", "x=R0", "--out", out, "--until", "soon"], 'invalid --until: soon (only "finished")'],
+    [["--entity", "e", "--project", "p", "--run", "x=R0", "--out", out, "--polls", "0"], "invalid --polls: 0"],
+    [["--entity", "e", "--project", "p", "--run", "x=R0", "--out", out, "--interval=-1"], "invalid --interval: -1 (seconds between polls)"],
+    [
+      ["--entity", "e", "--project", "p", "--run", "x=R0", "--out", out, "--until", "finished", "--polls", "2"],
+      "invalid --polls: give --until finished or --polls N, not both",
+    ],
+    [["--entity", "e", "--run", "x=R0", "--out", out], "invalid --project: missing"],
+  ] as const) {
+    const r = await cli([...args]);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.equal(r.stderr.split("\n")[0], message);
+    assert.match(r.stderr, /usage: npm run follow/);
+  }
+  assert.equal(fs.existsSync(out), false);
+});
+
+test("--report with --config: the exports rebuilt after each snapshot, each health flag printed once, when its rows arrive", async () => {
+  const config = JSON.parse(fs.readFileSync(path.join(ROOT, "data/runs.json"), "utf8")) as { entity: string; project: string; runs: { runId: string }[] };
+  const history = (runId: string) =>
+    fs
+      .readFileSync(path.join(ROOT, "data/wandb/history", `${runId}.jsonl`), "utf8")
+      .trimEnd()
+      .split("\n");
+  const late = "sim-r2-85gs"; // its rollout 47 logs rollout/kl = NaN (the sample's one flag), at _step 30
+  for (const { runId } of config.runs) {
+    const rows = history(runId);
+    server.addRun({
+      entity: config.entity,
+      project: config.project,
+      runId,
+      state: runId === late ? "running" : "finished",
+      rows: runId === late ? rows.slice(0, 20) : rows,
+    });
+  }
+  let lateQueries = 0;
+  server.onRequest = (entry) => {
+    if (entry.operationName !== "Run" || (entry.variables as { name?: string }).name !== late) return;
+    if (++lateQueries === 2) {
+      server.appendRows(config.entity, config.project, late, history(late).slice(20));
+      server.setState(config.entity, config.project, late, "finished");
+    }
+  };
+  const out = path.join(root, "report", "archive");
+  const exportsDir = path.join(root, "report", "exports");
+  const r = await cli(["--config", path.join(ROOT, "data/runs.json"), "--out", out, "--interval", "0", "--polls", "3", "--report", "--report-out", exportsDir]);
+  server.onRequest = null;
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stdout.trimEnd().split("\n");
+  assert.match(lines[0], /^poll 1: snapshot 1: sim-r0-ghfk \+100, sim-r1-kf63 \+\d+, sim-r2-85gs \+20, sim-r3-1v8k \+\d+ rows/);
+  assert.match(lines[1], /^poll 2: snapshot 2: sim-r0-ghfk \+0, sim-r1-kf63 \+0, sim-r2-85gs \+80, sim-r3-1v8k \+0 rows/);
+  const flags = lines.filter((l) => l.startsWith("  new flag:"));
+  assert.deepEqual(flags, [
+    "  new flag: non_finite (warning) run sim-r2-85gs rollout 47..47 rollout/kl: a NaN, Inf or -Inf value in a numeric key of an optimizer update or rollout batch (one flag per key and round; critic keys train/critic-* not read)",
+  ]);
+  assert.ok(lines.indexOf(flags[0]) > 1, "printed after poll 2, when rollout 47 arrived");
+  assert.match(lines[lines.length - 2], /^poll 3: nothing new/);
+  // The rebuilt exports are those of the bundled archive: same rows, same health table.
+  assert.equal(fs.readFileSync(path.join(exportsDir, "health.csv"), "utf8"), fs.readFileSync(path.join(ROOT, "exports/health.csv"), "utf8"));
+  assert.equal(fs.readFileSync(path.join(exportsDir, "updates.csv"), "utf8"), fs.readFileSync(path.join(ROOT, "exports/updates.csv"), "utf8"));
+});
