@@ -26,6 +26,15 @@ const stepTime: MetricSpec = {
   aliases: [{ key: "perf/total_train_time", until: "2025-10-30", note: "the same container under its old name" }],
 };
 
+const reward: MetricSpec = {
+  key: "rollout/raw_reward",
+  label: "reward",
+  unit: "reward units",
+  grain: "rollout",
+  is: "mean over the rollout batch's samples of the reward as the reward model or --custom-rm-path function returned it (the trainer's log_rollout_data row)",
+  isNot: "defined by the run's reward function: not comparable across reward functions; not rollout/rewards, which is after GRPO's group normalisation",
+};
+
 /** The slime profile. */
 export const SLIME_PROFILE: FrameworkProfile = {
   name: "slime",
@@ -53,6 +62,7 @@ export const SLIME_PROFILE: FrameworkProfile = {
     rolloutTime: METRICS.rolloutTime,
     actorTokPerS: METRICS.actorTokPerS,
     stepTime,
+    reward,
   },
   timers: {
     isTimer: isPerfTimeKey,

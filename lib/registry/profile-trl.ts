@@ -83,6 +83,13 @@ export const TRL_PROFILE: FrameworkProfile = {
     rolloutTime: { absent: "no generation wall time per step is logged (profiling/* keys, when enabled, time single calls)" },
     actorTokPerS: { absent: "train/num_tokens is a cumulative token count, not a throughput" },
     stepTime: perRow("train/step_time", "step time", "s", `wall time of an optimizer step, ${AVERAGED}`, "not the generation time"),
+    reward: perRow(
+      "train/reward",
+      "reward",
+      "reward units",
+      `mean over the completions of the weighted sum of the reward functions (GRPOTrainer's \`reward\`), ${AVERAGED}`,
+      "defined by the run's reward function: not comparable across reward functions; the per-function means are train/rewards/<name>/mean",
+    ),
   },
   timers: {
     isTimer: (k) => k === "train/step_time",
