@@ -3,8 +3,8 @@
  * from `--arm NAME=DIR[,DIR...]` options; then the experiments loaded and the comparison written.
  * `{"arms": [{"name": "baseline", "archives": ["archives/base-s1", ...]}, ...], "reference":
  * "archives/paper", "seed": 0, "resamples": 50000, "corridor": {"ppoKl": {"rel": 0.5, "absFloor": 0.02}}}`;
- * archive paths in the file are relative to the folder above the file's (the workspace root for
- * data/compare.json), and are written into the outputs as given.
+ * archive paths in the file are relative to the file's folder (`compare/n8-s1` in data/compare.json
+ * is data/compare/n8-s1), and are written into the outputs as given.
  */
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
@@ -139,7 +139,7 @@ export async function runComparison(spec: CompareSpec, outDir: string, reporter:
   return { result, arms, reference, files };
 }
 
-/** The spec's file: read, with the workspace root as the folder above the file's folder. */
+/** The spec's file: read, its archive paths relative to the file's folder. */
 export function readCompareConfigFile(file: string): CompareSpec {
-  return readCompareConfig(readFileSync(file, "utf8"), file, path.dirname(path.dirname(path.resolve(file))));
+  return readCompareConfig(readFileSync(file, "utf8"), file, path.dirname(path.resolve(file)));
 }

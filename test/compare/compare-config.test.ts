@@ -65,10 +65,10 @@ test("data/compare.json and --arm options are read, and refused by message when 
   const spec = readCompareConfig(
     JSON.stringify({ arms: [{ name: "base", archives: ["data/a", "data/b"] }], reference: "data/paper", seed: 3, corridor: { ppoKl: { rel: 0.3 } } }),
     "data/compare.json",
-    "/ws",
+    "/ws/data",
   );
   assert.deepEqual(spec.arms, [{ name: "base", archives: ["data/a", "data/b"] }]);
-  assert.equal(spec.root, "/ws");
+  assert.equal(spec.root, "/ws/data");
   assert.equal(spec.reference, "data/paper");
   assert.equal(spec.seed, 3);
   assert.equal(spec.resamples, 50_000);

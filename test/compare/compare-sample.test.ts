@@ -44,3 +44,11 @@ test("the sample's arms differ in one declared setting and share no seed; the sa
   assert.deepEqual(a.result.refused, [], "one framework, one N: nothing refused");
   assert.equal(a.result.compare.rows.length, 2 * 11 * 3, "2 arms x 11 concepts x (R0, R1, all)");
 });
+
+test("exports/compare/ is what comparing data/compare.json writes, byte for byte (seed 0, 50,000 resamples)", async () => {
+  const out = path.join(work, "exports-compare");
+  const run = await runComparison(readCompareConfigFile(path.join(ROOT, "data/compare.json")), out);
+  assert.equal(run.files.length, 4);
+  for (const f of run.files)
+    assert.equal(readFileSync(path.join(ROOT, "exports/compare", f.name), "utf8"), f.text, `exports/compare/${f.name} differs from a regeneration`);
+});

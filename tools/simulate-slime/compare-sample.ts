@@ -47,8 +47,8 @@ export async function writeCompareSample(dataDir: string): Promise<void> {
   }
   await writeArchive(path.join(dataDir, REFERENCE.dir), { seed: REFERENCE.seed, nSamplesPerPrompt: SAMPLE_ARMS[0].nSamplesPerPrompt });
   const config = {
-    arms: SAMPLE_ARMS.map((a) => ({ name: a.name, archives: a.seeds.map((seed) => `data/${sampleArchive(a.name, seed)}`) })),
-    reference: `data/${REFERENCE.dir}`,
+    arms: SAMPLE_ARMS.map((a) => ({ name: a.name, archives: a.seeds.map((seed) => sampleArchive(a.name, seed)) })),
+    reference: REFERENCE.dir,
     seed: 0,
   };
   await fsp.writeFile(path.join(dataDir, "compare.json"), `${JSON.stringify(config, null, 2)}\n`, "utf8");
