@@ -55,7 +55,10 @@ function armTraces(arm: Arm, index: number, result: Comparison, column: string, 
       y: rounds.map((r) => plotValue(e.cells[column]?.[r] ?? undefined)),
       line: { width: 1, color: withAlpha(color, 0.5) },
       marker: { size: 4, color: withAlpha(color, 0.5) },
-      name: `${arm.name}: ${e.dir}`,
+      // One legend entry stands for the arm's experiments; the hover names each one.
+      name: `${arm.name}: each experiment`,
+      text: rounds.map(() => e.dir),
+      hovertemplate: "%{text}: %{y}<extra></extra>",
       legendgroup: group,
       showlegend: k === 0,
     });

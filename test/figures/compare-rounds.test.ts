@@ -30,9 +30,11 @@ test("the figure draws each experiment thin and each arm's IQM bold with its ban
   // Per arm: band upper edge, band, two experiments, IQM.
   assert.equal(fig.data.length, 2 * 5);
   const byName = (n: string) => fig.data.find((t) => (t as { name?: string }).name === n) as { x: string[]; y: number[]; line: { width: number } };
-  assert.deepEqual(byName("a: a1").x, ["R0", "R1"]);
-  assert.deepEqual(byName("a: a1").y, [0.1, 0.2]);
-  assert.equal(byName("a: a1").line.width, 1);
+  const a1 = fig.data.find((t) => (t as { text?: string[] }).text?.[0] === "a1") as { x: string[]; y: number[]; line: { width: number }; name: string };
+  assert.deepEqual(a1.x, ["R0", "R1"]);
+  assert.deepEqual(a1.y, [0.1, 0.2]);
+  assert.equal(a1.line.width, 1);
+  assert.equal(a1.name, "a: each experiment");
   const iqm = byName("b: IQM");
   assert.equal(iqm.line.width, 3);
   const rows = scopeRows(result.compare, "R0").filter((r) => r.arm === "b" && r.concept === "reward_mean");
