@@ -2,10 +2,10 @@
  * Percentile bootstrap intervals (rliable's `get_interval_estimates` with `method="percentile"`):
  * experiments resampled with replacement, the statistic recomputed per resample, the interval ends
  * the 2.5th and 97.5th percentiles of the resampled statistics, interpolated as numpy.percentile
- * does by default. The values are sorted once; a resample is then a count per value, read back in
- * order, so every resample comes out sorted without sorting it again.
+ * does by default. The values are sorted once; a resample is then a count per value, read in
+ * order, so every resample is sorted without sorting it again.
  */
-import { iqmOfSorted, mean } from "./point-estimates";
+import { trimCount } from "./point-estimates";
 import type { SeededRandom } from "./seeded-random";
 
 /** Resamples of a bootstrap by default (rliable's default). */
@@ -38,13 +38,10 @@ export function percentileInterval(stats: Float64Array, coverage = INTERVAL_COVE
   return { low: quantileOfSorted(stats, tail), high: quantileOfSorted(stats, 1 - tail) };
 }
 
-/** One resample of values in ascending order, written into `out` in ascending order. */
-export function resampleSorted(sorted: Float64Array, random: SeededRandom, counts: Uint32Array, out: Float64Array): void {
-  const n = sorted.length;
+/** How often each of n values is drawn in one resample of n with replacement, into `counts`. */
+export function resampleCounts(n: number, random: SeededRandom, counts: Uint32Array): void {
   counts.fill(0);
   for (let i = 0; i < n; i++) counts[random.below(n)]++;
-  let k = 0;
-  for (let i = 0; i < n; i++) for (let c = counts[i]; c > 0; c--) out[k++] = sorted[i];
 }
 
 /** Bootstrap intervals of an arm's mean and IQM, from the same resamples. */
@@ -62,13 +59,28 @@ export function armIntervals(values: ArrayLike<number>, random: SeededRandom, re
   if (n === 0) return null;
   const sorted = Float64Array.from(values as ArrayLike<number>).sort();
   const counts = new Uint32Array(n);
-  const sample = new Float64Array(n);
   const means = new Float64Array(resamples);
   const iqms = new Float64Array(resamples);
+  // The resample in order holds sorted[i] at positions [k, k + counts[i]); the IQM keeps positions
+  // [cut, n - cut), so each value adds its count inside that window (scipy's trim_mean on the resample).
+  const cut = trimCount(n);
+  const end = n - cut;
   for (let b = 0; b < resamples; b++) {
-    resampleSorted(sorted, random, counts, sample);
-    means[b] = mean(sample);
-    iqms[b] = iqmOfSorted(sample);
+    resampleCounts(n, random, counts);
+    let total = 0;
+    let middle = 0;
+    let k = 0;
+    for (let i = 0; i < n; i++) {
+      const c = counts[i];
+      if (c === 0) continue;
+      const v = sorted[i];
+      total += c * v;
+      const inside = Math.min(k + c, end) - Math.max(k, cut);
+      if (inside > 0) middle += inside * v;
+      k += c;
+    }
+    means[b] = total / n;
+    iqms[b] = middle / (end - cut);
   }
   return { mean: percentileInterval(means), iqm: percentileInterval(iqms) };
 }

@@ -4,7 +4,7 @@
  * and rliable's `probability_of_improvement` on one task), with a percentile bootstrap interval that
  * resamples each arm on its own (rliable's `StratifiedIndependentBootstrap`).
  */
-import { DEFAULT_RESAMPLES, percentileInterval, resampleSorted, type Interval } from "./bootstrap";
+import { DEFAULT_RESAMPLES, percentileInterval, resampleCounts, type Interval } from "./bootstrap";
 import type { SeededRandom } from "./seeded-random";
 
 /** U / (n_x n_y) of two ascending arrays, by one merge: each x counts the y below it, ties 1/2. */
@@ -45,15 +45,30 @@ export function improvementInterval(
   if (x.length === 0 || y.length === 0) return null;
   const sx = Float64Array.from(x as ArrayLike<number>).sort();
   const sy = Float64Array.from(y as ArrayLike<number>).sort();
-  const cx = new Uint32Array(sx.length);
-  const cy = new Uint32Array(sy.length);
-  const rx = new Float64Array(sx.length);
-  const ry = new Float64Array(sy.length);
+  const nx = sx.length;
+  const ny = sy.length;
+  // Where each x value falls among the y values, once: y[0, below) < x <= ... , y[below, upTo) == x.
+  const below = new Uint32Array(nx);
+  const upTo = new Uint32Array(nx);
+  for (let i = 0, lo = 0, hi = 0; i < nx; i++) {
+    while (lo < ny && sy[lo] < sx[i]) lo++;
+    if (hi < lo) hi = lo;
+    while (hi < ny && sy[hi] === sx[i]) hi++;
+    below[i] = lo;
+    upTo[i] = hi;
+  }
+  const cx = new Uint32Array(nx);
+  const cy = new Uint32Array(ny);
+  const cumY = new Float64Array(ny + 1);
   const stats = new Float64Array(resamples);
   for (let b = 0; b < resamples; b++) {
-    resampleSorted(sx, randomX, cx, rx);
-    resampleSorted(sy, randomY, cy, ry);
-    stats[b] = improvementOfSorted(rx, ry);
+    resampleCounts(nx, randomX, cx);
+    resampleCounts(ny, randomY, cy);
+    for (let j = 0; j < ny; j++) cumY[j + 1] = cumY[j] + cy[j];
+    // U of the resamples: each drawn x counts the drawn y below it, ties 1/2 (improvementOfSorted on the resamples).
+    let u = 0;
+    for (let i = 0; i < nx; i++) if (cx[i] > 0) u += cx[i] * (cumY[below[i]] + (cumY[upTo[i]] - cumY[below[i]]) / 2);
+    stats[b] = u / (nx * ny);
   }
   return percentileInterval(stats);
 }

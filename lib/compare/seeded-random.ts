@@ -6,6 +6,7 @@
  */
 
 const TWO_32 = 4294967296;
+const INV_TWO_32 = 1 / TWO_32;
 const MASK_64 = (1n << 64n) - 1n;
 
 /** 64-bit FNV-1a of a text's UTF-16 code units. */
@@ -59,16 +60,19 @@ export class SeededRandom {
 
   /** An integer in [0, n), every value equally likely (Lemire's multiply-and-reject; n < 2^21). */
   below(n: number): number {
+    // x * n < 2^53 is exact; its high and low 32 bits without the (slow) float remainder.
     let m = this.nextUint32() * n;
-    let low = m % TWO_32;
+    let high = Math.floor(m * INV_TWO_32);
+    let low = m - high * TWO_32;
     if (low < n) {
       const threshold = (TWO_32 - n) % n;
       while (low < threshold) {
         m = this.nextUint32() * n;
-        low = m % TWO_32;
+        high = Math.floor(m * INV_TWO_32);
+        low = m - high * TWO_32;
       }
     }
-    return Math.floor(m / TWO_32);
+    return high;
   }
 }
 
