@@ -11,6 +11,7 @@ import * as path from "node:path";
 
 import { CONCEPT_IDS, type ConceptId, type CorridorDefaults } from "../registry/concepts";
 import type { Reporter } from "../types";
+import { mapConcurrent } from "../wandb/map-concurrent";
 import { DEFAULT_RESAMPLES } from "./bootstrap";
 import { compareArms, type Arm, type Comparison } from "./compare-arms";
 import { loadExperiment, type Experiment } from "./experiment";
@@ -26,6 +27,9 @@ export interface CompareSpec {
   resamples: number;
   corridor: Partial<Record<ConceptId, Partial<CorridorDefaults>>>;
 }
+
+/** Archives loaded at once. */
+const LOAD_CONCURRENCY = 2;
 
 /** The default seed of the bootstrap streams. */
 export const DEFAULT_SEED = 0;
@@ -115,24 +119,17 @@ export interface ComparisonRun {
  * @example await runComparison(readCompareConfig(text, file, "."), "exports/compare")
  */
 export async function runComparison(spec: CompareSpec, outDir: string, reporter: Reporter = {}): Promise<ComparisonRun> {
-  const loaded = new Map<string, Experiment>();
-  const load = async (dir: string) => {
-    const key = path.resolve(spec.root, dir);
-    let e = loaded.get(key);
-    if (e === undefined) {
-      reporter.progress?.("load archives", loaded.size, null);
-      e = await loadExperiment(key, reporter, dir);
-      loaded.set(key, e);
-    }
+  // Each archive once, two at a time: one aligns and summarises while the other's files are parsed.
+  const dirs = [...new Set([...spec.arms.flatMap((a) => a.archives), ...(spec.reference === null ? [] : [spec.reference])])];
+  let done = 0;
+  const experiments = await mapConcurrent(dirs, LOAD_CONCURRENCY, async (dir) => {
+    const e = await loadExperiment(path.resolve(spec.root, dir), reporter, dir);
+    reporter.progress?.("load archives", ++done, dirs.length);
     return e;
-  };
-  const arms: Arm[] = [];
-  for (const a of spec.arms) {
-    const experiments: Experiment[] = [];
-    for (const dir of a.archives) experiments.push(await load(dir));
-    arms.push({ name: a.name, experiments });
-  }
-  const reference = spec.reference === null ? null : await load(spec.reference);
+  });
+  const byDir = new Map(dirs.map((d, i) => [d, experiments[i]]));
+  const arms: Arm[] = spec.arms.map((a) => ({ name: a.name, experiments: a.archives.map((d) => byDir.get(d)!) }));
+  const reference = spec.reference === null ? null : byDir.get(spec.reference)!;
   const result = compareArms(arms, reference, { seed: spec.seed, resamples: spec.resamples, corridor: spec.corridor, reporter });
   const files = comparisonFiles(arms, reference, result, { seed: spec.seed, resamples: spec.resamples });
   await writeComparison(outDir, files);
