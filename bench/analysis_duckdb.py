@@ -47,6 +47,7 @@ ROLLOUT_FIELDS = {
     "truncated": "rollout/truncated_ratio",
     "rolloutTime": "perf/rollout_time",
     "actorTokPerS": "perf/actor_train_tok_per_s",
+    "reward": "rollout/raw_reward",
 }
 PPO_KL = "train/ppo_kl"
 

@@ -41,12 +41,13 @@ KEYS = {
     "responseLen": "rollout/response_len/mean",
     "truncated": "rollout/truncated_ratio",
     "rolloutTime": "perf/rollout_time",
+    "reward": "rollout/raw_reward",
 }
 SUMMARY_COLUMNS = [
     "round", "run_id", "state", "history_events", "rollouts", "updates",
     "entropy_mean", "clipfrac_mean", "grad_norm_mean", "actor_tok_per_s_mean",
     "response_len_mean", "truncated_ratio_mean", "rollout_time_mean", "logprob_abs_diff_mean",
-    "ppo_kl_first_update_mean", "ppo_kl_later_updates_mean", "zero_grad_norm_updates",
+    "ppo_kl_first_update_mean", "ppo_kl_later_updates_mean", "zero_grad_norm_updates", "reward_mean",
 ]
 
 
@@ -346,7 +347,7 @@ def summaries(aligned, rounds):
 
     rollout = {lab: {"rollouts": int(n_rol.get(lab, 0))} for lab in labels}
     rollout["all"] = {"rollouts": len(rm)}
-    for field in ("responseLen", "truncated", "rolloutTime", "actorTokPerS"):
+    for field in ("responseLen", "truncated", "rolloutTime", "actorTokPerS", "reward"):
         for lab, t in mean_tuples(rv, rp, KEYS[field], rg, labels).items():
             rollout[lab][field] = t
 
@@ -447,6 +448,7 @@ def export(aligned, summary, manifest, rounds, out_dir):
             r["responseLen"][0], r["truncated"][0], r["rolloutTime"][0], p["logprobGap"][0],
             p["ppoKlFirst"][0], p["ppoKlLater"][0],
             " ".join(str(x) for x in zero) if zero else None,
+            r["reward"][0],
         ])
     files.append(write_csv(pd.DataFrame(rows, columns=SUMMARY_COLUMNS), os.path.join(out_dir, "summary.csv")))
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:

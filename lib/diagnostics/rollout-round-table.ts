@@ -12,7 +12,7 @@ import { roundIndex } from "./round-index";
 import type { TableColumn } from "./table-column";
 
 /** The mean columns of the rollout table. */
-export type RolloutMeanField = "responseLen" | "truncated" | "rolloutTime" | "actorTokPerS";
+export type RolloutMeanField = "responseLen" | "truncated" | "rolloutTime" | "actorTokPerS" | "reward";
 
 /** One round (or the `all` row) of the rollout table. */
 export interface RolloutRoundRow extends Record<RolloutMeanField, MeanResult> {
@@ -39,6 +39,7 @@ export const ROLLOUT_SPECS: readonly ConceptColumnSpec<RolloutMeanField>[] = [
   { field: "truncated", concept: "truncated", subset: "all" },
   { field: "rolloutTime", concept: "rolloutTime", subset: "all" },
   { field: "actorTokPerS", concept: "actorTokPerS", subset: "all" },
+  { field: "reward", concept: "reward", subset: "all" },
 ];
 
 /** The rollout table's columns for one framework. */

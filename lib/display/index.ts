@@ -9,3 +9,4 @@ export * from "./plotly-renderer";
 export * from "./show-concept";
 export * from "./show-health";
 export { listText } from "./table-row-cap";
+export * from "./show-compare";

@@ -137,6 +137,8 @@ export function summaryColumnsFor(profile: FrameworkProfile): SummaryColumn[] {
         `display update numbers (update = train/step - N*r0 + 1) whose ${gradNorm === null ? "gradient norm" : gradNorm.key} is exactly 0, ascending, separated by single spaces; empty when there is none`,
       cell: (x) => (x.zeroUpdates.length === 0 || !observable ? null : x.zeroUpdates.join(" ")),
     },
+    // Last, so that the columns before it keep their positions (it came with the comparison, lib/compare/).
+    r("reward_mean", "reward"),
   ];
 }
 

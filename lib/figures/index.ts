@@ -10,3 +10,4 @@ export * from "./step-axes";
 export * from "./concept-series";
 export * from "./health-flag-figure";
 export * from "./reduce-points";
+export * from "./compare-rounds";

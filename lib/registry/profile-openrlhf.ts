@@ -106,6 +106,11 @@ export const OPENRLHF_PROFILE: FrameworkProfile<"openrlhf"> = {
     rolloutTime: perStep("train/timing/generation", "wall time of the step's generation", "describes one machine and its scheduling"),
     actorTokPerS: { absent: "no actor training throughput is logged" },
     stepTime: perStep("train/timing/step_total", "wall time of the whole training step", "includes generation and experience making"),
+    reward: perStep(
+      "train/reward",
+      "mean over the step's samples of the reward the reward model or --reward.remote_url function returned (status key `reward`)",
+      "defined by the run's reward function: not comparable across reward functions; not the shaped return (train/return) nor the group-normalised advantage",
+    ),
   },
   otherMetrics: {},
   keyAliases: {},

@@ -299,6 +299,13 @@ const SLIME_MEANINGS: readonly ConditionalMeaning[] = [
   },
 ];
 
+const reward: ConceptMetric = {
+  key: "rollout/raw_reward",
+  grain: "rollout",
+  is: "mean over the rollout batch's samples of the reward as the reward model or --custom-rm-path function returned it (the trainer's log_rollout_data row)",
+  isNot: "defined by the run's reward function: not comparable across reward functions; not rollout/rewards, which is after GRPO's group normalisation",
+};
+
 /** The slime profile. */
 export const SLIME_PROFILE: FrameworkProfile<"slime"> = {
   name: "slime",
@@ -322,6 +329,7 @@ export const SLIME_PROFILE: FrameworkProfile<"slime"> = {
     ...SLIME_CONCEPT_METRICS,
     klToRef: klLoss,
     stepTime,
+    reward,
   },
   otherMetrics: SLIME_OTHER_METRICS,
   keyAliases: KEY_ALIASES,

@@ -135,6 +135,11 @@ export const TRL_PROFILE: FrameworkProfile<"trl"> = {
     rolloutTime: { absent: "no generation wall time per step is logged (profiling/* keys, when enabled, time single calls)" },
     actorTokPerS: { absent: "train/num_tokens is a cumulative token count, not a throughput" },
     stepTime: perRow("train/step_time", `wall time of an optimizer step, ${AVERAGED}`, "not the generation time"),
+    reward: perRow(
+      "train/reward",
+      `mean over the completions of the weighted sum of the reward functions (GRPOTrainer's \`reward\`), ${AVERAGED}`,
+      "defined by the run's reward function: not comparable across reward functions; the per-function means are train/rewards/<name>/mean",
+    ),
   },
   otherMetrics: {},
   keyAliases: {},

@@ -160,6 +160,11 @@ export const VERL_PROFILE: FrameworkProfile<"verl"> = {
     rolloutTime: perStep("timing_s/gen", "wall time of the step's generation phase", "describes one machine and its scheduling"),
     actorTokPerS: { absent: "perf/throughput is tokens per GPU-second of the whole step, not actor training throughput" },
     stepTime: perStep("timing_s/step", "wall time of the whole training step", "includes generation, reward and all training phases"),
+    reward: perStep(
+      "critic/score/mean",
+      "mean over the step's sequences of the sequence score (token_level_scores summed), as the reward function or model returned it (compute_data_metrics)",
+      "defined by the run's reward function: not comparable across reward functions; not critic/rewards/mean, which has the in-reward KL penalty subtracted",
+    ),
   },
   otherMetrics: {},
   keyAliases: {},

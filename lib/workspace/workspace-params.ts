@@ -8,6 +8,8 @@
  * | WORKSPACE_EXPORTS   | exports                 | where notebook 05 writes the CSVs + manifest   |
  * | WORKSPACE_FETCH     | (unset)                 | "1": notebook 01 fetches live (needs a key)    |
  * | WORKSPACE_PROFILE   | (unset: detected)       | framework profile: slime, verl, openrlhf, trl  |
+ *
+ * Notebook 07 compares the archives listed in <data>/compare.json and writes into <exports>/compare/.
  */
 import { isAbsolute, join, relative, resolve } from "node:path";
 
@@ -28,6 +30,10 @@ export interface WorkspaceParams {
   fetchLive: boolean;
   /** Framework profile named by WORKSPACE_PROFILE or data/runs.json "profile"; undefined: detected from the keys. */
   profile: string | undefined;
+  /** Arms and reference of the comparison (notebook 07, `npm run compare`): <data>/compare.json. */
+  compareConfig: string;
+  /** Where notebook 07 writes the comparison: <exports>/compare. */
+  compareDir: string;
 }
 
 /** Folder of the frozen archive inside the data folder. */
@@ -50,6 +56,8 @@ export function workspaceParams(env: NodeJS.ProcessEnv = process.env, root: stri
     localLogDir: join(dataDir, "local"),
     runsConfig,
     exportsDir: abs(env.WORKSPACE_EXPORTS || "exports"),
+    compareConfig: join(dataDir, "compare.json"),
+    compareDir: join(abs(env.WORKSPACE_EXPORTS || "exports"), "compare"),
     fetchLive: fetch === "1",
     profile: chooseProfile(env.WORKSPACE_PROFILE, runsConfig),
   };

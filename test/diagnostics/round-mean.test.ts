@@ -79,8 +79,8 @@ test("roundMeans: per round over records with the key, all row over all records 
 });
 
 test("roundMeans: grain from the key family for keys the schema does not name; error for unknown families", () => {
-  const aligned = buildAligned([{ round: "R0", batches: [{ rollout: { "rollout/raw_reward": 0.5 } }, { rollout: { "rollout/raw_reward": 1 } }] }]);
-  const m = roundMeans(aligned, "rollout/raw_reward");
+  const aligned = buildAligned([{ round: "R0", batches: [{ rollout: { "rollout/unnamed_score": 0.5 } }, { rollout: { "rollout/unnamed_score": 1 } }] }]);
+  const m = roundMeans(aligned, "rollout/unnamed_score");
   assert.equal(m.grain, "rollout");
   assert.equal(m.metric, undefined);
   assert.ok(close(m.rows[0].value.mean, 0.75));

@@ -11,7 +11,7 @@ import { buildAligned } from "../diagnostics/aligned-builder";
 
 /** The summary.csv header as the export contract states it. */
 const HEADER =
-  "round,run_id,state,history_events,rollouts,updates,entropy_mean,clipfrac_mean,grad_norm_mean,actor_tok_per_s_mean,response_len_mean,truncated_ratio_mean,rollout_time_mean,logprob_abs_diff_mean,ppo_kl_first_update_mean,ppo_kl_later_updates_mean,zero_grad_norm_updates";
+  "round,run_id,state,history_events,rollouts,updates,entropy_mean,clipfrac_mean,grad_norm_mean,actor_tok_per_s_mean,response_len_mean,truncated_ratio_mean,rollout_time_mean,logprob_abs_diff_mean,ppo_kl_first_update_mean,ppo_kl_later_updates_mean,zero_grad_norm_updates,reward_mean";
 
 const upd = (ent: number, grad: number, kl: number, clip?: number, lp?: number): Record<string, number> => {
   const v: Record<string, number> = { "train/entropy_loss": ent, "train/grad_norm": grad, "train/ppo_kl": kl };
@@ -56,12 +56,12 @@ test("summary.csv rows: round means from the diagnostics, an `all` row over ever
     csvText(table),
     HEADER +
       "\n" +
-      "R0,syn-r0,finished,7,2,3,0.5,0.25,1,150,20,0.25,30,0.375,0,0.125,2\n" +
+      "R0,syn-r0,finished,7,2,3,0.5,0.25,1,150,20,0.25,30,0.375,0,0.125,2,\n" +
       // R1's only actor tokens/s is NaN: no finite value, so the mean is empty (never 0).
-      "R1,syn-r1,crashed,5,1,2,0.125,0.125,2,,20,0.25,30,0.5,0,0.375,5\n" +
+      "R1,syn-r1,crashed,5,1,2,0.125,0.125,2,,20,0.25,30,0.5,0,0.375,5,\n" +
       // Zero grad norms at updates 2 and 5 (train/step 3 and 6; rollout 2 logged one update, so 4 is absent).
       // entropy over all 5 updates = 1.75 / 5 = 0.35, not the mean of round means (0.3125).
-      "all,,,12,3,5,0.35,0.1875,1.4,150,20,0.25,30,0.4375,0,0.25,2 5\n",
+      "all,,,12,3,5,0.35,0.1875,1.4,150,20,0.25,30,0.4375,0,0.25,2 5,\n",
   );
   assert.equal(warnings.length, 1, `one warning for the one NaN, got ${JSON.stringify(warnings)}`);
   assert.match(warnings[0], /run syn-r1 rollout 3 .*perf\/actor_train_tok_per_s is NaN; excluded from means/);

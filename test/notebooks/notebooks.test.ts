@@ -122,6 +122,16 @@ for (const nb of NOTEBOOKS) {
         assert.match(text, /<td[^>]*>rollout\/kl<\/td><td[^>]*>NaN<\/td>/);
         assert.match(text, /rl-diagnostics-health-summary \[\{"check":"ppo_kl_first_update","status":"no flags","flags":0\}/);
       }
+      if (nb.startsWith("07")) {
+        assert.match(text, /compared n8 \(3 experiments\) and n16 \(3 experiments\) against compare\/reference/);
+        assert.match(text, /nothing refused/);
+        for (const f of ["compare.csv", "improvement.csv", "corridor.csv", "compare-manifest.json"]) {
+          assert.ok(
+            readFileSync(join(ws.exports, "compare", f)).equals(readFileSync(join(ROOT, "exports", "compare", f))),
+            `${f} differs from the committed exports/compare/${f}`,
+          );
+        }
+      }
       if (nb.startsWith("05")) {
         for (const f of ["rollouts.csv", "updates.csv", "summary.csv", "health.csv", "manifest.json"]) {
           assert.ok(readFileSync(join(ws.exports, f)).equals(readFileSync(join(ROOT, "exports", f))), `${f} differs from the committed exports/${f}`);

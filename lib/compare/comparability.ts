@@ -1,0 +1,82 @@
+/**
+ * Whether two experiments' values of one summary column mean the same thing. A refusal names the
+ * column, its concept and both sides. What the registry knows decides: the concept logged on both
+ * sides, through the same key with the same meaning (key, grain, what it is and is not), and, for the
+ * per-position statistics, the same optimizer updates per rollout batch. Flags that change a metric's
+ * meaning (issue 28: frozen per run, not read yet) go through {@link flagRefusal}.
+ */
+import { ALL_ROUNDS } from "../export/summary-table";
+import type { ComparedColumn } from "./compared-columns";
+import type { Experiment } from "./experiment";
+
+/** A column one pair of experiments cannot be compared on, and why. */
+export interface Refusal {
+  /** The summary column (the comparison's `concept`). */
+  concept: string;
+  /** The two experiments (archive folders) or arms the refusal is between. */
+  sides: [string, string];
+  reason: string;
+}
+
+/** The experiment's compared column by name; undefined when its profile has no such column. */
+function columnOf(e: Experiment, name: string): ComparedColumn | undefined {
+  return e.columns.find((c) => c.name === name);
+}
+
+/** How a side logs a column, for refusals: "<dir> reads slime `train/entropy_loss`" or "<dir>: TRL logs no ppoKl: <reason>". */
+function sideText(e: Experiment, c: ComparedColumn | undefined): string {
+  if (c === undefined || c.metric === null) return `${e.dir}: ${c?.absent ?? `${e.profile.label} has no such column`}`;
+  return `${e.dir} reads ${e.profile.label} \`${c.metric.key}\``;
+}
+
+/**
+ * Flags that change what a metric means (issue 28), frozen per run: not read yet, so this refuses
+ * nothing. The one place such a refusal goes once the archive records the flags.
+ */
+export function flagRefusal(_a: Experiment, _b: Experiment, _column: string): string | null {
+  return null;
+}
+
+/** Why the per-position column cannot be compared, or null: the batches must hold the same number of updates. */
+function positionRefusal(a: Experiment, b: Experiment, c: ComparedColumn): string | null {
+  if (c.subset === "all") return null;
+  const same = a.updatesPerBatch.length === b.updatesPerBatch.length && a.updatesPerBatch.every((n, i) => n === b.updatesPerBatch[i]);
+  if (same) return null;
+  return `a per-position statistic (${c.subset} updates of a batch) needs the same updates per rollout batch: ${a.dir} has N = ${a.updatesPerBatch.join(", ")}, ${b.dir} has N = ${b.updatesPerBatch.join(", ")}`;
+}
+
+/**
+ * Why two experiments' values of a summary column are not comparable, or null when they are.
+ * @example comparability(slimeRun, trlRun, "ppo_kl_first_update_mean") // "ppo_kl ...: ... logs none: ..."
+ */
+export function comparability(a: Experiment, b: Experiment, name: string): string | null {
+  const ca = columnOf(a, name);
+  const cb = columnOf(b, name);
+  const what = `${name} (${(ca ?? cb)?.concept.label ?? name})`;
+  if (ca?.metric == null || cb?.metric == null) return `${what} is missing on one side: ${sideText(a, ca)}; ${sideText(b, cb)}`;
+  const ma = ca.metric;
+  const mb = cb.metric;
+  if (ma.key !== mb.key || ma.grain !== mb.grain || ma.is !== mb.is || ma.isNot !== mb.isNot) {
+    return `${what} means different things: ${sideText(a, ca)} (${ma.is}); ${sideText(b, cb)} (${mb.is})`;
+  }
+  const empty = [a, b].filter((e) => e.cells[name]?.[ALL_ROUNDS] == null).map((e) => e.dir);
+  if (empty.length > 0) return `${what} is missing on one side: no value logged (empty summary cell) in ${empty.join(" and ")}`;
+  const position = positionRefusal(a, b, ca);
+  if (position !== null) return `${what}: ${position}`;
+  const flag = flagRefusal(a, b, name);
+  return flag === null ? null : `${what}: ${flag}`;
+}
+
+/**
+ * Every refusal of a column over a set of experiments (arms and reference together): the first
+ * experiment against each other one, so that one refusal per differing experiment is listed.
+ */
+export function refusalsOf(experiments: readonly Experiment[], name: string): Refusal[] {
+  const out: Refusal[] = [];
+  const [first, ...rest] = experiments;
+  for (const other of rest) {
+    const reason = comparability(first, other, name);
+    if (reason !== null) out.push({ concept: name, sides: [first.dir, other.dir], reason });
+  }
+  return out;
+}

@@ -1,0 +1,110 @@
+/**
+ * Compare frozen archives: arms of experiments (e.g. seeds of one configuration) and a reference.
+ *
+ *   npm run compare -- --arm NAME=DIR[,DIR...] [--arm ...] [--reference DIR] --out DIR [--seed N] [--resamples N]
+ *   npm run compare -- [--config data/compare.json] --out DIR [--seed N]
+ *
+ * Every archive is verified against its manifest and summarised as `npm run export` does; an
+ * experiment's value of a concept is its summary.csv cell (each round's row and the `all` row).
+ * Writes compare.csv, improvement.csv, corridor.csv (with --reference) and compare-manifest.json into
+ * the out folder, all or nothing; same archives and seed: byte-identical files. Columns whose
+ * meaning differs between experiments are refused and listed, never compared.
+ */
+import { existsSync } from "node:fs";
+import { parseArgs } from "node:util";
+
+import { DEFAULT_RESAMPLES } from "../lib/compare/bootstrap";
+import { DEFAULT_SEED, parseArmOption, readCompareConfigFile, runComparison, type CompareSpec } from "../lib/compare/compare-config";
+import { cliReporter } from "./cli-reporter";
+
+const USAGE =
+  "usage: npm run compare -- --arm NAME=DIR[,DIR...] [--arm ...] [--reference DIR] --out DIR [--seed N] [--resamples N]\n" +
+  "       npm run compare -- [--config FILE] --out DIR [--seed N] [--resamples N]\n" +
+  `       (without --arm the arms come from --config, default data/compare.json; --seed default ${DEFAULT_SEED}, --resamples default ${DEFAULT_RESAMPLES})`;
+
+/** An option error: printed with the usage, exit code 2. */
+class UsageError extends Error {}
+
+/** A non-negative integer option, or the fallback when absent. */
+function integer(option: string, v: string | undefined, fallback: number, min = 0): number {
+  if (v === undefined) return fallback;
+  if (!/^[0-9]+$/.test(v) || Number(v) < min || !Number.isSafeInteger(Number(v))) throw new UsageError(`invalid --${option}: ${v} (an integer >= ${min})`);
+  return Number(v);
+}
+
+function parseCli(argv: string[]): { spec: CompareSpec; out: string } | null {
+  let parsed: ReturnType<typeof parseArgs<{ options: Record<string, { type: "string" | "boolean"; multiple?: boolean; short?: string }> }>>;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        arm: { type: "string", multiple: true },
+        reference: { type: "string" },
+        out: { type: "string" },
+        seed: { type: "string" },
+        resamples: { type: "string" },
+        config: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (e) {
+    throw new UsageError((e as Error).message.split("\n")[0]);
+  }
+  const v = parsed.values as Record<string, string | string[] | boolean | undefined>;
+  if (v.help) return null;
+  if (typeof v.out !== "string" || v.out === "") throw new UsageError(`invalid --out: ${JSON.stringify(v.out)} (the folder to write into)`);
+  const arms = (v.arm as string[] | undefined) ?? [];
+  let spec: CompareSpec;
+  if (arms.length > 0) {
+    if (v.config !== undefined) throw new UsageError("invalid --config: give arms either with --arm or in a config file, not both");
+    spec = {
+      arms: arms.map(parseArmOption),
+      root: ".",
+      reference: (v.reference as string | undefined) ?? null,
+      seed: DEFAULT_SEED,
+      resamples: DEFAULT_RESAMPLES,
+      corridor: {},
+    };
+  } else {
+    const file = (v.config as string | undefined) ?? "data/compare.json";
+    if (!existsSync(file)) throw new UsageError(`invalid --config: ${file} does not exist (or give --arm NAME=DIR[,DIR...])`);
+    spec = readCompareConfigFile(file);
+    if (v.reference !== undefined) spec.reference = v.reference as string;
+  }
+  spec.seed = integer("seed", v.seed as string | undefined, spec.seed);
+  spec.resamples = integer("resamples", v.resamples as string | undefined, spec.resamples, 100);
+  return { spec, out: v.out };
+}
+
+async function main(): Promise<number> {
+  let cli: { spec: CompareSpec; out: string } | null;
+  try {
+    cli = parseCli(process.argv.slice(2));
+  } catch (e) {
+    process.stderr.write(`compare: ${(e as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (cli === null) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const { reporter, stop } = cliReporter({ tty: Boolean(process.stderr.isTTY), clearOnComplete: true });
+  try {
+    const run = await runComparison(cli.spec, cli.out, reporter);
+    stop();
+    process.stdout.write(`wrote ${run.files.length} files into ${cli.out} (seed ${cli.spec.seed}, ${cli.spec.resamples} resamples)\n`);
+    for (const f of run.files) process.stdout.write(`  ${f.name}\n`);
+    const refused = [...run.result.refused, ...run.result.refusedAgainstReference];
+    if (refused.length > 0) process.stdout.write(`refused (${refused.length}):\n`);
+    for (const r of refused) process.stdout.write(`  ${r.concept}: ${r.reason}\n`);
+    return 0;
+  } catch (e) {
+    stop();
+    process.stderr.write(`compare failed: ${(e as Error).message}\n`);
+    return 1;
+  }
+}
+
+main().then((code) => process.exit(code));
