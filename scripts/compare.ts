@@ -8,7 +8,8 @@
  * experiment's value of a concept is its summary.csv cell (each round's row and the `all` row).
  * Writes compare.csv, improvement.csv, corridor.csv (with --reference) and compare-manifest.json into
  * the out folder, all or nothing; same archives and seed: byte-identical files. Columns whose
- * meaning differs between experiments are refused and listed, never compared.
+ * meaning differs between experiments are refused and listed, never compared; exit 1 when every
+ * one is, 2 on an option error.
  */
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -99,6 +100,11 @@ async function main(): Promise<number> {
     const refused = [...run.result.refused, ...run.result.refusedAgainstReference];
     if (refused.length > 0) process.stdout.write(`refused (${refused.length}):\n`);
     for (const r of refused) process.stdout.write(`  ${r.concept}: ${r.reason}\n`);
+    if (run.result.columns.length === 0) {
+      // The files say so too (compare-manifest.json lists every refusal), but a script must not read success.
+      process.stderr.write("compare: nothing compared: every concept was refused (listed above and in compare-manifest.json)\n");
+      return 1;
+    }
     return 0;
   } catch (e) {
     stop();

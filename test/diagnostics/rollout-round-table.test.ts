@@ -59,7 +59,7 @@ test("rolloutRoundTable: columns carry the schema entries", () => {
   const t = rolloutRoundTable(aligned);
   assert.deepEqual(
     t.columns.map((c) => c.metric!.key),
-    [RL, TR, RT, T],
+    [RL, TR, RT, T, "rollout/raw_reward"],
   );
   assert.equal(t.columns[1].metric!.isNot, METRICS.truncated.isNot);
 });
