@@ -117,24 +117,24 @@ function isMilesTimer(key: string): boolean {
 }
 
 /**
- * The miles profile. Signature: miles logs every key of slime's signature, so detection (which
- * counts matches and refuses a tie) separates the two only by how many shared entries each holds.
- * miles holds three of slime's five (train/step, rollout/step, rollout/response_len/) plus six keys
- * slime never logs: a slime run scores at least 4 for slime (3 only for a run of a slime older than
- * 2025-11 that never logged a trainer perf row, a tie that is refused, never misread) and at most 3
- * for miles; a miles run scores 3 + m for miles against at most 5 for slime, so it is detected as
- * miles when it carries m >= 3 of them (every update row has ess_ratio; rollout log-probs give
- * train_rollout_kl; GRPO-like estimators give both zero_std percentages; a known GPU gives the MFU
- * pair). With m = 2 (e.g. PPO on a GPU of unknown peak) the tie is refused; with m <= 1 it reads as
- * slime: name the profile.
+ * The miles profile. Signature: miles logs every key of slime's signature, so detection (which counts
+ * matches and refuses a tie) tells them apart only by what each signature holds. miles' holds three of
+ * slime's entries, not its step keys (perf/actor_train_tok_per_s, rollout/response_len/,
+ * train/pg_clipfrac), plus six keys slime never logs. A key set without those six scores for slime
+ * what it scores for miles plus the step keys it holds: a slime run (which always has rollout/step) is
+ * slime, whatever its version. A miles run scores 3 + m for miles against slime's 5, so it is miles
+ * when it holds m >= 3 of the six (every update row has ess_ratio; rollout log-probs give
+ * train_rollout_kl; GRPO-like estimators give both zero-std percentages; a GPU miles knows gives the
+ * MFU pair); at m = 2 (e.g. PPO on a GPU of unknown peak) the tie is refused, and at m <= 1 it reads
+ * as slime: name the profile.
  */
 export const MILES_PROFILE: FrameworkProfile<"miles"> = {
   name: "miles",
   label: "miles",
   signature: [
-    "train/step",
-    "rollout/step",
+    "perf/actor_train_tok_per_s",
     "rollout/response_len/",
+    "train/pg_clipfrac",
     "train/ess_ratio",
     "train/train_rollout_kl",
     "rollout/zero_std/all_zero_percentage",
