@@ -2,6 +2,7 @@
 import type { MetricSpec } from "./metric-spec";
 import type { ConceptId } from "./concepts";
 import { absentReason, metricOf, type FrameworkProfile } from "./framework-profile";
+import { MILES_PROFILE } from "./profile-miles";
 import { meaningsThatHold, type RunFlags } from "./semantic-flags";
 import { OPENRLHF_PROFILE } from "./profile-openrlhf";
 import { SLIME_PROFILE } from "./profile-slime";
@@ -9,7 +10,7 @@ import { TRL_PROFILE } from "./profile-trl";
 import { VERL_PROFILE } from "./profile-verl";
 
 /** Every profile, in registry order. Adding a framework: its profile file, and its entry here. */
-export const PROFILES = [SLIME_PROFILE, VERL_PROFILE, OPENRLHF_PROFILE, TRL_PROFILE] as const;
+export const PROFILES = [SLIME_PROFILE, MILES_PROFILE, VERL_PROFILE, OPENRLHF_PROFILE, TRL_PROFILE] as const;
 
 /** A framework profile's name: one union, derived from the list. */
 export type ProfileName = (typeof PROFILES)[number]["name"];

@@ -7,7 +7,7 @@
  * | WORKSPACE_DATA      | data                    | data folder: runs.json, wandb/ archive, local/ |
  * | WORKSPACE_EXPORTS   | exports                 | where notebook 05 writes the CSVs + manifest   |
  * | WORKSPACE_FETCH     | (unset)                 | "1": notebook 01 fetches live (needs a key)    |
- * | WORKSPACE_PROFILE   | (unset: detected)       | framework profile: slime, verl, openrlhf, trl  |
+ * | WORKSPACE_PROFILE   | (unset: detected)       | framework profile: lib/registry/profiles.ts    |
  *
  * Notebook 07 compares the archives listed in <data>/compare.json and writes into <exports>/compare/.
  */

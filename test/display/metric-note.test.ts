@@ -39,7 +39,7 @@ test("showNote takes a spec or a key; an unknown key, or a key two frameworks me
     message: "unknown metric key: train/nope (the slime profile does not describe it; lib/registry/profile-*.ts)",
   });
   assert.throws(() => showNote("train/grad_norm", { display: d }), {
-    message: "ambiguous metric key: train/grad_norm means different things in slime and TRL GRPOTrainer; pass the profile",
+    message: "ambiguous metric key: train/grad_norm means different things in slime and miles and TRL GRPOTrainer; pass the profile",
   });
   // A key only one profile describes needs none.
   showNote("actor/entropy", { display: d });

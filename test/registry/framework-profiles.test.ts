@@ -8,7 +8,7 @@ import { summaryTable } from "../../lib/export/summary-table";
 import { CONCEPT_IDS } from "../../lib/registry/concepts";
 import { detectProfile } from "../../lib/registry/detect-profile";
 import { metricOf } from "../../lib/registry/framework-profile";
-import { PROFILES } from "../../lib/registry/profiles";
+import { PROFILE_NAMES, PROFILES } from "../../lib/registry/profiles";
 import type { AlignedRuns, HistoryRow, RunHistory } from "../../lib/types";
 import { updateSeriesFigure } from "../../lib/figures/update-series";
 import { updatesByPositionFigure } from "../../lib/figures/updates-by-position";
@@ -83,7 +83,7 @@ test("the profile is detected from the key set and printed with the keys that de
   });
   assert.throws(() => detectProfile([run("x", "R0", [{ loss: 1, acc: 2 }])]), /no key matches a profile .*; keys: acc, loss\. Name the profile/);
   assert.equal(detectProfile([run("x", "R0", [{ loss: 1 }])], "trl").how, "given");
-  assert.throws(() => detectProfile([], "nope"), { message: "invalid profile: nope (one of slime, verl, openrlhf, trl)" });
+  assert.throws(() => detectProfile([], "nope"), { message: `invalid profile: nope (one of ${PROFILE_NAMES.join(", ")})` });
 });
 
 test("verl: one record per training step, val-before-train rows as evals, the restarted run supersedes the re-logged step", () => {
