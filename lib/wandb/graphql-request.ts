@@ -6,7 +6,7 @@
  */
 import type { WandbConnection } from "./connection";
 import { rateLimitPauseMs, type AttemptFailure } from "./retry-policy";
-import { type AttemptFailed, type AttemptOutcome, statusFailure, thrownFailureKind, withRetries } from "./retry-loop";
+import { type AttemptFailed, type AttemptOutcome, type RetryWording, statusFailure, thrownFailureKind, withRetries } from "./retry-loop";
 import { USER_AGENT } from "./version";
 import { WandbError } from "./wandb-error";
 import { BodyTooLarge, readBodyCapped } from "./read-body-capped";
@@ -71,81 +71,108 @@ function errorText(e: unknown): string {
  * caller aborts.
  */
 export async function graphqlRequest<T>(conn: WandbConnection, op: GraphqlOperation, signal?: AbortSignal): Promise<T> {
-  const url = `${conn.baseUrl}/graphql`;
-  const endpoint = `POST ${url}`;
-  const maxAttempts = conn.policy.retries + 1;
-  const body = JSON.stringify({ query: op.query, variables: op.variables, operationName: op.operationName });
-  const headers = {
-    "Content-Type": "application/json",
-    Accept: "application/json",
-    Authorization: `Basic ${Buffer.from(`api:${conn.apiKey}`).toString("base64")}`,
-    "User-Agent": USER_AGENT,
-  };
-  const where = op.where ? `${op.where}: ` : "";
-  const fail = (attempt: number, status: number | null, detail: string, cause?: unknown) =>
-    new WandbError({
+  const call = new GraphqlCall<T>(conn, op, signal);
+  return withRetries(conn, call.wording(), (attempt, combined, timeout) => call.attempt(attempt, combined, timeout), signal);
+}
+
+/** One operation's request, the same for every attempt, and how its failures are worded. */
+class GraphqlCall<T> {
+  private readonly url: string;
+  private readonly endpoint: string;
+  private readonly maxAttempts: number;
+  private readonly body: string;
+  private readonly headers: Record<string, string>;
+  /** What of the run is asked for, as a message prefix ("" when not said). */
+  private readonly where: string;
+
+  constructor(
+    private readonly conn: WandbConnection,
+    private readonly op: GraphqlOperation,
+    private readonly signal: AbortSignal | undefined,
+  ) {
+    this.url = `${conn.baseUrl}/graphql`;
+    this.endpoint = `POST ${this.url}`;
+    this.maxAttempts = conn.policy.retries + 1;
+    this.body = JSON.stringify({ query: op.query, variables: op.variables, operationName: op.operationName });
+    this.headers = {
+      "Content-Type": "application/json",
+      Accept: "application/json",
+      Authorization: `Basic ${Buffer.from(`api:${conn.apiKey}`).toString("base64")}`,
+      "User-Agent": USER_AGENT,
+    };
+    this.where = op.where ? `${op.where}: ` : "";
+  }
+
+  /** A final error of attempt `attempt`, the key redacted from its detail. */
+  fail(attempt: number, status: number | null, detail: string, cause?: unknown): WandbError {
+    const { op, conn } = this;
+    return new WandbError({
       operation: op.operationName,
       runPath: op.runPath,
       status,
       attempt,
-      maxAttempts,
-      endpoint,
-      detail: redactKey(where + detail, conn.apiKey),
+      maxAttempts: this.maxAttempts,
+      endpoint: this.endpoint,
+      detail: redactKey(this.where + detail, conn.apiKey),
       cause,
     });
+  }
 
-  const of = op.runPath ? ` of ${op.runPath}` : "";
-  const wording = {
-    fail,
-    note: (f: AttemptFailed) =>
-      `W&B ${op.operationName}${of}: ${where}${f.failure.kind === "status" ? `HTTP ${f.failure.status}, ` : ""}${redactKey(f.what, conn.apiKey)}`,
-  };
-  return withRetries(
-    conn,
-    wording,
-    async (attempt, combined, timeout): Promise<AttemptOutcome<T>> => {
-      let status: number | null = null;
-      try {
-        // "manual": a redirect is refused, not followed. Following re-sends the request (with the key
-        // when same-origin) to a server nobody configured, and its answer would pass for the base URL's.
-        const res = await conn.fetch(url, { method: "POST", headers, body, signal: combined, redirect: "manual" });
-        status = res.status;
-        const text = await answerText(res, attempt);
-        if (!res.ok) {
-          const failure = statusFailure(res, conn);
-          return { ok: false, failure, status, what: describeFailure(failure, snippet(text, conn.apiKey)) };
-        }
-        const data = dataOf(text, attempt, status);
-        await pauseForRateLimit(res, attempt, status);
-        return { ok: true, value: data };
-      } catch (e) {
-        if (e instanceof WandbError) throw e;
-        const kind = thrownFailureKind(e instanceof TruncatedBody, signal, timeout);
-        const [detail, cause]: [string, unknown] =
-          kind === "aborted"
-            ? ["aborted by the caller", signal?.reason]
-            : kind === "truncated"
-              ? [(e as TruncatedBody).message, (e as TruncatedBody).cause]
-              : kind === "timeout"
-                ? [`${conn.policy.timeoutMs} ms`, e]
-                : [errorText(e), e];
-        const failure: AttemptFailure = { kind };
-        return { ok: false, failure, status, what: describeFailure(failure, detail), cause };
+  /** How the retry loop words this operation's failures and retry notes. */
+  wording(): RetryWording {
+    const { op, conn } = this;
+    const of = op.runPath ? ` of ${op.runPath}` : "";
+    return {
+      fail: (attempt, status, detail, cause) => this.fail(attempt, status, detail, cause),
+      note: (f: AttemptFailed) =>
+        `W&B ${op.operationName}${of}: ${this.where}${f.failure.kind === "status" ? `HTTP ${f.failure.status}, ` : ""}${redactKey(f.what, conn.apiKey)}`,
+    };
+  }
+
+  /** One attempt: the answer's data, or what failed (retried or not as the loop decides). */
+  async attempt(attempt: number, combined: AbortSignal, timeout: AbortSignal): Promise<AttemptOutcome<T>> {
+    const { conn } = this;
+    let status: number | null = null;
+    try {
+      // "manual": a redirect is refused, not followed. Following re-sends the request (with the key
+      // when same-origin) to a server nobody configured, and its answer would pass for the base URL's.
+      const res = await conn.fetch(this.url, { method: "POST", headers: this.headers, body: this.body, signal: combined, redirect: "manual" });
+      status = res.status;
+      const text = await this.answerText(res, attempt);
+      if (!res.ok) {
+        const failure = statusFailure(res, conn);
+        return { ok: false, failure, status, what: describeFailure(failure, snippet(text, conn.apiKey)) };
       }
-    },
-    signal,
-  );
+      const data = this.dataOf(text, attempt, status);
+      await this.pauseForRateLimit(res, attempt, status);
+      return { ok: true, value: data };
+    } catch (e) {
+      if (e instanceof WandbError) throw e;
+      const kind = thrownFailureKind(e instanceof TruncatedBody, this.signal, timeout);
+      const [detail, cause]: [string, unknown] =
+        kind === "aborted"
+          ? ["aborted by the caller", this.signal?.reason]
+          : kind === "truncated"
+            ? [(e as TruncatedBody).message, (e as TruncatedBody).cause]
+            : kind === "timeout"
+              ? [`${conn.policy.timeoutMs} ms`, e]
+              : [errorText(e), e];
+      const failure: AttemptFailure = { kind };
+      return { ok: false, failure, status, what: describeFailure(failure, detail), cause };
+    }
+  }
 
   /** The body as text: refused with a redirect, or over maxResponseBytes (neither retried). */
-  async function answerText(res: Response, attempt: number): Promise<string> {
+  private async answerText(res: Response, attempt: number): Promise<string> {
+    const { conn } = this;
     const status = res.status;
     if (status >= 300 && status < 400) {
       await res.body?.cancel().catch(() => undefined);
       const location = res.headers.get("location");
-      throw fail(
+      throw this.fail(
         attempt,
         status,
-        `server answered with a redirect to ${location === null ? "(no Location header)" : snippet(location, conn.apiKey)}; redirects are not followed, so the API key is sent only to ${new URL(url).host}: set WANDB_BASE_URL (baseUrl) to the server itself if it is the one you mean`,
+        `server answered with a redirect to ${location === null ? "(no Location header)" : snippet(location, conn.apiKey)}; redirects are not followed, so the API key is sent only to ${new URL(this.url).host}: set WANDB_BASE_URL (baseUrl) to the server itself if it is the one you mean`,
       );
     }
     try {
@@ -153,7 +180,7 @@ export async function graphqlRequest<T>(conn: WandbConnection, op: GraphqlOperat
       return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"); // a view, no copy
     } catch (e) {
       if (!(e instanceof BodyTooLarge)) throw e;
-      throw fail(
+      throw this.fail(
         attempt,
         status,
         `response body is over the limit of ${conn.limits.maxResponseBytes} bytes (maxResponseBytes; ${e.message}); not retried: a smaller pageSize gives smaller history pages`,
@@ -162,7 +189,7 @@ export async function graphqlRequest<T>(conn: WandbConnection, op: GraphqlOperat
   }
 
   /** `data` of a 200 answer; GraphQL errors and an answer without data are final, a cut body is retried. */
-  function dataOf(text: string, attempt: number, status: number): T {
+  private dataOf(text: string, attempt: number, status: number): T {
     let parsed: { data?: T | null; errors?: unknown[] };
     try {
       parsed = JSON.parse(text);
@@ -171,21 +198,22 @@ export async function graphqlRequest<T>(conn: WandbConnection, op: GraphqlOperat
       throw new TruncatedBody(`${(e as Error).message} after ${text.length} characters`, { cause: e });
     }
     if (Array.isArray(parsed.errors) && parsed.errors.length > 0) {
-      throw fail(attempt, status, `GraphQL error: ${snippet(graphqlMessages(parsed.errors), conn.apiKey)} (GraphQL errors are not retried)`);
+      throw this.fail(attempt, status, `GraphQL error: ${snippet(graphqlMessages(parsed.errors), this.conn.apiKey)} (GraphQL errors are not retried)`);
     }
-    if (parsed.data === undefined || parsed.data === null) throw fail(attempt, status, "response has neither data nor errors");
+    if (parsed.data === undefined || parsed.data === null) throw this.fail(attempt, status, "response has neither data nor errors");
     return parsed.data;
   }
 
   /** Quota used up (RateLimit-Remaining: 0): wait for its reset before the caller's next request. */
-  async function pauseForRateLimit(res: Response, attempt: number, status: number): Promise<void> {
+  private async pauseForRateLimit(res: Response, attempt: number, status: number): Promise<void> {
+    const { conn, op } = this;
     const pause = rateLimitPauseMs(conn.policy, res.headers);
     if (pause <= 0) return;
     conn.reporter.info?.(`W&B ${op.operationName}: rate limit reached (RateLimit-Remaining: 0); waiting ${(pause / 1000).toFixed(1)} s (RateLimit-Reset)`);
     try {
-      await conn.policy.sleep(pause, signal);
+      await conn.policy.sleep(pause, this.signal);
     } catch (e) {
-      throw fail(attempt, status, "aborted by the caller while waiting for the rate limit to reset", e);
+      throw this.fail(attempt, status, "aborted by the caller while waiting for the rate limit to reset", e);
     }
   }
 }
