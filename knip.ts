@@ -26,6 +26,8 @@ const config: KnipConfig = {
     // Benchmark children are started by path (`tsx bench/fetch-ours.ts`), not imported.
     "bench/analysis-ours.ts",
     "bench/fetch-ours.ts",
+    "bench/tensorboard-ours.ts",
+    "bench/tensorboard-bench.ts",
     // Worker threads' entries, started by path from lib/archive/load-archive.ts and lib/export/csv-on-worker.ts.
     "lib/archive/load-worker.ts",
     "lib/export/csv-worker.ts",
