@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { promises as fsp } from "node:fs";
 
 import { loadArchive } from "../lib/archive/load-archive";
-import { alignRuns } from "../lib/axes/align-runs";
+import { alignRuns } from "../lib/align/align-runs";
 import { rowCount } from "../lib/values/packed-run";
 import { policyRoundTable } from "../lib/diagnostics/policy-round-table";
 import { ppoKlByPosition } from "../lib/diagnostics/ppo-kl-by-position";

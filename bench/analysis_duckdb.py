@@ -5,7 +5,7 @@ Usage: analysis_duckdb.py ARCHIVE_DIR OUT_DIR
 Reads the same frozen archive as bench/analysis-ours.ts with DuckDB's own JSON reader and does the
 job of issue 20 ("read the frozen JSONL, split rollout and update records, per-round means, write the
 two CSVs") at the scope of analysis_pandas.py: sha256 check -> classify rows by their keys (the
-decision table of lib/axes/classify-row.ts) -> infer N and r0 -> update records and rollout records
+decision table of lib/align/slime/classify-row.ts) -> infer N and r0 -> update records and rollout records
 (rollout rows merged per rollout/step; conflicts and coverage counted as analysis_pandas.py counts
 them) -> per-round means (finite values only; NaN/Inf excluded and counted; a key not logged is
 missing, never 0), ppo_kl by position, zero-grad-norm updates, time breakdown -> rollouts.csv and
@@ -40,11 +40,11 @@ POLICY_UPDATE_FIELDS = {
     "entropy": "train/entropy_loss",
     "clipfrac": "train/pg_clipfrac",
     "gradNorm": "train/grad_norm",
-    "logprobAbsDiff": "train/train_rollout_logprob_abs_diff",
+    "logprobGap": "train/train_rollout_logprob_abs_diff",
 }
 ROLLOUT_FIELDS = {
     "responseLen": "rollout/response_len/mean",
-    "truncatedRatio": "rollout/truncated_ratio",
+    "truncated": "rollout/truncated_ratio",
     "rolloutTime": "perf/rollout_time",
     "actorTokPerS": "perf/actor_train_tok_per_s",
 }
@@ -126,7 +126,7 @@ def load(con, archive_dir):
 
 
 def kind_sql(keys):
-    """Row kind by the decision table of lib/axes/classify-row.ts, first matching rule wins."""
+    """Row kind by the decision table of lib/align/slime/classify-row.ts, first matching rule wins."""
     train = [c for c in keys if c.startswith("train/")]
     critic = any_present([c for c in train if c.startswith("train/critic-")])
     train_metric = any_present([c for c in train if c != "train/step" and not c.startswith("train/critic-")])

@@ -3,7 +3,7 @@
 Usage: analysis_pandas.py ARCHIVE_DIR OUT_DIR
 
 Reads the same frozen archive as bench/analysis-ours.ts and computes the same outputs the same way
-(the rules of lib/axes and lib/diagnostics, vectorised): load with sha256 check -> classify rows by
+(the rules of lib/align and lib/diagnostics, vectorised): load with sha256 check -> classify rows by
 their keys -> infer N and r0 -> update and rollout records (rollout rows merged per rollout/step,
 conflicts and coverage checked) -> per-round means (finite values only; NaN/Inf excluded and
 counted; a key not logged is missing, never 0) -> ppo_kl by position, zero-grad-norm updates, time
@@ -35,11 +35,11 @@ KEYS = {
     "entropy": "train/entropy_loss",
     "clipfrac": "train/pg_clipfrac",
     "gradNorm": "train/grad_norm",
-    "logprobAbsDiff": "train/train_rollout_logprob_abs_diff",
+    "logprobGap": "train/train_rollout_logprob_abs_diff",
     "ppoKl": "train/ppo_kl",
     "actorTokPerS": "perf/actor_train_tok_per_s",
     "responseLen": "rollout/response_len/mean",
-    "truncatedRatio": "rollout/truncated_ratio",
+    "truncated": "rollout/truncated_ratio",
     "rolloutTime": "perf/rollout_time",
 }
 SUMMARY_COLUMNS = [
@@ -117,7 +117,7 @@ def has(present, col):
 
 
 def classify(present):
-    """Row kinds by the decision table of lib/axes/classify-row.ts, first matching rule wins."""
+    """Row kinds by the decision table of lib/align/slime/classify-row.ts, first matching rule wins."""
     cols = list(present.columns)
     train = [c for c in cols if c.startswith("train/")]
     critic = any_present(present, [c for c in train if c.startswith("train/critic-")])
@@ -153,7 +153,7 @@ def step_values(values, kinds, kind_mask, key, run_id):
 
 
 def choose_n(evidence):
-    """N by the rule of lib/axes/infer-axis-mapping.ts: fewest order contradictions, then fewest gaps."""
+    """N by the rule of lib/align/slime/infer-axis-mapping.ts: fewest order contradictions, then fewest gaps."""
     cand = set()
     for e in evidence:
         T, R = e["T"], e["R"]
@@ -333,7 +333,7 @@ def summaries(aligned, rounds):
 
     policy = {lab: {"updates": int(n_upd.get(lab, 0)), "rollouts": int(n_rol.get(lab, 0))} for lab in labels}
     policy["all"] = {"updates": len(um), "rollouts": len(rm)}
-    for field in ("entropy", "clipfrac", "gradNorm", "logprobAbsDiff"):
+    for field in ("entropy", "clipfrac", "gradNorm", "logprobGap"):
         for lab, t in mean_tuples(uv, up, KEYS[field], ug, labels).items():
             policy[lab][field] = t
     for lab, t in mean_tuples(rv, rp, KEYS["actorTokPerS"], rg, labels).items():
@@ -346,7 +346,7 @@ def summaries(aligned, rounds):
 
     rollout = {lab: {"rollouts": int(n_rol.get(lab, 0))} for lab in labels}
     rollout["all"] = {"rollouts": len(rm)}
-    for field in ("responseLen", "truncatedRatio", "rolloutTime", "actorTokPerS"):
+    for field in ("responseLen", "truncated", "rolloutTime", "actorTokPerS"):
         for lab, t in mean_tuples(rv, rp, KEYS[field], rg, labels).items():
             rollout[lab][field] = t
 
@@ -444,7 +444,7 @@ def export(aligned, summary, manifest, rounds, out_dir):
             sum(x["historyEvents"] for x in mine),
             p["rollouts"], p["updates"],
             p["entropy"][0], p["clipfrac"][0], p["gradNorm"][0], p["actorTokPerS"][0],
-            r["responseLen"][0], r["truncatedRatio"][0], r["rolloutTime"][0], p["logprobAbsDiff"][0],
+            r["responseLen"][0], r["truncated"][0], r["rolloutTime"][0], p["logprobGap"][0],
             p["ppoKlFirst"][0], p["ppoKlLater"][0],
             " ".join(str(x) for x in zero) if zero else None,
         ])

@@ -7,10 +7,10 @@ import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import * as Papa from "papaparse";
 
-import type { PolicyRoundTable } from "../lib/diagnostics/policy-round-table";
+import { POLICY_SPECS, type PolicyRoundTable } from "../lib/diagnostics/policy-round-table";
 import type { PpoKlByPosition } from "../lib/diagnostics/ppo-kl-by-position";
 import type { MeanResult } from "../lib/diagnostics/round-mean";
-import type { RolloutRoundTable } from "../lib/diagnostics/rollout-round-table";
+import { ROLLOUT_SPECS, type RolloutRoundTable } from "../lib/diagnostics/rollout-round-table";
 import type { TimeBreakdown } from "../lib/diagnostics/time-breakdown";
 import type { ZeroGradNormUpdates } from "../lib/diagnostics/zero-grad-norm-updates";
 import type { AlignedRuns } from "../lib/types";
@@ -57,27 +57,16 @@ export function summaryJson(x: {
     zeroGradNorm: {},
     time: { keys: time.keys, rows: {}, missingTrainerPerf: time.missingTrainerPerf.length },
   };
+  // One entry per round-table field, as the tables declare them (POLICY_SPECS, ROLLOUT_SPECS).
   for (const r of [...policy.rows, policy.all]) {
-    out.policy[r.round] = {
-      updates: r.updates,
-      rollouts: r.rollouts,
-      entropy: tuple(r.entropy),
-      clipfrac: tuple(r.clipfrac),
-      gradNorm: tuple(r.gradNorm),
-      actorTokPerS: tuple(r.actorTokPerS),
-      logprobAbsDiff: tuple(r.logprobAbsDiff),
-      ppoKlFirst: tuple(r.ppoKlFirst),
-      ppoKlLater: tuple(r.ppoKlLater),
-    };
+    const row: Record<string, number | MeanTuple> = { updates: r.updates, rollouts: r.rollouts };
+    for (const s of POLICY_SPECS) row[s.field] = tuple(r[s.field]);
+    out.policy[r.round] = row;
   }
   for (const r of [...rollout.rows, rollout.all]) {
-    out.rollout[r.round] = {
-      rollouts: r.rollouts,
-      responseLen: tuple(r.responseLen),
-      truncatedRatio: tuple(r.truncatedRatio),
-      rolloutTime: tuple(r.rolloutTime),
-      actorTokPerS: tuple(r.actorTokPerS),
-    };
+    const row: Record<string, number | MeanTuple> = { rollouts: r.rollouts };
+    for (const s of ROLLOUT_SPECS) row[s.field] = tuple(r[s.field]);
+    out.rollout[r.round] = row;
   }
   for (const r of [...kl.rows, kl.all]) out.ppoKlByPosition[r.round] = r.byPosition.map(tuple);
   for (const r of zero.rows) out.zeroGradNorm[r.round] = r.updates;

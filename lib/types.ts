@@ -6,6 +6,7 @@
  * -Infinity are kept as such. A key that was not logged in a row is ABSENT from the row object,
  * never 0, never null. (`null` from the JS SDK is read as NaN: it is how that SDK writes NaN.)
  */
+import type { RunFlags } from "./registry/semantic-flags";
 
 /** One W&B history row, numeric keys only, plus `_step` (and usually `_runtime`, `_timestamp`). */
 export type HistoryRow = Record<string, number>;
@@ -35,6 +36,11 @@ export interface RunHistory {
   project: string;
   state: string;
   rows: HistoryRow[];
+  /**
+   * The run's semantic flags (lib/registry/semantic-flags.ts) as frozen; absent when the archive
+   * records none (flags unknown: metrics keep their default meaning).
+   */
+  flags?: RunFlags;
   /**
    * "tensorboard" for a run frozen from TensorBoard event files: one row per step, every tag logged at
    * that step merged (step profiles read it through their `tensorboard` declaration); absent for W&B runs.
@@ -150,10 +156,10 @@ export interface Archive {
   runs: RunHistory[];
 }
 
-/** What a history row is, judged from its keys (see lib/axes/classify-row.ts). */
+/** What a history row is, judged from its keys (see lib/align/slime/classify-row.ts). */
 export type RowKind = "rollout-manager" | "trainer-rollout" | "optimizer-update" | "critic-update" | "trainer-perf" | "eval" | "other";
 
-/** How one run's step keys map to rollout ids and display update numbers (lib/axes). */
+/** How one run's step keys map to rollout ids and display update numbers (lib/align). */
 export interface RunAxis {
   runId: string;
   round: string;
@@ -175,7 +181,7 @@ export interface RunAxis {
   formula: string;
 }
 
-/** The axis mapping, inferred from the step keys of the whole set of runs (lib/axes). */
+/** The axis mapping, inferred from the step keys of the whole set of runs (lib/align). */
 export interface AxisMapping {
   /** Optimizer updates per rollout batch: the common N, or the largest when runs differ (see runs). */
   n: number;
@@ -273,7 +279,7 @@ export interface SupersededRecords {
   message: string;
 }
 
-/** Frozen rows of a run holding a key the profile maps to a concept (lib/axes/key-rows.ts). */
+/** Frozen rows of a run holding a key the profile maps to a concept (lib/align/key-rows.ts). */
 export interface KeyRows {
   runId: string;
   round: string;
@@ -306,7 +312,7 @@ export interface RunCoverage {
   firstUpdate: number | null;
   lastUpdate: number | null;
   ok: boolean;
-  /** History rows of the run by kind (lib/axes/classify-row.ts), e.g. critic-update rows kept out of updates. Added by alignRuns. */
+  /** History rows of the run by kind (lib/align/slime/classify-row.ts), e.g. critic-update rows kept out of updates. Added by alignRuns. */
   rowKinds?: Record<RowKind, number>;
 }
 
@@ -315,7 +321,7 @@ export interface AlignedRuns {
   mapping: AxisMapping;
   /** Round labels in run order. */
   rounds: string[];
-  runs: { runId: string; round: string; state: string; historyEvents: number }[];
+  runs: { runId: string; round: string; state: string; historyEvents: number; flags?: RunFlags }[];
   /** Surviving records only: each rollout id and each update once, under the round that owns it. */
   rollouts: RolloutRecord[];
   updates: UpdateRecord[];
@@ -328,7 +334,7 @@ export interface AlignedRuns {
    */
   criticOnly: UpdateRecord[];
   coverage: RunCoverage[];
-  /** Coverage and alignment problems (see lib/axes/coverage.ts for which ones block numbers). */
+  /** Coverage and alignment problems (see lib/align/issues.ts for which ones block numbers). */
   issues: CoverageIssue[];
   /** Handled facts: flags converted, N per run, critic rows, superseded records, a crashed run's last rollout. */
   notes: AlignmentNote[];

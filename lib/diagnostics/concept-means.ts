@@ -7,7 +7,8 @@
 import type { AlignedRuns, Reporter } from "../types";
 import type { ConceptId } from "../registry/concepts";
 import { metricOf, absentReason, type FrameworkProfile } from "../registry/framework-profile";
-import { keysFor } from "../schema/slime-metrics";
+import { keysFor } from "../registry/metric-lookup";
+import { profileOfAligned } from "../registry/profiles";
 import { describeRollout, describeUpdate } from "./record-label";
 import { AliasUse, MeanAccumulator, nonFiniteMessage, type MeanResult } from "./round-mean";
 import { roundIndex, RoundSlot, rolloutRoundPosition, updateRoundPosition } from "./round-index";
@@ -71,19 +72,20 @@ export function conceptMeans<F extends string>(
   opts: { reporter?: Reporter } = {},
 ): ConceptMeans<F> {
   const warn = opts.reporter?.warn?.bind(opts.reporter);
+  const profile = profileOfAligned(aligned);
   const index = roundIndex(aligned);
   const R = index.rounds.length;
   const make = () => Array.from({ length: R + 1 }, () => new MeanAccumulator());
   const live = columns.filter((c) => c.metric !== null);
   const accs = live.map(make);
-  const aliases = live.map((c) => new AliasUse(c.metric!.key, keysFor(c.metric!.key), R + 1));
+  const aliases = live.map((c) => new AliasUse(profile, c.metric!.key, keysFor(profile, c.metric!.key), R + 1));
   const updates = new Array<number>(R + 1).fill(0);
   const rollouts = new Array<number>(R + 1).fill(0);
   const onUpdates = live.map((_c, i) => i).filter((i) => live[i].metric!.grain === "update");
   const onRollouts = live.map((_c, i) => i).filter((i) => live[i].metric!.grain === "rollout");
   const read = (i: number): ColumnRead => ({
     key: live[i].metric!.key,
-    keys: keysFor(live[i].metric!.key),
+    keys: keysFor(profile, live[i].metric!.key),
     subset: live[i].subset,
     accs: accs[i],
     alias: aliases[i],

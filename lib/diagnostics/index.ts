@@ -7,6 +7,5 @@ export * from "./policy-round-table";
 export * from "./entropy-change";
 export * from "./ppo-kl-by-position";
 export * from "./zero-grad-norm-updates";
-export * from "./logprob-gap";
 export * from "./rollout-round-table";
 export * from "./time-breakdown";

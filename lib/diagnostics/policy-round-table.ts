@@ -4,7 +4,7 @@
  * actor training throughput as a mean over rollout batches. One pass over updates, one over rollouts.
  */
 import type { AlignedRuns, Reporter } from "../types";
-import { assertMappingHolds } from "../axes/coverage";
+import { assertMappingHolds } from "../align/issues";
 import type { FrameworkProfile } from "../registry/framework-profile";
 import { profileOfAligned } from "../registry/profiles";
 import { conceptMeans, resolveColumns, type ConceptColumnSpec } from "./concept-means";
@@ -13,7 +13,7 @@ import { roundIndex } from "./round-index";
 import type { TableColumn } from "./table-column";
 
 /** The mean columns of the policy table. */
-export type PolicyMeanField = "entropy" | "clipfrac" | "gradNorm" | "actorTokPerS" | "logprobAbsDiff" | "ppoKlFirst" | "ppoKlLater";
+export type PolicyMeanField = "entropy" | "clipfrac" | "gradNorm" | "actorTokPerS" | "logprobGap" | "ppoKlFirst" | "ppoKlLater";
 
 /** One round (or the `all` row) of the policy table. */
 export interface PolicyRoundRow extends Record<PolicyMeanField, MeanResult> {
@@ -40,7 +40,7 @@ export interface PolicyRoundTable {
 
 /** Options of {@link policyRoundTable}. */
 export interface PolicyRoundTableOptions {
-  /** Build the table although the axis mapping does not hold for some run (lib/axes/coverage.ts). Default false: refuse. */
+  /** Build the table although the axis mapping does not hold for some run (lib/align/issues.ts). Default false: refuse. */
   allowIssues?: boolean;
   /** Receives one warning per excluded NaN / ±Infinity value, naming run, step and key. */
   reporter?: Reporter;
@@ -52,7 +52,7 @@ export const POLICY_SPECS: readonly ConceptColumnSpec<PolicyMeanField>[] = [
   { field: "clipfrac", concept: "clipfrac", subset: "all" },
   { field: "gradNorm", concept: "gradNorm", subset: "all" },
   { field: "actorTokPerS", concept: "actorTokPerS", subset: "all" },
-  { field: "logprobAbsDiff", concept: "logprobGap", subset: "all" },
+  { field: "logprobGap", concept: "logprobGap", subset: "all" },
   { field: "ppoKlFirst", concept: "ppoKl", subset: "first", suffix: " (first update of batch)" },
   { field: "ppoKlLater", concept: "ppoKl", subset: "later", suffix: " (later updates of batch)" },
 ];

@@ -3,7 +3,7 @@
  * source `_step`(s) so the row can be found in the frozen history file.
  */
 import type { RolloutRecord, UpdateRecord } from "../types";
-import { STEP_KEYS } from "../schema/slime-metrics";
+import { STEP_KEYS } from "../registry/profile-slime";
 
 /** E.g. `run abc train/step 12 (update 11, _step 30)`. */
 export function describeUpdate(u: UpdateRecord): string {

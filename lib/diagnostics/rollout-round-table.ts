@@ -3,7 +3,7 @@
  * length, truncated fraction, rollout wall time and actor training tokens/s. One pass over rollouts.
  */
 import type { AlignedRuns, Reporter } from "../types";
-import { assertMappingHolds } from "../axes/coverage";
+import { assertMappingHolds } from "../align/issues";
 import type { FrameworkProfile } from "../registry/framework-profile";
 import { profileOfAligned } from "../registry/profiles";
 import { conceptMeans, resolveColumns, type ConceptColumnSpec } from "./concept-means";
@@ -12,7 +12,7 @@ import { roundIndex } from "./round-index";
 import type { TableColumn } from "./table-column";
 
 /** The mean columns of the rollout table. */
-export type RolloutMeanField = "responseLen" | "truncatedRatio" | "rolloutTime" | "actorTokPerS";
+export type RolloutMeanField = "responseLen" | "truncated" | "rolloutTime" | "actorTokPerS";
 
 /** One round (or the `all` row) of the rollout table. */
 export interface RolloutRoundRow extends Record<RolloutMeanField, MeanResult> {
@@ -36,7 +36,7 @@ export interface RolloutRoundTable {
 /** The rollout table's columns: one concept each, per record (resolved per framework, lib/diagnostics/concept-means.ts). */
 export const ROLLOUT_SPECS: readonly ConceptColumnSpec<RolloutMeanField>[] = [
   { field: "responseLen", concept: "responseLen", subset: "all" },
-  { field: "truncatedRatio", concept: "truncated", subset: "all" },
+  { field: "truncated", concept: "truncated", subset: "all" },
   { field: "rolloutTime", concept: "rolloutTime", subset: "all" },
   { field: "actorTokPerS", concept: "actorTokPerS", subset: "all" },
 ];
@@ -49,7 +49,7 @@ export function rolloutColumns(profile: FrameworkProfile): TableColumn<RolloutMe
 /**
  * Per-round means over rollout batches (training steps, logged steps: the framework's records) of
  * response length, truncated fraction, rollout time and actor tokens/s, plus an `all` row.
- * @example rolloutRoundTable(aligned).rows.map((r) => r.truncatedRatio.mean)
+ * @example rolloutRoundTable(aligned).rows.map((r) => r.truncated.mean)
  */
 export function rolloutRoundTable(aligned: AlignedRuns, opts: { reporter?: Reporter; allowIssues?: boolean } = {}): RolloutRoundTable {
   assertMappingHolds(aligned, { allowIssues: opts.allowIssues, what: "the rollout round table" });

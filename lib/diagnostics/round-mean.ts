@@ -11,7 +11,9 @@
  */
 import type { AlignedRuns, Reporter, RolloutRecord, UpdateRecord } from "../types";
 import { forEachBlock } from "../values/key-column";
-import { aliasOf, KEY_FAMILIES, keysFor, metricByKey } from "../schema/slime-metrics";
+import { aliasOf, grainOf, keysFor, metricByKey } from "../registry/metric-lookup";
+import type { FrameworkProfile } from "../registry/framework-profile";
+import { profileOfAligned } from "../registry/profiles";
 import type { MetricGrain, MetricSpec } from "../registry/metric-spec";
 import { describeRollout, describeUpdate } from "./record-label";
 import { roundIndex, RoundSlot, rolloutRoundPosition, updateRoundPosition } from "./round-index";
@@ -144,22 +146,22 @@ export interface RoundMeansOptions {
  * @example roundMeans(aligned, "train/loss").rows.map((r) => r.value.mean)
  */
 export function roundMeans(aligned: AlignedRuns, key: string, opts: RoundMeansOptions = {}): RoundMeans {
-  const metric = metricByKey(key);
-  const grain = opts.grain ?? metric?.grain ?? KEY_FAMILIES.find((f) => key.startsWith(f.prefix))?.grain;
+  const profile = profileOfAligned(aligned);
+  const grain = opts.grain ?? grainOf(profile, key);
   if (grain !== "update" && grain !== "rollout") throw new Error(`invalid grain: ${grain} (key ${key} has no known family; pass grain "update" or "rollout")`);
   const index = roundIndex(aligned);
   const accs = index.rounds.map(() => new MeanAccumulator());
   const all = new MeanAccumulator();
   const counts = index.rounds.map(() => 0);
   const warn = opts.reporter?.warn?.bind(opts.reporter);
-  const alias = new AliasUse(key, keysFor(key), index.rounds.length);
+  const alias = new AliasUse(profile, key, keysFor(profile, key), index.rounds.length);
   const records: readonly (UpdateRecord | RolloutRecord)[] = grain === "update" ? aligned.updates : aligned.rollouts;
   // Throws naming record j, whose round is not in the index.
   const unknown = (j: number) => (grain === "update" ? updateRoundPosition(index, aligned.updates[j]) : rolloutRoundPosition(index, aligned.rollouts[j]));
   const describe = (j: number) => (grain === "update" ? describeUpdate(aligned.updates[j]) : describeRollout(aligned.rollouts[j]));
   const slot = new RoundSlot(index.position);
   // Typed columns a block at a time (lib/values/key-column.ts): no getter call or boxed number per record.
-  forEachBlock(records, [keysFor(key)], (from, to, [col]) => {
+  forEachBlock(records, [keysFor(profile, key)], (from, to, [col]) => {
     for (let j = from; j < to; j++) {
       let i = slot.of(records[j].round);
       if (i < 0) i = unknown(j);
@@ -185,7 +187,7 @@ export function roundMeans(aligned: AlignedRuns, key: string, opts: RoundMeansOp
   }));
   const allRow = { round: "all", runId: null, records: counts.reduce((a, b) => a + b, 0), value: all.result(null, noun, key) };
   const notes = collectNotes([...rows, allRow].map((r) => r.value)).concat(alias.notes(index.rounds, noun));
-  return { key, metric, grain, rows, all: allRow, notes };
+  return { key, metric: metricByKey(profile, key), grain, rows, all: allRow, notes };
 }
 
 /**
@@ -196,6 +198,7 @@ export function roundMeans(aligned: AlignedRuns, key: string, opts: RoundMeansOp
 export class AliasUse {
   private readonly counts: Map<string, number>[];
   constructor(
+    private readonly profile: FrameworkProfile,
     private readonly key: string,
     private readonly keys: readonly string[],
     slots: number,
@@ -218,9 +221,9 @@ export class AliasUse {
     this.counts.forEach((m, i) => {
       if (i >= rounds.length) return;
       for (const [old, n] of m) {
-        const alias = aliasOf(old);
+        const alias = aliasOf(this.profile, old);
         out.push(
-          `round ${rounds[i]}: ${n} ${noun} logged ${old} (slime until ${alias?.alias.until ?? "?"}) instead of ${this.key}, read as it: ${alias?.alias.note ?? ""}`,
+          `round ${rounds[i]}: ${n} ${noun} logged ${old} (${this.profile.label} until ${alias?.alias.until ?? "?"}) instead of ${this.key}, read as it: ${alias?.alias.note ?? ""}`,
         );
       }
     });

@@ -11,7 +11,8 @@
  * scheduling; they miss validation, start-up and idle time.
  */
 import type { AlignedRuns, Reporter } from "../types";
-import { metricByKey } from "../schema/slime-metrics";
+import { metricByKey } from "../registry/metric-lookup";
+import type { FrameworkProfile } from "../registry/framework-profile";
 import type { MetricSpec } from "../registry/metric-spec";
 import { profileOfAligned } from "../registry/profiles";
 import { describeRollout } from "./record-label";
@@ -97,7 +98,7 @@ export function timeBreakdown(aligned: AlignedRuns, opts: TimeBreakdownOptions =
   const R = index.rounds.length;
   // A timer another process logs (slime's rollout manager); all others are the trainer's.
   const rolloutKey = profile.timers.separateTimer;
-  const read = accumulateTimers(aligned, index, new TimerKeys(profile.timers.isTimer, R + 1), rolloutKey, opts.reporter);
+  const read = accumulateTimers(aligned, index, new TimerKeys(profile, R + 1), rolloutKey, opts.reporter);
   const { timers, rollouts } = read;
   if (basis !== "sum" && !timers.keyIdx.has(basis))
     throw new Error(`invalid total: ${basis} (no rollout batch has it; timers found: ${[...timers.keys].sort().join(", ") || "none"})`);
@@ -190,7 +191,7 @@ function breakdownRow(index: RoundIndex, timers: TimerKeys, order: readonly numb
     const acc = timers.accs[x][i];
     // Batches that never had the key were not seen by the accumulator: count them now.
     acc.missing = rollouts[i] - acc.n - acc.nonFinite;
-    return { key: timers.keys[x], metric: metricByKey(timers.keys[x]), time: acc.result(round, ROLLOUTS, timers.keys[x]), share: null };
+    return { key: timers.keys[x], metric: metricByKey(timers.profile, timers.keys[x]), time: acc.result(round, ROLLOUTS, timers.keys[x]), share: null };
   });
   const total = totalOf(entries, basis, where);
   if (total.value !== null && total.value !== 0) for (const e of entries) e.share = e.time.mean === null ? null : e.time.mean / total.value;
@@ -211,10 +212,14 @@ class TimerKeys {
   /** Timer index per position of each view key sequence (plain objects' Object.keys are new each time: not cached). */
   private readonly bySequence = new BySequence((sequence) => this.indexOf(sequence));
 
+  private readonly isTimer: (key: string) => boolean;
   constructor(
-    private readonly isTimer: (key: string) => boolean,
+    /** The profile whose timers these are (their specs, their test). */
+    readonly profile: FrameworkProfile,
     private readonly slots: number,
-  ) {}
+  ) {
+    this.isTimer = profile.timers.isTimer;
+  }
 
   /** Timer index per position of `sequence`; `shared` = a view's key array (cached by identity). */
   of(sequence: readonly string[], shared: boolean): Int32Array {

@@ -1,5 +1,7 @@
 /** The "what it is / what it is not" note of a metric, written from the metric schema only. */
-import { metricByKey } from "../schema/slime-metrics";
+import { metricByKey } from "../registry/metric-lookup";
+import { PROFILES } from "../registry/profiles";
+import type { FrameworkProfile } from "../registry/framework-profile";
 import type { MetricSpec } from "../registry/metric-spec";
 import { resolveDisplay, type ShowOptions } from "./display-target";
 
@@ -30,7 +32,7 @@ function sentence(text: string): string {
 
 /**
  * Markdown note of a metric.
- * @example metricNoteMarkdown(METRICS.entropy)
+ * @example metricNoteMarkdown(metricOf(SLIME_PROFILE, "entropy")!)
  *   // "**entropy** (`train/entropy_loss`, nats/token; per-round means are taken over optimizer updates)\n\n- **What it is:** ..."
  */
 export function metricNoteMarkdown(spec: MetricSpec, over?: string): string {
@@ -43,18 +45,33 @@ export function metricNoteMarkdown(spec: MetricSpec, over?: string): string {
   ].join("\n");
 }
 
-/** Resolve a metric given as a schema entry or as its W&B key. */
-export function resolveMetric(metric: MetricSpec | string): MetricSpec {
+/**
+ * Resolve a metric given as a spec or as its W&B key: the key under `profile`, or under the one
+ * profile that describes it; a key two profiles describe differently needs the profile.
+ */
+export function resolveMetric(metric: MetricSpec | string, profile?: FrameworkProfile): MetricSpec {
   if (typeof metric !== "string") return metric;
-  const spec = metricByKey(metric);
-  if (!spec) throw new Error(`unknown metric key: ${metric} (not in lib/schema/slime-metrics.ts)`);
-  return spec;
+  const found = (profile === undefined ? PROFILES : [profile]).flatMap((p) => {
+    const spec = metricByKey(p, metric);
+    return spec === undefined ? [] : [{ p, spec }];
+  });
+  const where = profile === undefined ? "no framework profile describes it" : `the ${profile.label} profile does not describe it`;
+  if (found.length === 0) throw new Error(`unknown metric key: ${metric} (${where}; lib/registry/profile-*.ts)`);
+  if (new Set(found.map((f) => f.spec)).size > 1)
+    throw new Error(`ambiguous metric key: ${metric} means different things in ${found.map((f) => f.p.label).join(" and ")}; pass the profile`);
+  return found[0].spec;
+}
+
+/** Options of {@link showNote}. */
+export interface ShowNoteOptions extends ShowOptions {
+  /** The profile a key is looked up under. Default: the one profile that describes the key. */
+  profile?: FrameworkProfile;
 }
 
 /**
- * Display the note of a metric (schema entry or W&B key) as markdown.
- * @example showNote(METRICS.gradNorm)
+ * Display the note of a metric (spec or W&B key) as markdown.
+ * @example showNote(metricOfAligned(aligned, "gradNorm"))
  */
-export function showNote(metric: MetricSpec | string, options?: ShowOptions): void {
-  resolveDisplay(options).markdown(metricNoteMarkdown(resolveMetric(metric)));
+export function showNote(metric: MetricSpec | string, options?: ShowNoteOptions): void {
+  resolveDisplay(options).markdown(metricNoteMarkdown(resolveMetric(metric, options?.profile)));
 }

@@ -110,94 +110,125 @@ export async function openPlotlyRenderer(options: PlotlyRendererOptions): Promis
   const scale = positive("scale", options.scale ?? 1);
   const timeoutMs = positive("timeoutMs", options.timeoutMs ?? 60_000);
   const plotlyPath = options.plotlyPath ?? plotlyJsPath();
-  const { chromium } = await import("playwright-core");
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), "plotly-chromium-"));
   const t0 = Date.now();
-  let context: BrowserContext;
-  try {
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: options.executablePath,
-      headless: true,
-      args: CHROMIUM_FLAGS.slice(),
-    });
-  } catch (err) {
-    fs.rmSync(profile, { recursive: true, force: true });
-    throw err;
-  }
+  const { context, profile } = await launchChromium(options.executablePath);
   const close = async () => {
     await context.close().catch(() => undefined);
     fs.rmSync(profile, { recursive: true, force: true });
   };
   try {
     const launchMs = Date.now() - t0;
-    let warnings: string[] = [];
+    const session = new PlotlySession(context, profile, plotlyPath);
+    const plotlyMs = await session.load();
+    const browserVersion = await session.browserVersion();
+    return { browserVersion, startup: { launchMs, plotlyMs }, render: (fig) => session.render(fig, scale, timeoutMs), close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/** Headless Chromium on a fresh profile folder (removed again when the launch fails). */
+async function launchChromium(executablePath: string | undefined): Promise<{ context: BrowserContext; profile: string }> {
+  const { chromium } = await import("playwright-core");
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), "plotly-chromium-"));
+  try {
+    const context = await chromium.launchPersistentContext(profile, { executablePath, headless: true, args: CHROMIUM_FLAGS.slice() });
+    return { context, profile };
+  } catch (err) {
+    fs.rmSync(profile, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** The page plotly.js draws in, and the warnings (blocked requests, console errors) of the figure being drawn. */
+class PlotlySession {
+  private warnings: string[] = [];
+  private page: Page | null = null;
+
+  constructor(
+    private readonly context: BrowserContext,
+    private readonly profile: string,
+    private readonly plotlyPath: string,
+  ) {}
+
+  /** Opens the local page with plotly.js, network blocked; returns the milliseconds plotly.js took to load. */
+  async load(): Promise<number> {
+    const { context, plotlyPath } = this;
     // A page file next to the profile loads plotly.js by <script src>: ~3x faster than injecting the
-    // 10 MB source through the DevTools protocol (addScriptTag), which took 8-10 s here.
-    const pageFile = path.join(profile, "plotly-page.html");
+    // 10 MB source through the DevTools protocol (addScriptTag).
+    const pageFile = path.join(this.profile, "plotly-page.html");
     const pageUrl = pathToFileURL(pageFile).href;
     const plotlyUrl = pathToFileURL(path.resolve(plotlyPath)).href;
     fs.writeFileSync(pageFile, `<!DOCTYPE html><html><head><meta charset="utf-8"><script src="${plotlyUrl}"></script></head><body></body></html>`);
     await context.route("**/*", (route) => {
       const url = route.request().url();
       if (url === pageUrl || url === plotlyUrl || url.startsWith("data:") || url.startsWith("about:")) return route.continue();
-      warnings.push(`blocked request: ${url}`);
+      this.warnings.push(`blocked request: ${url}`);
       return route.abort();
     });
     const page: Page = context.pages()[0] ?? (await context.newPage());
+    this.page = page;
     page.on("console", (msg) => {
-      if (msg.type() === "error" || msg.type() === "warning") warnings.push(`console ${msg.type()}: ${msg.text()}`);
+      if (msg.type() === "error" || msg.type() === "warning") this.warnings.push(`console ${msg.type()}: ${msg.text()}`);
     });
-    page.on("pageerror", (err) => warnings.push(`page error: ${err.message}`));
+    page.on("pageerror", (err) => this.warnings.push(`page error: ${err.message}`));
     const t1 = Date.now();
     await page.goto(pageUrl);
     if (!(await page.evaluate(() => typeof (globalThis as any).Plotly === "object"))) {
-      throw new Error(`plotly.js did not load from ${plotlyPath}: ${warnings.join("; ") || "no message"}`);
+      throw new Error(`plotly.js did not load from ${plotlyPath}: ${this.warnings.join("; ") || "no message"}`);
     }
-    const plotlyMs = Date.now() - t1;
-    // A persistent context has no Browser object, and the user agent hides the minor version: ask CDP.
-    const cdp = await context.newCDPSession(page);
+    return Date.now() - t1;
+  }
+
+  /** Chromium's full version: a persistent context has no Browser object, and the user agent hides the minor version, so CDP is asked. */
+  async browserVersion(): Promise<string> {
+    const cdp = await this.context.newCDPSession(this.openPage());
     const { product } = (await cdp.send("Browser.getVersion")) as { product: string };
     await cdp.detach();
-    const browserVersion = /\/([\d.]+)$/.exec(product)?.[1] ?? product;
-
-    const render = async (fig: Figure): Promise<RenderedImage> => {
-      const start = Date.now();
-      warnings = [];
-      const { width, height } = imageSize(fig);
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`figure not drawn within ${timeoutMs} ms`)), timeoutMs);
-      });
-      try {
-        const url = await Promise.race([
-          page.evaluate(
-            async ({ spec, width, height, scale }) => {
-              // Runs in the page: plotly.js is a global there.
-              const Plotly = (globalThis as any).Plotly;
-              const div = (globalThis as any).document.createElement("div");
-              (globalThis as any).document.body.appendChild(div);
-              try {
-                await Plotly.newPlot(div, spec.data, { ...spec.layout, width, height }, { staticPlot: true });
-                return (await Plotly.toImage(div, { format: "png", width, height, scale })) as string;
-              } finally {
-                Plotly.purge(div);
-                div.remove();
-              }
-            },
-            { spec: fig as any, width, height, scale },
-          ),
-          timeout,
-        ]);
-        const prefix = "data:image/png;base64,";
-        if (!url.startsWith(prefix)) throw new Error(`plotly returned no PNG data URL (got ${url.slice(0, 40)}...)`);
-        return { base64: url.slice(prefix.length), width, height, scale, ms: Date.now() - start, warnings: warnings.slice() };
-      } finally {
-        clearTimeout(timer);
-      }
-    };
-    return { browserVersion, startup: { launchMs, plotlyMs }, render, close };
-  } catch (err) {
-    await close();
-    throw err;
+    return /\/([\d.]+)$/.exec(product)?.[1] ?? product;
   }
+
+  /** One figure as a PNG, with the warnings raised while drawing it. */
+  async render(fig: Figure, scale: number, timeoutMs: number): Promise<RenderedImage> {
+    const start = Date.now();
+    this.warnings = [];
+    const { width, height } = imageSize(fig);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`figure not drawn within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      const url = await Promise.race([drawInPage(this.openPage(), fig, width, height, scale), timeout]);
+      const prefix = "data:image/png;base64,";
+      if (!url.startsWith(prefix)) throw new Error(`plotly returned no PNG data URL (got ${url.slice(0, 40)}...)`);
+      return { base64: url.slice(prefix.length), width, height, scale, ms: Date.now() - start, warnings: this.warnings.slice() };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private openPage(): Page {
+    if (this.page === null) throw new Error("invalid renderer: plotly.js is not loaded");
+    return this.page;
+  }
+}
+
+/** Draws a figure in the page and returns its PNG data URL (the callback runs in the page, where plotly.js is a global). */
+function drawInPage(page: Page, fig: Figure, width: number, height: number, scale: number): Promise<string> {
+  return page.evaluate(
+    async ({ spec, width, height, scale }) => {
+      const Plotly = (globalThis as any).Plotly;
+      const div = (globalThis as any).document.createElement("div");
+      (globalThis as any).document.body.appendChild(div);
+      try {
+        await Plotly.newPlot(div, spec.data, { ...spec.layout, width, height }, { staticPlot: true });
+        return (await Plotly.toImage(div, { format: "png", width, height, scale })) as string;
+      } finally {
+        Plotly.purge(div);
+        div.remove();
+      }
+    },
+    { spec: fig as any, width, height, scale },
+  );
 }

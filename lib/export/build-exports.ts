@@ -22,7 +22,7 @@ import {
   type ExportProfile,
   type ExportManifest,
 } from "./export-manifest";
-import { assertMappingHolds, blockingIssues } from "../axes/coverage";
+import { assertMappingHolds, blockingIssues } from "../align/issues";
 import { healthTable } from "./health-table";
 import { parquetCreatedBy, parquetFiles, type ParquetLayout } from "./parquet-file";
 import { rolloutsTable, supersededTable, updatesTable, ROLLOUTS_FILE, UPDATES_FILE } from "./record-tables";

@@ -6,7 +6,7 @@ import * as path from "node:path";
 
 import { loadOrReport, type VerifyReport } from "../archive/load-archive";
 import { MANIFEST_FILE } from "../archive/manifest";
-import { alignRuns, type AlignRunsOptions } from "../axes/align-runs";
+import { alignRuns, type AlignRunsOptions } from "../align/align-runs";
 import type { HealthParams } from "../health/health-params";
 import type { HealthReport } from "../health/run-health-checks";
 import type { AlignedRuns, Reporter, SourceManifest } from "../types";

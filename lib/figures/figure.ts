@@ -4,7 +4,7 @@
  * plotly.js itself needs a DOM, so only its types are imported here.
  */
 import type { Annotations, Data, Layout, PlotData, Shape } from "plotly.js";
-import { metricByKey } from "../schema/slime-metrics";
+import { describeKey } from "../registry/metric-lookup";
 
 /** Facts about a figure kept in `layout.meta` (plotly keeps `meta` and ignores it when drawing). */
 export interface FigureMeta {
@@ -39,11 +39,7 @@ export type FigureShape = Partial<Shape>;
 /** A layout annotation (round labels). */
 export type FigureAnnotation = Partial<Annotations>;
 
-/** Label and unit of a W&B key: from the metric schema, else the key itself with no unit. */
-export function describeKey(key: string): { label: string; unit: string } {
-  const spec = metricByKey(key);
-  return spec ? { label: spec.label, unit: spec.unit } : { label: key, unit: "" };
-}
+export { describeKey };
 
 /** Axis title of a key: "label (unit)", or the label alone when the unit is empty. */
 export function keyAxisTitle(key: string): string {

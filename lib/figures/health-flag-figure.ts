@@ -25,6 +25,13 @@ function undrawable(v: number | undefined): string {
   return Number.isNaN(v) ? "NaN" : v > 0 ? "Inf" : "-Inf";
 }
 
+/** One record's point of the flagged key: x (update or rollout id), its round and value. */
+interface FlagPoint {
+  x: number;
+  round: string;
+  v: number | undefined;
+}
+
 /**
  * Figure of a flagged check: the key of its first flag, every flag on that key and unit marked.
  * Throws `invalid result: <check> has no flags` for a check without flags.
@@ -34,10 +41,7 @@ export function healthFlagFigure(aligned: AlignedRuns, result: HealthCheckResult
   if (result.flags.length === 0) throw new Error(`invalid result: ${result.check} has no flags`);
   const { key, unit } = result.flags[0];
   const flags = result.flags.filter((f) => f.key === key && f.unit === unit);
-  const records =
-    unit === "update"
-      ? updatesInOrder(aligned.updates).map((u) => ({ x: u.update, round: u.round, v: u.values[key] }))
-      : rolloutsInOrder(aligned.rollouts).map((r) => ({ x: r.rollout, round: r.round, v: r.values[key] }));
+  const records = flagPoints(aligned, key, unit);
   const byX = new Map(records.map((r) => [r.x, r.v]));
   const { label } = describeKey(key);
   const xTitle = unit === "update" ? "optimizer update" : "rollout batch (rollout id)";
@@ -45,6 +49,20 @@ export function healthFlagFigure(aligned: AlignedRuns, result: HealthCheckResult
   const xs = records.map((r) => r.x);
   const ys = records.map((r) => plotValue(r.v));
   const drawn = reducedIndices(xs, [ys]);
+  const fired = ([] as number[]).concat(...flags.map((f) => f.at));
+  const rounds = roundMarks(
+    roundSpans(
+      aligned.rounds,
+      records.map((r) => ({ round: r.round, x: r.x })),
+    ),
+  );
+  const layout = baseLayout(`${result.check}: ${label}`, xTitle, keyAxisTitle(key));
+  layout.height = HEALTH_FIGURE_HEIGHT;
+  layout.xaxis = { ...layout.xaxis, ...integerAxisTicks(xs) };
+  layout.shapes = [...flags.map(flagRange), ...rounds.shapes];
+  layout.annotations = [...rounds.annotations, ...undrawableLabels(fired, byX)];
+  layout.meta = { figure: "health-flags", check: result.check, key, unit, flags: flags.length, otherFlags: result.flags.length - flags.length };
+  noteReduction(layout, drawn === null ? undefined : { from: xs.length, to: drawn.length });
   const line: Trace = {
     type: "scatter",
     mode: records.length > MARKER_LIMIT ? "lines" : "lines+markers",
@@ -56,18 +74,33 @@ export function healthFlagFigure(aligned: AlignedRuns, result: HealthCheckResult
     marker: { color: SERIES_COLOR, size: 4 },
     connectgaps: false,
   };
-  const fired = ([] as number[]).concat(...flags.map((f) => f.at));
+  return { data: [line, firedTrace(result.check, unit, label, fired, byX)], layout };
+}
+
+/** The key's value in every update or rollout record, in axis order. */
+function flagPoints(aligned: AlignedRuns, key: string, unit: string): FlagPoint[] {
+  return unit === "update"
+    ? updatesInOrder(aligned.updates).map((u) => ({ x: u.update, round: u.round, v: u.values[key] }))
+    : rolloutsInOrder(aligned.rollouts).map((r) => ({ x: r.rollout, round: r.round, v: r.values[key] }));
+}
+
+/** Crosses on the fired records that have a drawable value. */
+function firedTrace(check: string, unit: string, label: string, fired: number[], byX: Map<number, number | undefined>): Trace {
   const drawable = fired.filter((x) => plotValue(byX.get(x)) !== null);
-  const marks: Trace = {
+  return {
     type: "scatter",
     mode: "markers",
-    name: `fired ${result.check} (${fired.length} ${unit}${fired.length === 1 ? "" : "s"})`,
+    name: `fired ${check} (${fired.length} ${unit}${fired.length === 1 ? "" : "s"})`,
     x: drawable,
     y: drawable.map((x) => plotValue(byX.get(x))),
     hovertemplate: `${unit} %{x}<br>${label}: %{y}<extra>flagged</extra>`,
     marker: { color: HIGHLIGHT_COLOR, size: 9, symbol: "x" },
   };
-  const ranges: FigureShape[] = flags.map((f) => ({
+}
+
+/** The shaded x range of one flag. */
+function flagRange(f: { first: number; last: number }): FigureShape {
+  return {
     type: "rect",
     xref: "x",
     yref: "paper",
@@ -78,8 +111,12 @@ export function healthFlagFigure(aligned: AlignedRuns, result: HealthCheckResult
     layer: "below",
     line: { width: 0 },
     fillcolor: FLAG_FILL,
-  }));
-  const labels: FigureAnnotation[] = fired
+  };
+}
+
+/** "NaN" / "Inf" labels at the bottom of fired records whose value cannot be drawn. */
+function undrawableLabels(fired: number[], byX: Map<number, number | undefined>): FigureAnnotation[] {
+  return fired
     .filter((x) => plotValue(byX.get(x)) === null)
     .map((x) => ({
       text: undrawable(byX.get(x)),
@@ -91,18 +128,4 @@ export function healthFlagFigure(aligned: AlignedRuns, result: HealthCheckResult
       showarrow: false,
       font: { color: HIGHLIGHT_COLOR, size: 11 },
     }));
-  const rounds = roundMarks(
-    roundSpans(
-      aligned.rounds,
-      records.map((r) => ({ round: r.round, x: r.x })),
-    ),
-  );
-  const layout = baseLayout(`${result.check}: ${label}`, xTitle, keyAxisTitle(key));
-  layout.height = HEALTH_FIGURE_HEIGHT;
-  layout.xaxis = { ...layout.xaxis, ...integerAxisTicks(records.map((r) => r.x)) };
-  layout.shapes = [...ranges, ...rounds.shapes];
-  layout.annotations = [...rounds.annotations, ...labels];
-  layout.meta = { figure: "health-flags", check: result.check, key, unit, flags: flags.length, otherFlags: result.flags.length - flags.length };
-  noteReduction(layout, drawn === null ? undefined : { from: xs.length, to: drawn.length });
-  return { data: [line, marks], layout };
 }

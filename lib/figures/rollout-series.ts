@@ -56,34 +56,7 @@ export function rolloutSeriesFigure(aligned: AlignedRuns, key: string, options: 
   const yMax = options.band ? valueColumn(rollouts, options.band.max).y : null;
   const drawn = reducedIndices(x, yMin && yMax ? [y, yMin, yMax] : [y]);
   const xDrawn = drawnValues(x, drawn);
-  const data: Trace[] = [];
-  if (options.band && yMin && yMax) {
-    const { min, max } = options.band;
-    // Lower edge first (invisible), then the upper edge filled down to it ("tonexty").
-    data.push({
-      type: "scatter",
-      mode: "lines",
-      name: describeKey(min).label,
-      x: xDrawn,
-      y: drawnValues(yMin, drawn),
-      line: { width: 0, color: SERIES_COLOR },
-      hoverinfo: "skip",
-      showlegend: false,
-      connectgaps: false,
-    });
-    data.push({
-      type: "scatter",
-      mode: "lines",
-      name: `${describeKey(min).label} .. ${describeKey(max).label}`,
-      x: xDrawn,
-      y: drawnValues(yMax, drawn),
-      fill: "tonexty",
-      fillcolor: BAND_FILL,
-      line: { width: 0, color: SERIES_COLOR },
-      hoverinfo: "skip",
-      connectgaps: false,
-    });
-  }
+  const data: Trace[] = options.band && yMin && yMax ? bandTraces(options.band, xDrawn, drawnValues(yMin, drawn), drawnValues(yMax, drawn)) : [];
   data.push({
     type: "scatter",
     mode: rollouts.length > MARKER_LIMIT ? "lines" : "lines+markers",
@@ -106,4 +79,34 @@ export function rolloutSeriesFigure(aligned: AlignedRuns, key: string, options: 
   layout.meta = { figure: "rollout-series", key, missing, nonFinite, ...(options.band ? { band: { ...options.band } } : {}) };
   noteReduction(layout, drawn === null ? undefined : { from: x.length, to: drawn.length });
   return { data, layout };
+}
+
+/** The band between two keys: the lower edge first (invisible), then the upper edge filled down to it ("tonexty"). */
+function bandTraces(band: { min: string; max: string }, x: Trace["x"], yMin: Trace["y"], yMax: Trace["y"]): Trace[] {
+  const { min, max } = band;
+  return [
+    {
+      type: "scatter",
+      mode: "lines",
+      name: describeKey(min).label,
+      x,
+      y: yMin,
+      line: { width: 0, color: SERIES_COLOR },
+      hoverinfo: "skip",
+      showlegend: false,
+      connectgaps: false,
+    },
+    {
+      type: "scatter",
+      mode: "lines",
+      name: `${describeKey(min).label} .. ${describeKey(max).label}`,
+      x,
+      y: yMax,
+      fill: "tonexty",
+      fillcolor: BAND_FILL,
+      line: { width: 0, color: SERIES_COLOR },
+      hoverinfo: "skip",
+      connectgaps: false,
+    },
+  ];
 }

@@ -3,7 +3,7 @@
  * restarts in every run and advances on every row), while `rollout/step` and `train/step` continue
  * across rounds. For the alignment notebook; reads raw history, before alignment.
  */
-import { STEP_KEYS } from "../schema/slime-metrics";
+import { STEP_KEYS } from "../registry/profile-slime";
 import type { RunHistory } from "../types";
 import { baseLayout, type Figure, type Trace } from "./figure";
 import { categoryColor } from "./palette";

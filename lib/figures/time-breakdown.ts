@@ -2,7 +2,8 @@
  * Where a rollout batch's time goes, per round: one stacked bar per round, one segment per timing
  * key (`perf/*_time`), from per-round means computed by the summaries.
  */
-import { metricByKey, PERF_TIME_PREFIX, PERF_TIME_SUFFIX } from "../schema/slime-metrics";
+import { describeKey } from "../registry/metric-lookup";
+import { PROFILES } from "../registry/profiles";
 import { baseLayout, type Figure, type Trace } from "./figure";
 import { categoryColor } from "./palette";
 
@@ -22,14 +23,12 @@ export interface TimeBreakdownOptions {
   title?: string;
 }
 
-/** Legend name of a timing key: the schema label, else the key without `perf/` and `_time`. */
+/** Legend name of a timing key: a described metric's label, else the short name of the first profile that times it, else the key. */
 export function timeKeyLabel(key: string): string {
-  const spec = metricByKey(key);
-  if (spec) return spec.label;
-  let name = key;
-  if (name.startsWith(PERF_TIME_PREFIX)) name = name.slice(PERF_TIME_PREFIX.length);
-  if (name.endsWith(PERF_TIME_SUFFIX) && name.length > PERF_TIME_SUFFIX.length) name = name.slice(0, -PERF_TIME_SUFFIX.length);
-  return name;
+  const described = describeKey(key);
+  if (described.label !== key) return described.label;
+  const timing = PROFILES.find((p) => p.timers.isTimer(key));
+  return timing === undefined ? key : timing.timers.shortName(key);
 }
 
 /**

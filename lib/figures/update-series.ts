@@ -4,6 +4,7 @@
  * gradient norm). Used for entropy, clip fraction, gradient norm and the log-prob gap.
  */
 import type { AlignedRuns, UpdateRecord } from "../types";
+import { profileOfAligned } from "../registry/profiles";
 import { baseLayout, describeKey, integerAxisTicks, keyAxisTitle, type Figure, type Trace } from "./figure";
 import { HIGHLIGHT_COLOR, SERIES_COLOR } from "./palette";
 import { noteReduction, pickAt, reducedIndices } from "./reduce-points";
@@ -43,12 +44,20 @@ export function updateHoverTemplate(label: string): string {
   return `update %{x}<br>${label}: %{y}<br>round %{customdata[0]}, train/step %{customdata[1]}, rollout %{customdata[2]}, update %{customdata[3]} of its batch<extra></extra>`;
 }
 
+/** Refuses a key that is not logged once per optimizer update (the profile's update key family), naming the figure. */
+export function requirePerUpdateKey(aligned: AlignedRuns, key: string, figure: string): void {
+  const profile = profileOfAligned(aligned);
+  const prefix = profile.updates.keyPrefix;
+  if (prefix === null) throw new Error(`invalid key: ${key} (${figure} plots per-update keys; ${profile.label}: ${profile.updates.note})`);
+  if (!key.startsWith(prefix)) throw new Error(`invalid key: ${key} (${figure} plots ${prefix}* keys)`);
+}
+
 /**
- * Line of one `train/*` key over display update numbers with round boundaries.
+ * Line of one per-update key (slime: `train/*`) over display update numbers with round boundaries.
  * @example updateSeriesFigure(aligned, "train/grad_norm", { markZero: true })
  */
 export function updateSeriesFigure(aligned: AlignedRuns, key: string, options: UpdateSeriesOptions = {}): Figure {
-  if (!key.startsWith("train/")) throw new Error(`invalid key: ${key} (updateSeriesFigure plots train/* keys)`);
+  requirePerUpdateKey(aligned, key, "updateSeriesFigure");
   const { markZero = false } = options;
   requireKey(aligned.updates, key, "optimizer update");
   const updates = updatesInOrder(aligned.updates);

@@ -3,14 +3,14 @@
  * is ~0 on the first update after a rollout and non-zero on later ones; one colour per position
  * makes that structure visible instead of reading as noise.
  */
-import { METRICS } from "../schema/slime-metrics";
+import { metricOfAligned } from "../registry/profiles";
 import type { AlignedRuns, UpdateRecord } from "../types";
 import { baseLayout, describeKey, integerAxisTicks, keyAxisTitle, type Figure, type Trace } from "./figure";
 import { BOUNDARY_COLOR, categoryColor } from "./palette";
 import { addReduction, noteReduction, pickAt, reducedIndices, type Reduction } from "./reduce-points";
 import { roundMarks, roundSpansOf } from "./round-marks";
 import { drawnValues, numberColumn, valueColumn } from "./series-columns";
-import { requireKey, updateCustomData, updateHoverTemplate, updatesInOrder } from "./update-series";
+import { requireKey, requirePerUpdateKey, updateCustomData, updateHoverTemplate, updatesInOrder } from "./update-series";
 
 /** Options of updatesByPositionFigure. */
 export interface UpdatesByPositionOptions {
@@ -23,8 +23,12 @@ export interface UpdatesByPositionOptions {
  * thin grey line through all updates in order.
  * @example updatesByPositionFigure(aligned) // train/ppo_kl
  */
-export function updatesByPositionFigure(aligned: AlignedRuns, key: string = METRICS.ppoKl.key, options: UpdatesByPositionOptions = {}): Figure {
-  if (!key.startsWith("train/")) throw new Error(`invalid key: ${key} (updatesByPositionFigure plots train/* keys)`);
+export function updatesByPositionFigure(
+  aligned: AlignedRuns,
+  key: string = metricOfAligned(aligned, "ppoKl").key,
+  options: UpdatesByPositionOptions = {},
+): Figure {
+  requirePerUpdateKey(aligned, key, "updatesByPositionFigure");
   requireKey(aligned.updates, key, "optimizer update");
   const updates = updatesInOrder(aligned.updates);
   const { label } = describeKey(key);
@@ -60,16 +64,16 @@ export function updatesByPositionFigure(aligned: AlignedRuns, key: string = METR
     const xs = Float64Array.from(at, (i) => xAll[i]);
     const ys = Float64Array.from(at, (i) => yAll[i]);
     const drawn = reduce(xs, ys);
-    data.push({
-      type: "scatter",
-      mode: "markers",
-      name: `update ${p + 1} of ${n} in its batch`,
-      x: drawnValues(xs, drawn),
-      y: drawnValues(ys, drawn),
-      customdata: pickAt(at, drawn).map((i) => updateCustomData(updates[i])),
-      hovertemplate: updateHoverTemplate(label),
-      marker: { color: categoryColor(p), size: 6 },
-    });
+    data.push(
+      positionTrace(
+        p,
+        n,
+        label,
+        drawnValues(xs, drawn),
+        drawnValues(ys, drawn),
+        pickAt(at, drawn).map((i) => updateCustomData(updates[i])),
+      ),
+    );
   }
 
   const { shapes, annotations } = roundMarks(roundSpansOf(aligned.rounds, updates, xAll));
@@ -80,6 +84,20 @@ export function updatesByPositionFigure(aligned: AlignedRuns, key: string = METR
   layout.meta = { figure: "updates-by-position", key, missing, nonFinite, updatesPerRollout: n };
   noteReduction(layout, reduced);
   return { data, layout };
+}
+
+/** The markers of the updates at position p of their batch. */
+function positionTrace(p: number, n: number, label: string, x: Trace["x"], y: Trace["y"], customdata: Trace["customdata"]): Trace {
+  return {
+    type: "scatter",
+    mode: "markers",
+    name: `update ${p + 1} of ${n} in its batch`,
+    x,
+    y,
+    customdata,
+    hovertemplate: updateHoverTemplate(label),
+    marker: { color: categoryColor(p), size: 6 },
+  };
 }
 
 /** Indices of the updates at each position of their batch: every position 0..n-1 (maybe empty), then any other found. */

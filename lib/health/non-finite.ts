@@ -9,42 +9,43 @@ import { roundFlags, type CheckFlag, type HealthHit } from "./flag-ranges";
 import { readValues, type Values, type ViewPlace } from "../values/compact-values";
 import { localViewPlace } from "../values/key-column";
 
-/** Keys of critic updates merged into update records: the critic is not the actor this report reads. */
-const CRITIC_KEY_PREFIX = "train/critic-";
-
 /** The declared check. One flag per round and key, for updates and rollout batches alike. */
 export const nonFinite = defineCheck({
   name: "non_finite",
   severity: "warning",
   unit: "update or rollout",
   params: [],
-  rule: () =>
-    "a NaN, Inf or -Inf value in a numeric key of an optimizer update or rollout batch (one flag per key and round; critic keys train/critic-* not read)",
+  rule: (_p, profile) =>
+    `a NaN, Inf or -Inf value in a numeric key of an optimizer update or rollout batch (one flag per key and round${profile.updates.criticPrefix === null ? "" : `; critic keys ${profile.updates.criticPrefix}* not read`})`,
   is: "values the logger received as NaN or ±Infinity: the workspace leaves them out of every mean, so they are easy to miss",
   isNot: "not proof of a diverged run: a NaN can be a mean over an empty set (e.g. no sample of that kind in the batch); read the key and its neighbours",
-  run(aligned) {
+  run(aligned, _p, profile) {
     if (aligned.updates.length === 0 && aligned.rollouts.length === 0) {
       return { applicable: false, reason: "no optimizer update and no rollout batch to read" };
     }
-    return { applicable: true, flags: nonFiniteFlags(aligned) };
+    return { applicable: true, flags: nonFiniteFlags(aligned, profile.updates.criticPrefix) };
   },
 });
 
 /** Update flags first (unit update), then rollout flags (unit rollout). */
-function nonFiniteFlags(aligned: AlignedRuns): CheckFlag[] {
+function nonFiniteFlags(aligned: AlignedRuns, criticPrefix: string | null): CheckFlag[] {
   const updates = roundFlags(
-    nonFiniteHits(aligned.updates, (u) => u.update),
+    nonFiniteHits(aligned.updates, (u) => u.update, criticPrefix),
     aligned.rounds,
   );
   const rollouts = roundFlags(
-    nonFiniteHits(aligned.rollouts, (r) => r.rollout),
+    nonFiniteHits(aligned.rollouts, (r) => r.rollout, criticPrefix),
     aligned.rounds,
   );
   return [...updates.map((f) => ({ ...f, unit: "update" as const })), ...rollouts.map((f) => ({ ...f, unit: "rollout" as const }))];
 }
 
-/** Every non-finite value of every record (critic keys left out), in record and key order; `x` is read for hits only. */
-function nonFiniteHits<R extends { round: string; runId: string; values: Values }>(records: readonly R[], x: (r: R) => number): HealthHit[] {
+/** Every non-finite value of every record (keys under `criticPrefix` left out), in record and key order; `x` is read for hits only. */
+function nonFiniteHits<R extends { round: string; runId: string; values: Values }>(
+  records: readonly R[],
+  x: (r: R) => number,
+  criticPrefix: string | null,
+): HealthHit[] {
   const hits: HealthHit[] = [];
   const vals: number[] = [];
   const place: ViewPlace = { store: new Float64Array(0), at: 0, keys: [] };
@@ -59,7 +60,8 @@ function nonFiniteHits<R extends { round: string; runId: string; values: Values 
     for (let j = 0; j < keys.length; j++) {
       const v = store[at + j];
       // v - v is NaN exactly for NaN and ±Infinity.
-      if (v - v !== 0 && !keys[j].startsWith(CRITIC_KEY_PREFIX)) hits.push({ round: r.round, runId: r.runId, x: x(r), key: keys[j], value: v });
+      if (v - v !== 0 && !(criticPrefix !== null && keys[j].startsWith(criticPrefix)))
+        hits.push({ round: r.round, runId: r.runId, x: x(r), key: keys[j], value: v });
     }
   }
   return hits;

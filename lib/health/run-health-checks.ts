@@ -4,6 +4,7 @@
  */
 import { absentReason, type FrameworkProfile } from "../registry/framework-profile";
 import { profileOfAligned } from "../registry/profiles";
+import { meaningsThatHold } from "../registry/semantic-flags";
 import { nestedContainers } from "./timer-parts-exceed-container";
 import type { AlignedRuns } from "../types";
 import type { HealthCheck, HealthCheckParams, HealthFlag, HealthOutcome, HealthSeverity } from "./health-check";
@@ -62,7 +63,7 @@ function runOne(aligned: AlignedRuns, c: HealthCheck, p: HealthCheckParams): Hea
   const profile = profileOfAligned(aligned);
   const rule = c.rule(p, profile);
   const base = { check: c.name, severity: c.severity, unit: c.unit, params: p, rule, is: c.is, isNot: c.isNot };
-  const outcome = needsGate(profile, c) ?? c.run(aligned, p, profile);
+  const outcome = needsGate(profile, c) ?? flagGate(aligned, profile, c) ?? c.run(aligned, p, profile);
   if (outcome.applicable === false) return { ...base, status: "not applicable", reason: outcome.reason, evidence: null, flags: [] };
   const flags: HealthFlag[] = outcome.flags.map((f) => ({
     check: c.name,
@@ -96,6 +97,22 @@ function needsGate(profile: FrameworkProfile, c: HealthCheck): HealthOutcome | n
     [needs.nestedTimers, nestedContainers(profile).length === 0, `${profile.label} declares no timers nested inside another besides the step timer`],
   ];
   for (const [needed, lacks, reason] of lacking) if (needed && lacks) return { applicable: false, reason };
+  return null;
+}
+
+/**
+ * Not applicable when a run's semantic flags give the check another meaning (a ConditionalMeaning of
+ * the profile): a check read under a meaning it was not written for would raise false flags. Names
+ * the runs; a set where only some runs have the flag is refused whole, never half-read.
+ */
+function flagGate(aligned: AlignedRuns, profile: FrameworkProfile, c: HealthCheck): HealthOutcome | null {
+  for (const m of profile.meanings) {
+    if (m.check?.name !== c.name) continue;
+    const runs = aligned.runs.filter((r) => meaningsThatHold([m], r.flags).length > 0);
+    if (runs.length === 0) continue;
+    const which = runs.map((r) => `${r.runId} (round ${r.round})`).join(", ");
+    return { applicable: false, reason: `${m.check.notApplicable} (${m.when.flag} = ${String(m.when.equals)} in run${runs.length === 1 ? "" : "s"} ${which})` };
+  }
   return null;
 }
 

@@ -10,8 +10,8 @@
  * zero). Metric lines that did not parse are carried into the verdict: it never says "agree" while
  * one was skipped.
  */
-import { CODE_ROLLOUT_MANAGER, CODE_TRAINER_PERF, classifyRowCode } from "../axes/key-flags";
-import { STEP_KEYS } from "../schema/slime-metrics";
+import { CODE_ROLLOUT_MANAGER, CODE_TRAINER_PERF, classifyRowCode } from "../align/slime/key-flags";
+import { STEP_KEYS } from "../registry/profile-slime";
 import type { AlignedRuns } from "../types";
 import type { LocalLogKind, LocalLogRecord, MalformedLine, SlimeLogStats } from "./parse-slime-log";
 import { keysOf } from "../values/compact-values";
@@ -293,13 +293,7 @@ function checkRun(
     malformedLines: 0,
     supersededRecords: 0,
   };
-  const index = new Map<string, Target[]>();
-  for (const t of targets ?? []) {
-    const id = `${t.axis}:${t.id}`;
-    const list = index.get(id);
-    if (list) list.push(t);
-    else index.set(id, [t]);
-  }
+  const index = targetIndex(targets ?? []);
   const pairedOrder: Target[] = [];
   for (const rec of records) {
     const axis = AXIS_OF[rec.kind];
@@ -317,27 +311,45 @@ function checkRun(
     if (t.paired.length === 0) pairedOrder.push(t);
     t.paired.push(rec);
     sum.matchedRecords++;
-    const skip = AXIS_KEYS[axis];
-    for (const key in rec.values) {
-      if (skip.has(key)) continue;
-      const lv = rec.values[key];
-      if (!(key in t.values)) {
-        sum.onlyInLocal++;
-        result.onlyInLocal.push({ runId, round, kind: rec.kind, step: rec.id, key, line: rec.line });
-        continue;
-      }
-      sum.compared++;
-      const wv = t.values[key];
-      if (same(wv, lv)) sum.exact++;
-      else {
-        sum.mismatches++;
-        result.mismatches.push({ runId, round, kind: rec.kind, step: rec.id, key, wandb: wv, local: lv, line: rec.line });
-      }
-    }
+    compareValues(rec, t, sum, result);
   }
   listOnlyInWandb(pairedOrder, sum, result);
   sum.wandbRecordsWithoutLocal = targets ? targets.length - pairedOrder.length : 0;
   return sum;
+}
+
+/** W&B records by `axis:id` (several per id when a run logged one twice). */
+function targetIndex(targets: readonly Target[]): Map<string, Target[]> {
+  const index = new Map<string, Target[]>();
+  for (const t of targets) {
+    const id = `${t.axis}:${t.id}`;
+    const list = index.get(id);
+    if (list) list.push(t);
+    else index.set(id, [t]);
+  }
+  return index;
+}
+
+/** Compares every value of a local record with its W&B record (axis keys left out); counts into `sum`, lists into `result`. */
+function compareValues(rec: LocalLogRecord, t: Target, sum: CrossCheckRunSummary, result: CrossCheckResult): void {
+  const { runId, round } = sum;
+  const skip = AXIS_KEYS[AXIS_OF[rec.kind]];
+  for (const key in rec.values) {
+    if (skip.has(key)) continue;
+    const lv = rec.values[key];
+    if (!(key in t.values)) {
+      sum.onlyInLocal++;
+      result.onlyInLocal.push({ runId, round, kind: rec.kind, step: rec.id, key, line: rec.line });
+      continue;
+    }
+    sum.compared++;
+    const wv = t.values[key];
+    if (same(wv, lv)) sum.exact++;
+    else {
+      sum.mismatches++;
+      result.mismatches.push({ runId, round, kind: rec.kind, step: rec.id, key, wandb: wv, local: lv, line: rec.line });
+    }
+  }
 }
 
 /** Keys of each paired W&B record that none of its local lines printed (a value printed as non-numeric, e.g. None, counts as printed). */

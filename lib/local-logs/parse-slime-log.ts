@@ -20,7 +20,7 @@
  * the dict, glued behind text that is neither a logging prefix nor a tqdm bar) is counted as
  * malformed, listed with file, line and reason, and reported through the reporter.
  */
-import { classifyRowCode, CODE_TRAINER_PERF } from "../axes/key-flags";
+import { classifyRowCode, CODE_TRAINER_PERF } from "../align/slime/key-flags";
 import type { Reporter } from "../types";
 import { parsePythonDictRepr, ReprSyntaxError } from "./python-repr";
 

@@ -219,8 +219,13 @@ class Parser {
       if (/[A-Za-z_]/.test(this.peek())) this.fail(`bad number ${JSON.stringify(num[0] + this.peek())}`);
       return Number(num[0]);
     }
+    return this.named(c);
+  }
+
+  /** A value that starts with a name: nan, inf, a prefixed string, a bare name, or a call (numpy scalars read, others skipped). */
+  private named(c: string): number | undefined {
     NAME.lastIndex = this.pos;
-    const name = NAME.exec(text);
+    const name = NAME.exec(this.text);
     if (!name) this.fail(c === "" ? "unexpected end of text (value missing)" : `unexpected ${JSON.stringify(c)}`);
     const id = name[0];
     this.pos = NAME.lastIndex;
@@ -237,23 +242,24 @@ class Parser {
     const dot = id.lastIndexOf(".");
     const mod = dot < 0 ? "" : id.slice(0, dot);
     const type = id.slice(dot + 1);
-    if (mod === "np" || mod === "numpy") {
-      const isFloat = NUMPY_FLOAT.has(type) || type === "float32" || type === "single" || type === "float16" || type === "half";
-      if (isFloat || NUMPY_INT.has(type)) {
-        this.pos++; // (
-        this.ws();
-        const inner = this.value();
-        this.ws();
-        if (this.peek() !== ")") this.fail(`expected ')' to close ${id}(`);
-        this.pos++;
-        if (inner === undefined) return undefined; // np.float64(True) or similar
-        if (type === "float32" || type === "single") return Math.fround(inner);
-        if (type === "float16" || type === "half") return roundToFloat16(inner);
-        return inner;
-      }
-    }
+    const isFloat = NUMPY_FLOAT.has(type) || type === "float32" || type === "single" || type === "float16" || type === "half";
+    if ((mod === "np" || mod === "numpy") && (isFloat || NUMPY_INT.has(type))) return this.numpyScalar(id, type);
     this.skipBalanced(); // tensor(0.5, device='cuda:0'), Decimal('1.0'), ...
     return undefined;
+  }
+
+  /** The argument of `np.<type>(...)`, rounded as that type stores it. */
+  private numpyScalar(id: string, type: string): number | undefined {
+    this.pos++; // (
+    this.ws();
+    const inner = this.value();
+    this.ws();
+    if (this.peek() !== ")") this.fail(`expected ')' to close ${id}(`);
+    this.pos++;
+    if (inner === undefined) return undefined; // np.float64(True) or similar
+    if (type === "float32" || type === "single") return Math.fround(inner);
+    if (type === "float16" || type === "half") return roundToFloat16(inner);
+    return inner;
   }
 
   /** Skips a bracketed value ({..}, [..], (..), <..>), honouring nesting and quoted strings. */

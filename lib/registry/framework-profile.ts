@@ -4,8 +4,9 @@
  * before logging, how a restart shows, and how its timers nest. One file per framework
  * (profile-*.ts); lib/registry/profiles.ts lists them.
  */
-import type { MetricSpec } from "./metric-spec";
-import type { ConceptId } from "./concepts";
+import type { ConceptMetric, KeyAlias, KeyFamily, MetricSpec } from "./metric-spec";
+import { CONCEPTS, type ConceptId } from "./concepts";
+import type { ConditionalMeaning, SemanticFlag } from "./semantic-flags";
 
 /** A concept the framework does not log: the reason, printed wherever the concept would appear. */
 export interface AbsentConcept {
@@ -31,24 +32,20 @@ export interface TimerSpec {
    * its own, so that a bar adds up to the step time (slime: `perf/train_time`); null: parts as logged.
    */
   remainderOf: string | null;
+  /** A timer's legend name when no concept names it (slime: `perf/actor_train_time` -> `actor_train`). */
+  shortName(key: string): string;
   /** Caption of the stacked time figure: what one bar is and adds up to. */
   stackCaption: string;
   /** A step timer that is exactly the sum of its parts (slime: step_time = train_wait + train); null: none declared. */
   stepSum: { total: string; parts: readonly string[] } | null;
 }
 
-/** The framework profiles' names, in registry order (lib/registry/profiles.ts lists the profiles). */
-export const PROFILE_NAMES = ["slime", "verl", "openrlhf", "trl"] as const;
-
-/** A framework profile's name. */
-export type ProfileName = (typeof PROFILE_NAMES)[number];
-
 /** How rows become records. */
 export type ProfileAxis =
-  /** slime: rollout/step and train/step, N updates per rollout batch (lib/axes/align-runs.ts). */
+  /** slime: rollout/step and train/step, N updates per rollout batch (lib/align/align-runs.ts). */
   | { kind: "slime" }
   /**
-   * One record per logged training step (lib/axes/align-steps.ts): `stepKey` holds the step of a
+   * One record per logged training step (lib/align/steps/align-steps.ts): `stepKey` holds the step of a
    * training row; rows with only `evalPrefixes` keys (besides step keys) are evals; rows holding one
    * of `summaryKeys` are end-of-training summaries, not steps; rows whose every metric key falls under
    * one of `ownRows` are rows the framework logs about itself (timers of single calls, ...): counted
@@ -91,9 +88,9 @@ export interface OwnRows {
   what: string;
 }
 
-/** A framework profile. */
-export interface FrameworkProfile {
-  name: ProfileName;
+/** A framework profile; `N` its name (the names' union is derived from lib/registry/profiles.ts's list). */
+export interface FrameworkProfile<N extends string = string> {
+  name: N;
   label: string;
   /** Keys (or prefixes, ending in "/") that mark the framework's rows; detection counts the matches. */
   signature: readonly string[];
@@ -107,8 +104,10 @@ export interface FrameworkProfile {
   /**
    * Whether single optimizer updates are observable, and why not when they are not; `keyPrefix`: the
    * key family logged once per optimizer update (slime: `train/`), never drawn per record; null: none.
+   * `criticPrefix`: keys of a critic's updates merged into the actor's update records (slime:
+   * `train/critic-`), which checks of the actor leave out; null: none.
    */
-  updates: { observable: boolean; note: string; keyPrefix: string | null };
+  updates: { observable: boolean; note: string; keyPrefix: string | null; criticPrefix: string | null };
   /** What the framework averages or picks before logging. */
   aggregation: string;
   /** What a restart does to the W&B history. */
@@ -116,14 +115,44 @@ export interface FrameworkProfile {
   /** What the TensorBoard step is and how TensorBoard rows are read (TensorboardSpec). */
   tensorboard: TensorboardSpec;
   /** Every concept: the framework's metric (key, grain, is / is not) or why it has none. */
-  metrics: Readonly<Record<ConceptId, MetricSpec | AbsentConcept>>;
+  metrics: Readonly<Record<ConceptId, ConceptMetric | AbsentConcept>>;
+  /** Metrics of no concept that notebooks describe (slime: train/loss, train/pg_loss), by name. */
+  otherMetrics: Readonly<Record<string, MetricSpec>>;
+  /** Keys renamed between versions that no metric declares (current key -> its older name). */
+  keyAliases: Readonly<Record<string, KeyAlias>>;
+  /** Key families by prefix, for keys no metric declares (slime: train/* per update, the rest per rollout). */
+  keyFamilies: readonly KeyFamily[];
   timers: TimerSpec;
+  /** The config entries that change a metric's meaning: the only config ever read (lib/registry/semantic-flags.ts). */
+  flags: readonly SemanticFlag[];
+  /** Meanings that hold when a flag has a value (a concept's rule, a check that does not apply). */
+  meanings: readonly ConditionalMeaning[];
 }
 
-/** The profile's metric of a concept, or null when the framework does not log it. */
+/** Full specs by their concept metric: one object per (metric, concept), so callers may compare them. */
+const SPECS = new WeakMap<ConceptMetric, MetricSpec>();
+
+/** The profile's metric of a concept (with the concept's label and unit), or null when the framework does not log it. */
 export function metricOf(profile: FrameworkProfile, concept: ConceptId): MetricSpec | null {
   const m = profile.metrics[concept];
-  return "absent" in m ? null : m;
+  if ("absent" in m) return null;
+  let spec = SPECS.get(m);
+  if (spec === undefined) {
+    const { label, unit } = CONCEPTS[concept];
+    spec = { key: m.key, label, unit, grain: m.grain, is: m.is, isNot: m.isNot, ...(m.aliases ? { aliases: m.aliases } : {}) };
+    SPECS.set(m, spec);
+  }
+  return spec;
+}
+
+/** Every metric the profile declares: its concepts' (in concept order), then its other metrics. */
+export function profileMetrics(profile: FrameworkProfile): MetricSpec[] {
+  const out: MetricSpec[] = [];
+  for (const c of Object.keys(profile.metrics) as ConceptId[]) {
+    const m = metricOf(profile, c);
+    if (m !== null) out.push(m);
+  }
+  return out.concat(Object.values(profile.otherMetrics));
 }
 
 /** Why the profile has no metric for a concept; null when it has one. */

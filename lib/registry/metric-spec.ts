@@ -1,7 +1,8 @@
 /**
  * What a framework's metric is: the key it logs, what a per-round mean of it is taken over, and what
  * the number is and is not. Every profile (lib/registry/profile-*.ts) maps the registry's concepts to
- * such specs; slime's live in lib/schema/slime-metrics.ts, which its profile reads.
+ * such specs. A concept's label and unit are written once, in the concept (lib/registry/concepts.ts):
+ * a profile declares a {@link ConceptMetric}, and metricOf adds them.
  */
 
 /** What a per-round mean of this metric is taken over. */
@@ -30,4 +31,14 @@ export interface KeyAlias {
   until: string;
   /** What differs from the current key; printed wherever the alias is read. */
   note: string;
+}
+
+/** A profile's metric of a concept: a MetricSpec without the label and unit, which are the concept's. */
+export type ConceptMetric = Omit<MetricSpec, "label" | "unit">;
+
+/** Keys by prefix and the step key they are plotted against (a framework that logs several step keys). */
+export interface KeyFamily {
+  prefix: string;
+  stepKey: string;
+  grain: MetricGrain;
 }

@@ -6,15 +6,52 @@
  * Sources: openrlhf/trainer/ray/ppo_actor.py, ppo_trainer.py, utils/logging_utils.py
  * (docs/framework-profiles.md).
  */
-import type { MetricSpec } from "./metric-spec";
+import type { ConceptMetric } from "./metric-spec";
+import type { SemanticFlag } from "./semantic-flags";
 import { asLoggedStackCaption, stepRecordsDescription, type FrameworkProfile } from "./framework-profile";
 
-const perStep = (key: string, label: string, unit: string, is: string, isNot: string): MetricSpec => ({ key, label, unit, grain: "rollout", is, isNot });
+const perStep = (key: string, is: string, isNot: string): ConceptMetric => ({ key, grain: "rollout", is, isNot });
 const TIMING = "train/timing/";
 const isTimer = (k: string) => k.startsWith(TIMING);
 
+const CLI = "openrlhf/cli/train_ppo_ray.py";
+
+/**
+ * OpenRLHF 0.11 groups its arguments (`--algo.kl.use_loss`) and logs each group as the repr of a nested
+ * argparse namespace (`algo: "namespace(advantage=namespace(...), kl=namespace(...))"`, seen in its own
+ * runs): the names are dot paths into those reprs.
+ */
+const OPENRLHF_FLAGS: readonly SemanticFlag[] = [
+  {
+    name: "algo.advantage.estimator",
+    type: { oneOf: ["gae", "reinforce", "rloo", "reinforce_baseline", "group_norm", "dr_grpo", "flash_reinforce"] },
+    concepts: [],
+    checks: [],
+    why: "the advantage estimator: gae trains a critic, the others are group- or batch-relative",
+    source: CLI,
+  },
+  {
+    name: "algo.advantage.is_correction_level",
+    type: { oneOf: ["off", "token", "seq"] },
+    concepts: ["logprobGap"],
+    checks: [],
+    why: "vLLM importance-sampling correction of the train/rollout mismatch (off, per token, per sequence)",
+    source: CLI,
+  },
+  {
+    name: "algo.kl.use_loss",
+    type: "bool",
+    concepts: ["klToRef"],
+    checks: [],
+    why: "KL to the reference as a loss term instead of a reward penalty",
+    source: CLI,
+  },
+  { name: "algo.kl.init_coef", type: "number", concepts: ["klToRef"], checks: [], why: "the KL coefficient: with 0 no KL is computed", source: CLI },
+  { name: "actor.entropy_coef", type: "number", concepts: ["entropy"], checks: [], why: "train/entropy_loss is logged only when it is set", source: CLI },
+];
+
 /** The OpenRLHF profile. */
-export const OPENRLHF_PROFILE: FrameworkProfile = {
+export const OPENRLHF_PROFILE: FrameworkProfile<"openrlhf"> = {
   name: "openrlhf",
   label: "OpenRLHF",
   signature: ["train/policy_loss", "train/actor_grad_norm", "train/ppo_clip_ratio", "train/timing/", "train/rollout/"],
@@ -33,6 +70,7 @@ export const OPENRLHF_PROFILE: FrameworkProfile = {
     observable: false,
     note: "OpenRLHF logs one row per training step (status means over its micro-batches; the grad norm of its last optimizer step)",
     keyPrefix: null,
+    criticPrefix: null,
   },
   aggregation: "train/* are means over the step's micro-batches, except train/actor_grad_norm and the learning rate: the last optimizer step's value",
   restart: "a new W&B run (reinit) with global_step restored from the checkpoint: it re-logs the steps after the checkpoint (the later run supersedes)",
@@ -45,54 +83,35 @@ export const OPENRLHF_PROFILE: FrameworkProfile = {
   metrics: {
     entropy: perStep(
       "train/entropy_loss",
-      "entropy",
-      "nats/token",
       "mean token entropy of the step's micro-batches (logged only when --actor.entropy_coef is set)",
       "absent by default; not per update",
     ),
     clipfrac: perStep(
       "train/ppo_clip_ratio",
-      "clip fraction",
-      "fraction of tokens",
       "mean over the step's micro-batches of the fraction of tokens where the clipped surrogate is active",
       "not per update",
     ),
     gradNorm: perStep(
       "train/actor_grad_norm",
-      "gradient norm",
-      "L2 norm",
       "gradient norm of the LAST optimizer step of the training step",
       "not a mean over the step's optimizer steps: earlier updates' norms are not logged, so zero-gradient updates cannot be listed",
     ),
-    ppoKl: perStep(
-      "train/ppo_kl",
-      "ppo_kl",
-      "nats/token",
-      "mean over the step's micro-batches of the policy-ratio log",
-      "positions inside the step are averaged away",
-    ),
-    klToRef: perStep("train/kl", "KL to reference", "nats/token", "KL to the reference model (with the KL loss or reward penalty)", "not ppo_kl"),
+    ppoKl: perStep("train/ppo_kl", "mean over the step's micro-batches of the policy-ratio log", "positions inside the step are averaged away"),
+    klToRef: perStep("train/kl", "KL to the reference model (with the KL loss or reward penalty)", "not ppo_kl"),
     logprobGap: { absent: "train/vllm_kl is a KL estimate between the vLLM and trainer log-probs, not a mean |log-prob difference|" },
-    responseLen: perStep(
-      "train/rollout/response_length_mean",
-      "mean response length",
-      "tokens",
-      "mean response length of the step's rollout samples",
-      "not per episode",
-    ),
+    responseLen: perStep("train/rollout/response_length_mean", "mean response length of the step's rollout samples", "not per episode"),
     responseLenMin: { absent: "only the mean response length of the step is logged" },
     responseLenMax: { absent: "only the mean response length of the step is logged" },
-    truncated: perStep(
-      "train/rollout/truncated_rate",
-      "truncated fraction",
-      "fraction of samples",
-      "fraction of the step's samples cut at the maximum length",
-      "not an episode failure rate",
-    ),
-    rolloutTime: perStep("train/timing/generation", "rollout wall time", "s", "wall time of the step's generation", "describes one machine and its scheduling"),
+    truncated: perStep("train/rollout/truncated_rate", "fraction of the step's samples cut at the maximum length", "not an episode failure rate"),
+    rolloutTime: perStep("train/timing/generation", "wall time of the step's generation", "describes one machine and its scheduling"),
     actorTokPerS: { absent: "no actor training throughput is logged" },
-    stepTime: perStep("train/timing/step_total", "step time", "s", "wall time of the whole training step", "includes generation and experience making"),
+    stepTime: perStep("train/timing/step_total", "wall time of the whole training step", "includes generation and experience making"),
   },
+  otherMetrics: {},
+  keyAliases: {},
+  keyFamilies: [],
+  flags: OPENRLHF_FLAGS,
+  meanings: [],
   timers: {
     isTimer,
     containers: { "train/timing/step_total": ["train/timing/generation", "train/timing/make_experience", "train/timing/ppo_train", "train/timing/broadcast"] },
@@ -100,6 +119,7 @@ export const OPENRLHF_PROFILE: FrameworkProfile = {
     separateTimer: null,
     remainderOf: null,
     stepSum: null,
+    shortName: (k) => k,
     stackCaption: asLoggedStackCaption("training steps"),
   },
 };

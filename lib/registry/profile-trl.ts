@@ -6,14 +6,77 @@
  * trl/trainer/grpo_trainer.py, grpo_config.py, transformers integration_utils.py
  * (docs/framework-profiles.md).
  */
-import type { MetricSpec } from "./metric-spec";
+import type { ConceptMetric } from "./metric-spec";
+import type { SemanticFlag } from "./semantic-flags";
 import { asLoggedStackCaption, stepRecordsDescription, type FrameworkProfile } from "./framework-profile";
 
-const perRow = (key: string, label: string, unit: string, is: string, isNot: string): MetricSpec => ({ key, label, unit, grain: "rollout", is, isNot });
+const perRow = (key: string, is: string, isNot: string): ConceptMetric => ({ key, grain: "rollout", is, isNot });
 const AVERAGED = "averaged over the logging_steps optimizer steps of the row";
 
+const GRPO_CONFIG = "trl/trainer/grpo_config.py";
+
+/** TRL logs its GRPOConfig (a transformers TrainingArguments) as flat entries. */
+const TRL_FLAGS: readonly SemanticFlag[] = [
+  {
+    name: "beta",
+    type: "number",
+    concepts: ["klToRef"],
+    checks: [],
+    why: "KL to the reference is computed and logged (train/kl) only when beta != 0",
+    source: GRPO_CONFIG,
+  },
+  {
+    name: "num_iterations",
+    type: "number",
+    concepts: ["clipfrac"],
+    checks: [],
+    why: "with 1 the policy ratio is 1 at every update, so clip ratios are 0 by construction",
+    source: GRPO_CONFIG,
+  },
+  {
+    name: "loss_type",
+    type: { oneOf: ["grpo", "dr_grpo", "dapo", "bnpo", "cispo", "sapo", "luspo", "vespo"] },
+    concepts: [],
+    checks: [],
+    why: "how token losses are aggregated: losses of two loss types are not comparable",
+    source: GRPO_CONFIG,
+  },
+  {
+    name: "importance_sampling_level",
+    type: { oneOf: ["token", "sequence"] },
+    concepts: ["clipfrac"],
+    checks: [],
+    why: "sequence level (GSPO) clips whole sequences: clip ratios count another unit",
+    source: GRPO_CONFIG,
+  },
+  {
+    name: "vllm_importance_sampling_correction",
+    type: "bool",
+    concepts: ["logprobGap"],
+    checks: [],
+    why: "corrects the loss for the vLLM/trainer mismatch; train/sampling/* is logged with vLLM generation",
+    source: GRPO_CONFIG,
+  },
+  {
+    name: "vllm_importance_sampling_mode",
+    type: { oneOf: ["token_truncate", "token_mask", "sequence_truncate", "sequence_mask"] },
+    concepts: ["logprobGap"],
+    checks: [],
+    why: "how the importance ratio corrects: truncated or masked, per token or per sequence",
+    source: GRPO_CONFIG,
+  },
+  {
+    name: "use_vllm",
+    type: "bool",
+    concepts: ["logprobGap"],
+    checks: [],
+    why: "generation by vLLM: only then is there a sampling log-prob to compare",
+    source: GRPO_CONFIG,
+  },
+];
+
 /** The TRL GRPOTrainer profile. */
-export const TRL_PROFILE: FrameworkProfile = {
+export const TRL_PROFILE: FrameworkProfile<"trl"> = {
   name: "trl",
   label: "TRL GRPOTrainer",
   signature: ["train/completions/", "train/clip_ratio/", "train/num_tokens", "train/frac_reward_zero_std", "train/rewards/"],
@@ -35,6 +98,7 @@ export const TRL_PROFILE: FrameworkProfile = {
     observable: false,
     note: "TRL logs every logging_steps optimizer steps, averaged over them (single updates only at logging_steps = 1)",
     keyPrefix: null,
+    criticPrefix: null,
   },
   aggregation: `GRPO metrics (entropy, clip ratios, completions, rewards) ${AVERAGED}; loss averaged since the last log; grad_norm of the last step`,
   restart:
@@ -46,50 +110,37 @@ export const TRL_PROFILE: FrameworkProfile = {
     separateCalls: ["eval/"],
   },
   metrics: {
-    entropy: perRow("train/entropy", "entropy", "nats/token", `mean token entropy of the completions, ${AVERAGED}`, "not per optimizer update"),
+    entropy: perRow("train/entropy", `mean token entropy of the completions, ${AVERAGED}`, "not per optimizer update"),
     clipfrac: perRow(
       "train/clip_ratio/region_mean",
-      "clip fraction",
-      "fraction of tokens",
       `fraction of tokens in the clipped region, ${AVERAGED}`,
       "low/high splits and per-sequence min/max are separate keys",
     ),
     gradNorm: perRow(
       "train/grad_norm",
-      "gradient norm",
-      "L2 norm",
       "gradient norm of the last optimizer step before the log (Hugging Face Trainer)",
       "not a mean over the logging interval; zero-gradient updates in between are not seen",
     ),
     ppoKl: { absent: "TRL logs no policy-ratio KL; its train/kl is the KL to the reference model" },
-    klToRef: perRow(
-      "train/kl",
-      "KL to reference",
-      "nats/token",
-      `KL to the reference model (only when beta != 0), ${AVERAGED}`,
-      "not ppo_kl (the policy-ratio log)",
-    ),
+    klToRef: perRow("train/kl", `KL to the reference model (only when beta != 0), ${AVERAGED}`, "not ppo_kl (the policy-ratio log)"),
     logprobGap: perRow(
       "train/sampling/sampling_logp_difference/mean",
-      "|train - rollout log-prob|",
-      "nats/token",
       `mean |trainer - vLLM sampling log-prob| (with vLLM importance-sampling correction), ${AVERAGED}`,
       "absent without vLLM sampling correction",
     ),
-    responseLen: perRow("train/completions/mean_length", "mean response length", "tokens", `mean completion length, ${AVERAGED}`, "not per episode"),
-    responseLenMin: perRow("train/completions/min_length", "min response length", "tokens", "shortest completion of the logging interval", "not per episode"),
-    responseLenMax: perRow("train/completions/max_length", "max response length", "tokens", "longest completion of the logging interval", "not per episode"),
-    truncated: perRow(
-      "train/completions/clipped_ratio",
-      "truncated fraction",
-      "fraction of samples",
-      `fraction of completions cut at max_completion_length, ${AVERAGED}`,
-      "not an episode failure rate",
-    ),
+    responseLen: perRow("train/completions/mean_length", `mean completion length, ${AVERAGED}`, "not per episode"),
+    responseLenMin: perRow("train/completions/min_length", "shortest completion of the logging interval", "not per episode"),
+    responseLenMax: perRow("train/completions/max_length", "longest completion of the logging interval", "not per episode"),
+    truncated: perRow("train/completions/clipped_ratio", `fraction of completions cut at max_completion_length, ${AVERAGED}`, "not an episode failure rate"),
     rolloutTime: { absent: "no generation wall time per step is logged (profiling/* keys, when enabled, time single calls)" },
     actorTokPerS: { absent: "train/num_tokens is a cumulative token count, not a throughput" },
-    stepTime: perRow("train/step_time", "step time", "s", `wall time of an optimizer step, ${AVERAGED}`, "not the generation time"),
+    stepTime: perRow("train/step_time", `wall time of an optimizer step, ${AVERAGED}`, "not the generation time"),
   },
+  otherMetrics: {},
+  keyAliases: {},
+  keyFamilies: [],
+  flags: TRL_FLAGS,
+  meanings: [],
   timers: {
     isTimer: (k) => k === "train/step_time",
     containers: {},
@@ -97,6 +148,7 @@ export const TRL_PROFILE: FrameworkProfile = {
     separateTimer: null,
     remainderOf: null,
     stepSum: null,
+    shortName: (k) => k,
     stackCaption: asLoggedStackCaption("logged steps"),
   },
 };

@@ -6,11 +6,12 @@
  * optimizer updates are not observable. Sources: verl ray_trainer.py, dp_actor.py, metric_utils.py
  * (docs/framework-profiles.md).
  */
-import type { MetricSpec } from "./metric-spec";
+import type { ConceptMetric } from "./metric-spec";
+import type { SemanticFlag } from "./semantic-flags";
 import { asLoggedStackCaption, stepRecordsDescription, type FrameworkProfile } from "./framework-profile";
 
 const STEP = "training steps";
-const perStep = (key: string, label: string, unit: string, is: string, isNot: string): MetricSpec => ({ key, label, unit, grain: "rollout", is, isNot });
+const perStep = (key: string, is: string, isNot: string): ConceptMetric => ({ key, grain: "rollout", is, isNot });
 // timing_s/agent_loop/* are per-sample latency statistics, counts and token lengths of the agent loop,
 // not phases of the step (verl 0.9.1, checked on real runs).
 const isTimer = (k: string) => k.startsWith("timing_s/") && !k.startsWith("timing_s/agent_loop/");
@@ -28,8 +29,72 @@ const STEP_PHASES: readonly string[] = [
   "timing_s/save_checkpoint",
 ];
 
+const CONFIG = "verl/trainer/config/ppo_trainer.yaml";
+
+/** verl logs its Hydra config as nested entries (checked in verl 0.9.1's own runs). */
+const VERL_FLAGS: readonly SemanticFlag[] = [
+  {
+    name: "actor_rollout_ref.actor.use_dynamic_bsz",
+    type: "bool",
+    concepts: ["entropy"],
+    checks: [],
+    why: "verl up to 0.4 reported entropy differently with dynamic batch size (thunlp/JustRL#5)",
+    source: CONFIG,
+  },
+  {
+    name: "algorithm.adv_estimator",
+    type: {
+      oneOf: [
+        "gae",
+        "grpo",
+        "reinforce_plus_plus",
+        "reinforce_plus_plus_baseline",
+        "remax",
+        "rloo",
+        "opo",
+        "grpo_passk",
+        "gpg",
+        "rloo_vectorized",
+        "grpo_vectorized",
+        "optimal_token_baseline",
+        "tir_optimal_token_baseline",
+        "gdpo",
+      ],
+    },
+    concepts: [],
+    checks: [],
+    why: "the advantage estimator (verl/trainer/ppo/core_algos.py AdvantageEstimator): what the rewards are normalised against",
+    source: "verl/trainer/ppo/core_algos.py",
+  },
+  {
+    name: "algorithm.rollout_correction.rollout_is",
+    type: { oneOf: ["token", "sequence"] },
+    concepts: ["logprobGap"],
+    checks: [],
+    why: "rollout importance sampling corrects the loss for the train/rollout mismatch (rollout_corr/* logged)",
+    source: "verl/trainer/config/algorithm.py",
+  },
+  {
+    name: "algorithm.rollout_correction.rollout_rs",
+    type: { oneOf: ["token", "sequence", "geometric"] },
+    concepts: ["logprobGap"],
+    checks: [],
+    why: "rollout rejection sampling masks samples whose train/rollout ratio is out of bounds",
+    source: "verl/trainer/config/algorithm.py",
+  },
+  { name: "actor_rollout_ref.actor.use_kl_loss", type: "bool", concepts: ["klToRef"], checks: [], why: "actor/kl_loss is logged only with it", source: CONFIG },
+  {
+    name: "trainer.use_v1",
+    type: "bool",
+    concepts: ["truncated"],
+    checks: ["truncation_surge"],
+    why: "in the V1 trainer response_length/clip_ratio counts responses as long as the batch's longest, not those cut at the configured limit",
+    source: CONFIG,
+  },
+];
+
 /** The verl profile. */
-export const VERL_PROFILE: FrameworkProfile = {
+export const VERL_PROFILE: FrameworkProfile<"verl"> = {
   name: "verl",
   label: "verl",
   signature: ["training/global_step", "actor/", "timing_s/", "response_length/", "critic/score/"],
@@ -48,6 +113,7 @@ export const VERL_PROFILE: FrameworkProfile = {
     observable: false,
     note: "verl logs one row per training step with actor metrics averaged over its mini-batch updates: single updates and their positions are averaged away",
     keyPrefix: null,
+    criticPrefix: null,
   },
   aggregation: "actor/* are means over the step's mini-batches (ppo_epochs x train_batch_size / ppo_mini_batch_size optimizer steps, 4 by default)",
   restart:
@@ -61,50 +127,61 @@ export const VERL_PROFILE: FrameworkProfile = {
   metrics: {
     entropy: perStep(
       "actor/entropy",
-      "entropy",
-      "nats/token",
       "mean token entropy of the step's batch under the policy before the update: verl 0.9.1 computes actor/entropy in the old-log-prob pass",
       "not the entropy during or after the update (that is actor/entropy_loss, logged when the update computes entropy); not per optimizer update; not slime's per-update entropy_loss",
     ),
     clipfrac: perStep(
       "actor/pg_clipfrac",
-      "clip fraction",
-      "fraction of tokens",
       "mean over the step's mini-batches of the fraction of tokens where the clipped surrogate is active",
       "not per update; the dual-clip lower fraction is actor/pg_clipfrac_lower",
     ),
     gradNorm: perStep(
       "actor/grad_norm",
-      "gradient norm",
-      "L2 norm",
       "mean over the step's mini-batch optimizer steps of the pre-clip gradient norm",
       "not a single update's norm: an exact 0 in one mini-batch is averaged away, so zero-gradient updates cannot be listed",
     ),
     ppoKl: perStep(
       "actor/ppo_kl",
-      "ppo_kl",
-      "nats/token",
       "mean over the step's mini-batches of old_logp - new_logp",
       "positions inside the step are averaged away: the ~0 of a batch's first update cannot be checked",
     ),
-    klToRef: perStep("actor/kl_loss", "KL to reference", "nats/token", "KL loss against the reference model (only with use_kl_loss)", "not ppo_kl"),
+    klToRef: perStep("actor/kl_loss", "KL loss against the reference model (only with use_kl_loss)", "not ppo_kl"),
     logprobGap: {
       absent: "verl logs training/rollout_probs_diff_* (a difference of probabilities) and rollout_corr/* (KL-type measures), not a mean |log-prob difference|",
     },
-    responseLen: perStep("response_length/mean", "mean response length", "tokens", "mean response length of the step's batch", "not per episode"),
-    responseLenMin: perStep("response_length/min", "min response length", "tokens", "shortest response of the step's batch", "not per episode"),
-    responseLenMax: perStep("response_length/max", "max response length", "tokens", "longest response of the step's batch", "not per episode"),
+    responseLen: perStep("response_length/mean", "mean response length of the step's batch", "not per episode"),
+    responseLenMin: perStep("response_length/min", "shortest response of the step's batch", "not per episode"),
+    responseLenMax: perStep("response_length/max", "longest response of the step's batch", "not per episode"),
     truncated: perStep(
       "response_length/clip_ratio",
-      "truncated fraction",
-      "fraction of samples",
       "fraction of the step's responses that reached the maximum response length",
       "not an episode failure rate",
     ),
-    rolloutTime: perStep("timing_s/gen", "rollout wall time", "s", "wall time of the step's generation phase", "describes one machine and its scheduling"),
+    rolloutTime: perStep("timing_s/gen", "wall time of the step's generation phase", "describes one machine and its scheduling"),
     actorTokPerS: { absent: "perf/throughput is tokens per GPU-second of the whole step, not actor training throughput" },
-    stepTime: perStep("timing_s/step", "step time", "s", "wall time of the whole training step", "includes generation, reward and all training phases"),
+    stepTime: perStep("timing_s/step", "wall time of the whole training step", "includes generation, reward and all training phases"),
   },
+  otherMetrics: {},
+  keyAliases: {},
+  keyFamilies: [],
+  flags: VERL_FLAGS,
+  meanings: [
+    {
+      when: { flag: "trainer.use_v1", equals: true },
+      concept: {
+        id: "truncated",
+        is: "fraction of the step's responses as long as the batch's longest response (verl's V1 trainer)",
+        isNot: "not the fraction cut at the configured maximum length: in V1 a batch whose longest response is short counts it as clipped",
+      },
+    },
+    {
+      when: { flag: "trainer.use_v1", equals: true },
+      check: {
+        name: "truncation_surge",
+        notApplicable: "verl's V1 trainer counts responses as long as the batch's longest as clipped, not those cut at the limit",
+      },
+    },
+  ],
   timers: {
     isTimer,
     containers: { "timing_s/step": STEP_PHASES },
@@ -113,6 +190,7 @@ export const VERL_PROFILE: FrameworkProfile = {
     separateTimer: null,
     remainderOf: null,
     stepSum: null,
+    shortName: (k) => k,
     stackCaption: asLoggedStackCaption(STEP),
   },
 };

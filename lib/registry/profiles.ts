@@ -2,13 +2,20 @@
 import type { MetricSpec } from "./metric-spec";
 import type { ConceptId } from "./concepts";
 import { absentReason, metricOf, type FrameworkProfile } from "./framework-profile";
+import { meaningsThatHold, type RunFlags } from "./semantic-flags";
 import { OPENRLHF_PROFILE } from "./profile-openrlhf";
 import { SLIME_PROFILE } from "./profile-slime";
 import { TRL_PROFILE } from "./profile-trl";
 import { VERL_PROFILE } from "./profile-verl";
 
-/** Every profile, in detection order (the order of PROFILE_NAMES, checked by test/registry). */
-export const PROFILES: readonly FrameworkProfile[] = [SLIME_PROFILE, VERL_PROFILE, OPENRLHF_PROFILE, TRL_PROFILE];
+/** Every profile, in registry order. Adding a framework: its profile file, and its entry here. */
+export const PROFILES = [SLIME_PROFILE, VERL_PROFILE, OPENRLHF_PROFILE, TRL_PROFILE] as const;
+
+/** A framework profile's name: one union, derived from the list. */
+export type ProfileName = (typeof PROFILES)[number]["name"];
+
+/** The profiles' names, in registry order. */
+export const PROFILE_NAMES: readonly ProfileName[] = PROFILES.map((p) => p.name);
 
 /** The profile of a name; `invalid profile: <name>` otherwise. */
 export function profileByName(name: string): FrameworkProfile {
@@ -23,14 +30,30 @@ export function profileOfAligned(aligned: { profile?: { name: string } }): Frame
 }
 
 /**
- * The metric of a concept under the profile the records were read with; throws naming the profile
- * and why when it logs none (callers reach here only for concepts the profile maps, e.g. per-update
- * analyses of a framework whose updates are observable).
+ * The metric of a concept under the profile the records were read with, with the reading rule the
+ * runs' semantic flags make hold: a conditional meaning that holds in every run replaces the rule; one
+ * that holds in some runs only is added, naming them. Throws naming the profile and why when it logs
+ * none (callers reach here only for concepts the profile maps).
  */
-export function metricOfAligned(aligned: { profile?: { name: string } }, concept: ConceptId): MetricSpec {
+export function metricOfAligned(
+  aligned: { profile?: { name: string }; runs?: readonly { runId: string; flags?: RunFlags }[] },
+  concept: ConceptId,
+): MetricSpec {
   const p = profileOfAligned(aligned);
   const m = metricOf(p, concept);
   if (m === null) throw new Error(`invalid concept: ${absentReason(p, concept)}`);
+  const runs = aligned.runs ?? [];
+  for (const meaning of p.meanings) {
+    if (meaning.concept?.id !== concept) continue;
+    const holds = runs.filter((r) => meaningsThatHold([meaning], r.flags).length > 0);
+    if (holds.length === 0) continue;
+    if (holds.length === runs.length) return { ...m, is: meaning.concept.is, isNot: meaning.concept.isNot };
+    const which = holds.map((r) => r.runId).join(", ");
+    return {
+      ...m,
+      isNot: `${m.isNot}; in run${holds.length === 1 ? "" : "s"} ${which} (${meaning.when.flag} = ${String(meaning.when.equals)}): ${meaning.concept.is}`,
+    };
+  }
   return m;
 }
 

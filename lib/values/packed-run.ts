@@ -1,7 +1,7 @@
 /**
  * Runs whose compact rows stay packed (typed arrays from the load worker) until someone reads
  * `run.rows`: the first read unpacks them into views and keeps them, so every reader sees the same
- * rows as before. The aligner reads the packed form directly (lib/axes/row-reader.ts) and never
+ * rows as before. The aligner reads the packed form directly (lib/align/row-reader.ts) and never
  * makes a view per row: at 10^7 updates the 25 M row views were a third of the objects every garbage
  * collection walked during alignment.
  */

@@ -4,8 +4,8 @@
  * entry point the analysis notebooks share, so they all analyse exactly the same records.
  */
 import { loadArchive } from "../archive/load-archive";
-import { alignRuns } from "../axes/align-runs";
-import { blockingIssues } from "../axes/coverage";
+import { alignRuns } from "../align/align-runs";
+import { blockingIssues } from "../align/issues";
 import type { AlignedRuns, Archive, Reporter } from "../types";
 import type { WorkspaceParams } from "./workspace-params";
 
@@ -14,7 +14,7 @@ export interface OpenWorkspace {
   params: WorkspaceParams;
   archive: Archive;
   aligned: AlignedRuns;
-  /** True when no run has an issue after which the axis mapping does not hold (lib/axes/coverage.ts BLOCKING_ISSUE_KINDS). */
+  /** True when no run has an issue after which the axis mapping does not hold (lib/align/issues.ts BLOCKING_ISSUE_KINDS). */
   mappingHolds: boolean;
   /** True when `archive.runs[i].rows` were emptied once aligned (openWorkspace's `releaseRows`). */
   rowsReleased: boolean;

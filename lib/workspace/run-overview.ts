@@ -2,7 +2,7 @@
  * What each frozen run holds, before any alignment: history events, the ranges of W&B's `_step`
  * and of slime's step keys, and how many distinct rollout ids and optimizer steps it carries.
  */
-import { STEP_KEYS } from "../schema/slime-metrics";
+import { STEP_KEYS } from "../registry/profile-slime";
 import type { Archive } from "../types";
 
 /** One run of the overview table. */

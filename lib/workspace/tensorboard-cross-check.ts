@@ -10,7 +10,7 @@ import * as path from "node:path";
 
 import { loadArchive } from "../archive/load-archive";
 import { MANIFEST_FILE } from "../archive/manifest";
-import { alignRuns } from "../axes/align-runs";
+import { alignRuns } from "../align/align-runs";
 import { crossCheckTensorboard, type TensorboardCrossCheck } from "../tensorboard/cross-check-wandb";
 import type { AlignedRuns, Reporter } from "../types";
 import { shownPath, type WorkspaceParams } from "./workspace-params";

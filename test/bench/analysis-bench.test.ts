@@ -157,7 +157,7 @@ test("DuckDB side: an unclassified row is one coverage issue, as ours counts it"
 test("DuckDB side: a batch's rollout row logged twice with another value counts as pandas counts it", { skip: SKIP_DUCKDB || SKIP }, async () => {
   // A second rollout-manager row of the same batch with another rollout_time: analysis_pandas.py (and
   // so this side) counts a conflict and a duplicate slot and drops the value; the library takes the
-  // later row as superseding the earlier one (lib/axes/supersede.ts), so ours is not the reference here.
+  // later row as superseding the earlier one (lib/align/slime/supersede.ts), so ours is not the reference here.
   const dir = await editedArchive("relogged", (lines) => {
     const manager = lines.findIndex((l) => l.includes('"perf/rollout_time"'));
     lines.splice(manager + 1, 0, lines[manager].replace(/"perf\/rollout_time":[^,}]+/, '"perf/rollout_time":1.5'));

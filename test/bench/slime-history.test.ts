@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { classifyRow } from "../../lib/axes/classify-row";
+import { classifyRow } from "../../lib/align/slime/classify-row";
 import { parseHistoryRow } from "../../lib/wandb/parse-history-row";
 import type { HistoryRow } from "../../lib/types";
 import { benchRunSet, generateRun, pyFloat, pyJsonRow, rolloutsForRows, ROWS_PER_ROLLOUT } from "../../bench/slime-history";

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { entropyChangePercent } from "../../lib/diagnostics/entropy-change";
 import { policyRoundTable } from "../../lib/diagnostics/policy-round-table";
-import { METRICS } from "../../lib/schema/slime-metrics";
+import { SLIME_SPECS as METRICS } from "../fixtures/metric-keys";
 import { buildAligned } from "./aligned-builder";
 
 const E = METRICS.entropy.key;

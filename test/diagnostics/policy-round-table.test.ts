@@ -1,13 +1,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { policyRoundTable } from "../../lib/diagnostics/policy-round-table";
-import { METRICS } from "../../lib/schema/slime-metrics";
+import { SLIME_SPECS as METRICS } from "../fixtures/metric-keys";
 import { buildAligned, collectingReporter, close } from "./aligned-builder";
 
 const E = METRICS.entropy.key;
 const C = METRICS.clipfrac.key;
 const G = METRICS.gradNorm.key;
-const L = METRICS.logprobAbsDiff.key;
+const L = METRICS.logprobGap.key;
 const K = METRICS.ppoKl.key;
 const T = METRICS.actorTokPerS.key;
 
@@ -54,7 +54,7 @@ test("policyRoundTable: exact round means over updates, tokens/s over rollout ba
   assert.equal(r0.entropy.mean, 0.25);
   assert.equal(r0.clipfrac.mean, 0.125);
   assert.equal(r0.gradNorm.mean, 2.5);
-  assert.equal(r0.logprobAbsDiff.mean, 0.125);
+  assert.equal(r0.logprobGap.mean, 0.125);
   assert.equal(r0.actorTokPerS.mean, 200, "mean over the 2 rollout batches, not over the 4 updates");
   assert.equal(r0.actorTokPerS.n, 2);
   assert.deepEqual([r0.ppoKlFirst.mean, r0.ppoKlFirst.n, r0.ppoKlLater.mean, r0.ppoKlLater.n], [0, 2, 0.375, 2]);
@@ -64,7 +64,7 @@ test("policyRoundTable: exact round means over updates, tokens/s over rollout ba
 test("policyRoundTable: a round without updates gives null means and says so", () => {
   const r1 = policyRoundTable(aligned).rows[1];
   assert.deepEqual([r1.updates, r1.rollouts], [0, 1]);
-  for (const f of ["entropy", "clipfrac", "gradNorm", "logprobAbsDiff", "ppoKlFirst", "ppoKlLater"] as const) {
+  for (const f of ["entropy", "clipfrac", "gradNorm", "logprobGap", "ppoKlFirst", "ppoKlLater"] as const) {
     assert.equal(r1[f].mean, null, `R1 ${f}`);
     assert.equal(r1[f].note, "round R1 has no optimizer updates", `R1 ${f} note`);
   }
@@ -96,7 +96,7 @@ test("policyRoundTable: the all row uses every record, not a mean of round means
   assert.ok(close(all.entropy.mean, 2 / 6), `entropy ${all.entropy.mean}; the mean of round means would be 0.375`);
   assert.equal(all.clipfrac.mean, 0.25);
   assert.deepEqual([all.gradNorm.mean, all.gradNorm.n, all.gradNorm.nonFinite, all.gradNorm.missing], [2.5, 4, 1, 1]);
-  assert.equal(all.logprobAbsDiff.mean, 0.25);
+  assert.equal(all.logprobGap.mean, 0.25);
   assert.deepEqual([all.ppoKlFirst.mean, all.ppoKlFirst.n], [0, 3]);
   assert.ok(close(all.ppoKlLater.mean, 1.75 / 3));
   assert.ok(close(all.actorTokPerS.mean, 1400 / 3));
@@ -126,7 +126,7 @@ test("policyRoundTable: columns carry the schema entries", () => {
       ["clipfrac", C],
       ["gradNorm", G],
       ["actorTokPerS", T],
-      ["logprobAbsDiff", L],
+      ["logprobGap", L],
       ["ppoKlFirst", K],
       ["ppoKlLater", K],
     ],

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ppoKlByPosition } from "../../lib/diagnostics/ppo-kl-by-position";
-import { METRICS } from "../../lib/schema/slime-metrics";
+import { SLIME_SPECS as METRICS } from "../fixtures/metric-keys";
 import { buildAligned, collectingReporter } from "./aligned-builder";
 
 const K = METRICS.ppoKl.key;

@@ -1,11 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { rolloutRoundTable } from "../../lib/diagnostics/rollout-round-table";
-import { METRICS } from "../../lib/schema/slime-metrics";
+import { SLIME_SPECS as METRICS } from "../fixtures/metric-keys";
 import { buildAligned, collectingReporter, close } from "./aligned-builder";
 
 const RL = METRICS.responseLen.key;
-const TR = METRICS.truncatedRatio.key;
+const TR = METRICS.truncated.key;
 const RT = METRICS.rolloutTime.key;
 const T = METRICS.actorTokPerS.key;
 
@@ -30,7 +30,7 @@ const aligned = buildAligned([
 test("rolloutRoundTable: exact round means over rollout batches", () => {
   const r0 = rolloutRoundTable(aligned).rows[0];
   assert.deepEqual([r0.round, r0.runId, r0.rollouts], ["R0", "syn-r0", 2]);
-  assert.deepEqual([r0.responseLen.mean, r0.truncatedRatio.mean, r0.rolloutTime.mean, r0.actorTokPerS.mean], [288, 0.1875, 225, 13500]);
+  assert.deepEqual([r0.responseLen.mean, r0.truncated.mean, r0.rolloutTime.mean, r0.actorTokPerS.mean], [288, 0.1875, 225, 13500]);
 });
 
 test("rolloutRoundTable: NaN and missing keys are excluded and counted, an empty round is noted", () => {
@@ -40,7 +40,7 @@ test("rolloutRoundTable: NaN and missing keys are excluded and counted, an empty
   assert.equal(r1.rollouts, 1, "only batches with a rollout record count");
   assert.deepEqual([r1.responseLen.mean, r1.responseLen.nonFinite], [null, 1]);
   assert.deepEqual([r1.rolloutTime.mean, r1.rolloutTime.note], [null, `round R1: none of the 1 rollout batches has ${RT}`]);
-  assert.equal(r1.truncatedRatio.mean, 0.5);
+  assert.equal(r1.truncated.mean, 0.5);
   assert.deepEqual([r2.rollouts, r2.responseLen.mean, r2.responseLen.note], [0, null, "round R2 has no rollout batches"]);
   assert.deepEqual(rep.warnings, [`run syn-r1 rollout 3 (_step 8, 9): ${RL} is NaN; excluded from means`]);
   assert.ok(t.notes.includes("round R2 has no rollout batches"));
@@ -50,7 +50,7 @@ test("rolloutRoundTable: the all row over every batch", () => {
   const all = rolloutRoundTable(aligned).all;
   assert.deepEqual([all.round, all.runId, all.rollouts], ["all", null, 3]);
   assert.deepEqual([all.responseLen.mean, all.responseLen.n, all.responseLen.nonFinite], [288, 2, 1]);
-  assert.ok(close(all.truncatedRatio.mean, 0.875 / 3));
+  assert.ok(close(all.truncated.mean, 0.875 / 3));
   assert.deepEqual([all.rolloutTime.mean, all.rolloutTime.missing], [225, 1]);
   assert.ok(close(all.actorTokPerS.mean, 28000 / 3));
 });
@@ -61,5 +61,5 @@ test("rolloutRoundTable: columns carry the schema entries", () => {
     t.columns.map((c) => c.metric!.key),
     [RL, TR, RT, T],
   );
-  assert.equal(t.columns[1].metric!.isNot, METRICS.truncatedRatio.isNot);
+  assert.equal(t.columns[1].metric!.isNot, METRICS.truncated.isNot);
 });

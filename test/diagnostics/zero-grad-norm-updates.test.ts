@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { zeroGradNormUpdates } from "../../lib/diagnostics/zero-grad-norm-updates";
-import { METRICS } from "../../lib/schema/slime-metrics";
+import { SLIME_SPECS as METRICS } from "../fixtures/metric-keys";
 import { buildAligned } from "./aligned-builder";
 
 const G = METRICS.gradNorm.key;

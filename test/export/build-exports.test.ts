@@ -6,12 +6,12 @@ import * as os from "node:os";
 import * as path from "node:path";
 
 import { loadArchive } from "../../lib/archive/load-archive";
-import { alignRuns } from "../../lib/axes/align-runs";
+import { alignRuns } from "../../lib/align/align-runs";
 import { buildExports } from "../../lib/export/build-exports";
 import type { ExportManifest } from "../../lib/export/export-manifest";
 import { loadParquetWriter } from "../../lib/export/parquet-file";
 import { writeExports } from "../../lib/export/write-exports";
-import { METRICS } from "../../lib/schema/slime-metrics";
+import { SLIME_SPECS as METRICS } from "../fixtures/metric-keys";
 
 const ROOT = path.resolve(__dirname, "../..");
 

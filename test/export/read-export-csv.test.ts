@@ -8,7 +8,7 @@ import { csvText } from "../../lib/export/csv-text";
 import { readExportCsv, readExportCsvFile } from "../../lib/export/read-export-csv";
 import { writeExports } from "../../lib/export/write-exports";
 import { makeArchive } from "../archive/make-archive";
-import { slimeRows, stamp } from "../axes/slime-history";
+import { slimeRows, stamp } from "../align/slime-history";
 
 test("NaN, Inf, -Inf, empty and shortest-form numbers survive csvText + readExportCsv", () => {
   const values = [NaN, Infinity, -Infinity, null, 1e-7, -0.5, 1 / 3, 5e-324];

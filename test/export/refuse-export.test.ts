@@ -1,11 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { alignRuns } from "../../lib/axes/align-runs";
+import { alignRuns } from "../../lib/align/align-runs";
 import { buildExports } from "../../lib/export/build-exports";
 import { policyRoundTable } from "../../lib/diagnostics/policy-round-table";
 import type { Archive, RunHistory } from "../../lib/types";
-import { ids, slimeRun } from "../axes/slime-history";
+import { ids, slimeRun } from "../align/slime-history";
 
 function archiveOf(runs: RunHistory[]): Archive {
   return {

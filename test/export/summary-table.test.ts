@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import * as path from "node:path";
 
 import { loadArchive } from "../../lib/archive/load-archive";
-import { alignRuns } from "../../lib/axes/align-runs";
+import { alignRuns } from "../../lib/align/align-runs";
 import { csvText } from "../../lib/export/csv-text";
 import { readExportCsv } from "../../lib/export/read-export-csv";
 import { summaryTable } from "../../lib/export/summary-table";

@@ -5,7 +5,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 
 import { loadArchive } from "../../lib/archive/load-archive";
-import { alignRuns } from "../../lib/axes/align-runs";
+import { alignRuns } from "../../lib/align/align-runs";
 import { planExports } from "../../lib/export/build-exports";
 import { writeExports, writePlannedExports } from "../../lib/export/write-exports";
 import { PREBUILT_WORKERS } from "../../lib/archive/worker-code";

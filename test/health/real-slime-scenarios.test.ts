@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { alignRuns } from "../../lib/axes/align-runs";
+import { alignRuns } from "../../lib/align/align-runs";
 import { runHealthChecks } from "../../lib/health/run-health-checks";
 import { scenarioRunHistories, simulateScenario } from "../../tools/simulate-slime/scenario";
 import { EVERYTHING_ONE_N as EVERYTHING, N_PER_ROUND } from "../fixtures/slime-scenarios";

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import * as path from "node:path";
 
 import { loadArchive } from "../../lib/archive/load-archive";
-import { alignRuns } from "../../lib/axes/align-runs";
+import { alignRuns } from "../../lib/align/align-runs";
 import { defaultHealthParams } from "../../lib/health/health-params";
 import { healthSummaryLine, runHealthChecks } from "../../lib/health/run-health-checks";
 import { buildAligned } from "../diagnostics/aligned-builder";

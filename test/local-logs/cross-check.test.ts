@@ -1,9 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { alignRuns } from "../../lib/axes/align-runs";
+import { alignRuns } from "../../lib/align/align-runs";
 import { crossCheck, type CrossCheckAligned, type CrossCheckLocal } from "../../lib/local-logs/cross-check";
 import type { LocalLogRecord } from "../../lib/local-logs/parse-slime-log";
-import { ids, slimeRun } from "../axes/slime-history";
+import { ids, slimeRun } from "../align/slime-history";
 import { LOG_LINES, LOG_TEXT, localOf, wandbAligned } from "./slime-log-fixture";
 
 /** The fixture log without its two malformed metric lines (14 and 16). */

@@ -1,14 +1,14 @@
 /**
- * A slime log and the W&B history of the same run (test/axes/slime-history.ts values, N = 2,
+ * A slime log and the W&B history of the same run (test/align/slime-history.ts values, N = 2,
  * rollouts 1..2), with: nan, inf, np.float64/np.int64, a non-numeric value, Ray and logging
  * prefixes, ANSI colours, older prefix-less lines, garbage lines, one truncated metric line, and a
  * deliberate mismatch (train/step 5: W&B train/loss 0.005, log 0.0051).
  */
-import { alignRuns } from "../../lib/axes/align-runs";
+import { alignRuns } from "../../lib/align/align-runs";
 import type { CrossCheckLocal } from "../../lib/local-logs/cross-check";
 import { parseSlimeLogWithStats } from "../../lib/local-logs/parse-slime-log";
 import type { AlignedRuns, RunHistory } from "../../lib/types";
-import { ids, runOf, slimeRows } from "../axes/slime-history";
+import { ids, runOf, slimeRows } from "../align/slime-history";
 
 const MGR = "(RolloutManager pid=1805485) ";
 const TRN = "(MegatronTrainRayActor pid=1805600) ";

@@ -18,7 +18,7 @@ import { after, describe, test } from "node:test";
 
 import { fetchAndFreeze } from "../../lib/archive/fetch-and-freeze";
 import { loadArchive } from "../../lib/archive/load-archive";
-import { alignRuns } from "../../lib/axes/align-runs";
+import { alignRuns } from "../../lib/align/align-runs";
 import { buildExports } from "../../lib/export/build-exports";
 import { readExportCsv } from "../../lib/export/read-export-csv";
 import { summaryColumnsFor } from "../../lib/export/summary-table";

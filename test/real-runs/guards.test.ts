@@ -13,11 +13,11 @@ import { after, before, test } from "node:test";
 
 import { fetchAndFreeze } from "../../lib/archive/fetch-and-freeze";
 import { loadArchive } from "../../lib/archive/load-archive";
-import { alignRuns } from "../../lib/axes/align-runs";
-import { alignSteps } from "../../lib/axes/align-steps";
-import { assertMappingHolds } from "../../lib/axes/coverage";
-import { supersedingIssues } from "../../lib/axes/superseding-guard";
-import { ids, slimeRun } from "../axes/slime-history";
+import { alignRuns } from "../../lib/align/align-runs";
+import { alignSteps } from "../../lib/align/steps/align-steps";
+import { assertMappingHolds } from "../../lib/align/issues";
+import { supersedingIssues } from "../../lib/align/superseding-guard";
+import { ids, slimeRun } from "../align/slime-history";
 import { buildExports } from "../../lib/export/build-exports";
 import type { FrameworkProfile } from "../../lib/registry/framework-profile";
 import { TRL_PROFILE } from "../../lib/registry/profile-trl";

@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
 
-import { alignRuns } from "../../lib/axes/align-runs";
+import { alignRuns } from "../../lib/align/align-runs";
 import { timeBreakdown } from "../../lib/diagnostics/time-breakdown";
 import { VERL_PROFILE } from "../../lib/registry/profile-verl";
 import { stackableTimeCells } from "../../lib/tables/time-breakdown-rows";

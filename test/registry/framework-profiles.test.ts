@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { alignRuns } from "../../lib/axes/align-runs";
+import { alignRuns } from "../../lib/align/align-runs";
 import { policyRoundTable } from "../../lib/diagnostics/policy-round-table";
 import { rolloutRoundTable } from "../../lib/diagnostics/rollout-round-table";
 import { summaryTable } from "../../lib/export/summary-table";
@@ -9,8 +9,12 @@ import { CONCEPT_IDS } from "../../lib/registry/concepts";
 import { detectProfile } from "../../lib/registry/detect-profile";
 import { metricOf } from "../../lib/registry/framework-profile";
 import { PROFILES } from "../../lib/registry/profiles";
-import type { HistoryRow, RunHistory } from "../../lib/types";
-import { ids, slimeRun } from "../axes/slime-history";
+import type { AlignedRuns, HistoryRow, RunHistory } from "../../lib/types";
+import { updateSeriesFigure } from "../../lib/figures/update-series";
+import { updatesByPositionFigure } from "../../lib/figures/updates-by-position";
+import { runHealthChecks } from "../../lib/health/run-health-checks";
+import { VERL_PROFILE } from "../../lib/registry/profile-verl";
+import { ids, slimeRun } from "../align/slime-history";
 
 function run(runId: string, round: string, rows: HistoryRow[]): RunHistory {
   return { runId, round, entity: "e", project: "p", state: "finished", rows: rows.map((r, i) => ({ _step: i, _runtime: i, _timestamp: 1e9 + i, ...r })) };
@@ -214,4 +218,32 @@ test("OpenRLHF: bookkeeping-only rows (a samples table) are no records; eval row
   assert.equal(p.rows[0].gradNorm.mean, 2);
   assert.equal(p.rows[0].entropy.mean, null);
   assert.ok(p.notes.includes("round R0: none of the 3 training steps has train/entropy_loss"));
+});
+
+test("per-update figures and the critic-key rule come from the profile: slime's train/* and train/critic-*, none for verl", () => {
+  const verl = alignRuns(verlRuns());
+  assert.throws(() => updateSeriesFigure(verl, "actor/grad_norm"), {
+    message: `invalid key: actor/grad_norm (updateSeriesFigure plots per-update keys; verl: ${VERL_PROFILE.updates.note})`,
+  });
+  const slime = alignRuns([slimeRun({ runId: "s1", round: "R0", n: 2, rollouts: ids(1, 2) })]);
+  assert.throws(() => updatesByPositionFigure(slime, "rollout/raw_reward"), {
+    message: "invalid key: rollout/raw_reward (updatesByPositionFigure plots train/* keys)",
+  });
+  // A NaN under train/critic-* is the critic's (slime merges its rows into the actor's updates): left out for slime only.
+  const nan = (aligned: AlignedRuns, key: string) => {
+    const u = aligned.updates[0] ?? null;
+    const r = aligned.rollouts[0];
+    if (u !== null) u.values = { ...u.values, [key]: Number.NaN };
+    else r.values = { ...r.values, [key]: Number.NaN };
+    return runHealthChecks(aligned).results.find((x) => x.check === "non_finite")!;
+  };
+  const slimeResult = nan(alignRuns([slimeRun({ runId: "s2", round: "R0", n: 2, rollouts: ids(1, 2) })]), "train/critic-value_loss");
+  assert.equal(slimeResult.flags.length, 0);
+  assert.match(slimeResult.rule, /critic keys train\/critic-\* not read/);
+  const verlResult = nan(alignRuns(verlRuns()), "train/critic-value_loss");
+  assert.deepEqual(
+    verlResult.flags.map((f) => f.key),
+    ["train/critic-value_loss"],
+  );
+  assert.doesNotMatch(verlResult.rule, /critic keys/);
 });

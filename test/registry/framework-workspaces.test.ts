@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 
-import { alignRuns } from "../../lib/axes/align-runs";
+import { alignRuns } from "../../lib/align/align-runs";
 import { buildExports } from "../../lib/export/build-exports";
 import { readExportCsv } from "../../lib/export/read-export-csv";
 import { metricOf } from "../../lib/registry/framework-profile";

@@ -11,7 +11,7 @@ import * as path from "node:path";
 import { before, test } from "node:test";
 
 import { loadArchive } from "../../lib/archive/load-archive";
-import { alignRuns } from "../../lib/axes/align-runs";
+import { alignRuns } from "../../lib/align/align-runs";
 import { crossCheck } from "../../lib/local-logs/cross-check";
 import { parseSlimeLogWithStats, type LocalLogRecord } from "../../lib/local-logs/parse-slime-log";
 import type { AlignedRuns } from "../../lib/types";

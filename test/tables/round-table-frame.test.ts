@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { roundTableFrame, roundTableRows } from "../../lib/tables/round-table-frame";
-import { METRICS } from "../../lib/schema/slime-metrics";
+import { SLIME_SPECS as METRICS } from "../fixtures/metric-keys";
 
 const mean = (m: number | null, n = 2) => ({ mean: m, n, nonFinite: 0, missing: 0, note: m === null ? "round R1 has no optimizer updates" : null });
 const table = {

@@ -23,7 +23,7 @@ import { after, test } from "node:test";
 
 import { fetchAndFreeze, type RunSelection } from "../../lib/archive/fetch-and-freeze";
 import { loadArchive } from "../../lib/archive/load-archive";
-import { alignRuns } from "../../lib/axes/align-runs";
+import { alignRuns } from "../../lib/align/align-runs";
 import { crossCheckTensorboard } from "../../lib/tensorboard/cross-check-wandb";
 import type { AlignedRuns } from "../../lib/types";
 import { buildExports } from "../../lib/export/build-exports";

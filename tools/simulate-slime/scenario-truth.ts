@@ -1,6 +1,6 @@
 /**
  * Ground truth of a scenario (scenario.ts), computed from the generation records, never from the
- * history rows and never with lib/axes: which rollouts and updates survive, who supersedes whom,
+ * history rows and never with lib/align: which rollouts and updates survive, who supersedes whom,
  * and the display numbering of the surviving lineage. Plain arrays, easy to aggregate in tests.
  *
  * Superseding (issue 14, item 5): processes are taken in the order they ran (round, then segment of a

@@ -1,7 +1,7 @@
 /**
  * The shapes of slime's history rows, in one place for every slime history generator: the bundled
  * sample (simulate.ts), the scenarios (scenario-rows.ts), the benchmarks (bench/slime-history.ts)
- * and the tests (test/axes/slime-history.ts). Here: which rows one rollout batch writes and in which
+ * and the tests (test/align/slime-history.ts). Here: which rows one rollout batch writes and in which
  * order, each row kind's step key, the builder of a logged dict (key order and Python value types),
  * and the keys of an optimizer-update row (the one row all generators lay out alike). Key order
  * follows docs/slime-logging.md, "Rows per rollout batch".

@@ -1,9 +1,9 @@
 /**
  * How many frozen rows of a run hold each key the profile maps to a concept, and how many of those a
  * later logging superseded. Two guards read it: superseding that takes more than it keeps is an
- * issue (lib/axes/superseding-guard.ts), and an export refuses a concept cell left empty while live
+ * issue (lib/align/superseding-guard.ts), and an export refuses a concept cell left empty while live
  * rows hold its key (lib/export/filled-cells.ts). Counted per key list (shape), so a 10^6-row run
- * costs one look-up per row. Internal to lib/axes and lib/export.
+ * costs one look-up per row. Internal to lib/align and lib/export.
  */
 import type { KeyRows, RunHistory } from "../types";
 import type { RowReader } from "./row-reader";

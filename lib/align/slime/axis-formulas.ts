@@ -2,7 +2,7 @@
  * slime's step arithmetic (docs/slime-logging.md, "Step arithmetic"):
  * `train/step = rollout_id * N + step_id`, no offset; displayed update = train/step - N*r0 + 1.
  */
-import type { AxisMapping } from "../types";
+import type { AxisMapping } from "../../types";
 
 /**
  * The axis mapping for N updates per rollout batch and first rollout id r0 (no per-run entries).

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { inferAxisMapping } from "../../lib/axes/infer-axis-mapping";
+import { inferAxisMapping } from "../../lib/align/slime/infer-axis-mapping";
 import { ids, managerRow, runOf, slimeRows, slimeRun, trainerPerfRow, trainerRolloutRow, updateRow } from "./slime-history";
 
 test("N and r0 for N = 1, 2, 4 and rollout ids from 0, 1 and 7", () => {

@@ -1,9 +1,9 @@
 /**
  * One classification pass over every row of every run, shared by axis inference and alignment so
- * that 10^6-row histories are classified once. Internal to lib/axes.
+ * that 10^6-row histories are classified once. Internal to lib/align.
  */
-import { STEP_KEYS } from "../schema/slime-metrics";
-import type { RowKind, RunHistory } from "../types";
+import { STEP_KEYS } from "../../registry/profile-slime";
+import type { RowKind, RunHistory } from "../../types";
 import {
   CODE_CRITIC_UPDATE,
   CODE_EVAL,
@@ -18,7 +18,7 @@ import {
   kindCode,
   ROW_KINDS,
 } from "./key-flags";
-import { rowReader, type RowReader } from "./row-reader";
+import { rowReader, type RowReader } from "../row-reader";
 
 // Module-local copies for the per-row loop: imported bindings are getter calls under tsx (see key-flags.ts).
 const flagsOf = keyFlags;

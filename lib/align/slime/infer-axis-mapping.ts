@@ -22,7 +22,7 @@
  * decide it is refused with the evidence both ways. N may differ between runs (a user can change
  * global_batch_size between rounds); within a run a changing N is refused.
  */
-import type { AxisMapping, RunAxis, RunHistory } from "../types";
+import type { AxisMapping, RunAxis, RunHistory } from "../../types";
 import { makeAxisMapping } from "./axis-formulas";
 import { CODE_OPTIMIZER_UPDATE, CODE_TRAINER_PERF, CODE_TRAINER_ROLLOUT } from "./key-flags";
 import { rolloutIdsOf, scanRun, trainStepsOf, type RunScan } from "./scan-runs";
@@ -60,7 +60,7 @@ interface Score {
   gaps: number;
 }
 
-/** The per-run decision, before display numbering (lib/axes/lineage.ts adds that). */
+/** The per-run decision, before display numbering (buildRunAxes adds that). */
 export interface RunAxisDecision {
   runId: string;
   round: string;
@@ -85,7 +85,7 @@ export function inferAxisMapping(runs: RunHistory[], opts: InferAxisMappingOptio
   );
 }
 
-/** Per-run axes with display numbering in the surviving lineage (lib/axes/supersede.ts updateBases). */
+/** Per-run axes with display numbering in the surviving lineage (lib/align/slime/supersede.ts updateBases). */
 export function buildRunAxes(decisions: RunAxisDecision[], firsts: (number | null)[]): RunAxis[] {
   let r0 = Infinity;
   for (const f of firsts) if (f !== null) r0 = Math.min(r0, f);

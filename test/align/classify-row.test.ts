@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { classifyRow, isRolloutRowKind, ROW_KIND_RULES } from "../../lib/axes/classify-row";
+import { classifyRow, isRolloutRowKind, ROW_KIND_RULES } from "../../lib/align/slime/classify-row";
 import { managerRow, trainerPerfRow, trainerRolloutRow, updateRow } from "./slime-history";
 
 test("each slime row shape gets its kind", () => {

@@ -12,7 +12,7 @@
  *   a round that starts at rollout s replaces every record of earlier rounds from rollout s on. What
  *   the earlier round logged after s belongs to weights the restart discarded, whether or not the
  *   later round logged those rollouts again.
- * Internal to lib/axes.
+ * Internal to lib/align.
  */
 import { CODE_CRITIC_UPDATE, CODE_EVAL, CODE_OPTIMIZER_UPDATE, CODE_ROLLOUT_MANAGER, CODE_TRAINER_PERF, CODE_TRAINER_ROLLOUT } from "./key-flags";
 import type { RunScan } from "./scan-runs";

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { alignRuns } from "../../lib/axes/align-runs";
+import { alignRuns } from "../../lib/align/align-runs";
 import type { HistoryRow, Reporter } from "../../lib/types";
 import { ids, managerRow, runOf, slimeRows, slimeRun, trainerPerfRow, trainerRolloutRow, updateRow } from "./slime-history";
 

@@ -3,13 +3,13 @@
  * critic written by another process with --num-critic-only-steps, async row order, pre-training and
  * periodic evals, rounds restarted from older checkpoints, a run resumed in place, crashes, N changed
  * between rounds, interleaved writers. Every expectation is derived from the simulator's ground truth
- * (what it generated), never from lib/axes: records, superseded ids, display numbers and the
+ * (what it generated), never from lib/align: records, superseded ids, display numbers and the
  * exported per-round numbers.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { alignRuns } from "../../lib/axes/align-runs";
+import { alignRuns } from "../../lib/align/align-runs";
 import { buildExports } from "../../lib/export/build-exports";
 import { csvText } from "../../lib/export/csv-text";
 import { unpackTable } from "../../lib/export/packed-table";

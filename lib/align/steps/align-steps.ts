@@ -19,11 +19,12 @@ import type {
   RunCoverage,
   RunHistory,
   SupersededRecords,
-} from "../types";
-import { mappedKeys, singular, type FrameworkProfile, type ProfileAxis } from "../registry/framework-profile";
-import { keyRowsOf } from "./key-rows";
-import { rowReader } from "./row-reader";
-import { keysOf } from "../values/compact-values";
+} from "../../types";
+import { mappedKeys, singular, type FrameworkProfile, type ProfileAxis } from "../../registry/framework-profile";
+import { keyRowsOf } from "../key-rows";
+import { rowReader } from "../row-reader";
+import { runMetaOf } from "../run-meta";
+import { keysOf } from "../../values/compact-values";
 
 type StepAxis = Extract<ProfileAxis, { kind: "step" }>;
 
@@ -114,7 +115,7 @@ export function alignSteps(runs: RunHistory[], profile: FrameworkProfile, opts: 
   return {
     mapping: stepMapping(runs, profile, axis, firsts),
     rounds: runs.map((r) => r.round),
-    runs: runs.map((r) => ({ runId: r.runId, round: r.round, state: r.state, historyEvents: r.rows.length })),
+    runs: runs.map((r) => runMetaOf(r, r.rows.length)),
     rollouts,
     updates: [],
     evals,

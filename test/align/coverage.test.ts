@@ -1,8 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { alignRuns } from "../../lib/axes/align-runs";
-import { makeAxisMapping } from "../../lib/axes/axis-formulas";
-import { assertAligned, checkCoverage, coverageTable } from "../../lib/axes/coverage";
+import { alignRuns } from "../../lib/align/align-runs";
+import { makeAxisMapping } from "../../lib/align/slime/axis-formulas";
+import { assertAligned, coverageTable } from "../../lib/align/issues";
+import { checkCoverage } from "../../lib/align/slime/coverage";
 import type { RolloutRecord, UpdateRecord } from "../../lib/types";
 import { ids, slimeRun } from "./slime-history";
 

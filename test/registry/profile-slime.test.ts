@@ -3,7 +3,17 @@ import assert from "node:assert/strict";
 
 import { policyRoundTable } from "../../lib/diagnostics/policy-round-table";
 import { roundMeans } from "../../lib/diagnostics/round-mean";
-import { aliasOf, isPerfTimeKey, isStackableTimer, keysFor, metricByKey, METRICS, STEP_KEYS, timerParent, valueOfKeys } from "../../lib/schema/slime-metrics";
+import { aliasOf, keysFor as keysOfProfile, metricByKey } from "../../lib/registry/metric-lookup";
+import { SLIME_PROFILE, STEP_KEYS } from "../../lib/registry/profile-slime";
+import { SLIME_SPECS as METRICS } from "../fixtures/metric-keys";
+
+const { isTimer: isPerfTimeKey, stackable: isStackableTimer, containers } = SLIME_PROFILE.timers;
+const keysFor = (key: string) => keysOfProfile(SLIME_PROFILE, key);
+
+/** The container a timer is part of, as the profile declares it (total_train_time is step_time's old name). */
+function timerParent(key: string): string | undefined {
+  return Object.entries(containers).find(([parent, parts]) => parent !== "perf/total_train_time" && parts.includes(key))?.[0];
+}
 import { buildAligned } from "../diagnostics/aligned-builder";
 
 test("timers nest as slime's actor runs them: preprocess, save, update_weights, sleep/wake inside train_wait; log-probs and actor_train inside train", () => {
@@ -32,12 +42,9 @@ test("renamed keys of older slime versions are aliases of one metric; train/crit
   assert.deepEqual(keysFor("perf/step_time"), ["perf/step_time", "perf/total_train_time"]);
   assert.deepEqual(keysFor("rollout/spec_accept_rate"), ["rollout/spec_accept_rate", "rollout/rollout/spec_accept_rate"]);
   assert.deepEqual(keysFor("train/loss"), ["train/loss"]);
-  assert.equal(metricByKey("train/train_rollout_logprob_diff"), METRICS.logprobAbsDiff);
-  assert.equal(aliasOf("perf/total_train_time")?.current, "perf/step_time");
-  assert.equal(aliasOf("train/loss"), undefined);
-  assert.equal(valueOfKeys({ b: 2 }, ["a", "b"]), 2);
-  assert.equal(valueOfKeys({ a: 0, b: 2 }, ["a", "b"]), 0, "the current key wins, 0 included");
-  assert.equal(valueOfKeys({}, ["a", "b"]), undefined);
+  assert.equal(metricByKey(SLIME_PROFILE, "train/train_rollout_logprob_diff"), METRICS.logprobGap);
+  assert.equal(aliasOf(SLIME_PROFILE, "perf/total_train_time")?.current, "perf/step_time");
+  assert.equal(aliasOf(SLIME_PROFILE, "train/loss"), undefined);
   assert.equal("critic" in STEP_KEYS, false);
 });
 
@@ -70,10 +77,10 @@ test("a round logged with the pre-2025-10-27 signed log-prob diff is read as the
   ]);
   const t = policyRoundTable(aligned);
   assert.deepEqual(
-    t.rows.map((r) => r.logprobAbsDiff.mean),
+    t.rows.map((r) => r.logprobGap.mean),
     [0.1, 0.4],
   );
-  assert.equal(t.all.logprobAbsDiff.mean, (0.25 - 0.05 + 0.5 + 0.3) / 4);
+  assert.equal(t.all.logprobGap.mean, (0.25 - 0.05 + 0.5 + 0.3) / 4);
   assert.ok(
     t.notes.some((n) =>
       n.startsWith(

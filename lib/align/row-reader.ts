@@ -2,7 +2,7 @@
  * Reads one run's rows by index, from row objects (views or plain) or straight from packed rows
  * (lib/values/packed-run.ts) without a view per row. Rows whose keys are one shared list (views,
  * packed rows) report a shape id, so per-key-list facts (row kind, key flags) are worked out once per
- * list instead of once per row. Internal to lib/axes.
+ * list instead of once per row. Internal to lib/align.
  */
 import type { HistoryRow, RunHistory } from "../types";
 import { isView, keysOf, type PackedViews, readValues, viewClass, type ViewClass } from "../values/compact-values";

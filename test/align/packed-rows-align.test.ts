@@ -1,13 +1,13 @@
 /**
  * Alignment of rows still packed (as loadArchive keeps a load worker's rows: lib/values/packed-run.ts)
- * reads them through lib/axes/row-reader.ts without a view per row. It must give exactly what plain
+ * reads them through lib/align/row-reader.ts without a view per row. It must give exactly what plain
  * rows give, on the paths that read single rows: conflicts, duplicate slots, unclassified rows,
  * critic rows, evals, and the error that names a row's _step.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { alignRuns } from "../../lib/axes/align-runs";
-import { rowReader } from "../../lib/axes/row-reader";
+import { alignRuns } from "../../lib/align/align-runs";
+import { rowReader } from "../../lib/align/row-reader";
 import type { AlignedRuns, HistoryRow, RunHistory } from "../../lib/types";
 import { keysOf } from "../../lib/values/compact-values";
 import { packedRowsOf, rowCount } from "../../lib/values/packed-run";

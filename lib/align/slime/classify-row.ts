@@ -24,7 +24,7 @@
  * With `--wandb-always-use-train-step` slime adds `train/step` to rollout rows; rule 3 still needs a
  * `train/*` metric key, so those rows stay rollout rows.
  */
-import type { HistoryRow, RowKind } from "../types";
+import type { HistoryRow, RowKind } from "../../types";
 import { classifyRowCode, ROW_KINDS } from "./key-flags";
 
 /** The decision table above as data, in rule order (for docs and notebook display). */

@@ -74,6 +74,11 @@ export function idRanges(sorted: readonly number[]): string {
   return parts.join(", ");
 }
 
+/** "rollouts 3..5, 9" for sorted integers, `what` the singular noun. */
+export function namedRanges(sorted: readonly number[], what: string): string {
+  return `${what}${sorted.length === 1 ? "" : "s"} ${idRanges(sorted)}`;
+}
+
 /** One sentence on whether the numbers of the later notebooks can be cited. */
 export function mappingVerdict(aligned: AlignedRuns, blocking: number): string {
   const sup = aligned.superseded.reduce((s, x) => s + x.rows, 0);

@@ -2,14 +2,14 @@
  * What a history key says about its row, as bit flags, and the row kind as a small integer code
  * derived from them (one byte per row in a scan). Flags are cached per key: a run has a few hundred
  * distinct keys but millions of key occurrences, and one Map lookup is cheaper than the prefix tests
- * it replaces. The cache is never emptied (W&B key sets are small). Internal to lib/axes and
+ * it replaces. The cache is never emptied (W&B key sets are small). Internal to lib/align and
  * lib/local-logs; the public API is classifyRow.
  *
  * Hot loops elsewhere copy what they use from here into module-local constants: tsx (esbuild)
  * compiles imported bindings into getter calls, which cost more than the work itself at 10^6 rows.
  */
-import type { HistoryRow, RowKind } from "../types";
-import { keysOf } from "../values/compact-values";
+import type { HistoryRow, RowKind } from "../../types";
+import { keysOf } from "../../values/compact-values";
 
 /** Any `train/*` key. */
 export const K_TRAIN = 1;
@@ -74,16 +74,38 @@ export interface KeyInfo {
   slot: number;
 }
 
-const cache = new Map<string, KeyInfo>();
+/**
+ * The per-key facts of the process, and the stamp counter that goes with their merge scratch: a stamp
+ * is unique across every merge of the process, since the facts (and their last stamp) are shared.
+ */
+class KeyInfos {
+  private readonly cache = new Map<string, KeyInfo>();
+  private stamp = 0;
+  /** Cached facts of one key. */
+  of(k: string): KeyInfo {
+    let info = this.cache.get(k);
+    if (info === undefined) {
+      info = { flags: computeFlags(k), stamp: -1, slot: 0 };
+      this.cache.set(k, info);
+    }
+    return info;
+  }
+  /** A stamp no KeyInfo holds yet: marks the keys seen in one merged record. */
+  nextStamp(): number {
+    return ++this.stamp;
+  }
+}
+
+const KEY_INFOS = new KeyInfos();
 
 /** Cached facts of one key; the `stamp`/`slot` scratch lets a merge test "seen in this record" without a Map of its own. */
 export function keyInfo(k: string): KeyInfo {
-  let info = cache.get(k);
-  if (info === undefined) {
-    info = { flags: computeFlags(k), stamp: -1, slot: 0 };
-    cache.set(k, info);
-  }
-  return info;
+  return KEY_INFOS.of(k);
+}
+
+/** A new merge stamp (see KeyInfo.stamp). */
+export function nextMergeStamp(): number {
+  return KEY_INFOS.nextStamp();
 }
 
 /** Flags of one key (see the K_* constants). */

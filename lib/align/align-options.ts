@@ -1,0 +1,27 @@
+/** Options of the aligner (its own module: both aligners and the dispatcher read them). */
+import type { Reporter } from "../types";
+import type { InferAxisMappingOptions } from "./slime/infer-axis-mapping";
+
+/** Options of {@link alignRuns}. */
+export interface AlignRunsOptions {
+  /** Receives progress per run, info lines (flags, N per run, critic rows, superseded records) and one warning when there are issues. Default: none. */
+  reporter?: Reporter;
+  /** Force N (updates per rollout batch) for every run or per run id instead of inferring it. Default: inferred per run. */
+  n?: InferAxisMappingOptions["n"];
+  /** Force how rollout/step was logged, for every run or per run id (see InferAxisMappingOptions). Default: decided from the data. */
+  alwaysUseTrainStep?: InferAxisMappingOptions["alwaysUseTrainStep"];
+  /** Framework profile name (lib/registry/profiles.ts). Default: detected from the runs' keys. */
+  profile?: string;
+  /**
+   * Record values as compact views (lib/values/compact-values.ts): read like plain objects, 8 bytes
+   * per value outside the JS heap. Default false: plain objects.
+   */
+  compact?: boolean;
+  /**
+   * Empty each run's `rows` once its records are built (slime runs one by one, step-profile runs once
+   * all are aligned), for a caller that keeps only the
+   * alignment (writeExports): the archive's rows and the records then never coexist whole, which at
+   * 10^6 updates is most of the peak memory. Default false: the runs are left as given.
+   */
+  releaseRows?: boolean;
+}

@@ -1,0 +1,154 @@
+/**
+ * Merges the rows of one rollout batch (rollout manager, trainer rollout, trainer perf) into one
+ * record. Internal to lib/align/slime.
+ */
+import type { CoverageIssue, RolloutRecord } from "../../types";
+import type { ValuesBuilder } from "../../values/values-builder";
+import { CODE_ROLLOUT_MANAGER, CODE_TRAINER_PERF, K_INTERNAL, keyInfo, nextMergeStamp, type KeyInfo } from "./key-flags";
+import { historyStepOf } from "./record-numbers";
+import type { RowReader } from "../row-reader";
+import type { RunScan } from "./scan-runs";
+
+// Module-local copies for the per-row loops: imported bindings are getter calls under tsx (see key-flags.ts).
+const infoOf = keyInfo;
+const MANAGER = CODE_ROLLOUT_MANAGER;
+const TRAINER_PERF = CODE_TRAINER_PERF;
+const F_INTERNAL = K_INTERNAL;
+
+/**
+ * Row slots: which of the rows slime writes per rollout batch a row is; two rows in one slot are a
+ * duplicate. 1 manager, 2 trainer perf, 8 + family mask for trainer rollout rows (the trainer writes
+ * rollout/*, multi_turn/* and passrate/* as separate rows: mask 1 rollout, 2 multi_turn, 4 passrate).
+ */
+const SLOT_MANAGER = 1;
+const SLOT_PERF = 2;
+const SLOT_TRAINER = 8;
+
+function slotName(slot: number): string {
+  if (slot === SLOT_MANAGER) return "rollout-manager";
+  if (slot === SLOT_PERF) return "trainer-perf";
+  const fams = [slot & 1 ? "rollout" : "", slot & 2 ? "multi_turn" : "", slot & 4 ? "passrate" : ""].filter(Boolean);
+  return `trainer-rollout (${fams.join("+") || "step only"})`;
+}
+
+/** Slot of one rollout row (see SLOT_*) from its kind code and family bits (RunScan.families). */
+function slotOf(code: number, families: number): number {
+  if (code === MANAGER) return SLOT_MANAGER;
+  if (code === TRAINER_PERF) return SLOT_PERF;
+  return SLOT_TRAINER | families;
+}
+
+/**
+ * Key facts (flags, merge scratch) per key list of one run's rows: rows of one shape share the list,
+ * so its keys are looked up once per shape instead of once per key of every row.
+ */
+export class ShapeKeyInfos {
+  private readonly byShape: (KeyInfo[] | undefined)[] = [];
+  constructor(private readonly reader: RowReader) {}
+  /** The facts of row i's keys, in key order (`keys` as the reader returned them for row i). */
+  of(i: number, keys: readonly string[]): KeyInfo[] {
+    const s = this.reader.shape(i);
+    if (s < 0) return keys.map(infoOf);
+    let infos = this.byShape[s];
+    if (infos === undefined) this.byShape[s] = infos = keys.map(infoOf);
+    return infos;
+  }
+}
+
+/**
+ * The merge of one run's rollout records, with its scratch: the values of the row being read, and the
+ * keys a merged record dropped. A key with different values in two rows (=== or both NaN; 0 equals -0,
+ * which JSON cannot tell apart) is reported once and left out; rows that repeat a slot are reported
+ * (duplicate-rollout).
+ */
+export class RolloutMerge {
+  /** The values of the row being read (readValues fills it: no getter call per key of a compact row). */
+  private readonly values: number[] = [];
+
+  constructor(
+    private readonly scan: RunScan,
+    private readonly infos: ShapeKeyInfos,
+    private readonly vb: ValuesBuilder,
+    private readonly issues: CoverageIssue[],
+  ) {}
+
+  /** Sets `rec`'s values and history steps from its rows, linked from `first` through `rowNext`. */
+  merge(rec: RolloutRecord, first: number, rowNext: Int32Array): void {
+    const { codes, families, historySteps } = this.scan;
+    this.vb.reset();
+    let dropped: Set<string> | null = null;
+    let mask = 0;
+    let dupSlots: number[] | null = null;
+    let count = 0;
+    const stamp = nextMergeStamp();
+    for (let i = first; i >= 0; i = rowNext[i]) {
+      count++;
+      dropped = this.addRow(rec, i, stamp, dropped);
+      const slot = slotOf(codes[i], families[i]);
+      if (mask & (1 << slot)) {
+        if (dupSlots === null) dupSlots = [];
+        if (!dupSlots.includes(slot)) dupSlots.push(slot);
+      }
+      mask |= 1 << slot;
+    }
+    if (dropped !== null) this.vb.remove(dropped);
+    rec.values = this.vb.build();
+    // Exactly as many places as rows (push() would leave room for 16 numbers in 10^6 records).
+    const steps = new Array<number>(count);
+    for (let i = first, q = 0; i >= 0; i = rowNext[i], q++) steps[q] = historyStepOf(historySteps, i);
+    rec.historySteps = steps;
+    if (dupSlots !== null) for (const slot of dupSlots) this.reportDuplicate(rec, first, rowNext, slot);
+  }
+
+  /** Adds row i's keys to the record being built; returns the (possibly new) set of dropped keys. */
+  private addRow(rec: RolloutRecord, i: number, stamp: number, dropped: Set<string> | null): Set<string> | null {
+    const { vb, values } = this;
+    const keys = this.scan.reader.read(i, values);
+    const info = this.infos.of(i, keys);
+    for (let j = 0; j < keys.length; j++) {
+      const ki = info[j];
+      if (ki.flags & F_INTERNAL) continue;
+      const v = values[j];
+      if (ki.stamp !== stamp) {
+        ki.stamp = stamp;
+        ki.slot = vb.n;
+        vb.push(keys[j], v);
+        continue;
+      }
+      const prev = vb.vals[ki.slot];
+      if (prev === v || (prev !== prev && v !== v)) continue;
+      const key = keys[j];
+      if (dropped === null) dropped = new Set();
+      if (dropped.has(key)) continue;
+      dropped.add(key);
+      this.reportConflict(rec, key, prev, v, i);
+    }
+    return dropped;
+  }
+
+  private reportConflict(rec: RolloutRecord, key: string, prev: number, v: number, i: number): void {
+    const { run, historySteps } = this.scan;
+    this.issues.push({
+      runId: run.runId,
+      round: run.round,
+      kind: "conflicting-values",
+      step: rec.rollout,
+      key,
+      message: `run ${run.runId} (round ${run.round}): rollout ${rec.rollout} has ${key} = ${prev} and ${v} in two rows (second at _step ${historySteps[i]}); the key is left out of the rollout record`,
+    });
+  }
+
+  private reportDuplicate(rec: RolloutRecord, first: number, rowNext: Int32Array, slot: number): void {
+    const { run, codes, families, historySteps } = this.scan;
+    const dup: number[] = [];
+    for (let i = first; i >= 0; i = rowNext[i]) if (slotOf(codes[i], families[i]) === slot) dup.push(historyStepOf(historySteps, i));
+    this.issues.push({
+      runId: run.runId,
+      round: run.round,
+      kind: "duplicate-rollout",
+      step: rec.rollout,
+      key: null,
+      message: `run ${run.runId} (round ${run.round}): rollout ${rec.rollout} has ${dup.length} ${slotName(slot)} rows (_step ${dup.join(", ")})`,
+    });
+  }
+}

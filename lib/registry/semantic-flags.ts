@@ -1,0 +1,182 @@
+/**
+ * Semantic flags: the few config entries of a run that change what a metric means (slime's
+ * `use_rollout_logprobs` turns ppo_kl at a batch's first update into the engine mismatch). Each
+ * profile declares its allow-list (name, type, what it changes); only those entries, typed, are ever
+ * read from a run's config, and meanings with a condition say what holds when a flag is set.
+ */
+import type { ConceptId } from "./concepts";
+
+/** A flag's value type: a boolean, a number, or a string from a declared set. */
+export type FlagType = "bool" | "number" | { oneOf: readonly string[] };
+
+/** A flag's value. */
+export type FlagValue = boolean | number | string;
+
+/** One declared flag of a framework. */
+export interface SemanticFlag {
+  /** The config entry's name as the framework logs its config: a dot path into nested entries (`algorithm.adv_estimator`). */
+  name: string;
+  type: FlagType;
+  /** The concepts whose meaning it changes. */
+  concepts: readonly ConceptId[];
+  /** The health checks whose reading it changes. */
+  checks: readonly string[];
+  /** What it changes, in words. */
+  why: string;
+  /** Where the framework declares it (file in its repository). */
+  source: string;
+}
+
+/** A meaning that holds when a flag has a value: a concept's reading rule, or a check that does not apply. */
+export interface ConditionalMeaning {
+  when: { flag: string; equals: FlagValue };
+  /** The concept whose rule changes, with the rule that then holds. */
+  concept?: { id: ConceptId; is: string; isNot: string };
+  /** A check that is not applicable then, and why. */
+  check?: { name: string; notApplicable: string };
+}
+
+/** A run's flags as frozen: each value with where it was read. */
+export type RunFlags = Readonly<Record<string, { value: FlagValue; source: "config" | "stated" }>>;
+
+/** The declared flags found in a config, and the declared names whose value had the wrong type (dropped). */
+export interface FlagsRead {
+  flags: Record<string, FlagValue>;
+  dropped: { name: string; reason: string }[];
+}
+
+/**
+ * The declared flags of a run's config (a plain object: W&B's `{key: {value}}` entries unwrapped, nested
+ * objects, or Python `namespace(...)` reprs as OpenRLHF logs its argument groups). Nothing else is
+ * read: a name not declared is never looked at, a declared one of the wrong type is dropped and counted.
+ */
+export function readFlags(declared: readonly SemanticFlag[], config: Readonly<Record<string, unknown>>): FlagsRead {
+  const out: FlagsRead = { flags: {}, dropped: [] };
+  for (const f of declared) {
+    const raw = lookUp(config, f.name);
+    if (raw === undefined || raw === null) continue;
+    const value = typed(f.type, raw);
+    if (value === undefined) out.dropped.push({ name: f.name, reason: `expected ${typeText(f.type)}, got ${JSON.stringify(raw).slice(0, 40)}` });
+    else out.flags[f.name] = value;
+  }
+  return out;
+}
+
+/** The flag's value when it has the declared type (a JSON or repr number string is not a number). */
+function typed(type: FlagType, raw: unknown): FlagValue | undefined {
+  if (type === "bool") return typeof raw === "boolean" ? raw : undefined;
+  if (type === "number") return typeof raw === "number" && Number.isFinite(raw) ? raw : undefined;
+  return typeof raw === "string" && type.oneOf.includes(raw) ? raw : undefined;
+}
+
+function typeText(type: FlagType): string {
+  return typeof type === "string" ? type : `one of ${type.oneOf.join(", ")}`;
+}
+
+/** The value at a dot path: whole keys first (a flat config may hold a dotted key), then nested objects and reprs. */
+function lookUp(config: Readonly<Record<string, unknown>>, name: string): unknown {
+  if (Object.hasOwn(config, name)) return unwrap(config[name]);
+  const dot = name.indexOf(".");
+  if (dot < 0) return undefined;
+  const head = unwrap(config[name.slice(0, dot)]);
+  const inner = typeof head === "string" ? namespaceRepr(head) : head;
+  if (inner === null || typeof inner !== "object" || Array.isArray(inner)) return undefined;
+  return lookUp(inner as Record<string, unknown>, name.slice(dot + 1));
+}
+
+/** W&B's GraphQL config wraps each top-level entry as `{ value, desc }`. */
+function unwrap(v: unknown): unknown {
+  if (v !== null && typeof v === "object" && !Array.isArray(v) && Object.hasOwn(v, "value") && Object.keys(v).every((k) => k === "value" || k === "desc"))
+    return (v as { value: unknown }).value;
+  return v;
+}
+
+/**
+ * The keyword arguments of a Python `namespace(a=1, b='x', c=namespace(...))` repr as an object: strings,
+ * numbers, True/False/None and nested namespaces; other values (lists, tuples) are skipped. Null when the
+ * text is no such repr.
+ */
+export function namespaceRepr(text: string): Record<string, unknown> | null {
+  const r = new ReprCursor(text);
+  return r.namespace();
+}
+
+/** A cursor over a namespace repr. */
+class ReprCursor {
+  private pos = 0;
+  constructor(private readonly text: string) {}
+
+  namespace(): Record<string, unknown> | null {
+    if (!this.text.startsWith("namespace(", this.pos)) return null;
+    this.pos += "namespace(".length;
+    const out: Record<string, unknown> = {};
+    while (this.pos < this.text.length) {
+      this.skipSpace();
+      if (this.text[this.pos] === ")") {
+        this.pos++;
+        return out;
+      }
+      const m = /[A-Za-z_][A-Za-z0-9_]*=/y;
+      m.lastIndex = this.pos;
+      const name = m.exec(this.text);
+      if (name === null) return null;
+      this.pos = m.lastIndex;
+      const v = this.value();
+      if (v === INVALID) return null;
+      if (v !== SKIPPED) out[name[0].slice(0, -1)] = v;
+      this.skipSpace();
+      if (this.text[this.pos] === ",") this.pos++;
+    }
+    return null;
+  }
+
+  private value(): unknown {
+    const rest = this.text.slice(this.pos);
+    if (rest.startsWith("namespace(")) return this.namespace() ?? INVALID;
+    const lit = /^(True|False|None|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|inf|nan))/.exec(rest);
+    if (lit !== null) {
+      this.pos += lit[0].length;
+      const t = lit[0];
+      if (t === "True" || t === "False") return t === "True";
+      if (t === "None") return null;
+      if (t[0] === "'" || t[0] === '"') return t.slice(1, -1).replace(/\\(.)/g, "$1");
+      return Number(t.replace(/inf$/, "Infinity").replace(/nan$/, "NaN"));
+    }
+    return this.skipBalanced() ? SKIPPED : INVALID;
+  }
+
+  /** Skips a bracketed value ((..), [..], {..}) with its nesting and quoted strings. */
+  private skipBalanced(): boolean {
+    const close: Record<string, string> = { "(": ")", "[": "]", "{": "}" };
+    const stack: string[] = [];
+    for (; this.pos < this.text.length; this.pos++) {
+      const c = this.text[this.pos];
+      if (c === "'" || c === '"') {
+        const end = this.text.indexOf(c, this.pos + 1);
+        if (end < 0) return false;
+        this.pos = end;
+      } else if (close[c]) stack.push(close[c]);
+      else if (stack.length > 0 && c === stack[stack.length - 1]) {
+        stack.pop();
+        if (stack.length === 0) {
+          this.pos++;
+          return true;
+        }
+      } else if (stack.length === 0) return false;
+    }
+    return false;
+  }
+
+  private skipSpace(): void {
+    while (this.text[this.pos] === " ") this.pos++;
+  }
+}
+
+const INVALID = Symbol("invalid");
+const SKIPPED = Symbol("skipped");
+
+/** The meanings whose condition holds for these flags. */
+export function meaningsThatHold(meanings: readonly ConditionalMeaning[], flags: RunFlags | undefined): ConditionalMeaning[] {
+  if (flags === undefined) return [];
+  return meanings.filter((m) => flags[m.when.flag]?.value === m.when.equals);
+}
