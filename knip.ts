@@ -28,6 +28,8 @@ const config: KnipConfig = {
     "bench/fetch-ours.ts",
     // Run by hand (`npx tsx bench/follow-bench.ts`), its figures copied into bench/RESULTS.md.
     "bench/follow-bench.ts",
+    "bench/tensorboard-ours.ts",
+    "bench/tensorboard-bench.ts",
     // Worker threads' entries, started by path from lib/archive/load-archive.ts and lib/export/csv-on-worker.ts.
     "lib/archive/load-worker.ts",
     "lib/export/csv-worker.ts",

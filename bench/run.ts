@@ -13,6 +13,7 @@ import { ROOT } from "./child";
 import { ALL_FETCH_SIDES, runFetchBench, type FetchBenchResult, type FetchSide } from "./fetch-bench";
 import { machineInfo } from "./machine";
 import { judgeTargets, renderResults, type BenchResults } from "./report";
+import { keepingSection } from "./results-section";
 import { runWorkspaceBench, type WorkspaceBenchResult } from "./workspace-bench";
 
 const HELP = `npm run bench -- [options]
@@ -135,7 +136,7 @@ async function main(): Promise<void> {
   const log = (line: string) => process.stdout.write(line + "\n");
   if (values["render-only"]) {
     const saved = JSON.parse(readFileSync(path.join(workDir, "results.json"), "utf8")) as BenchResults;
-    writeFileSync(outFile, renderResults(saved));
+    writeFileSync(outFile, keepingSection(renderResults(saved), outFile));
     log(`[bench] rewrote ${path.relative(ROOT, outFile)} from ${path.relative(ROOT, path.join(workDir, "results.json"))}`);
     return;
   }
@@ -251,7 +252,7 @@ async function main(): Promise<void> {
     workspace,
     skipped,
   };
-  const text = renderResults(results);
+  const text = keepingSection(renderResults(results), outFile);
   mkdirSync(path.dirname(outFile), { recursive: true });
   writeFileSync(outFile, text);
   writeFileSync(path.join(workDir, "results.json"), JSON.stringify(results, null, 1) + "\n");

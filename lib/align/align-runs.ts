@@ -6,6 +6,7 @@
 import type { AlignedRuns, RunHistory } from "../types";
 import type { AlignRunsOptions } from "./align-options";
 import { detectProfile } from "../registry/detect-profile";
+import { tensorboardAsLogged } from "../tensorboard/step-rows";
 import { mappedKeys } from "../registry/framework-profile";
 import { alignSlimeRuns } from "./slime/align-slime";
 import { alignSteps } from "./steps/align-steps";

@@ -4,7 +4,7 @@
  *
  * | variable            | default                 | meaning                                        |
  * |---------------------|-------------------------|------------------------------------------------|
- * | WORKSPACE_DATA      | data                    | data folder: runs.json, wandb/ archive, local/ |
+ * | WORKSPACE_DATA      | data                    | data folder: runs.json, wandb/ archive, local/, tensorboard/ |
  * | WORKSPACE_EXPORTS   | exports                 | where notebook 05 writes the CSVs + manifest   |
  * | WORKSPACE_FETCH     | (unset)                 | "1": notebook 01 fetches live (needs a key)    |
  * | WORKSPACE_PROFILE   | (unset: detected)       | framework profile: lib/registry/profiles.ts    |
@@ -23,6 +23,8 @@ export interface WorkspaceParams {
   archiveDir: string;
   /** slime's local training logs, `<runId>.log`, for the cross-check. */
   localLogDir: string;
+  /** The same runs frozen from their TensorBoard event files (an archive), for the W&B vs TensorBoard cross-check; optional. */
+  tensorboardArchiveDir: string;
   /** Which runs to fetch, with their round labels. */
   runsConfig: string;
   exportsDir: string;
@@ -54,6 +56,7 @@ export function workspaceParams(env: NodeJS.ProcessEnv = process.env, root: stri
     dataDir,
     archiveDir: join(dataDir, ARCHIVE_SUBDIR),
     localLogDir: join(dataDir, "local"),
+    tensorboardArchiveDir: join(dataDir, "tensorboard"),
     runsConfig,
     exportsDir: abs(env.WORKSPACE_EXPORTS || "exports"),
     compareConfig: join(dataDir, "compare.json"),

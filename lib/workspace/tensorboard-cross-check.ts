@@ -1,0 +1,36 @@
+/**
+ * Notebook 02's W&B vs TensorBoard cross-check: when the data folder holds the same runs frozen from
+ * their TensorBoard event files (`data/tensorboard/`, written by `npm run fetch -- --tensorboard
+ * PATH=ROUND ... --out data/tensorboard`, rounds labelled as in the W&B archive), that archive is
+ * loaded (hash-verified), aligned with the same profile and compared record by record
+ * (lib/tensorboard/cross-check-wandb.ts).
+ */
+import { existsSync } from "node:fs";
+import * as path from "node:path";
+
+import { loadArchive } from "../archive/load-archive";
+import { MANIFEST_FILE } from "../archive/manifest";
+import { alignRuns } from "../align/align-runs";
+import { crossCheckTensorboard, type TensorboardCrossCheck } from "../tensorboard/cross-check-wandb";
+import type { AlignedRuns, Reporter } from "../types";
+import { shownPath, type WorkspaceParams } from "./workspace-params";
+
+/** The cross-check, or null with the reason when the data folder has no TensorBoard archive. */
+export async function tensorboardCrossCheck(
+  params: WorkspaceParams,
+  aligned: AlignedRuns,
+  reporter?: Reporter,
+): Promise<{ check: TensorboardCrossCheck | null; message: string }> {
+  const dir = params.tensorboardArchiveDir;
+  const shown = shownPath(params.root, dir);
+  if (!existsSync(path.join(dir, MANIFEST_FILE))) {
+    return {
+      check: null,
+      message: `no TensorBoard archive in ${shown} (npm run fetch -- --tensorboard PATH=ROUND --out ${shown}): W&B vs TensorBoard not cross-checked`,
+    };
+  }
+  const archive = await loadArchive(dir, reporter);
+  const tb = alignRuns(archive.runs, { profile: aligned.profile?.name, reporter });
+  const check = crossCheckTensorboard(aligned, tb);
+  return { check, message: `W&B vs TensorBoard (${shown}): ${check.verdict}` };
+}
