@@ -11,7 +11,6 @@ import { mappedKeys } from "../registry/framework-profile";
 import { alignSlimeRuns } from "./slime/align-slime";
 import { alignSteps } from "./steps/align-steps";
 import { supersedingIssues } from "./superseding-guard";
-import { tensorboardAsLogged } from "../tensorboard/step-rows";
 
 /**
  * Aligns runs given in round order into update, rollout and eval records with coverage and issues.
