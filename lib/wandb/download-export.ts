@@ -10,7 +10,7 @@ import type { WandbConnection } from "./connection";
 import { type AttemptOutcome, statusFailure, thrownFailureKind, withRetries } from "./retry-loop";
 import { USER_AGENT } from "./version";
 import { WandbError } from "./wandb-error";
-import { BodyTooLarge, readBodyCapped } from "./read-body-capped";
+import { type AttemptFail, readBodyOrFail, refuseRedirect } from "./http-answer";
 
 /** Thrown when the signed URL was refused with 403 (expired or revoked): ask for new URLs. */
 export class ExpiredExportUrl extends Error {
@@ -48,73 +48,63 @@ export interface ExportFileRef {
 
 /** Downloads the file at `url` (see the module doc); throws `ExpiredExportUrl` on 403, else `WandbError`. */
 export async function downloadExportFile(conn: WandbConnection, url: string, ref: ExportFileRef, signal?: AbortSignal): Promise<Uint8Array> {
-  const shown = describeExportUrl(url);
   const where = `exported file ${ref.index + 1} of ${ref.count}`;
   const maxAttempts = conn.policy.retries + 1;
-  const fail = (attempt: number, status: number | null, detail: string, cause?: unknown) =>
+  const fail: AttemptFail = (attempt, status, detail, cause) =>
     new WandbError({
       operation: "parquet download",
       runPath: ref.runPath,
       status,
       attempt,
       maxAttempts,
-      endpoint: `GET ${shown}`,
+      endpoint: `GET ${describeExportUrl(url)}`,
       detail: `${where}: ${detail}`,
       cause,
     });
-  const wording = {
-    fail,
-    note: (out: { what: string }) => `W&B parquet download of ${ref.runPath}: ${where}: ${out.what}`,
-  };
-  return withRetries(
-    conn,
-    wording,
-    async (attempt, combined, timeout): Promise<AttemptOutcome<Uint8Array>> => {
-      let status: number | null = null;
-      try {
-        // No Authorization header at all: the signature in the URL is the credential.
-        const res = await conn.fetch(url, { method: "GET", headers: { "User-Agent": USER_AGENT }, signal: combined, redirect: "manual" });
-        status = res.status;
-        if (status >= 300 && status < 400) {
-          await res.body?.cancel().catch(() => undefined);
-          const location = res.headers.get("location");
-          throw fail(
-            attempt,
-            status,
-            `server answered with a redirect to ${location === null ? "(no Location header)" : describeExportUrl(location)}; redirects are not followed`,
-          );
-        }
-        if (status === 403) {
-          await res.body?.cancel().catch(() => undefined);
-          throw new ExpiredExportUrl(where);
-        }
-        if (res.ok) {
-          let bytes: Uint8Array;
-          try {
-            bytes = await readBodyCapped(res, conn.limits.maxExportFileBytes);
-          } catch (e) {
-            if (e instanceof BodyTooLarge)
-              throw fail(attempt, status, `file is over the limit of ${conn.limits.maxExportFileBytes} bytes (maxExportFileBytes; ${e.message})`);
-            throw e;
-          }
-          if (!isWholeParquet(bytes)) throw new NotParquet(`${bytes.byteLength} bytes without the Parquet magic at both ends`);
-          return { ok: true, value: bytes };
-        }
-        const text = await res.text().catch(() => "");
-        return {
-          ok: false,
-          failure: statusFailure(res, conn),
-          status,
-          what: `server answered: ${text.replace(/\s+/g, " ").trim().slice(0, 200) || "(empty body)"}`,
-        };
-      } catch (e) {
-        if (e instanceof WandbError || e instanceof ExpiredExportUrl) throw e;
-        const kind = thrownFailureKind(e instanceof NotParquet, signal, timeout);
-        if (kind === "aborted") return { ok: false, failure: { kind }, status, what: "aborted by the caller" };
-        const what = `${kind === "truncated" ? "body is not a whole Parquet file" : "download failed"}: ${(e as Error).message}`;
-        return { ok: false, failure: { kind }, status, what };
-      }
-    },
-    signal,
-  );
+  const wording = { fail, note: (out: { what: string }) => `W&B parquet download of ${ref.runPath}: ${where}: ${out.what}` };
+  return withRetries(conn, wording, (attempt, combined, timeout) => downloadAttempt({ conn, url, where, fail, signal }, attempt, combined, timeout), signal);
+}
+
+/** What every attempt of one download shares. */
+interface Download {
+  conn: WandbConnection;
+  url: string;
+  where: string;
+  fail: AttemptFail;
+  signal: AbortSignal | undefined;
+}
+
+/** One attempt: the whole Parquet file, or what failed (retried or not as the loop decides). */
+async function downloadAttempt(d: Download, attempt: number, combined: AbortSignal, timeout: AbortSignal): Promise<AttemptOutcome<Uint8Array>> {
+  const { conn, fail } = d;
+  let status: number | null = null;
+  try {
+    // No Authorization header at all: the signature in the URL is the credential.
+    const res = await conn.fetch(d.url, { method: "GET", headers: { "User-Agent": USER_AGENT }, signal: combined, redirect: "manual" });
+    status = res.status;
+    await refuseRedirect(res, attempt, fail, describeExportUrl, "redirects are not followed");
+    if (status === 403) {
+      await res.body?.cancel().catch(() => undefined);
+      throw new ExpiredExportUrl(d.where);
+    }
+    if (res.ok) {
+      const limit = conn.limits.maxExportFileBytes;
+      const bytes = await readBodyOrFail(res, limit, attempt, fail, (m) => `file is over the limit of ${limit} bytes (maxExportFileBytes; ${m})`);
+      if (!isWholeParquet(bytes)) throw new NotParquet(`${bytes.byteLength} bytes without the Parquet magic at both ends`);
+      return { ok: true, value: bytes };
+    }
+    const text = await res.text().catch(() => "");
+    return {
+      ok: false,
+      failure: statusFailure(res, conn),
+      status,
+      what: `server answered: ${text.replace(/\s+/g, " ").trim().slice(0, 200) || "(empty body)"}`,
+    };
+  } catch (e) {
+    if (e instanceof WandbError || e instanceof ExpiredExportUrl) throw e;
+    const kind = thrownFailureKind(e instanceof NotParquet, d.signal, timeout);
+    if (kind === "aborted") return { ok: false, failure: { kind }, status, what: "aborted by the caller" };
+    const what = `${kind === "truncated" ? "body is not a whole Parquet file" : "download failed"}: ${(e as Error).message}`;
+    return { ok: false, failure: { kind }, status, what };
+  }
 }

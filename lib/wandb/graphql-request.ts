@@ -9,7 +9,7 @@ import { rateLimitPauseMs, type AttemptFailure } from "./retry-policy";
 import { type AttemptFailed, type AttemptOutcome, type RetryWording, statusFailure, thrownFailureKind, withRetries } from "./retry-loop";
 import { USER_AGENT } from "./version";
 import { WandbError } from "./wandb-error";
-import { BodyTooLarge, readBodyCapped } from "./read-body-capped";
+import { type AttemptFail, readBodyOrFail, refuseRedirect } from "./http-answer";
 
 /** A GraphQL operation of the reader. */
 export interface GraphqlOperation {
@@ -165,27 +165,23 @@ class GraphqlCall<T> {
   /** The body as text: refused with a redirect, or over maxResponseBytes (neither retried). */
   private async answerText(res: Response, attempt: number): Promise<string> {
     const { conn } = this;
-    const status = res.status;
-    if (status >= 300 && status < 400) {
-      await res.body?.cancel().catch(() => undefined);
-      const location = res.headers.get("location");
-      throw this.fail(
-        attempt,
-        status,
-        `server answered with a redirect to ${location === null ? "(no Location header)" : snippet(location, conn.apiKey)}; redirects are not followed, so the API key is sent only to ${new URL(this.url).host}: set WANDB_BASE_URL (baseUrl) to the server itself if it is the one you mean`,
-      );
-    }
-    try {
-      const bytes = await readBodyCapped(res, conn.limits.maxResponseBytes);
-      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"); // a view, no copy
-    } catch (e) {
-      if (!(e instanceof BodyTooLarge)) throw e;
-      throw this.fail(
-        attempt,
-        status,
-        `response body is over the limit of ${conn.limits.maxResponseBytes} bytes (maxResponseBytes; ${e.message}); not retried: a smaller pageSize gives smaller history pages`,
-      );
-    }
+    const fail: AttemptFail = (...a) => this.fail(...a);
+    await refuseRedirect(
+      res,
+      attempt,
+      fail,
+      (location) => snippet(location, conn.apiKey),
+      `redirects are not followed, so the API key is sent only to ${new URL(this.url).host}: set WANDB_BASE_URL (baseUrl) to the server itself if it is the one you mean`,
+    );
+    const limit = conn.limits.maxResponseBytes;
+    const bytes = await readBodyOrFail(
+      res,
+      limit,
+      attempt,
+      fail,
+      (m) => `response body is over the limit of ${limit} bytes (maxResponseBytes; ${m}); not retried: a smaller pageSize gives smaller history pages`,
+    );
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"); // a view, no copy
   }
 
   /** `data` of a 200 answer; GraphQL errors and an answer without data are final, a cut body is retried. */
