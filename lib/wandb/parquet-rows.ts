@@ -170,69 +170,22 @@ export interface ExportLines {
  * `readExportRows` + the frozen serializer (a test compares them); same null/absent and drop rules.
  */
 export async function readExportLines(file: ExportFile, dropped: DroppedKeyCounts, onGroup: (group: ExportLines) => void | Promise<void>): Promise<void> {
-  const { hyparquet, compressors } = await loadParquetModules();
-  const names = file.columns.map((c) => c.name);
   // Frozen key order is Array#sort's (UTF-16 code units); each column's text before its value is made once.
-  const cols = file.columns
+  const cols: LineColumn[] = file.columns
     .map((c) => ({ name: c.name, kind: c.kind, prefix: JSON.stringify(c.name) + ":", isStep: c.name === "_step", values: [] as ArrayLike<unknown>, base: 0 }))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   let start = 0;
   for (const count of file.groupRows) {
     const end = start + count;
-    const pieces = new Map<string, { data: ArrayLike<unknown>; rowStart: number; rowEnd: number }[]>();
-    await hyparquet.parquetRead({
-      file: file.buffer,
-      metadata: file.metadata,
-      compressors,
-      columns: names,
-      rowStart: start,
-      rowEnd: end,
-      onChunk: (chunk) => {
-        const list = pieces.get(chunk.columnName) ?? [];
-        list.push({ data: chunk.columnData as ArrayLike<unknown>, rowStart: chunk.rowStart, rowEnd: chunk.rowEnd });
-        pieces.set(chunk.columnName, list);
-      },
-    });
-    for (const col of cols) {
-      const list = pieces.get(col.name) ?? [];
-      const whole = list.find((p) => p.rowStart <= start && p.rowEnd >= end);
-      if (whole) {
-        col.values = whole.data;
-        col.base = whole.rowStart;
-      } else {
-        // Several pieces (or none: an all-null column): one array for the group.
-        const values: unknown[] = new Array(count).fill(null);
-        for (const p of list) for (let r = Math.max(p.rowStart, start); r < Math.min(p.rowEnd, end); r++) values[r - start] = p.data[r - p.rowStart];
-        col.values = values;
-        col.base = start;
-      }
-    }
+    await readGroupColumns(file, cols, start, end);
     // Lines go on in batches: a line built by concatenation is a rope several times its flat size
     // until the writer flattens it, so a whole row group of them would multiply the peak memory.
     let lines: string[] = [];
     let steps: number[] = [];
     let keys = new Set<string>();
     for (let i = 0; i < count; i++) {
-      const r = start + i;
-      let out = "";
-      let step = NaN;
-      for (let c = 0; c < cols.length; c++) {
-        const col = cols[c];
-        const v = col.values[r - col.base];
-        if (v === null || v === undefined) continue;
-        let n: number | undefined;
-        if (col.kind === "number") n = typeof v === "bigint" ? Number(v) : (v as number);
-        else if (col.kind === "text" && typeof v === "string") n = numberFromText(v);
-        if (n === undefined) {
-          dropped.set(col.name, (dropped.get(col.name) ?? 0) + 1);
-          continue;
-        }
-        if (col.isStep) step = n;
-        keys.add(col.name);
-        // String(n) prints finite numbers exactly as the frozen serializer does.
-        out += (out === "" ? "{" : ",") + col.prefix + (Number.isFinite(n) ? String(n) : frozenValue(n));
-      }
-      lines.push(out === "" ? "{}" : out + "}");
+      const { line, step } = frozenLine(cols, start + i, dropped, keys);
+      lines.push(line);
       steps.push(step);
       if (lines.length === LINE_BATCH || i === count - 1) {
         await onGroup({ lines, steps, keys: Array.from(keys) });
@@ -244,4 +197,71 @@ export async function readExportLines(file: ExportFile, dropped: DroppedKeyCount
     for (const col of cols) col.values = [];
     start = end;
   }
+}
+
+/** A column as readExportLines walks it: its values for the row group being read, from row `base`. */
+interface LineColumn {
+  name: string;
+  kind: ExportFile["columns"][number]["kind"];
+  /** `"name":`, the text before its value in a frozen line. */
+  prefix: string;
+  isStep: boolean;
+  values: ArrayLike<unknown>;
+  base: number;
+}
+
+/** Reads rows [start, end) of every column into `cols` (one array per column: a whole chunk, or the pieces joined). */
+async function readGroupColumns(file: ExportFile, cols: LineColumn[], start: number, end: number): Promise<void> {
+  const { hyparquet, compressors } = await loadParquetModules();
+  const pieces = new Map<string, { data: ArrayLike<unknown>; rowStart: number; rowEnd: number }[]>();
+  await hyparquet.parquetRead({
+    file: file.buffer,
+    metadata: file.metadata,
+    compressors,
+    columns: file.columns.map((c) => c.name),
+    rowStart: start,
+    rowEnd: end,
+    onChunk: (chunk) => {
+      const list = pieces.get(chunk.columnName) ?? [];
+      list.push({ data: chunk.columnData as ArrayLike<unknown>, rowStart: chunk.rowStart, rowEnd: chunk.rowEnd });
+      pieces.set(chunk.columnName, list);
+    },
+  });
+  for (const col of cols) {
+    const list = pieces.get(col.name) ?? [];
+    const whole = list.find((p) => p.rowStart <= start && p.rowEnd >= end);
+    if (whole) {
+      col.values = whole.data;
+      col.base = whole.rowStart;
+    } else {
+      // Several pieces (or none: an all-null column): one array for the group.
+      const values: unknown[] = new Array(end - start).fill(null);
+      for (const p of list) for (let r = Math.max(p.rowStart, start); r < Math.min(p.rowEnd, end); r++) values[r - start] = p.data[r - p.rowStart];
+      col.values = values;
+      col.base = start;
+    }
+  }
+}
+
+/** Row r's frozen line and `_step`, columns in frozen key order; values that are no number are dropped and counted. */
+function frozenLine(cols: LineColumn[], r: number, dropped: DroppedKeyCounts, keys: Set<string>): { line: string; step: number } {
+  let out = "";
+  let step = NaN;
+  for (let c = 0; c < cols.length; c++) {
+    const col = cols[c];
+    const v = col.values[r - col.base];
+    if (v === null || v === undefined) continue;
+    let n: number | undefined;
+    if (col.kind === "number") n = typeof v === "bigint" ? Number(v) : (v as number);
+    else if (col.kind === "text" && typeof v === "string") n = numberFromText(v);
+    if (n === undefined) {
+      dropped.set(col.name, (dropped.get(col.name) ?? 0) + 1);
+      continue;
+    }
+    if (col.isStep) step = n;
+    keys.add(col.name);
+    // String(n) prints finite numbers exactly as the frozen serializer does.
+    out += (out === "" ? "{" : ",") + col.prefix + (Number.isFinite(n) ? String(n) : frozenValue(n));
+  }
+  return { line: out === "" ? "{}" : `${out}}`, step };
 }

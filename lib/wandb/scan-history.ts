@@ -80,92 +80,140 @@ export function sortedCounts(counts: Map<string, number>): Record<string, number
  */
 export async function scanHistory(conn: WandbConnection, meta: RunMeta, opts: ScanHistoryOptions = {}): Promise<ScanResult> {
   const pageSize = checkPageSize(opts.pageSize ?? DEFAULT_PAGE_SIZE);
-  const path = runPath(meta);
-  const task = `fetch ${path}`;
-  const dropped: DroppedKeyCounts = new Map();
+  const scan = new HistoryScan(conn, meta, opts);
   const collected: HistoryRow[] = [];
-  const dataError = (detail: string, cause?: unknown) => new WandbError({ operation: "HistoryPage", runPath: path, detail, cause });
-  const { maxRowChars, maxKeys } = conn.limits;
-  const keys = new Set<string>(); // distinct numeric keys (dropped ones are counted in `dropped`)
-  const fromStep = opts.fromStep ?? 0;
-  const expected = opts.expectedRows ?? meta.historyLineCount;
-  const before = opts.rowsBefore ?? 0;
-  let rowCount = 0;
   let pages = 0;
-  let prevStep = -Infinity;
-  conn.reporter.progress?.(task, before, meta.historyLineCount);
-  for (const { minStep, maxStep } of historyWindows(meta.lastStep, pageSize, fromStep)) {
+  scan.progress();
+  for (const window of historyWindows(meta.lastStep, pageSize, scan.fromStep)) {
+    const rows = await scan.page(window, pageSize);
+    pages++;
+    if (opts.onRows) await opts.onRows(rows);
+    else for (const row of rows) collected.push(row);
+    scan.progress();
+  }
+  scan.checkComplete();
+  return { rows: collected, rowCount: scan.rowCount, droppedKeys: sortedCounts(scan.dropped), pages };
+}
+
+/** One run's scan: what it has read so far (rows, keys, last step) and the checks each page passes. */
+class HistoryScan {
+  readonly dropped: DroppedKeyCounts = new Map();
+  /** Distinct numeric keys (dropped ones are counted in `dropped`). */
+  private readonly keys = new Set<string>();
+  private readonly path: string;
+  readonly fromStep: number;
+  private readonly expected: number;
+  private readonly before: number;
+  rowCount = 0;
+  private prevStep = -Infinity;
+
+  constructor(
+    private readonly conn: WandbConnection,
+    private readonly meta: RunMeta,
+    private readonly opts: ScanHistoryOptions,
+  ) {
+    this.path = runPath(meta);
+    this.fromStep = opts.fromStep ?? 0;
+    this.expected = opts.expectedRows ?? meta.historyLineCount;
+    this.before = opts.rowsBefore ?? 0;
+  }
+
+  progress(): void {
+    this.conn.reporter.progress?.(`fetch ${this.path}`, this.before + this.rowCount, this.meta.historyLineCount);
+  }
+
+  private dataError(detail: string, cause?: unknown): WandbError {
+    return new WandbError({ operation: "HistoryPage", runPath: this.path, detail, cause });
+  }
+
+  /** The rows of one step window, parsed and checked (sizes, keys, steps, count so far). */
+  async page(w: { minStep: number; maxStep: number }, pageSize: number): Promise<HistoryRow[]> {
+    const { conn, meta } = this;
+    const { minStep, maxStep } = w;
     const data = await graphqlRequest<HistoryPageData>(
       conn,
       {
         operationName: "HistoryPage",
         query: HISTORY_PAGE_QUERY,
         variables: { entity: meta.entity, project: meta.project, run: meta.runId, minStep, maxStep, pageSize },
-        runPath: path,
+        runPath: this.path,
         where: `steps [${minStep}, ${maxStep})`,
       },
-      opts.signal,
+      this.opts.signal,
     );
-    pages++;
-    if (!data.project?.run) throw dataError(`run not found while reading steps [${minStep}, ${maxStep})`);
+    if (!data.project?.run) throw this.dataError(`run not found while reading steps [${minStep}, ${maxStep})`);
     const history = data.project.run.history ?? [];
-    if (!Array.isArray(history)) throw dataError(`history of steps [${minStep}, ${maxStep}) is not a list`);
+    if (!Array.isArray(history)) throw this.dataError(`history of steps [${minStep}, ${maxStep}) is not a list`);
+    const rows = this.parse(history, w);
+    this.checkRows(rows, history, w);
+    this.rowCount += rows.length;
+    if (this.rowCount > this.expected) {
+      throw new WandbError({
+        operation: "completeness",
+        runPath: this.path,
+        detail: `read ${this.before + this.rowCount} rows up to step ${this.prevStep}, more than the ${meta.historyLineCount} rows the server holds`,
+      });
+    }
+    return rows;
+  }
+
+  /** Parses a page's rows, refusing one over maxRowChars and a page that takes the keys over maxKeys. */
+  private parse(history: unknown[], { minStep, maxStep }: { minStep: number; maxStep: number }): HistoryRow[] {
+    const { maxRowChars, maxKeys } = this.conn.limits;
     for (let i = 0; i < history.length; i++) {
       const item = history[i];
       if (typeof item === "string" && item.length > maxRowChars) {
-        throw dataError(
+        throw this.dataError(
           `row ${i} of steps [${minStep}, ${maxStep}) (_step ${stepOfText(item)}) is ${item.length} characters long, over the limit of ${maxRowChars} (maxRowChars)`,
         );
       }
     }
     let rows: HistoryRow[];
     try {
-      rows = parseHistoryPage(history, dropped);
+      rows = parseHistoryPage(history, this.dropped);
     } catch (e) {
-      throw dataError(`steps [${minStep}, ${maxStep}): ${(e as Error).message}`, e);
+      throw this.dataError(`steps [${minStep}, ${maxStep}): ${(e as Error).message}`, e);
     }
-    if (keys.size + dropped.size > maxKeys) {
-      throw dataError(
-        `more than ${maxKeys} distinct history keys (maxKeys) in steps [0, ${maxStep}), ${dropped.size} of them non-numeric: refused rather than held in memory`,
+    if (this.keys.size + this.dropped.size > maxKeys) {
+      throw this.dataError(
+        `more than ${maxKeys} distinct history keys (maxKeys) in steps [0, ${maxStep}), ${this.dropped.size} of them non-numeric: refused rather than held in memory`,
       );
     }
+    return rows;
+  }
+
+  /** Every row has an integer `_step` inside the window, strictly after the previous one; new keys stay under maxKeys. */
+  private checkRows(rows: HistoryRow[], history: unknown[], { minStep, maxStep }: { minStep: number; maxStep: number }): void {
+    const { maxKeys } = this.conn.limits;
+    const { keys, dropped } = this;
     for (let i = 0; i < rows.length; i++) {
       const step = rows[i]._step;
       if (typeof step !== "number" || !Number.isInteger(step)) {
-        throw dataError(`row ${i} of steps [${minStep}, ${maxStep}) has no integer _step: ${preview(history[i])}`);
+        throw this.dataError(`row ${i} of steps [${minStep}, ${maxStep}) has no integer _step: ${preview(history[i])}`);
       }
-      if (step < minStep || step >= maxStep) throw dataError(`step ${step} lies outside the requested window [${minStep}, ${maxStep})`);
-      if (step <= prevStep) throw dataError(`step ${step} follows step ${prevStep}: _step is not strictly increasing`);
-      prevStep = step;
+      if (step < minStep || step >= maxStep) throw this.dataError(`step ${step} lies outside the requested window [${minStep}, ${maxStep})`);
+      if (step <= this.prevStep) throw this.dataError(`step ${step} follows step ${this.prevStep}: _step is not strictly increasing`);
+      this.prevStep = step;
       for (const key in rows[i]) {
         if (keys.has(key)) continue;
         keys.add(key);
         if (keys.size + dropped.size > maxKeys) {
-          throw dataError(
+          throw this.dataError(
             `more than ${maxKeys} distinct history keys (maxKeys) by _step ${step} (new key ${preview(key, 60)}): refused rather than held in memory`,
           );
         }
       }
     }
-    rowCount += rows.length;
-    if (rowCount > expected) {
-      throw new WandbError({
-        operation: "completeness",
-        runPath: path,
-        detail: `read ${before + rowCount} rows up to step ${prevStep}, more than the ${meta.historyLineCount} rows the server holds`,
-      });
-    }
-    if (opts.onRows) await opts.onRows(rows);
-    else for (const row of rows) collected.push(row);
-    conn.reporter.progress?.(task, before + rowCount, meta.historyLineCount);
   }
-  if (rowCount !== expected) {
-    const exported = before > 0 ? ` and ${before} exported rows before them` : "";
+
+  /** The rows read are exactly what the server said it holds. */
+  checkComplete(): void {
+    if (this.rowCount === this.expected) return;
+    const exported = this.before > 0 ? ` and ${this.before} exported rows before them` : "";
     throw new WandbError({
       operation: "completeness",
-      runPath: path,
-      detail: `read ${rowCount} rows in steps [${fromStep}, ${meta.lastStep}]${exported}, the server holds ${meta.historyLineCount} (historyLineCount): history is incomplete`,
+      runPath: this.path,
+      detail: `read ${this.rowCount} rows in steps [${this.fromStep}, ${this.meta.lastStep}]${exported}, the server holds ${this.meta.historyLineCount} (historyLineCount): history is incomplete`,
     });
   }
-  return { rows: collected, rowCount, droppedKeys: sortedCounts(dropped), pages };
 }
