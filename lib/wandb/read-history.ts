@@ -202,13 +202,9 @@ function checkExportedSteps(steps: ArrayLike<unknown>, prev: { step: number }, m
 
 /** The parquet path for one run whose listing has files; `meta` carries the listing's snapshot. See the module doc. */
 async function readParquetPath(conn: WandbConnection, meta: RunMeta, listing: ParquetListing, opts: ReadHistoryOptions): Promise<HistoryReadResult> {
-  const path = runPath(meta);
-  const task = `fetch ${path}`;
   const files = await fetchExportFiles(conn, meta, listing, opts.signal);
-  const dropped: DroppedKeyCounts = new Map();
-  const keys = new Set<string>();
+  const read = new ExportedRows(conn, meta, files.length);
   const collected: HistoryRow[] = [];
-  const prev = { step: -Infinity };
   const serialize = frozenRowSerializer();
   // Rows go on as frozen lines when the caller freezes (onLines), else as rows.
   const emit = async (rows: HistoryRow[]) => {
@@ -216,63 +212,93 @@ async function readParquetPath(conn: WandbConnection, meta: RunMeta, listing: Pa
     else if (opts.onRows) await opts.onRows(rows);
     else for (const row of rows) collected.push(row);
   };
-  let exported = 0;
-  /** Checks shared by both ways of reading a file: steps, distinct keys, row count. */
-  const checkGroup = (file: ExportFile, steps: ArrayLike<unknown>, groupKeys: Iterable<string>) => {
-    checkExportedSteps(steps, prev, meta, file, files.length);
-    for (const key of groupKeys) keys.add(key);
-    if (keys.size + dropped.size > conn.limits.maxKeys) {
-      throw new WandbError({
-        operation: "parquet read",
-        runPath: path,
-        detail: `more than ${conn.limits.maxKeys} distinct history keys (maxKeys) by _step ${prev.step}: refused rather than held in memory`,
-      });
-    }
-    exported += steps.length;
-    if (exported > meta.historyLineCount) {
-      throw new WandbError({
-        operation: "completeness",
-        runPath: path,
-        detail: `exported files hold more than the ${meta.historyLineCount} rows the server holds (historyLineCount), by step ${prev.step}`,
-      });
-    }
-  };
-  conn.reporter.progress?.(task, 0, meta.historyLineCount);
+  read.progress();
   for (const file of files) {
-    const onLines = opts.onLines;
-    if (onLines && file.nestedColumns === 0) {
-      // The freeze's fast way: frozen lines straight from the columns.
-      await readExportLines(file, dropped, async (group) => {
-        checkGroup(file, group.steps, group.keys);
-        await onLines(group.lines);
-        conn.reporter.progress?.(task, exported, meta.historyLineCount);
-      });
-    } else {
-      await readExportRows(file, dropped, async (rows) => {
-        const groupKeys = new Set<string>();
-        for (const row of rows) for (const key in row) groupKeys.add(key);
-        checkGroup(
-          file,
-          rows.map((r) => r._step),
-          groupKeys,
-        );
-        await emit(rows);
-        conn.reporter.progress?.(task, exported, meta.historyLineCount);
-      });
-    }
+    await readExportFile(read, file, opts.onLines, emit);
     file.buffer = new ArrayBuffer(0); // done with it: let the bytes go before the next file
   }
-  const tail = await readLiveTail(conn, meta, listing, { lastExported: prev.step, exported }, opts, emit);
-  for (const [key, n] of Object.entries(tail.droppedKeys)) dropped.set(key, (dropped.get(key) ?? 0) + n);
+  const tail = await readLiveTail(conn, meta, listing, { lastExported: read.prev.step, exported: read.exported }, opts, emit);
+  for (const [key, n] of Object.entries(tail.droppedKeys)) read.dropped.set(key, (read.dropped.get(key) ?? 0) + n);
   return {
     rows: collected,
-    rowCount: exported + tail.rowCount,
-    droppedKeys: sortedCounts(dropped),
+    rowCount: read.exported + tail.rowCount,
+    droppedKeys: sortedCounts(read.dropped),
     path: tail.rowCount > 0 ? "parquet+pages" : "parquet",
     files: files.length,
     pages: tail.pages,
     snapshot: { historyLineCount: meta.historyLineCount, lastStep: meta.lastStep },
   };
+}
+
+/** One export file: as frozen lines straight from its columns when the caller freezes and it has no nested column, else as rows. */
+async function readExportFile(
+  read: ExportedRows,
+  file: ExportFile,
+  onLines: ReadHistoryOptions["onLines"],
+  emit: (rows: HistoryRow[]) => Promise<void>,
+): Promise<void> {
+  if (onLines && file.nestedColumns === 0) {
+    await readExportLines(file, read.dropped, async (group) => {
+      read.checkGroup(file, group.steps, group.keys);
+      await onLines(group.lines);
+      read.progress();
+    });
+    return;
+  }
+  await readExportRows(file, read.dropped, async (rows) => {
+    const groupKeys = new Set<string>();
+    for (const row of rows) for (const key in row) groupKeys.add(key);
+    read.checkGroup(
+      file,
+      rows.map((r) => r._step),
+      groupKeys,
+    );
+    await emit(rows);
+    read.progress();
+  });
+}
+
+/** What the exported files of one run gave so far, and the checks every row group passes (steps, keys, count). */
+class ExportedRows {
+  readonly dropped: DroppedKeyCounts = new Map();
+  private readonly keys = new Set<string>();
+  readonly prev = { step: -Infinity };
+  exported = 0;
+  private readonly path: string;
+
+  constructor(
+    private readonly conn: WandbConnection,
+    private readonly meta: RunMeta,
+    private readonly fileCount: number,
+  ) {
+    this.path = runPath(meta);
+  }
+
+  progress(): void {
+    this.conn.reporter.progress?.(`fetch ${this.path}`, this.exported, this.meta.historyLineCount);
+  }
+
+  /** Checks shared by both ways of reading a file: steps, distinct keys, row count. */
+  checkGroup(file: ExportFile, steps: ArrayLike<unknown>, groupKeys: Iterable<string>): void {
+    const { conn, meta, prev } = this;
+    checkExportedSteps(steps, prev, meta, file, this.fileCount);
+    for (const key of groupKeys) this.keys.add(key);
+    if (this.keys.size + this.dropped.size > conn.limits.maxKeys) {
+      throw new WandbError({
+        operation: "parquet read",
+        runPath: this.path,
+        detail: `more than ${conn.limits.maxKeys} distinct history keys (maxKeys) by _step ${prev.step}: refused rather than held in memory`,
+      });
+    }
+    this.exported += steps.length;
+    if (this.exported > meta.historyLineCount) {
+      throw new WandbError({
+        operation: "completeness",
+        runPath: this.path,
+        detail: `exported files hold more than the ${meta.historyLineCount} rows the server holds (historyLineCount), by step ${prev.step}`,
+      });
+    }
+  }
 }
 
 /**
