@@ -90,7 +90,7 @@ test("export refuses a concept cell left empty while live frozen rows hold its k
   const unfilled = build.manifest.summaryNotes.filter((n) => n.startsWith("unfilled despite the frozen rows: "));
   assert.deepEqual(
     unfilled.map((n) => /summary cell (\S+) of round (\S+)/.exec(n)!.slice(1).join(" ")),
-    ["entropy_mean", "clipfrac_mean", "grad_norm_mean", "response_len_mean", "truncated_ratio_mean"].flatMap((c) => [`${c} R0`, `${c} all`]),
+    ["entropy_mean", "clipfrac_mean", "grad_norm_mean", "response_len_mean", "truncated_ratio_mean", "reward_mean"].flatMap((c) => [`${c} R0`, `${c} all`]),
   );
 });
 
