@@ -187,6 +187,33 @@ function connectionSpec(conn: WandbConnection, retry: FetchAndFreezeOptions["ret
   return { baseUrl: conn.baseUrl, apiKey: conn.apiKey, retry: { ...retry }, limits: conn.limits };
 }
 
+/** What freezing one run needs from the fetch: the staging folder, the clock, and how a server run's history is read. */
+interface FreezeContext {
+  tmp: string;
+  now: () => string;
+  reporter: Reporter;
+  pageSize: number;
+  historyPath: HistoryPathChoice;
+  /** Reads a server run's history into its file (on a freeze thread when there are any). */
+  run: (job: ServerRunJob, signal: AbortSignal) => ReturnType<typeof freezeServerRun>;
+}
+
+/** Freezes one selected run into the staging folder by its source: TensorBoard files, a .wandb log, or the server (`meta`). */
+async function freezeRun(ctx: FreezeContext, sel: RunSelection, meta: RunMeta | null, signal: AbortSignal): Promise<ManifestRun> {
+  if (sel.tensorboard) {
+    const tb = { runId: sel.runId, round: sel.round, path: sel.tensorboard };
+    return freezeTensorboardRun(tb, ctx.tmp, ctx.now, ctx.reporter, signal);
+  }
+  if (sel.file) {
+    const files = { runId: sel.runId, round: sel.round, file: sel.file, resumedIn: sel.resumedIn };
+    return freezeWandbFileRun(files, ctx.tmp, ctx.now, ctx.reporter, signal);
+  }
+  const file = historyFile(sel.runId);
+  const job: ServerRunJob = { meta: meta!, filePath: path.join(ctx.tmp, file), pageSize: ctx.pageSize, historyPath: ctx.historyPath };
+  const frozen = await ctx.run(job, signal);
+  return manifestRun(meta!, sel.round, file, frozen, ctx.now());
+}
+
 /**
  * Fetches every selected run's complete history and freezes it into `outDir`; returns the manifest
  * written. On any failure the previous archive stays byte-identical.
@@ -222,26 +249,15 @@ export async function fetchAndFreeze(given: FetchAndFreezeOptions): Promise<Sour
       const threads = threadCount > 0 ? startFreezeThreads(threadCount, connectionSpec(conn!, opts.retry), reporter, onCaller) : null;
       let runs: ManifestRun[];
       try {
-        runs = await mapConcurrent(
-          opts.runs,
-          concurrency,
-          async (sel, i, signal) => {
-            if (sel.tensorboard) {
-              const tb = { runId: sel.runId, round: sel.round, path: sel.tensorboard };
-              return freezeTensorboardRun(tb, tmp, () => clock().toISOString(), reporter, signal);
-            }
-            if (sel.file) {
-              const files = { runId: sel.runId, round: sel.round, file: sel.file, resumedIn: sel.resumedIn };
-              return freezeWandbFileRun(files, tmp, () => clock().toISOString(), reporter, signal);
-            }
-            const meta = metas[i];
-            const file = historyFile(sel.runId);
-            const job: ServerRunJob = { meta, filePath: path.join(tmp, file), pageSize, historyPath };
-            const frozen = await (threads ? threads.run(job, signal) : onCaller(job, signal));
-            return manifestRun(meta, sel.round, file, frozen, clock().toISOString());
-          },
-          opts.signal,
-        );
+        const freeze: FreezeContext = {
+          tmp,
+          now: () => clock().toISOString(),
+          reporter,
+          pageSize,
+          historyPath,
+          run: (job, signal) => (threads ? threads.run(job, signal) : onCaller(job, signal)),
+        };
+        runs = await mapConcurrent(opts.runs, concurrency, (sel, i, signal) => freezeRun(freeze, sel, metas[i], signal), opts.signal);
       } finally {
         await threads?.close();
       }

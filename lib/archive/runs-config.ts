@@ -55,30 +55,8 @@ export function readRunsConfig(path: string): RunsConfig {
   }
   const runs: RunSelection[] = cfg.runs.map((r: unknown, i: number) => {
     if (r === null || typeof r !== "object" || Array.isArray(r)) throw bad(`runs[${i}] is not an object`);
-    const { round, file, tensorboard } = r as Record<string, unknown>;
-    if (tensorboard !== undefined) return tensorboardRun(r as Record<string, unknown>, i, dirname(path), bad);
-    let { runId } = r as Record<string, unknown>;
-    let wandbFile: string | undefined;
-    if (file !== undefined) {
-      if (typeof file !== "string" || !file.trim()) throw bad(`runs[${i}].file must be a non-empty string`);
-      try {
-        wandbFile = locateWandbFile(resolve(dirname(path), file));
-        const inFile = peekWandbFileRunId(wandbFile);
-        if (runId !== undefined && runId !== inFile)
-          throw new Error(`${file} holds run ${JSON.stringify(inFile)}, not ${JSON.stringify(runId)}: a file of another run`);
-        runId = inFile;
-      } catch (e) {
-        throw bad(`runs[${i}]: ${(e as Error).message}`);
-      }
-    }
-    if (typeof runId !== "string") throw bad(`runs[${i}].runId must be a string`);
-    try {
-      checkRunId(runId);
-    } catch (e) {
-      throw bad(`runs[${i}]: ${(e as Error).message}`);
-    }
-    if (typeof round !== "string" || !round.trim()) throw bad(`runs[${i}].round must be a non-empty string`);
-    return wandbFile === undefined ? { runId, round } : { runId, round, file: wandbFile };
+    if ((r as Record<string, unknown>).tensorboard !== undefined) return tensorboardRun(r as Record<string, unknown>, i, dirname(path), bad);
+    return wandbRun(r as Record<string, unknown>, i, dirname(path), bad);
   });
   // A run id listed twice is refused by the rule fetchAndFreeze joins with (several .wandb logs of one
   // id in one round are the run resumed into its own id); checked here so the config names the error.
@@ -88,6 +66,33 @@ export function readRunsConfig(path: string): RunsConfig {
     throw bad((e as Error).message.replace(/^invalid runs: /, ""));
   }
   return { entity: (cfg.entity as string | undefined) ?? "", project: (cfg.project as string | undefined) ?? "", runs };
+}
+
+/** A `{"runId", "round"}` entry, or `{"file", "round", "runId"?}` (a .wandb log; the run id is read from it and must match a given one). */
+function wandbRun(r: Record<string, unknown>, i: number, dir: string, bad: (what: string) => Error): RunSelection {
+  const { round, file } = r;
+  let { runId } = r;
+  let wandbFile: string | undefined;
+  if (file !== undefined) {
+    if (typeof file !== "string" || !file.trim()) throw bad(`runs[${i}].file must be a non-empty string`);
+    try {
+      wandbFile = locateWandbFile(resolve(dir, file));
+      const inFile = peekWandbFileRunId(wandbFile);
+      if (runId !== undefined && runId !== inFile)
+        throw new Error(`${file} holds run ${JSON.stringify(inFile)}, not ${JSON.stringify(runId)}: a file of another run`);
+      runId = inFile;
+    } catch (e) {
+      throw bad(`runs[${i}]: ${(e as Error).message}`);
+    }
+  }
+  if (typeof runId !== "string") throw bad(`runs[${i}].runId must be a string`);
+  try {
+    checkRunId(runId);
+  } catch (e) {
+    throw bad(`runs[${i}]: ${(e as Error).message}`);
+  }
+  if (typeof round !== "string" || !round.trim()) throw bad(`runs[${i}].round must be a non-empty string`);
+  return wandbFile === undefined ? { runId, round } : { runId, round, file: wandbFile };
 }
 
 /** A `{"tensorboard", "round", "runId"?}` entry: the path must name event files; the run id defaults to the path's last part. */

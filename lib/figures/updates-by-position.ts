@@ -45,18 +45,7 @@ export function updatesByPositionFigure(
   const xAll = numberColumn(updates, (u) => u.update);
   const { y: yAll, missing, nonFinite } = valueColumn(updates, key);
   const drawnAll = reduce(xAll, yAll);
-  const data: Trace[] = [
-    {
-      type: "scatter",
-      mode: "lines",
-      name: "all updates in order",
-      x: drawnValues(xAll, drawnAll),
-      y: drawnValues(yAll, drawnAll),
-      hoverinfo: "skip",
-      line: { color: BOUNDARY_COLOR, width: 0.75 },
-      connectgaps: false,
-    },
-  ];
+  const data: Trace[] = [allUpdatesTrace(drawnValues(xAll, drawnAll), drawnValues(yAll, drawnAll))];
   // Every position 0..N-1 gets a legend entry even if empty, plus any out-of-range one found in data.
   const byPosition = indicesByPosition(updates, n);
   for (const p of Array.from(byPosition.keys()).sort((a, b) => a - b)) {
@@ -84,6 +73,20 @@ export function updatesByPositionFigure(
   layout.meta = { figure: "updates-by-position", key, missing, nonFinite, updatesPerRollout: n };
   noteReduction(layout, reduced);
   return { data, layout };
+}
+
+/** The thin grey line through every update in order, under the position markers. */
+function allUpdatesTrace(x: Trace["x"], y: Trace["y"]): Trace {
+  return {
+    type: "scatter",
+    mode: "lines",
+    name: "all updates in order",
+    x,
+    y,
+    hoverinfo: "skip",
+    line: { color: BOUNDARY_COLOR, width: 0.75 },
+    connectgaps: false,
+  };
 }
 
 /** The markers of the updates at position p of their batch. */

@@ -218,6 +218,33 @@ async function readBlocks(st: ReadState): Promise<{ sha256: string; bytes: numbe
   }
 }
 
+/** What the reading left to say: a torn tail, records of unknown kinds, a summary ahead of the history (notes while the file is live). */
+function reportReading(st: ReadState, name: string, tornTail: WandbFileRun["tornTail"]): void {
+  const { opts } = st;
+  const reporter = opts.reporter ?? {};
+  if (tornTail && opts.live) {
+    reporter.info?.(`${name}: the last ${tornTail.bytes} bytes hold no whole record yet (a record being written): read up to the last whole record`);
+  } else if (tornTail) {
+    reporter.warn?.(
+      `${name}: the last ${tornTail.bytes} bytes (from byte ${tornTail.offset}) hold no whole record (${tornTail.reason}): the torn end of a killed run; read up to the last whole record`,
+    );
+  }
+  if (st.unknownFields.size > 0) {
+    const fields = Array.from(st.unknownFields)
+      .sort((a, b) => a - b)
+      .join(", ");
+    reporter.info?.(`${name}: skipped ${st.counts.get("unknown")} records of a kind this reader does not know (Record field ${fields})`);
+  }
+  const summaryStep = st.summary.get("_step");
+  if (summaryStep !== undefined && summaryStep > st.lastStep && opts.live) {
+    reporter.info?.(`${name}: the summary reached _step ${summaryStep}, the history so far ends at _step ${st.lastStep} (the file is still being written)`);
+  } else if (summaryStep !== undefined && summaryStep > st.lastStep) {
+    reporter.warn?.(
+      `${name}: the summary reached _step ${summaryStep} but the history in the file ends at _step ${st.lastStep}: later rows are not in the file`,
+    );
+  }
+}
+
 /**
  * Reads a `.wandb` file; throws `WandbFileError` naming file and byte offset for a wrong header, a
  * damaged chunk inside the file, a record that is not protobuf, a bad history value, a `_step`
@@ -244,29 +271,7 @@ export async function readWandbFile(file: string, opts: ReadWandbFileOptions = {
   const { sha256, bytes, tornTail } = await readBlocks(st);
   const run = st.run;
   if (!run) throw fail(st, null, `no run record in ${bytes} bytes: cannot tell which run it holds`);
-  const reporter = opts.reporter ?? {};
-  const name = `W&B file ${file} (run ${run.runId})`;
-  if (tornTail && opts.live) {
-    reporter.info?.(`${name}: the last ${tornTail.bytes} bytes hold no whole record yet (a record being written): read up to the last whole record`);
-  } else if (tornTail) {
-    reporter.warn?.(
-      `${name}: the last ${tornTail.bytes} bytes (from byte ${tornTail.offset}) hold no whole record (${tornTail.reason}): the torn end of a killed run; read up to the last whole record`,
-    );
-  }
-  if (st.unknownFields.size > 0) {
-    const fields = Array.from(st.unknownFields)
-      .sort((a, b) => a - b)
-      .join(", ");
-    reporter.info?.(`${name}: skipped ${st.counts.get("unknown")} records of a kind this reader does not know (Record field ${fields})`);
-  }
-  const summaryStep = st.summary.get("_step");
-  if (summaryStep !== undefined && summaryStep > st.lastStep && opts.live) {
-    reporter.info?.(`${name}: the summary reached _step ${summaryStep}, the history so far ends at _step ${st.lastStep} (the file is still being written)`);
-  } else if (summaryStep !== undefined && summaryStep > st.lastStep) {
-    reporter.warn?.(
-      `${name}: the summary reached _step ${summaryStep} but the history in the file ends at _step ${st.lastStep}: later rows are not in the file`,
-    );
-  }
+  reportReading(st, `W&B file ${file} (run ${run.runId})`, tornTail);
   const producer = st.producer.split("+")[0];
   const counts: Record<string, number> = {};
   for (const key of Array.from(st.counts.keys()).sort()) counts[key] = st.counts.get(key)!;
