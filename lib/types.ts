@@ -88,6 +88,13 @@ export interface ManifestRun {
    * the part of this run's file the previous snapshot froze, which this file must start with.
    */
   frozenBefore?: FrozenPart;
+  /**
+   * The run's semantic flags read from its config (lib/registry/semantic-flags.ts: only declared
+   * entries, typed); `{}` when the config was read and holds none of them. Absent: flags unknown.
+   */
+  flags?: RunFlags;
+  /** Declared flags whose config value had the wrong type: dropped, by name, with the type expected and found. */
+  flagsDropped?: Record<string, string>;
 }
 
 /** The first `bytes` bytes of a frozen file and their sha256 (`ManifestRun.frozenBefore`). */

@@ -55,7 +55,17 @@ function orderedRun(r: ManifestRun): ManifestRun {
   if (r.resumedIn) run.resumedIn = r.resumedIn.map((x) => ({ ...orderedSource(x), stepOffset: x.stepOffset }));
   // Only in a followed archive's snapshots.
   if (r.frozenBefore) run.frozenBefore = { bytes: r.frozenBefore.bytes, sha256: r.frozenBefore.sha256 };
+  // Only where a config was read (absent: flags unknown), names sorted.
+  if (r.flags) run.flags = sortedByName(r.flags, (f) => ({ value: f.value, source: f.source }));
+  if (r.flagsDropped && Object.keys(r.flagsDropped).length > 0) run.flagsDropped = sortedByName(r.flagsDropped, (x) => x);
   return run;
+}
+
+/** An object with its keys in code-unit order and each value through `f`. */
+function sortedByName<T, U>(o: Readonly<Record<string, T>>, f: (v: T) => U): Record<string, U> {
+  const out: Record<string, U> = {};
+  for (const k of Object.keys(o).sort()) out[k] = f(o[k]);
+  return out;
 }
 
 /** A run's file source with keys in their fixed order. */

@@ -3,7 +3,7 @@ import type { MetricSpec } from "./metric-spec";
 import type { ConceptId } from "./concepts";
 import { absentReason, metricOf, type FrameworkProfile } from "./framework-profile";
 import { MILES_PROFILE } from "./profile-miles";
-import { meaningsThatHold, type RunFlags } from "./semantic-flags";
+import { meaningsThatHold, type RunFlags, type SemanticFlag } from "./semantic-flags";
 import { OPENRLHF_PROFILE } from "./profile-openrlhf";
 import { SLIME_PROFILE } from "./profile-slime";
 import { TRL_PROFILE } from "./profile-trl";
@@ -17,6 +17,13 @@ export type ProfileName = (typeof PROFILES)[number]["name"];
 
 /** The profiles' names, in registry order. */
 export const PROFILE_NAMES: readonly ProfileName[] = PROFILES.map((p) => p.name);
+
+/** Every profile's declared flags, once per name (the allow-list a freeze reads a config with, before the profile is known). */
+export function allDeclaredFlags(): SemanticFlag[] {
+  const seen = new Map<string, SemanticFlag>();
+  for (const p of PROFILES) for (const f of p.flags) if (!seen.has(f.name)) seen.set(f.name, f);
+  return [...seen.values()];
+}
 
 /** The profile of a name; `invalid profile: <name>` otherwise. */
 export function profileByName(name: string): FrameworkProfile {
@@ -62,6 +69,19 @@ export function metricOfAligned(
 export function updatesUnobservable(aligned: { profile?: { name: string } }): string | null {
   const p = profileOfAligned(aligned);
   return p.updates.observable ? null : `${p.label}: ${p.updates.note}`;
+}
+
+/**
+ * One line per run on the semantic flags its meanings were read with: the profile's declared flags
+ * found in its config, or "flags unknown" (no config was read: metrics keep their default meaning).
+ */
+export function flagsLines(aligned: { profile?: { name: string }; runs: readonly { runId: string; round: string; flags?: RunFlags }[] }): string[] {
+  const p = profileOfAligned(aligned);
+  return aligned.runs.map((r) => {
+    if (r.flags === undefined) return `flags of run ${r.runId} (round ${r.round}): unknown (no config was read); metrics keep their default meaning`;
+    const own = p.flags.filter((f) => r.flags![f.name] !== undefined).map((f) => `${f.name} = ${String(r.flags![f.name].value)}`);
+    return `flags of run ${r.runId} (round ${r.round}): ${own.length > 0 ? own.join(", ") : `none of the ${p.label} flags set in its config`}`;
+  });
 }
 
 /** One line saying which framework profile the runs were read with, and why. */

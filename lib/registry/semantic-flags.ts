@@ -56,7 +56,8 @@ export function readFlags(declared: readonly SemanticFlag[], config: Readonly<Re
     const raw = lookUp(config, f.name);
     if (raw === undefined || raw === null) continue;
     const value = typed(f.type, raw);
-    if (value === undefined) out.dropped.push({ name: f.name, reason: `expected ${typeText(f.type)}, got ${JSON.stringify(raw).slice(0, 40)}` });
+    // The reason names the type found, never the value: nothing of a config but a typed flag is kept.
+    if (value === undefined) out.dropped.push({ name: f.name, reason: `expected ${typeText(f.type)}, got ${typeOf(raw)}` });
     else out.flags[f.name] = value;
   }
   return out;
@@ -67,6 +68,12 @@ function typed(type: FlagType, raw: unknown): FlagValue | undefined {
   if (type === "bool") return typeof raw === "boolean" ? raw : undefined;
   if (type === "number") return typeof raw === "number" && Number.isFinite(raw) ? raw : undefined;
   return typeof raw === "string" && type.oneOf.includes(raw) ? raw : undefined;
+}
+
+function typeOf(raw: unknown): string {
+  if (Array.isArray(raw)) return "a list";
+  if (typeof raw === "string") return "another string";
+  return typeof raw === "object" ? "an object" : `a ${typeof raw}`;
 }
 
 function typeText(type: FlagType): string {

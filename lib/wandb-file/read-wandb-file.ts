@@ -12,6 +12,7 @@ import type { HistoryRow, Reporter } from "../types";
 import type { DroppedKeyCounts } from "../wandb/parse-history-row";
 import { sortedCounts } from "../wandb/scan-history";
 import { applySummary, historyRow, ItemValueError } from "./history-rows";
+import { applyConfig } from "./run-config";
 import { checkFileHeader, HEADER_BYTES, LOG_BLOCK_BYTES, LogRecordSplitter, type LogRecord, type TornTail } from "./log-records";
 import { decodeRecord, type DecodedRecord, type DecodedRun } from "./record-messages";
 import { WandbFileError } from "./wandb-file-error";
@@ -66,6 +67,11 @@ export interface WandbFileRun {
   droppedKeys: Record<string, number>;
   /** Numeric top-level summary values after the last summary record. */
   summary: Record<string, number>;
+  /**
+   * The run's config after the last config record, in memory only: the freezer keeps nothing of it
+   * but the declared semantic flags (lib/registry/semantic-flags.ts).
+   */
+  config: Record<string, unknown>;
   /** Records per kind (record_type name; "unknown" for kinds this reader does not know). */
   recordCounts: Record<string, number>;
   /** The end of the file that held no whole record (a killed run), or null. */
@@ -93,6 +99,8 @@ interface ReadState {
   telemetryVersion: string;
   dropped: DroppedKeyCounts;
   summary: Map<string, number>;
+  /** The run's config (memory only: see run-config.ts). */
+  config: Record<string, unknown>;
   counts: Map<string, number>;
   unknownFields: Set<number>;
   batch: HistoryRow[];
@@ -121,6 +129,7 @@ function takeRun(st: ReadState, run: DecodedRun, offset: number): void {
   }
   st.run = run;
   if (run.summary) applySummary(st.summary, run.summary);
+  if (run.config) applyConfig(st.config, run.config);
 }
 
 /** One history record -> one row, `_step` checked. */
@@ -154,6 +163,7 @@ function takeRecord(st: ReadState, rec: LogRecord): void {
   if (decoded.kind === "history") takeHistory(st, decoded, rec.offset);
   else if (decoded.kind === "run") takeRun(st, decoded.run, rec.offset);
   else if (decoded.kind === "summary") applySummary(st.summary, decoded.summary);
+  else if (decoded.kind === "config") applyConfig(st.config, decoded.config);
   else if (decoded.kind === "exit") st.exitCode = decoded.exitCode;
   else if (decoded.kind === "header") st.producer ||= decoded.producer;
   else if (decoded.kind === "telemetry") st.telemetryVersion ||= decoded.cliVersion;
@@ -261,6 +271,7 @@ export async function readWandbFile(file: string, opts: ReadWandbFileOptions = {
     telemetryVersion: "",
     dropped: new Map(),
     summary: new Map(),
+    config: {},
     counts: new Map(),
     unknownFields: new Set(),
     batch: [],
@@ -294,6 +305,7 @@ export async function readWandbFile(file: string, opts: ReadWandbFileOptions = {
     lastStep: st.lastStep,
     droppedKeys: sortedCounts(st.dropped),
     summary,
+    config: st.config,
     recordCounts: counts,
     tornTail,
   };

@@ -42,7 +42,7 @@ const F = {
   history: { item: 1, step: 2 },
   historyStep: { num: 1 },
   item: { key: 1, nestedKey: 2, none: 3, boolean: 4, integer: 5, number: 6, text: 7, json: 8, valueJson: 16 },
-  run: { runId: 1, entity: 2, project: 3, summary: 5, displayName: 8, startTime: 17, telemetry: 19 },
+  run: { runId: 1, entity: 2, project: 3, config: 4, summary: 5, displayName: 8, startTime: 17, telemetry: 19 },
   timestamp: { seconds: 1, nanos: 2 },
   telemetry: { cliVersion: 5 },
   summary: { update: 1, remove: 2 },
@@ -78,6 +78,8 @@ export interface DecodedRun {
   /** telemetry.cli_version, "" when absent. */
   cliVersion: string;
   summary: DecodedSummary | null;
+  /** The run's config as the run record carries it (same shape as a config record); null when absent. */
+  config: DecodedSummary | null;
 }
 
 /** A decoded `SummaryRecord`: updated and removed items. */
@@ -91,6 +93,8 @@ export type DecodedRecord =
   | { kind: "history"; history: DecodedHistory }
   | { kind: "run"; run: DecodedRun }
   | { kind: "summary"; summary: DecodedSummary }
+  /** A `ConfigRecord`: its items have a summary item's field numbers (key, nested_key, value_json). */
+  | { kind: "config"; config: DecodedSummary }
   | { kind: "exit"; exitCode: number }
   | { kind: "header"; producer: string }
   | { kind: "telemetry"; cliVersion: string }
@@ -115,6 +119,7 @@ export function decodeRecord(buf: Uint8Array): DecodedRecord {
     if (name === "history") found = { kind: "history", history: decodeHistory(r.message()) };
     else if (name === "run") found = { kind: "run", run: decodeRun(r.message()) };
     else if (name === "summary") found = { kind: "summary", summary: decodeSummary(r.message()) };
+    else if (name === "config") found = { kind: "config", config: decodeSummary(r.message()) };
     else if (name === "exit") found = { kind: "exit", exitCode: decodeExit(r.message()) };
     else if (name === "header") found = { kind: "header", producer: decodeHeader(r.message()) };
     else if (name === "telemetry") found = { kind: "telemetry", cliVersion: decodeTelemetry(r.message()) };
@@ -180,7 +185,7 @@ function jsonNumber(v: number): string {
 }
 
 function decodeRun(r: WireReader): DecodedRun {
-  const run: DecodedRun = { runId: "", entity: "", project: "", displayName: "", startTimeMs: null, cliVersion: "", summary: null };
+  const run: DecodedRun = { runId: "", entity: "", project: "", displayName: "", startTimeMs: null, cliVersion: "", summary: null, config: null };
   const R = F.run;
   while (!r.done()) {
     const tag = r.tag();
@@ -192,6 +197,7 @@ function decodeRun(r: WireReader): DecodedRun {
     else if (field === R.project) run.project = r.string();
     else if (field === R.displayName) run.displayName = r.string();
     else if (field === R.summary) run.summary = decodeSummary(r.message());
+    else if (field === R.config) run.config = decodeSummary(r.message());
     else if (field === R.startTime) run.startTimeMs = decodeTimestampMs(r.message());
     else if (field === R.telemetry) run.cliVersion = decodeTelemetry(r.message());
     else r.skip(wire);

@@ -128,6 +128,8 @@ test("file runs only: no server, no credentials; manifest names the file (not it
         exitCode: 0,
         server: null,
       },
+      // The log's config was read (these logs have none): flags known, none set.
+      flags: {},
     },
   );
   assert.equal((manifest.runs[1].source as ManifestSource).exitCode, 1);

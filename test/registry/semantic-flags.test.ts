@@ -11,7 +11,7 @@ import { runHealthChecks } from "../../lib/health/run-health-checks";
 import { SLIME_PROFILE } from "../../lib/registry/profile-slime";
 import { OPENRLHF_PROFILE } from "../../lib/registry/profile-openrlhf";
 import { VERL_PROFILE } from "../../lib/registry/profile-verl";
-import { metricOfAligned, PROFILES } from "../../lib/registry/profiles";
+import { flagsLines, metricOfAligned, PROFILES } from "../../lib/registry/profiles";
 import { namespaceRepr, readFlags, type RunFlags } from "../../lib/registry/semantic-flags";
 import type { RunHistory } from "../../lib/types";
 import { ids, slimeRun } from "../align/slime-history";
@@ -56,7 +56,7 @@ test("readFlags reads only declared entries, typed: nested dicts, W&B's {value} 
   assert.deepEqual(orl.dropped, []);
   const slime = readFlags(SLIME_PROFILE.flags, { use_rollout_logprobs: 1, kl_coef: 0, advantage_estimator: "ppo" });
   assert.deepEqual(slime.flags, { kl_coef: 0, advantage_estimator: "ppo" });
-  assert.deepEqual(slime.dropped, [{ name: "use_rollout_logprobs", reason: "expected bool, got 1" }]);
+  assert.deepEqual(slime.dropped, [{ name: "use_rollout_logprobs", reason: "expected bool, got a number" }]);
 });
 
 test("namespaceRepr: keyword values, nested namespaces; lists and tuples skipped; other text is no namespace", () => {
@@ -98,4 +98,14 @@ test("slime --use-rollout-logprobs: ppo_kl_first_update is not applicable with t
   const mixed = alignRuns([plain, withFlags(b, { use_rollout_logprobs: { value: true, source: "stated" } })]);
   assert.match(metricOfAligned(mixed, "ppoKl").isNot, /; in run b \(use_rollout_logprobs = true\): mean of old_logp/);
   assert.match(runHealthChecks(mixed).results.find((r) => r.check === "ppo_kl_first_update")!.reason!, /in run b \(round R1\)\)$/);
+});
+
+test("flagsLines: a run's declared flags, or 'unknown' when no config was read", () => {
+  const a = slimeRun({ runId: "a", round: "R0", n: 2, rollouts: ids(1, 2) });
+  const b = slimeRun({ runId: "b", round: "R1", n: 2, rollouts: ids(3, 4) });
+  const aligned = alignRuns([withFlags(a, { use_rollout_logprobs: { value: true, source: "config" }, beta: { value: 0.1, source: "config" } }), b]);
+  assert.deepEqual(flagsLines(aligned), [
+    "flags of run a (round R0): use_rollout_logprobs = true",
+    "flags of run b (round R1): unknown (no config was read); metrics keep their default meaning",
+  ]);
 });

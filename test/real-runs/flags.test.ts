@@ -1,0 +1,93 @@
+/**
+ * Semantic flags frozen from the real runs' own configs (.wandb config records written by TRL, verl
+ * and OpenRLHF): the declared entries, typed, match what each maker passed (case.json), and nothing
+ * else of a config (paths, other settings) reaches any file of the archive or the exports.
+ */
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, test } from "node:test";
+
+import { fetchAndFreeze } from "../../lib/archive/fetch-and-freeze";
+import { loadArchive } from "../../lib/archive/load-archive";
+import { alignRuns } from "../../lib/align/align-runs";
+import { buildExports } from "../../lib/export/build-exports";
+import { fixtureCases, type FixtureCase } from "./own-record";
+
+const ROOT = path.resolve(__dirname, "../fixtures/real-runs");
+const CASES = fixtureCases(ROOT);
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "real-flags-"));
+after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+function findCase(framework: string, name: string): FixtureCase | undefined {
+  return CASES.find((c) => c.framework === framework && c.case === name);
+}
+
+/** Freezes a case's first round; returns the manifest entry and every byte written (archive, then exports). */
+async function freeze(c: FixtureCase) {
+  const r = c.rounds[0];
+  const outDir = path.join(tmp, c.framework, c.case);
+  const manifest = await fetchAndFreeze({
+    entity: "",
+    project: "",
+    runs: [{ runId: r.wandbRunId, round: "R0", file: path.join(c.dir, r.wandbFile) }],
+    outDir,
+    env: {},
+    now: () => new Date("2026-12-01T00:00:00.000Z"),
+  });
+  const archive = await loadArchive(outDir);
+  const build = buildExports(archive, alignRuns(archive.runs), { workspaceVersion: "test", allowIssues: true });
+  const written = [
+    ...fs
+      .readdirSync(outDir, { recursive: true, withFileTypes: true })
+      .filter((d) => d.isFile())
+      .map((d) => fs.readFileSync(path.join(d.parentPath, d.name), "utf8")),
+    ...build.files.map((f) => f.text),
+  ].join("\n");
+  return { run: manifest.runs[0], archive, written };
+}
+
+const skip = CASES.length === 0 ? "real-run fixtures absent (test/fixtures/real-runs)" : false;
+
+test("TRL: the GRPOConfig flags are frozen typed, as the maker set them; output_dir and the model path are in no file", { skip }, async () => {
+  const c = findCase("trl", "grpo-bnpo-noscale")!;
+  const { run, archive, written } = await freeze(c);
+  const value = (n: string) => run.flags?.[n]?.value;
+  assert.equal(value("beta"), c.options.beta);
+  assert.equal(value("num_iterations"), c.options.num_iterations);
+  assert.equal(value("loss_type"), c.options.loss_type);
+  // Defaults TRL 1.16 wrote into the config (not set by the maker).
+  assert.equal(value("importance_sampling_level"), "token");
+  assert.equal(value("use_vllm"), false);
+  assert.ok(Object.values(run.flags!).every((f) => f.source === "config"));
+  assert.deepEqual(archive.runs[0].flags, run.flags, "the loaded run carries the frozen flags");
+  // Config entries outside the allow-list, with values that are in the .wandb file: in no output.
+  const raw = fs.readFileSync(path.join(c.dir, c.rounds[0].wandbFile), "latin1");
+  const outDirValue = /\/tmp\/trl-grpo-bnpo-noscale-[a-z0-9_]+\/out/.exec(raw)?.[0];
+  assert.ok(outDirValue, "the fixture's config holds an output_dir path");
+  assert.ok(!written.includes(outDirValue), "output_dir's value reaches no file");
+  assert.ok(!written.includes("/tmp/trl-model-"), "the model path reaches no file");
+  assert.ok(!written.includes("transformers_version") && !written.includes("adam_beta1"), "no undeclared config name reaches any file");
+});
+
+test("verl: nested Hydra entries are read by their dot path; OpenRLHF: namespace reprs", { skip }, async () => {
+  const verl = await freeze(findCase("verl", "plain")!);
+  assert.deepEqual(Object.fromEntries(Object.entries(verl.run.flags!).map(([k, f]) => [k, f.value])), {
+    "actor_rollout_ref.actor.use_dynamic_bsz": false,
+    "actor_rollout_ref.actor.use_kl_loss": false,
+    "algorithm.adv_estimator": "grpo",
+    "trainer.use_v1": false,
+  });
+  const orl = findCase("openrlhf", "plain")!;
+  const argv = orl.options.openrlhfArgv as string[];
+  const { run } = await freeze(orl);
+  assert.equal(run.flags?.["algo.advantage.estimator"]?.value, argv[argv.indexOf("--algo.advantage.estimator") + 1]);
+  assert.equal(run.flags?.["algo.kl.use_loss"]?.value, argv.includes("--algo.kl.use_loss"));
+  assert.equal(run.flags?.["algo.advantage.is_correction_level"]?.value, "off");
+});
+
+test("a run with flags unknown (no config read: server runs today) has no flags field, and its manifest bytes are as before", { skip }, async () => {
+  const sample = JSON.parse(fs.readFileSync(path.resolve(__dirname, "../../data/wandb/manifest.json"), "utf8"));
+  assert.ok(sample.runs.every((r: Record<string, unknown>) => !("flags" in r)));
+});
