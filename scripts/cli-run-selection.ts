@@ -93,3 +93,22 @@ export function runSelection(v: RunSelectionValues, moreFiles: RunSelection[] = 
   });
   return { entity: v.entity, project: v.project, runs: runs.concat(files) };
 }
+
+/**
+ * The parsed options, or the exit code to return: 2 after printing an option error with the usage,
+ * 0 after printing the usage (`parse` returns null for --help).
+ */
+export function optionsOrExit<T>(parse: () => T | null, usage: string): T | number {
+  let opts: T | null;
+  try {
+    opts = parse();
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n${usage}\n`);
+    return 2;
+  }
+  if (opts === null) {
+    process.stdout.write(`${usage}\n`);
+    return 0;
+  }
+  return opts;
+}

@@ -19,7 +19,7 @@ import { cliReporter } from "./cli-reporter";
 import { checkRunId, sourceLabel } from "../lib/archive/manifest";
 import { locateEventFiles } from "../lib/tensorboard/locate-event-files";
 import { runIdOfPath } from "../lib/tensorboard/read-tensorboard-run";
-import { positiveInt, RUN_SELECTION_OPTIONS, runSelection, UsageError, usageErrors } from "./cli-run-selection";
+import { optionsOrExit, positiveInt, RUN_SELECTION_OPTIONS, runSelection, UsageError, usageErrors } from "./cli-run-selection";
 
 const USAGE = `usage: npm run fetch -- (--entity E --project P --run ID=LABEL [--run ...] | --config data/runs.json) --out DIR
        npm run fetch -- [--wandb-file PATH=LABEL ...] [--tensorboard PATH=LABEL ...] [--entity E --project P --run ID=LABEL ...] --out DIR
@@ -94,17 +94,8 @@ function parseCli(argv: string[]): CliOptions | null {
 }
 
 async function main(): Promise<number> {
-  let opts: CliOptions | null;
-  try {
-    opts = parseCli(process.argv.slice(2));
-  } catch (e) {
-    process.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
-  if (opts === null) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
+  const opts = optionsOrExit(() => parseCli(process.argv.slice(2)), USAGE);
+  if (typeof opts === "number") return opts;
   const { reporter, stop } = cliReporter({ tty: Boolean(process.stderr.isTTY), unit: "rows", plainProgress: true });
   const controller = new AbortController();
   let interruptedAt = 0;

@@ -22,7 +22,7 @@ import { healthSettings } from "../lib/health/index";
 import type { Reporter } from "../lib/types";
 import { HISTORY_PATH_CHOICES, type HistoryPathChoice } from "../lib/wandb/read-history";
 import { cliReporter } from "./cli-reporter";
-import { type CliRunSelection, positiveInt, RUN_SELECTION_OPTIONS, runSelection, UsageError, usageErrors } from "./cli-run-selection";
+import { type CliRunSelection, optionsOrExit, positiveInt, RUN_SELECTION_OPTIONS, runSelection, UsageError, usageErrors } from "./cli-run-selection";
 
 const USAGE = `usage: npm run follow -- (--entity E --project P --run ID=LABEL [--run ...] | --config data/runs.json | --wandb-file PATH=LABEL ...) --out DIR
          [--interval SECONDS (60)] [--until finished | --polls N] [--report [--report-out DIR (exports)]]
@@ -114,17 +114,8 @@ async function rebuildReport(opts: FollowCli, seen: FlagsSeen, reporter: Reporte
 }
 
 async function main(): Promise<number> {
-  let opts: FollowCli | null;
-  try {
-    opts = parseCli(process.argv.slice(2));
-  } catch (e) {
-    process.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
-  if (opts === null) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
+  const opts = optionsOrExit(() => parseCli(process.argv.slice(2)), USAGE);
+  if (typeof opts === "number") return opts;
   const cli = opts;
   const { reporter, stop } = cliReporter({ tty: Boolean(process.stderr.isTTY), unit: "rows" });
   const controller = new AbortController();

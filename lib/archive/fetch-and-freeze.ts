@@ -6,6 +6,7 @@
 import { promises as fsp } from "node:fs";
 import { availableParallelism } from "node:os";
 import * as path from "node:path";
+import { writeSynced } from "./write-synced";
 
 import type { ManifestRun, Reporter, RunMeta, SourceManifest } from "../types";
 import { connectWandb, type WandbConnection } from "../wandb/connection";
@@ -128,16 +129,6 @@ function checkSelection(opts: FetchAndFreezeOptions): void {
     if (!Number.isInteger(opts.threads) || opts.threads < 0) throw new Error(`invalid threads: ${opts.threads}`);
     if (opts.threads > 0 && !retryIsData(opts.retry))
       throw new Error(`invalid threads: ${opts.threads} (retry overrides that are functions cannot be sent to a thread)`);
-  }
-}
-
-async function writeSynced(file: string, text: string): Promise<void> {
-  const handle = await fsp.open(file, "wx");
-  try {
-    await handle.writeFile(text, "utf8");
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }
 

@@ -10,6 +10,7 @@
 import { constants as fsc, promises as fsp } from "node:fs";
 import * as path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { writeSynced } from "../archive/write-synced";
 
 import type { Reporter, RunMeta, SourceManifest } from "../types";
 import { resolveClock } from "../archive/clock";
@@ -468,17 +469,6 @@ export class Follower {
       );
       return null;
     }
-  }
-}
-
-/** Writes a file and fsyncs it (it must not exist). */
-async function writeSynced(file: string, text: string): Promise<void> {
-  const handle = await fsp.open(file, "wx");
-  try {
-    await handle.writeFile(text, "utf8");
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }
 

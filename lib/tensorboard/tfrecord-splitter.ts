@@ -14,6 +14,7 @@
  */
 import { maskedCrc32c } from "../wire/crc32c";
 import { TensorboardError } from "./tensorboard-error";
+import type { TornTail } from "../wire/torn-tail";
 
 /** Bytes of a record's header: the u64 length and its masked CRC. */
 const HEADER = 12;
@@ -26,12 +27,7 @@ export interface TfRecord {
   data: Uint8Array;
 }
 
-/** The end of a file that holds no whole record: where it starts, how long it is, why. */
-export interface TornTail {
-  offset: number;
-  bytes: number;
-  reason: string;
-}
+export type { TornTail };
 
 function u32(buf: Uint8Array, p: number): number {
   return (buf[p] | (buf[p + 1] << 8) | (buf[p + 2] << 16) | (buf[p + 3] << 24)) >>> 0;

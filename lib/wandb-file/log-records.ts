@@ -12,6 +12,7 @@
  */
 import { chunkChecksum } from "./crc32";
 import { WandbFileError } from "./wandb-file-error";
+import type { TornTail } from "../wire/torn-tail";
 
 /** Block size of the log. */
 export const LOG_BLOCK_BYTES = 32768;
@@ -31,12 +32,7 @@ export interface LogRecord {
   data: Uint8Array;
 }
 
-/** The end of a file that holds no whole record: where it starts, how long it is, why. */
-export interface TornTail {
-  offset: number;
-  bytes: number;
-  reason: string;
-}
+export type { TornTail };
 
 /** Throws unless `head` (the first 7 bytes) is the header of a W&B transaction log version 0. */
 export function checkFileHeader(head: Uint8Array, file: string): void {
