@@ -40,7 +40,9 @@ export function alignRuns(runs: RunHistory[], opts: AlignRunsOptions = {}): Alig
     // Step records copy their values, so the rows can go once all are aligned (slime runs go one by one).
     if (opts.releaseRows) for (const run of runs) run.rows = [];
   } else {
-    aligned = alignSlimeRuns(runs, opts, detected === null ? [] : mappedKeys(detected.profile));
+    const axis = detected?.profile.axis;
+    const ownRows = axis !== undefined && axis.kind !== "step" ? axis.ownRows : [];
+    aligned = alignSlimeRuns(runs, opts, detected === null ? [] : mappedKeys(detected.profile), ownRows);
   }
   const guard = supersedingIssues(aligned, aligned.keyRows ?? []);
   for (const x of guard) reporter?.warn?.(`${x.kind}: ${x.message}`);

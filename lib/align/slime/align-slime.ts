@@ -8,6 +8,7 @@
  * The steps: scan (classify rows), decide each run's axes and mark superseded rows (runRowsOf), one
  * RunPass per run (records, rollout merge, critic merge), superseded records and notes, coverage.
  */
+import type { OwnRows } from "../../registry/framework-profile";
 import type { AlignedRuns, CoverageIssue, RunHistory } from "../../types";
 import type { AlignRunsOptions } from "../align-options";
 import { keyRowsOf } from "../key-rows";
@@ -25,10 +26,10 @@ import { LIVE, rowRollouts, supersedeAcrossRuns, supersedeWithinRun } from "./su
 const UPDATE_AXIS_KINDS = new Set<CoverageIssue["kind"]>(["missing-update", "duplicate-update", "update-without-rollout"]);
 
 /** alignRuns for slime runs (rollout/step, train/step); `conceptKeys` are counted per run into `keyRows`. */
-export function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions, conceptKeys: readonly string[]): AlignedRuns {
+export function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions, conceptKeys: readonly string[], ownRows: readonly OwnRows[] = []): AlignedRuns {
   const reporter = opts.reporter;
   const scans = runs.map((run, i) => {
-    const s = scanRun(run);
+    const s = scanRun(run, ownRows);
     reporter?.progress?.("classify rows", i + 1, runs.length);
     return s;
   });
@@ -37,7 +38,7 @@ export function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions, conce
   const runsMeta = runs.map((r, i) => runMetaOf(r, scans[i].codes.length));
   const out = new SlimeRecords(opts.compact === true);
   per.forEach((rr, ri) => {
-    new RunPass(rr, out).collect();
+    new RunPass(rr, out, ownRows).collect();
     out.keyRows.push(...keyRowsOf(rr.scan.run, rr.scan.reader, rr.by, conceptKeys));
     if (opts.releaseRows) {
       rr.scan.run.rows = [];

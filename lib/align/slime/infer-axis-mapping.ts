@@ -75,7 +75,7 @@ export interface RunAxisDecision {
  * @example inferAxisMapping(runs) // { n: 2, r0: 1, formulas: { update: "update = train/step - 2*1 + 1", ... }, runs: [...] }
  */
 export function inferAxisMapping(runs: RunHistory[], opts: InferAxisMappingOptions = {}): AxisMapping {
-  const scans = runs.map(scanRun);
+  const scans = runs.map((run) => scanRun(run));
   const decisions = decideRunAxes(scans, opts);
   return mappingFromRunAxes(
     buildRunAxes(

@@ -1,4 +1,5 @@
 /** One run's pass over its live rows into slime records. Internal to lib/align/slime. */
+import type { OwnRows } from "../../registry/framework-profile";
 import type { RolloutRecord, UpdateRecord } from "../../types";
 import type { ValuesBuilder } from "../../values/values-builder";
 import type { RowReader } from "../row-reader";
@@ -55,10 +56,15 @@ export class RunPass {
   private readonly firstUpdate: number;
   private readonly firstEval: number;
 
+  /** Rows per `ownRows` family of the profile (kind "other": never records). */
+  private readonly ownCounts: number[];
+
   constructor(
     private readonly rr: RunRows,
     private readonly out: SlimeRecords,
+    private readonly ownRows: readonly OwnRows[] = [],
   ) {
+    this.ownCounts = ownRows.map(() => 0);
     this.keyInfos = new ShapeKeyInfos(rr.scan.reader);
     this.byId = new IdIndex(rr.rollouts, rr.scan.codes);
     this.rowNext = new Int32Array(rr.scan.codes.length);
@@ -70,6 +76,7 @@ export class RunPass {
   collect(): void {
     this.readRows();
     this.reportUnclassified();
+    this.noteOwnRows();
     this.mergeRollouts();
     const skip = new Set<number>();
     const { out, rr } = this;
@@ -124,7 +131,9 @@ export class RunPass {
         const values = pickKeys(out.evalValues, reader, keyInfos, i, this.scratch);
         out.evals.push({ runId, round, evalStep: int(steps[i]), rollout: int(ids[i]), historyStep: historyStepOf(historySteps, i), values });
       } else if (code === OTHER) {
-        this.countUnclassified(i);
+        const f = rr.scan.own === null ? -1 : rr.scan.own[i];
+        if (f >= 0) this.ownCounts[f]++;
+        else this.countUnclassified(i);
       }
     }
   }
@@ -137,6 +146,21 @@ export class RunPass {
     const u = this.unclassified.get(sig);
     if (u) u.count++;
     else this.unclassified.set(sig, { count: 1, firstStep: this.rr.scan.historySteps[i] });
+  }
+
+  /** One note per `ownRows` family the run logged. */
+  private noteOwnRows(): void {
+    const { runId, round } = this.rr.scan.run;
+    this.ownRows.forEach((o, f) => {
+      if (this.ownCounts[f] === 0) return;
+      this.out.notes.push({
+        runId,
+        round,
+        kind: "own-rows",
+        step: null,
+        message: `run ${runId} (round ${round}): ${this.ownCounts[f]} row(s) of ${o.what} (keys ${o.prefix}*) kept out of the rollout records and of superseding`,
+      });
+    });
   }
 
   private reportUnclassified(): void {

@@ -3,10 +3,12 @@
  * that 10^6-row histories are classified once. Internal to lib/align.
  */
 import { STEP_KEYS } from "../../registry/profile-slime";
+import type { OwnRows } from "../../registry/framework-profile";
 import type { RowKind, RunHistory } from "../../types";
 import {
   CODE_CRITIC_UPDATE,
   CODE_EVAL,
+  CODE_OTHER,
   CODE_OPTIMIZER_UPDATE,
   CODE_ROLLOUT_MANAGER,
   CODE_TRAINER_PERF,
@@ -51,6 +53,8 @@ export interface RunScan {
   families: Uint8Array;
   /** Count of rows per kind. */
   counts: Record<RowKind, number>;
+  /** Per row: the index of the profile's `ownRows` family it belongs to (kind "other"), -1 for any other row; null when the profile declares none. */
+  own: Int8Array | null;
 }
 
 /** True for the codes of the three rows of one rollout batch. */
@@ -79,8 +83,22 @@ function kindOfKeys(keys: readonly string[]): number {
   return code | ((code === TRAINER_ROLLOUT ? familyBits(f) : 0) << 8);
 }
 
-/** Classifies every row of a run and reads its axis value. */
-export function scanRun(run: RunHistory): RunScan {
+/** The `ownRows` family every key of a row but W&B's and the step keys falls in, -1 when none. */
+function ownFamily(keys: readonly string[], ownRows: readonly OwnRows[]): number {
+  let family = -1;
+  for (const k of keys) {
+    if (k.charCodeAt(0) === 95 /* _ */ || STEP_KEY_SET.has(k)) continue;
+    const f = ownRows.findIndex((o) => k.startsWith(o.prefix));
+    if (f < 0 || (family >= 0 && f !== family)) return -1;
+    family = f;
+  }
+  return family;
+}
+
+const STEP_KEY_SET: ReadonlySet<string> = new Set(Object.values(STEP_KEYS));
+
+/** Classifies every row of a run (rows of the profile's `ownRows` families as "other", marked in `own`) and reads its axis value. */
+export function scanRun(run: RunHistory, ownRows: readonly OwnRows[] = []): RunScan {
   const reader = rowReader(run);
   const n = reader.length;
   const codes = new Uint8Array(n);
@@ -88,18 +106,23 @@ export function scanRun(run: RunHistory): RunScan {
   const steps = new Float64Array(n).fill(NaN);
   const historySteps = new Float64Array(n);
   const perCode = new Int32Array(ROW_KINDS.length);
+  const own = ownRows.length > 0 ? new Int8Array(n).fill(-1) : null;
   // Kind per key list: rows of one shape share it (a run has a handful of shapes).
   const kindOfShape: number[] = [];
   for (let i = 0; i < n; i++) {
     const s = reader.shape(i);
     let kind = s >= 0 ? kindOfShape[s] : undefined;
     if (kind === undefined) {
-      kind = kindOfKeys(reader.keys(i));
+      const keys = reader.keys(i);
+      const f = own === null ? -1 : ownFamily(keys, ownRows);
+      // An own row is kind "other" with its family above the code bits.
+      kind = f >= 0 ? CODE_OTHER | ((f + 1) << 16) : kindOfKeys(keys);
       if (s >= 0) kindOfShape[s] = kind;
     }
+    if (own !== null) own[i] = (kind >> 16) - 1;
     const code = kind & 255;
     codes[i] = code;
-    families[i] = kind >> 8;
+    families[i] = (kind >> 8) & 255;
     perCode[code]++;
     const historyStep = reader.value(i, "_step");
     historySteps[i] = historyStep ?? NaN;
@@ -108,7 +131,7 @@ export function scanRun(run: RunHistory): RunScan {
   }
   const counts = {} as Record<RowKind, number>;
   ROW_KINDS.forEach((k, c) => (counts[k] = perCode[c]));
-  return { run, reader, codes, steps, historySteps, families, counts };
+  return { run, reader, codes, steps, historySteps, families, counts, own };
 }
 
 /** Sorted distinct values of a numeric list. */
