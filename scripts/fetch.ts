@@ -17,13 +17,16 @@ import { fetchAndFreeze, type RunSelection } from "../lib/archive/fetch-and-free
 import { HISTORY_PATH_CHOICES, type HistoryPathChoice } from "../lib/wandb/read-history";
 import { cliReporter } from "./cli-reporter";
 import { checkRunId, sourceLabel } from "../lib/archive/manifest";
+import { allDeclaredFlags } from "../lib/registry/profiles";
+import { statedFlags } from "../lib/registry/semantic-flags";
 import { locateEventFiles } from "../lib/tensorboard/locate-event-files";
 import { runIdOfPath } from "../lib/tensorboard/read-tensorboard-run";
 import { optionsOrExit, positiveInt, RUN_SELECTION_OPTIONS, runSelection, UsageError, usageErrors } from "./cli-run-selection";
 
 const USAGE = `usage: npm run fetch -- (--entity E --project P --run ID=LABEL [--run ...] | --config data/runs.json) --out DIR
        npm run fetch -- [--wandb-file PATH=LABEL ...] [--tensorboard PATH=LABEL ...] [--entity E --project P --run ID=LABEL ...] --out DIR
-         [--page-size N] [--concurrency N] [--threads N] [--history-path auto|parquet|pages] [--base-url URL] [--allow-running]`;
+         [--page-size N] [--concurrency N] [--threads N] [--history-path auto|parquet|pages] [--base-url URL] [--allow-running]
+         [--flag RUN_ID:NAME=VALUE ...]   (a semantic flag stated by hand, e.g. --flag 8ov14yyc:use_rollout_logprobs=true)`;
 
 interface CliOptions {
   entity: string;
@@ -36,6 +39,30 @@ interface CliOptions {
   historyPath?: HistoryPathChoice;
   baseUrl?: string;
   allowRunning: boolean;
+}
+
+/** `--flag RUN_ID:NAME=VALUE`: VALUE read as JSON (true, 0.1, "grpo") or else as text; checked against the declared flags. */
+function withFlagOptions(runs: RunSelection[], specs: readonly string[]): RunSelection[] {
+  const out = runs.map((r) => ({ ...r }));
+  for (const spec of specs) {
+    const m = /^([^:]+):([^=]+)=(.*)$/.exec(spec);
+    if (!m) throw new UsageError(`invalid --flag: ${spec} (expected RUN_ID:NAME=VALUE, e.g. 8ov14yyc:use_rollout_logprobs=true)`);
+    const [, runId, name, text] = m;
+    const run = out.find((r) => r.runId === runId);
+    if (run === undefined) throw new UsageError(`invalid --flag: ${spec} (no selected run has the id ${runId})`);
+    let value: unknown = text;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      // Not JSON: the text itself (a string flag written without quotes).
+    }
+    try {
+      run.flags = { ...(run.flags ?? {}), ...statedFlags(allDeclaredFlags(), { [name]: value }, `--flag ${spec}`) };
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+  }
+  return out;
 }
 
 /** `--tensorboard PATH=LABEL`: PATH a run's log directory or one event file; the run id is the path's last part. */
@@ -58,6 +85,7 @@ function parseCli(argv: string[]): CliOptions | null {
       options: {
         ...RUN_SELECTION_OPTIONS,
         tensorboard: { type: "string", multiple: true },
+        flag: { type: "string", multiple: true },
         out: { type: "string" },
         "page-size": { type: "string" },
         concurrency: { type: "string" },
@@ -78,7 +106,9 @@ function parseCli(argv: string[]): CliOptions | null {
     throw new UsageError(`invalid --history-path: ${historyPath} (auto, parquet or pages)`);
   }
   if (!v.out) throw new UsageError("invalid --out: missing (the archive folder, e.g. data/archive)");
-  const { entity, project, runs } = runSelection(v, (v.tensorboard ?? []).map(tensorboardSelection), "--tensorboard");
+  const selected = runSelection(v, (v.tensorboard ?? []).map(tensorboardSelection), "--tensorboard");
+  const { entity, project } = selected;
+  const runs = withFlagOptions(selected.runs, v.flag ?? []);
   return {
     entity,
     project,

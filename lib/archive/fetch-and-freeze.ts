@@ -9,6 +9,7 @@ import * as path from "node:path";
 import { writeSynced } from "./write-synced";
 
 import type { ManifestRun, Reporter, RunMeta, SourceManifest } from "../types";
+import type { FlagValue, RunFlags } from "../registry/semantic-flags";
 import { connectWandb, type WandbConnection } from "../wandb/connection";
 import { DEFAULT_CONCURRENCY } from "../wandb/fetch-runs";
 import { checkConcurrency, mapConcurrent } from "../wandb/map-concurrent";
@@ -37,6 +38,8 @@ export interface RunSelection {
   resumedIn?: string[];
   /** Read this TensorBoard log directory or event file instead of asking the server. */
   tensorboard?: string;
+  /** Semantic flags stated by hand (validated against the declared flags): frozen with source "stated", over what a config says. */
+  flags?: Record<string, FlagValue>;
 }
 
 /** True for a run read from local files (a `.wandb` log or TensorBoard event files), not from the server. */
@@ -191,6 +194,10 @@ interface FreezeContext {
 
 /** Freezes one selected run into the staging folder by its source: TensorBoard files, a .wandb log, or the server (`meta`). */
 async function freezeRun(ctx: FreezeContext, sel: RunSelection, meta: RunMeta | null, signal: AbortSignal): Promise<ManifestRun> {
+  return withStatedFlags(await freezeBySource(ctx, sel, meta, signal), sel.flags);
+}
+
+async function freezeBySource(ctx: FreezeContext, sel: RunSelection, meta: RunMeta | null, signal: AbortSignal): Promise<ManifestRun> {
   if (sel.tensorboard) {
     const tb = { runId: sel.runId, round: sel.round, path: sel.tensorboard };
     return freezeTensorboardRun(tb, ctx.tmp, ctx.now, ctx.reporter, signal);
@@ -203,6 +210,14 @@ async function freezeRun(ctx: FreezeContext, sel: RunSelection, meta: RunMeta | 
   const job: ServerRunJob = { meta: meta!, filePath: path.join(ctx.tmp, file), pageSize: ctx.pageSize, historyPath: ctx.historyPath };
   const frozen = await ctx.run(job, signal);
   return manifestRun(meta!, sel.round, file, frozen, ctx.now());
+}
+
+/** A frozen run's entry with the flags its selection states (they win over the config's, which stay when not restated). */
+function withStatedFlags(run: ManifestRun, stated: RunSelection["flags"]): ManifestRun {
+  if (stated === undefined || Object.keys(stated).length === 0) return run;
+  const flags: Record<string, RunFlags[string]> = { ...(run.flags ?? {}) };
+  for (const [name, value] of Object.entries(stated)) flags[name] = { value, source: "stated" };
+  return { ...run, flags };
 }
 
 /**

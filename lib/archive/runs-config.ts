@@ -7,6 +7,8 @@
  */
 import * as fs from "node:fs";
 import { dirname, resolve } from "node:path";
+import { allDeclaredFlags } from "../registry/profiles";
+import { statedFlags } from "../registry/semantic-flags";
 
 import { joinResumedLogs, type RunSelection } from "./fetch-and-freeze";
 import { checkRunId } from "./manifest";
@@ -92,7 +94,18 @@ function wandbRun(r: Record<string, unknown>, i: number, dir: string, bad: (what
     throw bad(`runs[${i}]: ${(e as Error).message}`);
   }
   if (typeof round !== "string" || !round.trim()) throw bad(`runs[${i}].round must be a non-empty string`);
-  return wandbFile === undefined ? { runId, round } : { runId, round, file: wandbFile };
+  const sel: RunSelection = wandbFile === undefined ? { runId, round } : { runId, round, file: wandbFile };
+  return withFlags(sel, r, i, bad);
+}
+
+/** The entry's stated `flags` (declared flags only, typed), on its selection. */
+function withFlags(sel: RunSelection, r: Record<string, unknown>, i: number, bad: (what: string) => Error): RunSelection {
+  if (r.flags === undefined) return sel;
+  try {
+    return { ...sel, flags: statedFlags(allDeclaredFlags(), r.flags, `runs[${i}]`) };
+  } catch (e) {
+    throw bad((e as Error).message);
+  }
 }
 
 /** A `{"tensorboard", "round", "runId"?}` entry: the path must name event files; the run id defaults to the path's last part. */
@@ -109,5 +122,5 @@ function tensorboardRun(r: Record<string, unknown>, i: number, dir: string, bad:
     throw bad(`runs[${i}]: ${(e as Error).message}`);
   }
   if (typeof round !== "string" || !round.trim()) throw bad(`runs[${i}].round must be a non-empty string`);
-  return { runId: runId as string, round, tensorboard: at };
+  return withFlags({ runId: runId as string, round, tensorboard: at }, r, i, bad);
 }

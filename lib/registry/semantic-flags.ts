@@ -182,6 +182,24 @@ class ReprCursor {
 const INVALID = Symbol("invalid");
 const SKIPPED = Symbol("skipped");
 
+/**
+ * Flags a user states by hand (`"flags"` of a run in data/runs.json, `--flag RUN:NAME=VALUE`): each
+ * must be a declared flag of some framework with a value of its type; throws `invalid flag` naming
+ * `where`, the flag and what it must be.
+ */
+export function statedFlags(declared: readonly SemanticFlag[], raw: unknown, where: string): Record<string, FlagValue> {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new Error(`invalid flag: ${where}: "flags" must be an object of flag name -> value`);
+  const out: Record<string, FlagValue> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    const f = declared.find((d) => d.name === name);
+    if (f === undefined) throw new Error(`invalid flag: ${where}: ${name} is no declared flag (lib/registry/profile-*.ts "flags" list them)`);
+    const v = typed(f.type, value);
+    if (v === undefined) throw new Error(`invalid flag: ${where}: ${name} must be ${typeText(f.type)}, not ${JSON.stringify(value)}`);
+    out[name] = v;
+  }
+  return out;
+}
+
 /** The meanings whose condition holds for these flags. */
 export function meaningsThatHold(meanings: readonly ConditionalMeaning[], flags: RunFlags | undefined): ConditionalMeaning[] {
   if (flags === undefined) return [];

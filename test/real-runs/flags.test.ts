@@ -9,7 +9,10 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, test } from "node:test";
 
+import { spawnSync } from "node:child_process";
+
 import { fetchAndFreeze } from "../../lib/archive/fetch-and-freeze";
+import { readRunsConfig } from "../../lib/archive/runs-config";
 import { loadArchive } from "../../lib/archive/load-archive";
 import { alignRuns } from "../../lib/align/align-runs";
 import { buildExports } from "../../lib/export/build-exports";
@@ -90,4 +93,69 @@ test("verl: nested Hydra entries are read by their dot path; OpenRLHF: namespace
 test("a run with flags unknown (no config read: server runs today) has no flags field, and its manifest bytes are as before", { skip }, async () => {
   const sample = JSON.parse(fs.readFileSync(path.resolve(__dirname, "../../data/wandb/manifest.json"), "utf8"));
   assert.ok(sample.runs.every((r: Record<string, unknown>) => !("flags" in r)));
+});
+
+test('flags stated by hand (runs.json "flags", --flag RUN:NAME=VALUE) win over the config\'s, with source stated; undeclared names and wrong types are refused', {
+  skip,
+}, async () => {
+  const c = findCase("trl", "grpo-bnpo-noscale")!;
+  const r = c.rounds[0];
+  const file = path.join(c.dir, r.wandbFile);
+  const dir = path.join(tmp, "stated");
+  fs.mkdirSync(dir, { recursive: true });
+  const config = (flags: unknown) => {
+    const p = path.join(dir, `runs-${Math.random().toString(36).slice(2)}.json`);
+    fs.writeFileSync(p, JSON.stringify({ runs: [{ file, round: "R0", flags }] }));
+    return p;
+  };
+  const manifest = await fetchAndFreeze({
+    entity: "",
+    project: "",
+    runs: readRunsConfig(config({ beta: 0.04, use_rollout_logprobs: true })).runs,
+    outDir: path.join(dir, "archive"),
+    env: {},
+    now: () => new Date("2026-12-01T00:00:00.000Z"),
+  });
+  const flags = manifest.runs[0].flags!;
+  assert.deepEqual(flags.beta, { value: 0.04, source: "stated" });
+  assert.deepEqual(flags.use_rollout_logprobs, { value: true, source: "stated" });
+  assert.deepEqual(flags.loss_type, { value: "bnpo", source: "config" }, "the config's other flags stay");
+  assert.throws(() => readRunsConfig(config({ api_key: "x" })), /invalid runs config: .*: invalid flag: runs\[0\]: api_key is no declared flag/);
+  assert.throws(() => readRunsConfig(config({ beta: "high" })), /invalid flag: runs\[0\]: beta must be number, not "high"/);
+  // The CLI: a flag of a run not selected is an option error (exit 2), before anything is read.
+  const cli = spawnSync(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      path.join(__dirname, "../../scripts/fetch.ts"),
+      "--wandb-file",
+      `${file}=R0`,
+      "--flag",
+      "nope:beta=0.1",
+      "--out",
+      path.join(dir, "cli"),
+    ],
+    { encoding: "utf8" },
+  );
+  assert.equal(cli.status, 2, cli.stderr);
+  assert.match(cli.stderr, /^invalid --flag: nope:beta=0\.1 \(no selected run has the id nope\)/);
+  const ok = spawnSync(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      path.join(__dirname, "../../scripts/fetch.ts"),
+      "--wandb-file",
+      `${file}=R0`,
+      "--flag",
+      `${r.wandbRunId}:loss_type=grpo`,
+      "--out",
+      path.join(dir, "cli"),
+    ],
+    { encoding: "utf8" },
+  );
+  assert.equal(ok.status, 0, ok.stderr);
+  const written = JSON.parse(fs.readFileSync(path.join(dir, "cli", "manifest.json"), "utf8"));
+  assert.deepEqual(written.runs[0].flags.loss_type, { value: "grpo", source: "stated" });
 });
