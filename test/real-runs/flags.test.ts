@@ -123,38 +123,18 @@ test('flags stated by hand (runs.json "flags", --flag RUN:NAME=VALUE) win over t
   assert.throws(() => readRunsConfig(config({ api_key: "x" })), /invalid runs config: .*: invalid flag: runs\[0\]: api_key is no declared flag/);
   assert.throws(() => readRunsConfig(config({ beta: "high" })), /invalid flag: runs\[0\]: beta must be number, not "high"/);
   // The CLI: a flag of a run not selected is an option error (exit 2), before anything is read.
-  const cli = spawnSync(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      path.join(__dirname, "../../scripts/fetch.ts"),
-      "--wandb-file",
-      `${file}=R0`,
-      "--flag",
-      "nope:beta=0.1",
-      "--out",
-      path.join(dir, "cli"),
-    ],
-    { encoding: "utf8" },
-  );
+  const fetchCli = (flag: string) =>
+    spawnSync(
+      process.execPath,
+      ["--import", "tsx", path.join(__dirname, "../../scripts/fetch.ts"), "--wandb-file", `${file}=R0`, "--flag", flag, "--out", path.join(dir, "cli")],
+      {
+        encoding: "utf8",
+      },
+    );
+  const cli = fetchCli("nope:beta=0.1");
   assert.equal(cli.status, 2, cli.stderr);
   assert.match(cli.stderr, /^invalid --flag: nope:beta=0\.1 \(no selected run has the id nope\)/);
-  const ok = spawnSync(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      path.join(__dirname, "../../scripts/fetch.ts"),
-      "--wandb-file",
-      `${file}=R0`,
-      "--flag",
-      `${r.wandbRunId}:loss_type=grpo`,
-      "--out",
-      path.join(dir, "cli"),
-    ],
-    { encoding: "utf8" },
-  );
+  const ok = fetchCli(`${r.wandbRunId}:loss_type=grpo`);
   assert.equal(ok.status, 0, ok.stderr);
   const written = JSON.parse(fs.readFileSync(path.join(dir, "cli", "manifest.json"), "utf8"));
   assert.deepEqual(written.runs[0].flags.loss_type, { value: "grpo", source: "stated" });
