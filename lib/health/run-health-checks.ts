@@ -4,7 +4,7 @@
  */
 import { absentReason, type FrameworkProfile } from "../registry/framework-profile";
 import { profileOfAligned } from "../registry/profiles";
-import { meaningsThatHold } from "../registry/semantic-flags";
+import { runsWhereHolds } from "../registry/semantic-flags";
 import { nestedContainers } from "./timer-parts-exceed-container";
 import type { AlignedRuns } from "../types";
 import type { HealthCheck, HealthCheckParams, HealthFlag, HealthOutcome, HealthSeverity } from "./health-check";
@@ -108,7 +108,7 @@ function needsGate(profile: FrameworkProfile, c: HealthCheck): HealthOutcome | n
 function flagGate(aligned: AlignedRuns, profile: FrameworkProfile, c: HealthCheck): HealthOutcome | null {
   for (const m of profile.meanings) {
     if (m.check?.name !== c.name) continue;
-    const runs = aligned.runs.filter((r) => meaningsThatHold([m], r.flags).length > 0);
+    const runs = runsWhereHolds(m, aligned.runs);
     if (runs.length === 0) continue;
     const which = runs.map((r) => `${r.runId} (round ${r.round})`).join(", ");
     return { applicable: false, reason: `${m.check.notApplicable} (${m.when.flag} = ${String(m.when.equals)} in run${runs.length === 1 ? "" : "s"} ${which})` };

@@ -3,7 +3,7 @@ import type { MetricSpec } from "./metric-spec";
 import type { ConceptId } from "./concepts";
 import { absentReason, metricOf, type FrameworkProfile } from "./framework-profile";
 import { MILES_PROFILE } from "./profile-miles";
-import { meaningsThatHold, type RunFlags, type SemanticFlag } from "./semantic-flags";
+import { runsWhereHolds, type RunFlags, type SemanticFlag } from "./semantic-flags";
 import { OPENRLHF_PROFILE } from "./profile-openrlhf";
 import { SLIME_PROFILE } from "./profile-slime";
 import { TRL_PROFILE } from "./profile-trl";
@@ -53,7 +53,7 @@ export function metricOfAligned(
   const runs = aligned.runs ?? [];
   for (const meaning of p.meanings) {
     if (meaning.concept?.id !== concept) continue;
-    const holds = runs.filter((r) => meaningsThatHold([meaning], r.flags).length > 0);
+    const holds = runsWhereHolds(meaning, runs);
     if (holds.length === 0) continue;
     if (holds.length === runs.length) return { ...m, is: meaning.concept.is, isNot: meaning.concept.isNot };
     const which = holds.map((r) => r.runId).join(", ");

@@ -200,8 +200,7 @@ export function statedFlags(declared: readonly SemanticFlag[], raw: unknown, whe
   return out;
 }
 
-/** The meanings whose condition holds for these flags. */
-export function meaningsThatHold(meanings: readonly ConditionalMeaning[], flags: RunFlags | undefined): ConditionalMeaning[] {
-  if (flags === undefined) return [];
-  return meanings.filter((m) => flags[m.when.flag]?.value === m.when.equals);
+/** The runs whose flags make a meaning's condition hold (a run with flags unknown never does). */
+export function runsWhereHolds<R extends { flags?: RunFlags }>(meaning: ConditionalMeaning, runs: readonly R[]): R[] {
+  return runs.filter((r) => r.flags?.[meaning.when.flag]?.value === meaning.when.equals);
 }
