@@ -7,6 +7,7 @@
  * never 0, never null. (`null` from the JS SDK is read as NaN: it is how that SDK writes NaN.)
  */
 import type { RunFlags } from "./registry/semantic-flags";
+import type { RunVersions } from "./registry/versions";
 
 /** One W&B history row, numeric keys only, plus `_step` (and usually `_runtime`, `_timestamp`). */
 export type HistoryRow = Record<string, number>;
@@ -41,6 +42,8 @@ export interface RunHistory {
    * records none (flags unknown: metrics keep their default meaning).
    */
   flags?: RunFlags;
+  /** Package versions the run records (lib/registry/versions.ts), as frozen; absent when none was recorded. */
+  versions?: RunVersions;
   /**
    * "tensorboard" for a run frozen from TensorBoard event files: one row per step, every tag logged at
    * that step merged (step profiles read it through their `tensorboard` declaration); absent for W&B runs.
@@ -95,6 +98,11 @@ export interface ManifestRun {
   flags?: RunFlags;
   /** Declared flags whose config value had the wrong type: dropped, by name, with the type expected and found. */
   flagsDropped?: Record<string, string>;
+  /**
+   * Package versions the run records (lib/registry/versions.ts: wandb, python, transformers, the
+   * framework's), each with where it was read; absent when none was recorded.
+   */
+  versions?: RunVersions;
 }
 
 /** The first `bytes` bytes of a frozen file and their sha256 (`ManifestRun.frozenBefore`). */
@@ -355,7 +363,7 @@ export interface AlignedRuns {
   mapping: AxisMapping;
   /** Round labels in run order. */
   rounds: string[];
-  runs: { runId: string; round: string; state: string; historyEvents: number; flags?: RunFlags }[];
+  runs: { runId: string; round: string; state: string; historyEvents: number; flags?: RunFlags; versions?: RunVersions }[];
   /** Surviving records only: each rollout id and each update once, under the round that owns it. */
   rollouts: RolloutRecord[];
   updates: UpdateRecord[];

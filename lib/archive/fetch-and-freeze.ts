@@ -13,6 +13,7 @@ import type { FlagValue, RunFlags } from "../registry/semantic-flags";
 import { connectWandb, type WandbConnection } from "../wandb/connection";
 import { DEFAULT_CONCURRENCY } from "../wandb/fetch-runs";
 import { checkConcurrency, mapConcurrent } from "../wandb/map-concurrent";
+import { readRunConfig } from "../wandb/read-run-config";
 import { readRunMeta, runPath } from "../wandb/read-run-meta";
 import type { ReaderLimits } from "../wandb/reader-limits";
 import type { RetryPolicy } from "../wandb/retry-policy";
@@ -27,6 +28,7 @@ import { startFreezeThreads } from "./freeze-threads";
 import type { ConnectionSpec } from "./freeze-worker";
 import { checkRunId, frozenManifestRun, HISTORY_DIR, historyFile, MANIFEST_FILE, serializeManifest } from "./manifest";
 import { checkArchiveDir, replaceDirAtomically } from "./replace-dir";
+import { type ConfigFacts, configFacts } from "./run-config-facts";
 
 /** One run to fetch and the round label the user gives it. */
 export interface RunSelection {
@@ -193,11 +195,11 @@ interface FreezeContext {
 }
 
 /** Freezes one selected run into the staging folder by its source: TensorBoard files, a .wandb log, or the server (`meta`). */
-async function freezeRun(ctx: FreezeContext, sel: RunSelection, meta: RunMeta | null, signal: AbortSignal): Promise<ManifestRun> {
-  return withStatedFlags(await freezeBySource(ctx, sel, meta, signal), sel.flags);
+async function freezeRun(ctx: FreezeContext, sel: RunSelection, read: ServerRunRead | null, signal: AbortSignal): Promise<ManifestRun> {
+  return withStatedFlags(await freezeBySource(ctx, sel, read, signal), sel.flags);
 }
 
-async function freezeBySource(ctx: FreezeContext, sel: RunSelection, meta: RunMeta | null, signal: AbortSignal): Promise<ManifestRun> {
+async function freezeBySource(ctx: FreezeContext, sel: RunSelection, read: ServerRunRead | null, signal: AbortSignal): Promise<ManifestRun> {
   if (sel.tensorboard) {
     const tb = { runId: sel.runId, round: sel.round, path: sel.tensorboard };
     return freezeTensorboardRun(tb, ctx.tmp, ctx.now, ctx.reporter, signal);
@@ -207,9 +209,34 @@ async function freezeBySource(ctx: FreezeContext, sel: RunSelection, meta: RunMe
     return freezeWandbFileRun(files, ctx.tmp, ctx.now, ctx.reporter, signal);
   }
   const file = historyFile(sel.runId);
-  const job: ServerRunJob = { meta: meta!, filePath: path.join(ctx.tmp, file), pageSize: ctx.pageSize, historyPath: ctx.historyPath };
+  const job: ServerRunJob = { meta: read!.meta, filePath: path.join(ctx.tmp, file), pageSize: ctx.pageSize, historyPath: ctx.historyPath };
   const frozen = await ctx.run(job, signal);
-  return manifestRun(meta!, sel.round, file, frozen, ctx.now());
+  return { ...manifestRun(read!.meta, sel.round, file, frozen, ctx.now()), ...read!.facts };
+}
+
+/** A server run's metadata, and what its config gives the archive (its flags and versions; the config is not kept). */
+interface ServerRunRead {
+  meta: RunMeta;
+  facts: ConfigFacts;
+}
+
+/** Reads each server run's metadata and config (the `Run` and `RunConfig` queries), `concurrency` runs at a time. */
+function readServerRuns(
+  conn: WandbConnection | null,
+  opts: FetchAndFreezeOptions,
+  serverRuns: readonly RunSelection[],
+  concurrency: number,
+): Promise<ServerRunRead[]> {
+  return mapConcurrent(
+    serverRuns,
+    concurrency,
+    async (run, _i, signal) => {
+      const ref = { entity: opts.entity, project: opts.project, runId: run.runId };
+      const meta = await readRunMeta(conn!, ref, signal);
+      return { meta, facts: configFacts([await readRunConfig(conn!, ref, signal)], {}, "config") };
+    },
+    opts.signal,
+  );
 }
 
 /** A frozen run's entry with the flags its selection states (they win over the config's, which stay when not restated). */
@@ -241,13 +268,9 @@ export async function fetchAndFreeze(given: FetchAndFreezeOptions): Promise<Sour
   return replaceDirAtomically(
     opts.outDir,
     async (tmp) => {
-      const serverMetas: RunMeta[] = await mapConcurrent(
-        serverRuns,
-        concurrency,
-        (run, _i, signal) => readRunMeta(conn!, { entity: opts.entity, project: opts.project, runId: run.runId }, signal),
-        opts.signal,
-      );
-      const metas = opts.runs.map((r) => (fromFiles(r) ? null : serverMetas[serverRuns.indexOf(r)])) as RunMeta[];
+      const server = await readServerRuns(conn, opts, serverRuns, concurrency);
+      const serverMetas = server.map((s) => s.meta);
+      const metas = opts.runs.map((r) => (fromFiles(r) ? null : server[serverRuns.indexOf(r)])) as ServerRunRead[];
       if (!opts.allowRunning) refuseRunning(serverMetas);
       await fsp.mkdir(path.join(tmp, HISTORY_DIR));
       const onCaller = (job: ServerRunJob, signal: AbortSignal) => freezeServerRun(conn!, job, signal);

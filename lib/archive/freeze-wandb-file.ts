@@ -10,8 +10,7 @@ import { keysOf } from "../values/compact-values";
 import { readWandbFile, type WandbFileRun } from "../wandb-file/read-wandb-file";
 import { FrozenFileWriter, type FrozenFileInfo } from "./frozen-file-writer";
 import { frozenManifestRun, historyFile } from "./manifest";
-import { allDeclaredFlags } from "../registry/profiles";
-import { readFlags, type RunFlags } from "../registry/semantic-flags";
+import { type ConfigFacts, configFacts, requirementsVersions, withRequirements } from "./run-config-facts";
 
 /** A run to freeze from a `.wandb` file: its path, the run id it must hold and the round label. */
 export interface WandbFileSelection {
@@ -81,23 +80,25 @@ export async function freezeWandbFileRun(
     later.length === 0
       ? { source: sourceOf(first.run) }
       : { source: sourceOf(first.run), resumedIn: later.map((l) => ({ ...sourceOf(l.run), stepOffset: l.stepOffset })) };
-  return { ...frozenManifestRun(identity, sel.round, file, info, fetchedAt(), extra), ...flagsOf(logs.map((l) => l.run)) };
+  return {
+    ...frozenManifestRun(identity, sel.round, file, info, fetchedAt(), extra),
+    ...(await factsOf(
+      logs.map((l) => l.run),
+      sel.file,
+    )),
+  };
 }
 
 /**
- * The declared semantic flags of the logs' configs (a later log's value wins), and the declared ones
- * dropped for their type. Nothing else of a config leaves this function.
+ * The flags of the logs' configs (a later log's value wins), the versions their telemetry records
+ * (the last log's), and the frameworks' versions in the first log's run folder's requirements.txt.
  */
-function flagsOf(runs: readonly WandbFileRun[]): Pick<ManifestRun, "flags" | "flagsDropped"> {
-  const declared = allDeclaredFlags();
-  const flags: Record<string, RunFlags[string]> = {};
-  const dropped: Record<string, string> = {};
-  for (const run of runs) {
-    const read = readFlags(declared, run.config);
-    for (const [name, value] of Object.entries(read.flags)) flags[name] = { value, source: "config" };
-    for (const d of read.dropped) dropped[d.name] = d.reason;
-  }
-  return Object.keys(dropped).length > 0 ? { flags, flagsDropped: dropped } : { flags };
+async function factsOf(runs: readonly WandbFileRun[], firstFile: string): Promise<ConfigFacts> {
+  const facts = configFacts(
+    runs.map((r) => r.config),
+    runs[runs.length - 1].versions,
+  );
+  return withRequirements(facts, await requirementsVersions(firstFile));
 }
 
 /** A row with another `_step` (the row's other keys as they are; views are read, not spread). */

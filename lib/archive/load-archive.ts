@@ -222,6 +222,7 @@ export async function loadArchive(dir: string, reporter: Reporter = {}, opts: Lo
     const meta: Omit<RunHistory, "rows"> = { runId: run.runId, round: run.round, entity: run.entity, project: run.project, state: run.state };
     if (run.source?.kind === "tensorboard") meta.sourceKind = "tensorboard";
     if (run.flags) meta.flags = run.flags;
+    if (run.versions) meta.versions = run.versions;
     const rows = rowsOf[i];
     // Rows a worker parsed stay packed until read (lib/values/packed-run.ts): alignment reads them as they are.
     return Array.isArray(rows) ? { ...meta, rows } : packedRun(meta, rows, classes);

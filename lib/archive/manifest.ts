@@ -58,6 +58,7 @@ function orderedRun(r: ManifestRun): ManifestRun {
   // Only where a config was read (absent: flags unknown), names sorted.
   if (r.flags) run.flags = sortedByName(r.flags, (f) => ({ value: f.value, source: f.source }));
   if (r.flagsDropped && Object.keys(r.flagsDropped).length > 0) run.flagsDropped = sortedByName(r.flagsDropped, (x) => x);
+  if (r.versions && Object.keys(r.versions).length > 0) run.versions = sortedByName(r.versions, (v) => ({ value: v.value, source: v.source }));
   return run;
 }
 

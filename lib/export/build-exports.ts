@@ -26,7 +26,7 @@ import { assertMappingHolds, blockingIssues } from "../align/issues";
 import { healthTable } from "./health-table";
 import { parquetCreatedBy, parquetFiles, type ParquetLayout } from "./parquet-file";
 import { rolloutsTable, supersededTable, updatesTable, ROLLOUTS_FILE, UPDATES_FILE } from "./record-tables";
-import { profileOfAligned } from "../registry/profiles";
+import { meaningNotes, profileOfAligned } from "../registry/profiles";
 import { summaryColumnsFor, summaryTable } from "./summary-table";
 import { unfilledCells } from "./filled-cells";
 import { workspaceVersion as readWorkspaceVersion } from "./workspace-version";
@@ -175,6 +175,7 @@ export function planExports(source: Pick<Archive, "manifest">, aligned: AlignedR
     builtDespiteIssues: blockingIssues(aligned).length > 0,
     superseded: aligned.superseded.map(exportSuperseded),
     alignmentNotes: aligned.notes.map((x) => `${x.kind}: ${x.message}`),
+    meaningNotes: meaningNotes(aligned),
   });
   return { tables, parquet, manifest, health };
 }

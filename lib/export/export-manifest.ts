@@ -4,6 +4,7 @@
  * the meaning of each summary column (from the metric schema). Deterministic bytes: no wall-clock
  * time (the only times are the source fetch times), fixed key order, 2-space indent, trailing newline.
  */
+import type { RunFlags } from "../registry/semantic-flags";
 import type { AxisMapping, ManifestRun, RunAxis, SourceManifest, SupersededRecords } from "../types";
 import { NON_FINITE_CELLS } from "./export-cell";
 import { HEALTH_FILE } from "./health-table";
@@ -16,11 +17,17 @@ export const EXPORT_MANIFEST_FILE = "manifest.json";
 /** Kind tag of an export manifest. */
 export const EXPORT_MANIFEST_KIND = "rl-run-diagnostics-exports";
 
-/** One source run: the fields of the archive manifest's run (lib/types.ts) that the export manifest keeps. */
+/**
+ * One source run: the fields of the archive manifest's run (lib/types.ts) that the export manifest
+ * keeps, its semantic flags (FLAGS_UNKNOWN when no config was read) and its recorded versions.
+ */
 export type ExportSourceRun = Pick<
   ManifestRun,
-  "entity" | "project" | "runId" | "round" | "state" | "historyEvents" | "lastStep" | "fetchedAt" | "file" | "sha256"
->;
+  "entity" | "project" | "runId" | "round" | "state" | "historyEvents" | "lastStep" | "fetchedAt" | "file" | "sha256" | "versions"
+> & { flags: RunFlags | typeof FLAGS_UNKNOWN };
+
+/** A source run's `flags` when no config was read (an old archive, TensorBoard without hparams). */
+export const FLAGS_UNKNOWN = "unknown: no config was read, so every metric keeps its default meaning (state them with --flag RUN_ID:NAME=VALUE)";
 
 /** One exported file (a CSV, or a Parquet file when asked). */
 export interface ExportFileEntry {
@@ -77,6 +84,11 @@ export interface ExportManifest {
   superseded: ExportSuperseded[];
   /** What alignment found and handled: flags converted, N per run, critic rows, a crashed run's last rollout. */
   alignmentNotes: string[];
+  /**
+   * Meanings the runs' flags and versions make hold, or may make hold (lib/registry meaningNotes):
+   * a concept's other rule, a check not applicable, a key's note. Empty when none does.
+   */
+  meaningNotes: string[];
 }
 
 /** The framework profile in the manifest: what it is, and the keys that decided it. */
@@ -193,7 +205,7 @@ export function summaryColumnEntry(col: SummaryColumn): SummaryColumnEntry {
 
 /** Source runs of the archive manifest, with the fields the export manifest keeps, in run order. */
 export function exportSourceRuns(source: SourceManifest): ExportSourceRun[] {
-  return source.runs.map(exportSourceRun);
+  return source.runs.map((r) => exportSourceRun({ ...r, flags: r.flags ?? FLAGS_UNKNOWN }));
 }
 
 /** One source run with exactly the kept fields, in a fixed key order (the manifest's bytes rely on it). */
@@ -209,6 +221,8 @@ export function exportSourceRun(r: ExportSourceRun): ExportSourceRun {
     fetchedAt: r.fetchedAt,
     file: r.file,
     sha256: r.sha256,
+    flags: r.flags,
+    ...(r.versions ? { versions: r.versions } : {}),
   };
 }
 
@@ -253,6 +267,7 @@ export function serializeExportManifest(m: ExportManifest): string {
     builtDespiteIssues: m.builtDespiteIssues,
     superseded: m.superseded.map(exportSuperseded),
     alignmentNotes: [...m.alignmentNotes],
+    meaningNotes: [...m.meaningNotes],
   };
   return JSON.stringify(ordered, null, 2) + "\n";
 }

@@ -4,7 +4,7 @@
  */
 import { absentReason, type FrameworkProfile } from "../registry/framework-profile";
 import { profileOfAligned } from "../registry/profiles";
-import { runsWhereHolds } from "../registry/semantic-flags";
+import { conditionText, runsWhereHolds } from "../registry/semantic-flags";
 import { nestedContainers } from "./timer-parts-exceed-container";
 import type { AlignedRuns } from "../types";
 import type { HealthCheck, HealthCheckParams, HealthFlag, HealthOutcome, HealthSeverity } from "./health-check";
@@ -111,7 +111,7 @@ function flagGate(aligned: AlignedRuns, profile: FrameworkProfile, c: HealthChec
     const runs = runsWhereHolds(m, aligned.runs);
     if (runs.length === 0) continue;
     const which = runs.map((r) => `${r.runId} (round ${r.round})`).join(", ");
-    return { applicable: false, reason: `${m.check.notApplicable} (${m.when.flag} = ${String(m.when.equals)} in run${runs.length === 1 ? "" : "s"} ${which})` };
+    return { applicable: false, reason: `${m.check.notApplicable} (${conditionText(m.when)} in run${runs.length === 1 ? "" : "s"} ${which})` };
   }
   return null;
 }

@@ -129,6 +129,8 @@ export interface FrameworkProfile<N extends string = string> {
   timers: TimerSpec;
   /** The config entries that change a metric's meaning: the only config ever read (lib/registry/semantic-flags.ts). */
   flags: readonly SemanticFlag[];
+  /** The framework's pip package name, whose version a run folder's requirements.txt may record (lib/registry/versions.ts). */
+  package: string;
   /** Meanings that hold when a flag has a value (a concept's rule, a check that does not apply). */
   meanings: readonly ConditionalMeaning[];
 }

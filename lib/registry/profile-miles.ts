@@ -174,6 +174,7 @@ export const MILES_PROFILE: FrameworkProfile<"miles"> = {
   tensorboard: SLIME_PROFILE.tensorboard,
   // miles parses slime's arguments (miles/utils/arguments.py keeps their names).
   flags: SLIME_PROFILE.flags,
+  package: "miles",
   meanings: [
     ...SLIME_PROFILE.meanings.filter((m) => m.concept?.id !== "logprobGap"),
     {

@@ -116,6 +116,7 @@ export const OPENRLHF_PROFILE: FrameworkProfile<"openrlhf"> = {
   keyAliases: {},
   keyFamilies: [],
   flags: OPENRLHF_FLAGS,
+  package: "openrlhf",
   meanings: [],
   timers: {
     isTimer,

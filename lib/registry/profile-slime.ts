@@ -274,6 +274,14 @@ const SLIME_FLAGS: readonly SemanticFlag[] = [
 
 const SLIME_MEANINGS: readonly ConditionalMeaning[] = [
   {
+    when: { flag: "advantage_estimator", equals: "ppo" },
+    key: {
+      name: "rollout/kl",
+      note: "with --advantage-estimator ppo (critic runs), slime before commit 045310b2b (2026-08-20) modified rollout/kl in place in the reward computation: unless the run used a later commit (the archive cannot tell), its values are not the KL; never average them as one",
+    },
+    evidence: "THUDM/slime#2114",
+  },
+  {
     when: { flag: "use_rollout_logprobs", equals: true },
     concept: {
       id: "ppoKl",
@@ -335,6 +343,7 @@ export const SLIME_PROFILE: FrameworkProfile<"slime"> = {
   keyAliases: KEY_ALIASES,
   keyFamilies: KEY_FAMILIES,
   flags: SLIME_FLAGS,
+  package: "slime",
   meanings: SLIME_MEANINGS,
   timers: {
     isTimer: isPerfTimeKey,

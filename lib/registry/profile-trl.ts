@@ -145,7 +145,18 @@ export const TRL_PROFILE: FrameworkProfile<"trl"> = {
   keyAliases: {},
   keyFamilies: [],
   flags: TRL_FLAGS,
-  meanings: [],
+  package: "trl",
+  meanings: [
+    {
+      when: { version: { package: "trl", below: "0.17.0" } },
+      concept: {
+        id: "clipfrac",
+        is: "TRL before 0.17 logs no train/clip_ratio/region_mean (a run that logs it is 0.17 or later); its train/clip_ratio counted the tokens whose unclipped term is the smaller one, where the clip does not bind",
+        isNot: "train/clip_ratio of those versions is never read as the clipped fraction",
+      },
+      evidence: "huggingface/trl#3144; fixed by #3145 and split into low/high/region by #3289, both first released in 0.17.0",
+    },
+  ],
   timers: {
     isTimer: (k) => k === "train/step_time",
     containers: {},

@@ -170,7 +170,17 @@ export const VERL_PROFILE: FrameworkProfile<"verl"> = {
   keyAliases: {},
   keyFamilies: [],
   flags: VERL_FLAGS,
+  package: "verl",
   meanings: [
+    {
+      when: { flag: "actor_rollout_ref.actor.use_dynamic_bsz", equals: true, version: { package: "verl", below: "0.4.1" } },
+      concept: {
+        id: "entropy",
+        is: "with dynamic batch size, verl 0.4.0 and earlier did not put the old-log-prob pass's entropies back in sample order before masking them, so actor/entropy mixes tokens of other responses",
+        isNot: "not the policy's mean token entropy; not comparable with later verl or with runs without dynamic batch size",
+      },
+      evidence: "thunlp/JustRL#5",
+    },
     {
       when: { flag: "trainer.use_v1", equals: true },
       concept: {

@@ -3,7 +3,8 @@ import type { MetricSpec } from "./metric-spec";
 import type { ConceptId } from "./concepts";
 import { absentReason, metricOf, type FrameworkProfile } from "./framework-profile";
 import { MILES_PROFILE } from "./profile-miles";
-import { runsWhereHolds, type RunFlags, type SemanticFlag } from "./semantic-flags";
+import { conditionText, runsWhereHolds, runsWhereMayHold, type RunFlags, type SemanticFlag } from "./semantic-flags";
+import type { RunVersions } from "./versions";
 import { OPENRLHF_PROFILE } from "./profile-openrlhf";
 import { SLIME_PROFILE } from "./profile-slime";
 import { TRL_PROFILE } from "./profile-trl";
@@ -25,6 +26,11 @@ export function allDeclaredFlags(): SemanticFlag[] {
   return [...seen.values()];
 }
 
+/** Every profile's pip package: the only lines of a run's requirements.txt ever read. */
+export function allDeclaredPackages(): string[] {
+  return PROFILES.map((p) => p.package);
+}
+
 /** The profile of a name; `invalid profile: <name>` otherwise. */
 export function profileByName(name: string): FrameworkProfile {
   const p = PROFILES.find((x) => x.name === name);
@@ -44,25 +50,28 @@ export function profileOfAligned(aligned: { profile?: { name: string } }): Frame
  * none (callers reach here only for concepts the profile maps).
  */
 export function metricOfAligned(
-  aligned: { profile?: { name: string }; runs?: readonly { runId: string; flags?: RunFlags }[] },
+  aligned: { profile?: { name: string }; runs?: readonly { runId: string; flags?: RunFlags; versions?: RunVersions }[] },
   concept: ConceptId,
 ): MetricSpec {
   const p = profileOfAligned(aligned);
   const m = metricOf(p, concept);
   if (m === null) throw new Error(`invalid concept: ${absentReason(p, concept)}`);
   const runs = aligned.runs ?? [];
+  let out = m;
   for (const meaning of p.meanings) {
     if (meaning.concept?.id !== concept) continue;
     const holds = runsWhereHolds(meaning, runs);
-    if (holds.length === 0) continue;
-    if (holds.length === runs.length) return { ...m, is: meaning.concept.is, isNot: meaning.concept.isNot };
-    const which = holds.map((r) => r.runId).join(", ");
-    return {
-      ...m,
-      isNot: `${m.isNot}; in run${holds.length === 1 ? "" : "s"} ${which} (${meaning.when.flag} = ${String(meaning.when.equals)}): ${meaning.concept.is}`,
-    };
+    const may = runsWhereMayHold(meaning, runs);
+    const when = conditionText(meaning.when);
+    if (holds.length > 0 && holds.length === runs.length) out = { ...out, is: meaning.concept.is, isNot: meaning.concept.isNot };
+    else if (holds.length > 0) out = { ...out, isNot: `${out.isNot}; in ${runsText(holds)} (${when}): ${meaning.concept.is}` };
+    if (may.length > 0) out = { ...out, isNot: `${out.isNot}; in ${runsText(may)}, if ${when} (version not recorded): ${meaning.concept.is}` };
   }
-  return m;
+  return out;
+}
+
+function runsText(runs: readonly { runId: string }[]): string {
+  return `run${runs.length === 1 ? "" : "s"} ${runs.map((r) => r.runId).join(", ")}`;
 }
 
 /** Why single optimizer updates (positions, zero-gradient updates) are not observable for these runs; null when they are. */
@@ -73,15 +82,43 @@ export function updatesUnobservable(aligned: { profile?: { name: string } }): st
 
 /**
  * One line per run on the semantic flags its meanings were read with: the profile's declared flags
- * found in its config, or "flags unknown" (no config was read: metrics keep their default meaning).
+ * found in its config, or "flags unknown" (no config was read: metrics keep their default meaning);
+ * then one line per conditional meaning that holds, or may hold, in some run (meaningNotes).
  */
-export function flagsLines(aligned: { profile?: { name: string }; runs: readonly { runId: string; round: string; flags?: RunFlags }[] }): string[] {
+export function flagsLines(aligned: FlaggedRuns): string[] {
   const p = profileOfAligned(aligned);
-  return aligned.runs.map((r) => {
+  const lines = aligned.runs.map((r) => {
     if (r.flags === undefined) return `flags of run ${r.runId} (round ${r.round}): unknown (no config was read); metrics keep their default meaning`;
     const own = p.flags.filter((f) => r.flags![f.name] !== undefined).map((f) => `${f.name} = ${String(r.flags![f.name].value)}`);
     return `flags of run ${r.runId} (round ${r.round}): ${own.length > 0 ? own.join(", ") : `none of the ${p.label} flags set in its config`}`;
   });
+  return lines.concat(meaningNotes(aligned));
+}
+
+/** Aligned runs as flagsLines and meaningNotes read them. */
+type FlaggedRuns = { profile?: { name: string }; runs: readonly { runId: string; round: string; flags?: RunFlags; versions?: RunVersions }[] };
+
+/**
+ * One note per conditional meaning of the profile that holds in some run, or may hold (its version is
+ * not recorded): what the concept or key then is, or which check does not apply, naming the runs and
+ * the condition. Empty when none does.
+ */
+export function meaningNotes(aligned: FlaggedRuns): string[] {
+  const p = profileOfAligned(aligned);
+  const notes: string[] = [];
+  for (const m of p.meanings) {
+    const what = m.concept
+      ? `${m.concept.id}: ${m.concept.is}`
+      : m.check
+        ? `${m.check.name} not applicable: ${m.check.notApplicable}`
+        : `${m.key!.name}: ${m.key!.note}`;
+    const source = m.evidence ? ` [${m.evidence}]` : "";
+    const holds = runsWhereHolds(m, aligned.runs);
+    const may = runsWhereMayHold(m, aligned.runs);
+    if (holds.length > 0) notes.push(`${conditionText(m.when)} in ${runsText(holds)}: ${what}${source}`);
+    if (may.length > 0) notes.push(`if ${conditionText(m.when)} (version not recorded) in ${runsText(may)}: ${what}${source}`);
+  }
+  return notes;
 }
 
 /** One line saying which framework profile the runs were read with, and why. */

@@ -5,6 +5,7 @@
  * read from a run's config, and meanings with a condition say what holds when a flag is set.
  */
 import type { ConceptId } from "./concepts";
+import { compareVersions, type RunVersions } from "./versions";
 
 /** A flag's value type: a boolean, a number, or a string from a declared set. */
 export type FlagType = "bool" | "number" | { oneOf: readonly string[] };
@@ -27,13 +28,29 @@ export interface SemanticFlag {
   source: string;
 }
 
-/** A meaning that holds when a flag has a value: a concept's reading rule, or a check that does not apply. */
+/**
+ * When a meaning holds: a flag with a value, a framework version below a release, or both. A run
+ * whose flags are unknown never meets a flag condition; a run whose version is not recorded may
+ * meet a version condition (callers say so, never assume either way).
+ */
+export interface MeaningCondition {
+  flag?: string;
+  equals?: FlagValue;
+  /** Holds for the recorded version of `package` below `below` (lib/registry/versions.ts). */
+  version?: { package: string; below: string };
+}
+
+/** A meaning that holds under a condition: a concept's reading rule, a check that does not apply, or a note on a key no concept reads. */
 export interface ConditionalMeaning {
-  when: { flag: string; equals: FlagValue };
+  when: MeaningCondition;
   /** The concept whose rule changes, with the rule that then holds. */
   concept?: { id: ConceptId; is: string; isNot: string };
   /** A check that is not applicable then, and why. */
   check?: { name: string; notApplicable: string };
+  /** A key no concept reads (exported as logged) and what it then is: noted wherever the key is exported. */
+  key?: { name: string; note: string };
+  /** Where the change is documented (issue, pull request, commit). */
+  evidence?: string;
 }
 
 /** A run's flags as frozen: each value with where it was read. */
@@ -200,7 +217,32 @@ export function statedFlags(declared: readonly SemanticFlag[], raw: unknown, whe
   return out;
 }
 
-/** The runs whose flags make a meaning's condition hold (a run with flags unknown never does). */
-export function runsWhereHolds<R extends { flags?: RunFlags }>(meaning: ConditionalMeaning, runs: readonly R[]): R[] {
-  return runs.filter((r) => r.flags?.[meaning.when.flag]?.value === meaning.when.equals);
+/** Whether a run meets a condition: yes, no, or maybe (its version is not recorded). */
+export type Holds = "yes" | "no" | "maybe";
+
+/** Whether a condition holds in a run (flags unknown: a flag condition never holds). */
+export function holdsIn(when: MeaningCondition, run: { flags?: RunFlags; versions?: RunVersions }): Holds {
+  if (when.flag !== undefined && run.flags?.[when.flag]?.value !== when.equals) return "no";
+  if (when.version === undefined) return "yes";
+  const v = run.versions?.[when.version.package]?.value;
+  if (v === undefined) return "maybe";
+  return compareVersions(v, when.version.below) < 0 ? "yes" : "no";
+}
+
+/** The runs where a meaning's condition holds for certain (a run with flags unknown never does). */
+export function runsWhereHolds<R extends { flags?: RunFlags; versions?: RunVersions }>(meaning: ConditionalMeaning, runs: readonly R[]): R[] {
+  return runs.filter((r) => holdsIn(meaning.when, r) === "yes");
+}
+
+/** The runs where it may hold: the flag part holds, the version is not recorded. */
+export function runsWhereMayHold<R extends { flags?: RunFlags; versions?: RunVersions }>(meaning: ConditionalMeaning, runs: readonly R[]): R[] {
+  return runs.filter((r) => holdsIn(meaning.when, r) === "maybe");
+}
+
+/** A condition in words: `use_rollout_logprobs = true`, `verl < 0.4.1`, both joined by "and". */
+export function conditionText(when: MeaningCondition): string {
+  const parts: string[] = [];
+  if (when.flag !== undefined) parts.push(`${when.flag} = ${String(when.equals)}`);
+  if (when.version !== undefined) parts.push(`${when.version.package} < ${when.version.below}`);
+  return parts.join(" and ");
 }

@@ -12,6 +12,7 @@ import type { HistoryRow, Reporter } from "../types";
 import type { DroppedKeyCounts } from "../wandb/parse-history-row";
 import { sortedCounts } from "../wandb/scan-history";
 import { applySummary, historyRow, ItemValueError } from "./history-rows";
+import { versionText } from "../registry/versions";
 import { applyConfig } from "./run-config";
 import { checkFileHeader, HEADER_BYTES, LOG_BLOCK_BYTES, LogRecordSplitter, type LogRecord, type TornTail } from "./log-records";
 import { decodeRecord, type DecodedRecord, type DecodedRun } from "./record-messages";
@@ -54,6 +55,11 @@ export interface WandbFileRun {
   startedAt: string | null;
   /** SDK version that wrote the file (telemetry `cli_version`, else the header's producer), null when absent. */
   sdkVersion: string | null;
+  /**
+   * Versions the log records (telemetry): `wandb` (the SDK, as sdkVersion), `python`, `transformers`;
+   * a package absent when not recorded.
+   */
+  versions: Record<string, string>;
   /** Exit code of the exit record; null when there is none. */
   exitCode: number | null;
   /** finished (exit code 0), failed (non-zero), crashed (no exit record: killed, or still running). */
@@ -78,6 +84,20 @@ export interface WandbFileRun {
   tornTail: TornTail | null;
 }
 
+/** The telemetry's versions by package, release versions only (lib/registry/versions.ts). */
+function recordedVersions(wandb: string, python: string, transformers: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [pkg, raw] of [
+    ["wandb", wandb],
+    ["python", python],
+    ["transformers", transformers],
+  ] as const) {
+    const v = versionText(raw);
+    if (v !== undefined) out[pkg] = v;
+  }
+  return out;
+}
+
 /** Run id in a `run-<id>.wandb` file name, or null for other names. */
 export function runIdOfFileName(file: string): string | null {
   const m = /^run-([^.]+)\.wandb$/.exec(path.basename(file));
@@ -97,6 +117,8 @@ interface ReadState {
   exitCode: number | null;
   producer: string;
   telemetryVersion: string;
+  /** The first telemetry record's python and transformers versions (the run record's win). */
+  telemetry: { python: string; transformers: string };
   dropped: DroppedKeyCounts;
   summary: Map<string, number>;
   /** The run's config (memory only: see run-config.ts). */
@@ -166,8 +188,11 @@ function takeRecord(st: ReadState, rec: LogRecord): void {
   else if (decoded.kind === "config") applyConfig(st.config, decoded.config);
   else if (decoded.kind === "exit") st.exitCode = decoded.exitCode;
   else if (decoded.kind === "header") st.producer ||= decoded.producer;
-  else if (decoded.kind === "telemetry") st.telemetryVersion ||= decoded.cliVersion;
-  else if (decoded.kind === "unknown") for (const f of decoded.fields) st.unknownFields.add(f);
+  else if (decoded.kind === "telemetry") {
+    st.telemetryVersion ||= decoded.cliVersion;
+    st.telemetry.python ||= decoded.telemetry.pythonVersion;
+    st.telemetry.transformers ||= decoded.telemetry.huggingfaceVersion;
+  } else if (decoded.kind === "unknown") for (const f of decoded.fields) st.unknownFields.add(f);
 }
 
 async function flushRows(st: ReadState): Promise<void> {
@@ -269,6 +294,7 @@ export async function readWandbFile(file: string, opts: ReadWandbFileOptions = {
     exitCode: null,
     producer: "",
     telemetryVersion: "",
+    telemetry: { python: "", transformers: "" },
     dropped: new Map(),
     summary: new Map(),
     config: {},
@@ -298,6 +324,11 @@ export async function readWandbFile(file: string, opts: ReadWandbFileOptions = {
     displayName: run.displayName || null,
     startedAt: run.startTimeMs === null ? null : wandbTime(run.startTimeMs),
     sdkVersion: run.cliVersion || st.telemetryVersion || producer || null,
+    versions: recordedVersions(
+      run.cliVersion || st.telemetryVersion,
+      run.telemetry.pythonVersion || st.telemetry.python,
+      run.telemetry.huggingfaceVersion || st.telemetry.transformers,
+    ),
     exitCode: st.exitCode,
     state: st.exitCode === null ? "crashed" : st.exitCode === 0 ? "finished" : "failed",
     rows: st.collected,

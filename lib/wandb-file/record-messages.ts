@@ -44,7 +44,7 @@ const F = {
   item: { key: 1, nestedKey: 2, none: 3, boolean: 4, integer: 5, number: 6, text: 7, json: 8, valueJson: 16 },
   run: { runId: 1, entity: 2, project: 3, config: 4, summary: 5, displayName: 8, startTime: 17, telemetry: 19 },
   timestamp: { seconds: 1, nanos: 2 },
-  telemetry: { cliVersion: 5 },
+  telemetry: { pythonVersion: 4, cliVersion: 5, huggingfaceVersion: 6 },
   summary: { update: 1, remove: 2 },
   exit: { exitCode: 1 },
   header: { versionInfo: 1 },
@@ -77,9 +77,19 @@ export interface DecodedRun {
   startTimeMs: number | null;
   /** telemetry.cli_version, "" when absent. */
   cliVersion: string;
+  /** The run record's telemetry (python and transformers versions). */
+  telemetry: DecodedTelemetry;
   summary: DecodedSummary | null;
   /** The run's config as the run record carries it (same shape as a config record); null when absent. */
   config: DecodedSummary | null;
+}
+
+/** The versions a `TelemetryRecord` carries ("" when absent). */
+export interface DecodedTelemetry {
+  cliVersion: string;
+  pythonVersion: string;
+  /** transformers' version, when the run imported it. */
+  huggingfaceVersion: string;
 }
 
 /** A decoded `SummaryRecord`: updated and removed items. */
@@ -97,7 +107,7 @@ export type DecodedRecord =
   | { kind: "config"; config: DecodedSummary }
   | { kind: "exit"; exitCode: number }
   | { kind: "header"; producer: string }
-  | { kind: "telemetry"; cliVersion: string }
+  | { kind: "telemetry"; cliVersion: string; telemetry: DecodedTelemetry }
   | { kind: "other"; name: string }
   | { kind: "unknown"; fields: number[] };
 
@@ -122,8 +132,10 @@ export function decodeRecord(buf: Uint8Array): DecodedRecord {
     else if (name === "config") found = { kind: "config", config: decodeSummary(r.message()) };
     else if (name === "exit") found = { kind: "exit", exitCode: decodeExit(r.message()) };
     else if (name === "header") found = { kind: "header", producer: decodeHeader(r.message()) };
-    else if (name === "telemetry") found = { kind: "telemetry", cliVersion: decodeTelemetry(r.message()) };
-    else {
+    else if (name === "telemetry") {
+      const telemetry = decodeTelemetry(r.message());
+      found = { kind: "telemetry", cliVersion: telemetry.cliVersion, telemetry };
+    } else {
       r.skip(wire);
       found = { kind: "other", name };
     }
@@ -185,7 +197,17 @@ function jsonNumber(v: number): string {
 }
 
 function decodeRun(r: WireReader): DecodedRun {
-  const run: DecodedRun = { runId: "", entity: "", project: "", displayName: "", startTimeMs: null, cliVersion: "", summary: null, config: null };
+  const run: DecodedRun = {
+    runId: "",
+    entity: "",
+    project: "",
+    displayName: "",
+    startTimeMs: null,
+    cliVersion: "",
+    telemetry: noTelemetry(),
+    summary: null,
+    config: null,
+  };
   const R = F.run;
   while (!r.done()) {
     const tag = r.tag();
@@ -199,8 +221,10 @@ function decodeRun(r: WireReader): DecodedRun {
     else if (field === R.summary) run.summary = decodeSummary(r.message());
     else if (field === R.config) run.config = decodeSummary(r.message());
     else if (field === R.startTime) run.startTimeMs = decodeTimestampMs(r.message());
-    else if (field === R.telemetry) run.cliVersion = decodeTelemetry(r.message());
-    else r.skip(wire);
+    else if (field === R.telemetry) {
+      run.telemetry = decodeTelemetry(r.message());
+      run.cliVersion = run.telemetry.cliVersion;
+    } else r.skip(wire);
   }
   return run;
 }
@@ -217,14 +241,21 @@ function decodeTimestampMs(r: WireReader): number {
   return seconds * 1000 + Math.floor(nanos / 1e6);
 }
 
-function decodeTelemetry(r: WireReader): string {
-  let version = "";
+function noTelemetry(): DecodedTelemetry {
+  return { cliVersion: "", pythonVersion: "", huggingfaceVersion: "" };
+}
+
+function decodeTelemetry(r: WireReader): DecodedTelemetry {
+  const t = noTelemetry();
+  const T = F.telemetry;
   while (!r.done()) {
     const tag = r.tag();
-    if (tag === fieldTag(F.telemetry.cliVersion, WIRE.bytes)) version = r.string();
+    if (tag === fieldTag(T.cliVersion, WIRE.bytes)) t.cliVersion = r.string();
+    else if (tag === fieldTag(T.pythonVersion, WIRE.bytes)) t.pythonVersion = r.string();
+    else if (tag === fieldTag(T.huggingfaceVersion, WIRE.bytes)) t.huggingfaceVersion = r.string();
     else r.skip(tag & 7);
   }
-  return version;
+  return t;
 }
 
 function decodeSummary(r: WireReader): DecodedSummary {

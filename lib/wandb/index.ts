@@ -9,6 +9,7 @@ export * from "./parse-history-row";
 export * from "./parquet-rows";
 export * from "./queries";
 export * from "./read-history";
+export * from "./read-run-config";
 export * from "./read-run-meta";
 export * from "./reader-limits";
 export * from "./retry-policy";

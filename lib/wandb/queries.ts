@@ -6,13 +6,26 @@
 
 /**
  * Run metadata. `config` and `summaryMetrics` are left out on purpose: the workspace never stores
- * them and a config can be megabytes.
+ * them and a config can be megabytes (the config is read once, by RUN_CONFIG_QUERY).
  */
 export const RUN_QUERY = `query Run($project: String!, $entity: String!, $name: String!) {
   project(name: $project, entityName: $entity) {
     run(name: $name) {
       id name displayName state createdAt heartbeatAt historyLineCount historyKeys
       tags group jobType sweepName
+    }
+  }
+}`;
+
+/**
+ * A run's config (W&B: a JSON string of `{key: {value, desc}}`), as the official client's Run
+ * fragment reads it. Held in memory only: the declared semantic flags and the recorded versions are
+ * all the archive keeps of it (lib/archive/run-config-facts.ts).
+ */
+export const RUN_CONFIG_QUERY = `query RunConfig($project: String!, $entity: String!, $name: String!) {
+  project(name: $project, entityName: $entity) {
+    run(name: $name) {
+      config
     }
   }
 }`;

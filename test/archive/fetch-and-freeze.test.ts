@@ -100,6 +100,8 @@ test("freeze format: numeric keys only, sorted, JSON.stringify numbers, non-fini
     "sha256",
     "bytes",
     "droppedKeys",
+    // The run's config was read (RunConfig): flags known, none declared in these configs.
+    "flags",
   ]);
   assert.deepEqual(
     { ...runa, sha256: "-", bytes: 0 },
@@ -118,6 +120,7 @@ test("freeze format: numeric keys only, sorted, JSON.stringify numbers, non-fini
       sha256: "-",
       bytes: 0,
       droppedKeys: { img: 1, note: 1 },
+      flags: {},
     },
   );
   assert.equal(runa.bytes, fs.statSync(path.join(outDir, "history/runa.jsonl")).size);

@@ -130,6 +130,8 @@ test("file runs only: no server, no credentials; manifest names the file (not it
       },
       // The log's config was read (these logs have none): flags known, none set.
       flags: {},
+      // The telemetry's SDK version; these logs record no python or transformers version.
+      versions: { wandb: { value: "0.31.0", source: "telemetry" } },
     },
   );
   assert.equal((manifest.runs[1].source as ManifestSource).exitCode, 1);
@@ -187,6 +189,8 @@ test("mixed with server runs: round order kept, server entries exactly as before
     "sha256",
     "bytes",
     "droppedKeys",
+    // The run's config was read (RunConfig): flags known, none declared in these configs.
+    "flags",
   ]);
   assert.equal((await loadArchive(out)).runs.length, 2);
 });

@@ -8,7 +8,8 @@ import * as path from "node:path";
 import { loadArchive } from "../../lib/archive/load-archive";
 import { alignRuns } from "../../lib/align/align-runs";
 import { buildExports } from "../../lib/export/build-exports";
-import type { ExportManifest } from "../../lib/export/export-manifest";
+import { type ExportManifest, exportSourceRuns, FLAGS_UNKNOWN } from "../../lib/export/export-manifest";
+import type { RunFlags } from "../../lib/registry/semantic-flags";
 import { loadParquetWriter } from "../../lib/export/parquet-file";
 import { writeExports } from "../../lib/export/write-exports";
 import { SLIME_SPECS as METRICS } from "../fixtures/metric-keys";
@@ -51,13 +52,37 @@ test("the export manifest lists sources, files (sha256, rows, columns), axes, co
     "builtDespiteIssues",
     "superseded",
     "alignmentNotes",
+    "meaningNotes",
   ]);
   assert.equal(m.workspaceVersion, JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).version);
   assert.deepEqual(
     m.source.runs.map((r) => [r.round, r.runId, r.state, r.historyEvents, r.lastStep, r.fetchedAt, r.sha256]),
     archive.manifest.runs.map((r) => [r.round, r.runId, r.state, r.historyEvents, r.lastStep, r.fetchedAt, r.sha256]),
   );
-  assert.deepEqual(Object.keys(m.source.runs[0]), ["entity", "project", "runId", "round", "state", "historyEvents", "lastStep", "fetchedAt", "file", "sha256"]);
+  assert.deepEqual(Object.keys(m.source.runs[0]), [
+    "entity",
+    "project",
+    "runId",
+    "round",
+    "state",
+    "historyEvents",
+    "lastStep",
+    "fetchedAt",
+    "file",
+    "sha256",
+    "flags",
+  ]);
+  // The sample's configs were read: each run's flags as frozen (grpo, no meaning-changing flag set: no note).
+  assert.deepEqual(
+    m.source.runs.map((r) => r.flags),
+    archive.manifest.runs.map((r) => r.flags),
+  );
+  assert.equal((m.source.runs[0].flags as RunFlags).advantage_estimator.value, "grpo");
+  assert.deepEqual(m.meaningNotes, []);
+  // An archive that read no config (an old one): its runs say so.
+  const old = { ...archive.manifest, runs: archive.manifest.runs.map(({ flags: _f, ...r }) => r) };
+  assert.ok(exportSourceRuns(old).every((r) => r.flags === FLAGS_UNKNOWN));
+  assert.match(FLAGS_UNKNOWN, /^unknown: no config was read, so every metric keeps its default meaning/);
   assert.deepEqual(m.axes, { n: 2, r0: 1, formulas: aligned.mapping.formulas, runs: aligned.mapping.runs });
   assert.deepEqual(
     m.axes.runs.map((r) => [r.round, r.n, r.alwaysUseTrainStep, r.firstRollout, r.formula]),

@@ -90,9 +90,40 @@ test("verl: nested Hydra entries are read by their dot path; OpenRLHF: namespace
   assert.equal(run.flags?.["algo.advantage.is_correction_level"]?.value, "off");
 });
 
-test("a run with flags unknown (no config read: server runs today) has no flags field, and its manifest bytes are as before", { skip }, async () => {
-  const sample = JSON.parse(fs.readFileSync(path.resolve(__dirname, "../../data/wandb/manifest.json"), "utf8"));
-  assert.ok(sample.runs.every((r: Record<string, unknown>) => !("flags" in r)));
+test("versions: the telemetry's wandb, Python and transformers equal the maker's (fixture README); a run folder's requirements.txt gives the framework's, and no other package", {
+  skip,
+}, async () => {
+  const c = findCase("trl", "grpo-bnpo-noscale")!;
+  const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+  const row = readme.split("\n").find((l) => l.startsWith("| `trl/grpo-bnpo-noscale`"))!;
+  const made = (pkg: string) => new RegExp(`${pkg} ([0-9.]+)`).exec(row)?.[1];
+  const { run } = await freeze(c);
+  assert.deepEqual(run.versions, {
+    python: { value: made("Python"), source: "telemetry" },
+    transformers: { value: made("transformers"), source: "telemetry" },
+    wandb: { value: made("wandb"), source: "telemetry" },
+  });
+  // A W&B run folder: run-<id>/run-<id>.wandb and run-<id>/files/requirements.txt (pip freeze).
+  const r = c.rounds[0];
+  const folder = path.join(tmp, "run-folder", `run-${r.wandbRunId}`);
+  fs.mkdirSync(path.join(folder, "files"), { recursive: true });
+  const file = path.join(folder, `run-${r.wandbRunId}.wandb`);
+  fs.copyFileSync(path.join(c.dir, r.wandbFile), file);
+  fs.writeFileSync(
+    path.join(folder, "files", "requirements.txt"),
+    `accelerate==1.9.0\nTRL==${made("trl")}\nprivate-internal-pkg==3.1.4\n-e git+https://example.com/x.git@abc#egg=x\n`,
+  );
+  const manifest = await fetchAndFreeze({
+    entity: "",
+    project: "",
+    runs: [{ runId: r.wandbRunId, round: "R0", file }],
+    outDir: path.join(tmp, "run-folder", "archive"),
+    env: {},
+    now: () => new Date("2026-12-01T00:00:00.000Z"),
+  });
+  assert.deepEqual(manifest.runs[0].versions?.trl, { value: made("trl"), source: "requirements" });
+  const text = fs.readFileSync(path.join(tmp, "run-folder", "archive", "manifest.json"), "utf8");
+  assert.ok(!text.includes("private-internal-pkg") && !text.includes("accelerate") && !text.includes("example.com"), "other packages are never kept");
 });
 
 test('flags stated by hand (runs.json "flags", --flag RUN:NAME=VALUE) win over the config\'s, with source stated; undeclared names and wrong types are refused', {

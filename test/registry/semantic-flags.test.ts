@@ -11,8 +11,9 @@ import { runHealthChecks } from "../../lib/health/run-health-checks";
 import { SLIME_PROFILE } from "../../lib/registry/profile-slime";
 import { OPENRLHF_PROFILE } from "../../lib/registry/profile-openrlhf";
 import { VERL_PROFILE } from "../../lib/registry/profile-verl";
-import { flagsLines, metricOfAligned, PROFILES } from "../../lib/registry/profiles";
-import { namespaceRepr, readFlags, type RunFlags } from "../../lib/registry/semantic-flags";
+import { flagsLines, meaningNotes, metricOfAligned, PROFILES } from "../../lib/registry/profiles";
+import { holdsIn, namespaceRepr, readFlags, type RunFlags } from "../../lib/registry/semantic-flags";
+import { compareVersions, versionsOfRequirements, versionText } from "../../lib/registry/versions";
 import type { RunHistory } from "../../lib/types";
 import { ids, slimeRun } from "../align/slime-history";
 
@@ -27,7 +28,8 @@ test("every declared flag names a real check and concept; every conditional mean
     assert.equal(names.size, p.flags.length, `${p.name}: flag names are unique`);
     for (const f of p.flags) for (const c of f.checks) assert.ok(checks.has(c), `${p.name}: ${f.name} names check ${c}`);
     for (const m of p.meanings) {
-      assert.ok(names.has(m.when.flag), `${p.name}: a meaning reads ${m.when.flag}, which is declared`);
+      if (m.when.flag !== undefined) assert.ok(names.has(m.when.flag), `${p.name}: a meaning reads ${m.when.flag}, which is declared`);
+      if (m.when.version !== undefined) assert.equal(m.when.version.package, p.package, `${p.name}: a version condition names its own package`);
       if (m.check) assert.ok(checks.has(m.check.name), `${p.name}: ${m.check.name} is a check`);
     }
   }
@@ -104,8 +106,77 @@ test("flagsLines: a run's declared flags, or 'unknown' when no config was read",
   const a = slimeRun({ runId: "a", round: "R0", n: 2, rollouts: ids(1, 2) });
   const b = slimeRun({ runId: "b", round: "R1", n: 2, rollouts: ids(3, 4) });
   const aligned = alignRuns([withFlags(a, { use_rollout_logprobs: { value: true, source: "config" }, beta: { value: 0.1, source: "config" } }), b]);
-  assert.deepEqual(flagsLines(aligned), [
+  const lines = flagsLines(aligned);
+  assert.deepEqual(lines.slice(0, 2), [
     "flags of run a (round R0): use_rollout_logprobs = true",
     "flags of run b (round R1): unknown (no config was read); metrics keep their default meaning",
   ]);
+  // Then the meanings the flag makes hold in run a: ppo_kl's and the gap's rules, the check not applicable.
+  assert.deepEqual(
+    lines.slice(2).map((l) => l.split(":")[0]),
+    ["use_rollout_logprobs = true in run a", "use_rollout_logprobs = true in run a", "use_rollout_logprobs = true in run a"],
+  );
+  assert.match(lines[4], /ppo_kl_first_update not applicable: with --use-rollout-logprobs/);
+});
+
+test("versions: compareVersions by numeric parts; requirements.txt lines of declared packages only, names as pip normalises them", () => {
+  assert.ok(compareVersions("0.16.1", "0.17.0") < 0);
+  assert.ok(compareVersions("0.4.0.post1", "0.4.1") < 0);
+  assert.ok(compareVersions("1.10.0", "1.9.3") > 0);
+  assert.equal(compareVersions("0.17", "0.17.0"), 0);
+  assert.deepEqual(versionsOfRequirements("TRL==0.16.1\nopen_rlhf==1\nOpenRLHF==0.8.5\nverl @ file:///x\ntorch==2.5.1+cu121\n", ["trl", "openrlhf", "verl"]), {
+    trl: "0.16.1",
+    openrlhf: "0.8.5",
+  });
+  assert.equal(versionText("/home/x/secret"), undefined, "a path is no version");
+  assert.equal(versionText("0.19.1"), "0.19.1");
+});
+
+test("a version condition: holds below the release, not at it; 'maybe' when the version is not recorded, never when the flag is off or unknown", () => {
+  const dyn = { "actor_rollout_ref.actor.use_dynamic_bsz": { value: true, source: "config" as const } };
+  const when = VERL_PROFILE.meanings.find((m) => m.concept?.id === "entropy")!.when;
+  const v = (value: string) => ({ verl: { value, source: "requirements" as const } });
+  assert.equal(holdsIn(when, { flags: dyn, versions: v("0.4.0") }), "yes");
+  assert.equal(holdsIn(when, { flags: dyn, versions: v("0.4.1") }), "no");
+  assert.equal(holdsIn(when, { flags: dyn }), "maybe");
+  assert.equal(holdsIn(when, { flags: { "actor_rollout_ref.actor.use_dynamic_bsz": { value: false, source: "config" } } }), "no");
+  assert.equal(holdsIn(when, {}), "no", "flags unknown: the default meaning");
+  // The entropy rule: replaced where it holds in every run, a named note where it may hold.
+  const verl = { profile: { name: "verl" } };
+  const old = metricOfAligned({ ...verl, runs: [{ runId: "a", flags: dyn, versions: v("0.3.1") }] }, "entropy");
+  assert.match(old.is, /verl 0.4.0 and earlier did not put the old-log-prob pass's entropies back in sample order/);
+  const unknown = metricOfAligned({ ...verl, runs: [{ runId: "a", flags: dyn }] }, "entropy");
+  assert.equal(unknown.is, metricOfAligned({ ...verl, runs: [] }, "entropy").is);
+  assert.match(
+    unknown.isNot,
+    /; in run a, if actor_rollout_ref.actor.use_dynamic_bsz = true and verl < 0.4.1 \(version not recorded\): with dynamic batch size/,
+  );
+  const fixed = metricOfAligned({ ...verl, runs: [{ runId: "a", flags: dyn, versions: v("0.9.1") }] }, "entropy");
+  assert.deepEqual(fixed, metricOfAligned({ ...verl, runs: [] }, "entropy"), "a fixed version keeps the default rule");
+});
+
+test("meaningNotes: slime's rollout/kl under --advantage-estimator ppo is noted with its evidence; grpo runs and runs with flags unknown get none", () => {
+  const a = slimeRun({ runId: "a", round: "R0", n: 2, rollouts: ids(1, 2) });
+  const ppo = alignRuns([withFlags(a, { advantage_estimator: { value: "ppo", source: "config" } })]);
+  assert.deepEqual(
+    meaningNotes(ppo).map((n) => n.slice(0, 60)),
+    ["advantage_estimator = ppo in run a: rollout/kl: with --advan"],
+  );
+  assert.match(meaningNotes(ppo)[0], /045310b2b .* \[THUDM\/slime#2114\]$/);
+  assert.deepEqual(meaningNotes(alignRuns([withFlags(a, { advantage_estimator: { value: "grpo", source: "config" } })])), []);
+  assert.deepEqual(meaningNotes(alignRuns([a])), []);
+  // TRL's clip ratio before 0.17: every TRL run whose version is not recorded gets the note; a recorded 0.17+ none.
+  const trl = { profile: { name: "trl" } };
+  assert.match(
+    meaningNotes({ ...trl, runs: [{ runId: "t", round: "R0", flags: {} }] })[0],
+    /^if trl < 0\.17\.0 \(version not recorded\) in run t: clipfrac: TRL before 0\.17/,
+  );
+  assert.deepEqual(
+    meaningNotes({ ...trl, runs: [{ runId: "t", round: "R0", flags: {}, versions: { trl: { value: "1.16.0", source: "requirements" } } }] }),
+    [],
+  );
+  assert.match(
+    meaningNotes({ ...trl, runs: [{ runId: "t", round: "R0", flags: {}, versions: { trl: { value: "0.16.1", source: "requirements" } } }] })[0],
+    /^trl < 0\.17\.0 in run t: clipfrac/,
+  );
 });

@@ -59,7 +59,17 @@ test("typed item values (no value_json) become the JSON the server would get", (
 test("run, exit (0, 1, -9), summary, header records", () => {
   assert.deepEqual(decodeRecord(runRecord({ runId: "abc123", entity: "e", project: "p", displayName: "d", startSeconds: 1700000000, cliVersion: "0.18.7" })), {
     kind: "run",
-    run: { runId: "abc123", entity: "e", project: "p", displayName: "d", startTimeMs: 1700000000250, cliVersion: "0.18.7", summary: null, config: null },
+    run: {
+      runId: "abc123",
+      entity: "e",
+      project: "p",
+      displayName: "d",
+      startTimeMs: 1700000000250,
+      cliVersion: "0.18.7",
+      telemetry: { cliVersion: "0.18.7", pythonVersion: "", huggingfaceVersion: "" },
+      summary: null,
+      config: null,
+    },
   });
   assert.deepEqual(decodeRecord(exitRecord(0)), { kind: "exit", exitCode: 0 });
   assert.deepEqual(decodeRecord(exitRecord(1)), { kind: "exit", exitCode: 1 });
