@@ -2,10 +2,11 @@
  * Whether two experiments' values of one summary column mean the same thing. A refusal names the
  * column, its concept and both sides. What the registry knows decides: the concept logged on both
  * sides, through the same key with the same meaning (key, grain, what it is and is not), and, for the
- * per-position statistics, the same optimizer updates per rollout batch. Flags that change a metric's
- * meaning (issue 28: frozen per run, not read yet) go through {@link flagRefusal}.
+ * per-position statistics, the same optimizer updates per rollout batch; and the same meaning under
+ * the runs' frozen flags and versions ({@link flagRefusal}).
  */
 import { ALL_ROUNDS } from "../export/summary-table";
+import { conditionText, holdsIn } from "../registry/semantic-flags";
 import type { ComparedColumn } from "./compared-columns";
 import type { Experiment } from "./experiment";
 
@@ -30,10 +31,23 @@ function sideText(e: Experiment, c: ComparedColumn | undefined): string {
 }
 
 /**
- * Flags that change what a metric means (issue 28), frozen per run: not read yet, so this refuses
- * nothing. The one place such a refusal goes once the archive records the flags.
+ * Why a flag or version gives the column's concept another meaning on one side than on the other
+ * (lib/registry: the profile's conditional meanings, read per run), or null. A side where a meaning
+ * holds in some runs and not in others is refused too; a run whose version is not recorded ("maybe")
+ * refuses nothing by itself: it could be either.
  */
-export function flagRefusal(_a: Experiment, _b: Experiment, _column: string): string | null {
+export function flagRefusal(a: Experiment, b: Experiment, column: string): string | null {
+  const concept = columnOf(a, column)?.concept.id;
+  if (concept === undefined) return null;
+  for (const m of a.profile.meanings) {
+    if (m.concept?.id !== concept) continue;
+    const sides = [a, b].map((e) => ({ e, holds: new Set(e.runs.map((r) => holdsIn(m.when, r)).filter((h) => h !== "maybe")) }));
+    const mixed = sides.some((s) => s.holds.size > 1);
+    const differ = sides[0].holds.size === 1 && sides[1].holds.size === 1 && [...sides[0].holds][0] !== [...sides[1].holds][0];
+    if (!mixed && !differ) continue;
+    const text = sides.map((s) => `${s.e.dir}: ${[...s.holds].map((h) => (h === "yes" ? "holds" : "does not hold")).join(" in some runs, ") || "unknown"}`);
+    return `its meaning depends on ${conditionText(m.when)} (then: ${m.concept.is}), which ${text.join("; ")}`;
+  }
   return null;
 }
 

@@ -14,6 +14,8 @@ import { ALL_ROUNDS, summaryTable } from "../export/summary-table";
 import type { FrameworkProfile } from "../registry/framework-profile";
 import { chooseProfile } from "../registry/profile-choice";
 import { profileOfAligned } from "../registry/profiles";
+import type { RunFlags } from "../registry/semantic-flags";
+import type { RunVersions } from "../registry/versions";
 import type { Reporter } from "../types";
 import { comparedColumns, type ComparedColumn } from "./compared-columns";
 
@@ -29,6 +31,8 @@ export interface Experiment {
   /** Round labels in run order (then `all` is a scope too). */
   rounds: string[];
   columns: ComparedColumn[];
+  /** The runs' frozen flags and versions (absent: unknown), which decide the meanings that hold. */
+  runs: { runId: string; flags?: RunFlags; versions?: RunVersions }[];
   /** cells[column name][scope]: the summary cell, null when empty; a scope the experiment lacks is absent. */
   cells: Record<string, Record<string, number | null>>;
 }
@@ -76,6 +80,7 @@ export async function loadExperiment(dir: string, reporter: Reporter = {}, label
     updatesPerBatch: [...new Set(aligned.mapping.runs.map((r) => r.n))].sort((a, b) => a - b),
     rounds: summary.rows.map((r) => String(r[0])).filter((r) => r !== ALL_ROUNDS),
     columns,
+    runs: aligned.runs.map((r) => ({ runId: r.runId, flags: r.flags, versions: r.versions })),
     cells: cellsByColumn(
       summary,
       columns.map((c) => c.name),

@@ -10,12 +10,13 @@ import type { ExportCell } from "../../lib/export/export-cell";
 import type { FrameworkProfile } from "../../lib/registry/framework-profile";
 import { SLIME_PROFILE } from "../../lib/registry/profile-slime";
 import { TRL_PROFILE } from "../../lib/registry/profile-trl";
+import { VERL_PROFILE } from "../../lib/registry/profile-verl";
 
 /** An experiment with the given cells (column -> scope -> value); every other column empty. */
 function experiment(
   dir: string,
   cells: Record<string, Record<string, number | null>>,
-  opts: { profile?: FrameworkProfile; n?: number[]; rounds?: string[] } = {},
+  opts: { profile?: FrameworkProfile; n?: number[]; rounds?: string[]; runs?: Experiment["runs"] } = {},
 ): Experiment {
   const profile = opts.profile ?? SLIME_PROFILE;
   return {
@@ -25,6 +26,7 @@ function experiment(
     updatesPerBatch: opts.n ?? [2],
     rounds: opts.rounds ?? ["R0", "R1"],
     columns: comparedColumns(profile),
+    runs: opts.runs ?? [{ runId: `${dir}-r0` }],
     cells,
   };
 }
@@ -52,6 +54,45 @@ const cand: Arm = {
   name: "cand",
   experiments: [seed("b/s1", [0.3, 0.5, 0.4], 0.1, 0.5), seed("b/s2", [0.4, 0.6, 0.5], 0.1, 0.4), seed("b/s3", [0.2, 0.4, 0.3], 0.2, 0.3)],
 };
+
+test("a flag or a version that changes a concept's meaning on one side only is refused, naming the condition and both sides; same meaning, or a version not recorded, is not", () => {
+  const flag = (on: boolean | undefined) => (on === undefined ? {} : { flags: { use_rollout_logprobs: { value: on, source: "config" as const } } });
+  const ex = (dir: string, ...on: (boolean | undefined)[]) =>
+    experiment(dir, { ppo_kl_first_update_mean: { all: 0.01 } }, { runs: on.map((o, i) => ({ runId: `${dir}-${i}`, ...flag(o) })) });
+  const reason = comparability(ex("on", true), ex("off", false), "ppo_kl_first_update_mean")!;
+  assert.match(reason, /^ppo_kl_first_update_mean \(ppo_kl\): its meaning depends on use_rollout_logprobs = true \(then: mean of old_logp - new_logp/);
+  assert.match(reason, /which on: holds; off: does not hold$/);
+  assert.match(
+    flagRefusal(ex("mixed", true, false), ex("off", false), "ppo_kl_first_update_mean")!,
+    /mixed: does not hold in some runs, holds|mixed: holds in some runs, does not hold/,
+  );
+  assert.equal(flagRefusal(ex("on1", true), ex("on2", true), "ppo_kl_first_update_mean"), null, "the same meaning on both sides");
+  // Flags unknown count as the default meaning (the flag condition does not hold).
+  assert.match(flagRefusal(ex("on", true), ex("unknown", undefined), "ppo_kl_first_update_mean")!, /on: holds; unknown: does not hold/);
+  // A concept no meaning changes: never refused by flags.
+  assert.equal(flagRefusal(ex("on", true), ex("off", false), "reward_mean"), null);
+  // A version condition: a version not recorded refuses nothing; recorded on both sides across the release, refused.
+  const verl = (dir: string, version?: string) =>
+    experiment(
+      dir,
+      { entropy_mean: { all: 0.5 } },
+      {
+        profile: VERL_PROFILE,
+        runs: [
+          {
+            runId: dir,
+            flags: { "actor_rollout_ref.actor.use_dynamic_bsz": { value: true, source: "config" } },
+            ...(version ? { versions: { verl: { value: version, source: "requirements" as const } } } : {}),
+          },
+        ],
+      },
+    );
+  assert.equal(flagRefusal(verl("v040", "0.4.0"), verl("unrecorded"), "entropy_mean"), null);
+  assert.match(
+    flagRefusal(verl("v040", "0.4.0"), verl("v091", "0.9.1"), "entropy_mean")!,
+    /depends on actor_rollout_ref.actor.use_dynamic_bsz = true and verl < 0.4.1 .* v040: holds; v091: does not hold$/,
+  );
+});
 
 test("compare.csv: per arm, concept and scope n, mean, IQM and the values in the order given; rounds then `all`", () => {
   const r = compareArms([base, cand], null, { seed: 1, resamples: 500 });
@@ -115,7 +156,8 @@ test("refusals name the concept and both sides: missing on one side, different m
   const n2 = experiment("slime/n2", { ppo_kl_first_update_mean: { all: 0.01 } }, { n: [2] });
   assert.match(comparability(n2, n4, "ppo_kl_first_update_mean")!, /same updates per rollout batch: slime\/n2 has N = 2, slime\/n4 has N = 4/);
   assert.equal(comparability(n2, n2, "ppo_kl_first_update_mean"), null, "same N: comparable");
-  assert.equal(flagRefusal(n2, n4, "ppo_kl_first_update_mean"), null, "no flag is read yet (issue 28)");
+  assert.equal(flagRefusal(n2, n4, "ppo_kl_first_update_mean"), null, "flags unknown on both sides: the default meaning on both");
+
   const r = compareArms(
     [
       { name: "slime", experiments: [slime] },

@@ -16,6 +16,7 @@ function experiment(dir: string, r0: number, r1: number): Experiment {
     updatesPerBatch: [2],
     rounds: ["R0", "R1"],
     columns: comparedColumns(SLIME_PROFILE),
+    runs: [{ runId: dir }],
     cells: { reward_mean: { R0: r0, R1: r1, all: (r0 + r1) / 2 } },
   };
 }
