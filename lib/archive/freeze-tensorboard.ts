@@ -7,7 +7,9 @@
 import * as path from "node:path";
 
 import type { ManifestRun, Reporter, TensorboardSource } from "../types";
+import { allConfigTextTags } from "../registry/profiles";
 import { readTensorboardRun, type TensorboardRun } from "../tensorboard/read-tensorboard-run";
+import { configFacts } from "./run-config-facts";
 import { FrozenFileWriter, type FrozenFileInfo } from "./frozen-file-writer";
 import { frozenManifestRun, historyFile } from "./manifest";
 
@@ -56,7 +58,7 @@ export async function freezeTensorboardRun(
   reporter: Reporter,
   signal?: AbortSignal,
 ): Promise<ManifestRun> {
-  const run = await readTensorboardRun(sel.path, { reporter, signal });
+  const run = await readTensorboardRun(sel.path, { reporter, signal, configTags: new Set(allConfigTextTags()) });
   const file = historyFile(sel.runId);
   const writer = await FrozenFileWriter.create(path.join(archiveTmp, file));
   let info: FrozenFileInfo;
@@ -77,5 +79,7 @@ export async function freezeTensorboardRun(
     createdAt: run.firstWallTime === null ? null : wandbTime(run.firstWallTime),
     droppedKeys: run.droppedTags,
   };
-  return frozenManifestRun(identity, sel.round, file, info, fetchedAt(), { source: sourceOf(run) });
+  const entry = frozenManifestRun(identity, sel.round, file, info, fetchedAt(), { source: sourceOf(run) });
+  // Flags only where the files carry a config (hparams, a config text); else they stay unknown.
+  return run.configs.length === 0 ? entry : { ...entry, ...configFacts(run.configs) };
 }

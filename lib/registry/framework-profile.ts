@@ -82,6 +82,12 @@ export interface TensorboardSpec {
    * them. The axis's `summaryKeys` (run totals logged at the last step) are split out the same way.
    */
   separateCalls: readonly string[];
+  /**
+   * The text summary's tag under which the framework writes its config as a JSON object (transformers'
+   * TensorBoardCallback: `args/text_summary`, the TrainingArguments); read in memory for the declared
+   * flags only. Absent: the framework writes no config into its event files.
+   */
+  configText?: string;
 }
 
 /** A family of rows a framework logs about itself, not about a training step. */

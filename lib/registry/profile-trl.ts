@@ -108,6 +108,8 @@ export const TRL_PROFILE: FrameworkProfile<"trl"> = {
     step: "state.global_step of the Hugging Face Trainer (optimizer steps), the number W&B logs as train/global_step; no tag holds it",
     stepKey: "train/global_step",
     separateCalls: ["eval/"],
+    // TensorBoardCallback.on_train_begin: add_text("args", args.to_json_string()).
+    configText: "args/text_summary",
   },
   metrics: {
     entropy: perRow("train/entropy", `mean token entropy of the completions, ${AVERAGED}`, "not per optimizer update"),

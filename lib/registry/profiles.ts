@@ -31,6 +31,11 @@ export function allDeclaredPackages(): string[] {
   return PROFILES.map((p) => p.package);
 }
 
+/** Every profile's TensorBoard config text tag: the only text summaries ever read (as JSON, for the declared flags). */
+export function allConfigTextTags(): string[] {
+  return [...new Set(PROFILES.flatMap((p) => (p.tensorboard.configText ? [p.tensorboard.configText] : [])))];
+}
+
 /** The profile of a name; `invalid profile: <name>` otherwise. */
 export function profileByName(name: string): FrameworkProfile {
   const p = PROFILES.find((x) => x.name === name);

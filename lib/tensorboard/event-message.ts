@@ -32,15 +32,21 @@ export interface DecodedEvent {
   dropped: DroppedSummary[];
   /** True when the event holds a summary (else it is a file version, graph, session log, ...). */
   hasSummary: boolean;
+  /**
+   * Configs the event carries, in memory only (still counted as dropped summaries): an hparams
+   * session start's hyperparameters, and the JSON object of a text summary whose tag is one of the
+   * decoder's config tags.
+   */
+  configs: Record<string, unknown>[];
 }
 
 /** TensorFlow `DataType` values of the numeric types a scalar tensor may hold (types.proto). */
 const DT = { float: 1, double: 2, int32: 3, uint8: 4, int16: 5, int8: 6, int64: 9, bfloat16: 14, uint16: 17, half: 19, uint32: 22, uint64: 23 } as const;
 
-/** Decodes one event record; throws `WireError` on a malformed message. */
-export function decodeEvent(data: Uint8Array): DecodedEvent {
+/** Decodes one event record (text summaries tagged one of `configTags` read as JSON configs); throws `WireError` on a malformed message. */
+export function decodeEvent(data: Uint8Array, configTags: ReadonlySet<string> = NO_TAGS): DecodedEvent {
   const r = new WireReader(data);
-  const ev: DecodedEvent = { wallTime: 0, step: 0, fileVersion: null, scalars: [], dropped: [], hasSummary: false };
+  const ev: DecodedEvent = { wallTime: 0, step: 0, fileVersion: null, scalars: [], dropped: [], hasSummary: false, configs: [] };
   while (!r.done()) {
     const tag = r.tag();
     const field = tag >>> 3;
@@ -50,29 +56,32 @@ export function decodeEvent(data: Uint8Array): DecodedEvent {
     else if (field === 3 && wire === WIRE.bytes) ev.fileVersion = r.string();
     else if (field === 5 && wire === WIRE.bytes) {
       ev.hasSummary = true;
-      decodeSummary(r.message(), ev);
+      decodeSummary(r.message(), ev, configTags);
     } else r.skip(wire);
   }
   return ev;
 }
 
+const NO_TAGS: ReadonlySet<string> = new Set();
+
 /** `Summary`: repeated `Value value = 1`. */
-function decodeSummary(r: WireReader, ev: DecodedEvent): void {
+function decodeSummary(r: WireReader, ev: DecodedEvent, configTags: ReadonlySet<string>): void {
   while (!r.done()) {
     const tag = r.tag();
-    if (tag >>> 3 === 1 && (tag & 7) === WIRE.bytes) decodeValue(r.message(), ev);
+    if (tag >>> 3 === 1 && (tag & 7) === WIRE.bytes) decodeValue(r.message(), ev, configTags);
     else r.skip(tag & 7);
   }
 }
 
 /** `Summary.Value`: tag 1, simple_value 2, histo 5 (and the old 3), image 4, audio 6, tensor 8, metadata 9. */
-function decodeValue(r: WireReader, ev: DecodedEvent): void {
+function decodeValue(r: WireReader, ev: DecodedEvent, configTags: ReadonlySet<string>): void {
   let name = "";
   let simple: number | null = null;
   let kind: string | null = null;
   let tensor: WireReader | null = null;
   let plugin = "";
   let dataClass = 0;
+  let content: Uint8Array | null = null;
   while (!r.done()) {
     const tag = r.tag();
     const field = tag >>> 3;
@@ -82,12 +91,14 @@ function decodeValue(r: WireReader, ev: DecodedEvent): void {
       name = r.string(); // node_name: the tag of very old files
     else if (field === 2 && wire === WIRE.fixed32) simple = r.float();
     else if (field === 8 && wire === WIRE.bytes) tensor = r.message();
-    else if (field === 9 && wire === WIRE.bytes) [plugin, dataClass] = decodeMetadata(r.message());
+    else if (field === 9 && wire === WIRE.bytes) [plugin, dataClass, content] = decodeMetadata(r.message());
     else if ((field === 3 || field === 5) && wire === WIRE.bytes) kind = skipAs("histogram", r);
     else if (field === 4 && wire === WIRE.bytes) kind = skipAs("image", r);
     else if (field === 6 && wire === WIRE.bytes) kind = skipAs("audio", r);
     else r.skip(wire);
   }
+  if (plugin === "hparams" && content !== null) takeConfig(ev, sessionStartHparams(new WireReader(content)));
+  else if (plugin === "text" && tensor !== null && configTags.has(name)) takeConfig(ev, jsonObject(firstString(tensor)));
   if (simple !== null) ev.scalars.push({ tag: name, value: simple });
   else if (kind !== null) ev.dropped.push({ tag: name, kind });
   else if (tensor !== null) {
@@ -104,10 +115,11 @@ function skipAs(kind: string, r: WireReader): string {
   return kind;
 }
 
-/** `SummaryMetadata`: plugin_data 1 (plugin_name 1), data_class 4. */
-function decodeMetadata(r: WireReader): [string, number] {
+/** `SummaryMetadata`: plugin_data 1 (plugin_name 1, content 2), data_class 4. */
+function decodeMetadata(r: WireReader): [string, number, Uint8Array | null] {
   let plugin = "";
   let dataClass = 0;
+  let content: Uint8Array | null = null;
   while (!r.done()) {
     const tag = r.tag();
     const field = tag >>> 3;
@@ -116,12 +128,94 @@ function decodeMetadata(r: WireReader): [string, number] {
       while (!pd.done()) {
         const t = pd.tag();
         if (t >>> 3 === 1 && (t & 7) === WIRE.bytes) plugin = pd.string();
-        else pd.skip(t & 7);
+        else if (t >>> 3 === 2 && (t & 7) === WIRE.bytes) {
+          const [s, e] = pd.span();
+          content = pd.buf.subarray(s, e);
+        } else pd.skip(t & 7);
       }
     } else if (field === 4 && (tag & 7) === WIRE.varint) dataClass = r.varint();
     else r.skip(tag & 7);
   }
-  return [plugin, dataClass];
+  return [plugin, dataClass, content];
+}
+
+function takeConfig(ev: DecodedEvent, config: Record<string, unknown> | null): void {
+  if (config !== null) ev.configs.push(config);
+}
+
+/** The first `string_val` (field 8) of a string `TensorProto`: a text summary's text. */
+function firstString(r: WireReader): string | null {
+  while (!r.done()) {
+    const tag = r.tag();
+    if (tag >>> 3 === 8 && (tag & 7) === WIRE.bytes) return r.string();
+    r.skip(tag & 7);
+  }
+  return null;
+}
+
+/** The text as a JSON object, or null (not JSON, or JSON of another shape). */
+function jsonObject(text: string | null): Record<string, unknown> | null {
+  if (text === null) return null;
+  try {
+    const v = JSON.parse(text);
+    return v !== null && typeof v === "object" && !Array.isArray(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The hyperparameters of an hparams plugin's `HParamsPluginData` (session_start_info 3, its map
+ * `hparams` 1 of string to `google.protobuf.Value`: number 2, string 3, bool 4); null for the
+ * plugin's other messages (experiment, session end).
+ */
+function sessionStartHparams(r: WireReader): Record<string, unknown> | null {
+  let out: Record<string, unknown> | null = null;
+  while (!r.done()) {
+    const tag = r.tag();
+    if (tag >>> 3 !== 3 || (tag & 7) !== WIRE.bytes) {
+      r.skip(tag & 7);
+      continue;
+    }
+    out = {};
+    const info = r.message();
+    while (!info.done()) {
+      const t = info.tag();
+      if (t >>> 3 === 1 && (t & 7) === WIRE.bytes) {
+        const [k, v] = mapEntry(info.message());
+        if (k !== null && v !== undefined) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+      } else info.skip(t & 7);
+    }
+  }
+  return out;
+}
+
+/** One `map<string, Value>` entry: key 1, value 2. */
+function mapEntry(r: WireReader): [string | null, unknown] {
+  let key: string | null = null;
+  let value: unknown;
+  while (!r.done()) {
+    const tag = r.tag();
+    if (tag >>> 3 === 1 && (tag & 7) === WIRE.bytes) key = r.string();
+    else if (tag >>> 3 === 2 && (tag & 7) === WIRE.bytes) value = protobufValue(r.message());
+    else r.skip(tag & 7);
+  }
+  return [key, value];
+}
+
+/** A `google.protobuf.Value`'s number, string or bool; undefined for null, struct and list values. */
+function protobufValue(r: WireReader): unknown {
+  let value: unknown;
+  while (!r.done()) {
+    const tag = r.tag();
+    const field = tag >>> 3;
+    const wire = tag & 7;
+    if (field === 2 && wire === WIRE.fixed64) value = r.double();
+    else if (field === 3 && wire === WIRE.bytes) value = r.string();
+    else if (field === 4 && wire === WIRE.varint) value = r.varint() !== 0;
+    else r.skip(wire);
+  }
+  return value;
 }
 
 /** The one element of a numeric `TensorProto`, or null when it is not a one-element numeric tensor. */

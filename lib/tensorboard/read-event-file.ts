@@ -37,7 +37,7 @@ export type OnEvent = (event: DecodedEvent, offset: number) => void;
  * file, a record that is not an `Event`, or a step that is not a non-negative integer.
  * @example const info = await readEventFile("runs/exp1/events.out.tfevents.1700000000.host.1.0", (ev) => console.log(ev.step));
  */
-export async function readEventFile(file: string, onEvent: OnEvent, signal?: AbortSignal): Promise<EventFileInfo> {
+export async function readEventFile(file: string, onEvent: OnEvent, signal?: AbortSignal, configTags?: ReadonlySet<string>): Promise<EventFileInfo> {
   let handle: fsp.FileHandle;
   try {
     handle = await fsp.open(file, "r");
@@ -51,7 +51,7 @@ export async function readEventFile(file: string, onEvent: OnEvent, signal?: Abo
     const buf = Buffer.alloc(Math.min(READ_BYTES, Math.max(size, 1)));
     const info = { fileVersion: null as string | null, events: 0 };
     const onRecord = (rec: { offset: number; data: Uint8Array }) => {
-      const ev = decodeRecord(file, rec.data, rec.offset);
+      const ev = decodeRecord(file, rec.data, rec.offset, configTags);
       if (info.events === 0) info.fileVersion = ev.fileVersion;
       info.events++;
       onEvent(ev, rec.offset);
@@ -80,10 +80,10 @@ export async function readEventFile(file: string, onEvent: OnEvent, signal?: Abo
 }
 
 /** One record as an `Event` with a usable step. */
-function decodeRecord(file: string, data: Uint8Array, offset: number): DecodedEvent {
+function decodeRecord(file: string, data: Uint8Array, offset: number, configTags?: ReadonlySet<string>): DecodedEvent {
   let ev: DecodedEvent;
   try {
-    ev = decodeEvent(data);
+    ev = decodeEvent(data, configTags);
   } catch (e) {
     if (!(e instanceof WireError)) throw e;
     throw new TensorboardError({ file, offset, detail: `a record of ${data.length} bytes is not a valid Event protobuf (${e.message})`, cause: e });

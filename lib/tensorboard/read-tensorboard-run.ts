@@ -31,12 +31,19 @@ export interface TensorboardRun {
   droppedKinds: Record<string, number>;
   /** Values a later value of the same tag at the same or an earlier step superseded (tag-series.ts). */
   superseded: SupersededCount[];
+  /**
+   * The configs the files carry (hparams session starts, config text summaries), in read order, in
+   * memory only; empty when none: the run's flags are then unknown.
+   */
+  configs: Record<string, unknown>[];
 }
 
 /** Options of `readTensorboardRun`. */
 export interface ReadTensorboardRunOptions {
   /** Torn tails, superseded values and dropped summaries are reported here. */
   reporter?: Reporter;
+  /** Tags of text summaries that hold a config as JSON (the registry's `tensorboard.configText`). */
+  configTags?: ReadonlySet<string>;
   signal?: AbortSignal;
 }
 
@@ -57,6 +64,7 @@ export async function readTensorboardRun(p: string, opts: ReadTensorboardRunOpti
   const droppedTags = new Map<string, number>();
   const droppedKinds = new Map<string, number>();
   const files: EventFileInfo[] = [];
+  const configs: Record<string, unknown>[] = [];
   let scalarValues = 0;
   let firstWallTime: number | null = null;
   for (const file of paths) {
@@ -74,12 +82,13 @@ export async function readTensorboardRun(p: string, opts: ReadTensorboardRunOpti
         series.add(s.tag, ev.step, s.value, ev.wallTime, index);
         scalarValues++;
       }
+      configs.push(...ev.configs);
       for (const d of ev.dropped) {
         droppedTags.set(d.tag, (droppedTags.get(d.tag) ?? 0) + 1);
         droppedKinds.set(d.kind, (droppedKinds.get(d.kind) ?? 0) + 1);
       }
     };
-    files.push(await readEventFile(file, onEvent, opts.signal));
+    files.push(await readEventFile(file, onEvent, opts.signal, opts.configTags));
   }
   const rows = series.rows();
   const run: TensorboardRun = {
@@ -91,6 +100,7 @@ export async function readTensorboardRun(p: string, opts: ReadTensorboardRunOpti
     droppedTags: sorted(droppedTags),
     droppedKinds: sorted(droppedKinds),
     superseded: series.supersededCounts(),
+    configs,
   };
   reportRun(p, run, opts.reporter ?? {});
   return run;

@@ -13,6 +13,11 @@ Cases (each a folder with its event files and expected.json):
   restart             a log folder with two files: a run killed after step 9 and restarted from its step-5
                       checkpoint, re-logging from step 6 (the later file supersedes by tag, see expected.json)
   torn                tensorboardx-plain's file cut in the middle of its last record (a killed writer)
+  hparams             add_hparams' three summaries (experiment, session start, session end), as tensorboardX
+                      and PyTorch write them, beside a few scalars: the config the flags are read from, with
+                      an undeclared path entry that must reach no file (expected.json "hparams")
+
+`--only CASE` writes that case's folder alone (the others keep their bytes).
 
 expected.json lists what the maker logged, computed here from its own inputs (never by reading the
 files back): every value as stored (float32-rounded where the file stores float32), per file in file
@@ -175,6 +180,32 @@ def make_restart(out):
     return folder, names, [[(t, s, f32(v)) for t, s, v in first], [(t, s, f32(v)) for t, s, v in second]]
 
 
+HPARAMS = {
+    "use_rollout_logprobs": True,
+    "n_samples_per_prompt": 8,
+    "advantage_estimator": "grpo",
+    "kl_coef": 0.001,
+    "save": "/home/someone/checkpoints/secret-project",
+}
+
+
+def make_hparams(out):
+    folder = os.path.join(out, "hparams")
+    os.makedirs(folder)
+    values = [("train/loss", s, 1.0 / (s + 2)) for s in range(4)]
+
+    def fill(w):
+        exp, ssi, sei = tensorboardX.summary.hparams(HPARAMS, {"hparam/reward": 0.5})
+        for summary in (exp, ssi, sei):
+            w._get_file_writer().add_summary(summary, 0, walltime=WALL0)
+        for tag, step, v in values:
+            w.add_scalar(tag, v, step, walltime=WALL0 + step)
+
+    name = "events.out.tfevents.1800000000.maker.5.0"
+    write_with(folder, name, fill)
+    return folder, name, [(t, st, f32(v)) for t, st, v in values], {"hparams": 3}
+
+
 def kept_after_superseding(per_file):
     """The rule of lib/tensorboard/tag-series.ts, written again here: a value of a tag at step s drops that tag's earlier values at steps >= s."""
     series = {}
@@ -187,7 +218,7 @@ def kept_after_superseding(per_file):
     return sorted(((t, st, v) for t, s in series.items() for st, v in s), key=lambda x: (x[0], x[1]))
 
 
-def write_expected(folder, files, per_file, dropped, torn=None):
+def write_expected(folder, files, per_file, dropped, torn=None, extra=None):
     doc = {
         "writer": f"tensorboardX {tensorboardX.__version__}",
         "files": files,
@@ -195,6 +226,7 @@ def write_expected(folder, files, per_file, dropped, torn=None):
         "kept": [[t, s, js(v)] for t, s, v in kept_after_superseding(per_file)],
         "droppedKinds": dropped,
         "tornTail": torn,
+        **(extra or {}),
     }
     # one value per line: small diffs when a case changes
     text = json.dumps(doc, indent=1)
@@ -206,7 +238,14 @@ def write_expected(folder, files, per_file, dropped, torn=None):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
-    out = ap.parse_args().out
+    ap.add_argument("--only", choices=["hparams"])
+    args = ap.parse_args()
+    out = args.out
+    if args.only == "hparams":
+        shutil.rmtree(os.path.join(out, "hparams"), ignore_errors=True)
+        folder, name, stored, dropped = make_hparams(out)
+        write_expected(folder, [name], [stored], dropped, extra={"hparams": HPARAMS})
+        return
     if os.path.exists(out):
         shutil.rmtree(out)
     os.makedirs(out)
@@ -234,6 +273,9 @@ def main():
 
     folder, names, per_file = make_restart(out)
     write_expected(folder, names, per_file, {})
+
+    folder, name, stored, dropped = make_hparams(out)
+    write_expected(folder, [name], [stored], dropped, extra={"hparams": HPARAMS})
 
 
 if __name__ == "__main__":
