@@ -17,8 +17,9 @@ import { fetchAndFreeze, type RunSelection } from "../lib/archive/fetch-and-free
 import { HISTORY_PATH_CHOICES, type HistoryPathChoice } from "../lib/wandb/read-history";
 import { cliReporter } from "./cli-reporter";
 import { checkRunId, sourceLabel } from "../lib/archive/manifest";
-import { allDeclaredFlags } from "../lib/registry/profiles";
+import { allDeclaredFlags, allVersionPackages } from "../lib/registry/profiles";
 import { statedFlags } from "../lib/registry/semantic-flags";
+import { statedVersions } from "../lib/registry/versions";
 import { locateEventFiles } from "../lib/tensorboard/locate-event-files";
 import { runIdOfPath } from "../lib/tensorboard/read-tensorboard-run";
 import { optionsOrExit, positiveInt, RUN_SELECTION_OPTIONS, runSelection, UsageError, usageErrors } from "./cli-run-selection";
@@ -26,7 +27,8 @@ import { optionsOrExit, positiveInt, RUN_SELECTION_OPTIONS, runSelection, UsageE
 const USAGE = `usage: npm run fetch -- (--entity E --project P --run ID=LABEL [--run ...] | --config data/runs.json) --out DIR
        npm run fetch -- [--wandb-file PATH=LABEL ...] [--tensorboard PATH=LABEL ...] [--entity E --project P --run ID=LABEL ...] --out DIR
          [--page-size N] [--concurrency N] [--threads N] [--history-path auto|parquet|pages] [--base-url URL] [--allow-running]
-         [--flag RUN_ID:NAME=VALUE ...]   (a semantic flag stated by hand, e.g. --flag 8ov14yyc:use_rollout_logprobs=true)`;
+         [--flag RUN_ID:NAME=VALUE ...]   (a semantic flag stated by hand, e.g. --flag 8ov14yyc:use_rollout_logprobs=true)
+         [--version RUN_ID:PACKAGE=VERSION ...]   (a package version stated by hand, e.g. --version 8ov14yyc:trl=0.16.1)`;
 
 interface CliOptions {
   entity: string;
@@ -65,6 +67,24 @@ function withFlagOptions(runs: RunSelection[], specs: readonly string[]): RunSel
   return out;
 }
 
+/** `--version RUN_ID:PACKAGE=VERSION`: checked against the packages read (W&B's recorded ones and the profiles'). */
+function withVersionOptions(runs: RunSelection[], specs: readonly string[]): RunSelection[] {
+  const out = runs.map((r) => ({ ...r }));
+  for (const spec of specs) {
+    const m = /^([^:]+):([^=]+)=(.*)$/.exec(spec);
+    if (!m) throw new UsageError(`invalid --version: ${spec} (expected RUN_ID:PACKAGE=VERSION, e.g. 8ov14yyc:trl=0.16.1)`);
+    const [, runId, pkg, version] = m;
+    const run = out.find((r) => r.runId === runId);
+    if (run === undefined) throw new UsageError(`invalid --version: ${spec} (no selected run has the id ${runId})`);
+    try {
+      run.versions = { ...(run.versions ?? {}), ...statedVersions(allVersionPackages(), { [pkg]: version }, `--version ${spec}`) };
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+  }
+  return out;
+}
+
 /** `--tensorboard PATH=LABEL`: PATH a run's log directory or one event file; the run id is the path's last part. */
 function tensorboardSelection(spec: string): RunSelection {
   const eq = spec.lastIndexOf("=");
@@ -86,6 +106,7 @@ function parseCli(argv: string[]): CliOptions | null {
         ...RUN_SELECTION_OPTIONS,
         tensorboard: { type: "string", multiple: true },
         flag: { type: "string", multiple: true },
+        version: { type: "string", multiple: true },
         out: { type: "string" },
         "page-size": { type: "string" },
         concurrency: { type: "string" },
@@ -108,7 +129,7 @@ function parseCli(argv: string[]): CliOptions | null {
   if (!v.out) throw new UsageError("invalid --out: missing (the archive folder, e.g. data/archive)");
   const selected = runSelection(v, (v.tensorboard ?? []).map(tensorboardSelection), "--tensorboard");
   const { entity, project } = selected;
-  const runs = withFlagOptions(selected.runs, v.flag ?? []);
+  const runs = withVersionOptions(withFlagOptions(selected.runs, v.flag ?? []), v.version ?? []);
   return {
     entity,
     project,

@@ -10,6 +10,7 @@ import { writeSynced } from "./write-synced";
 
 import type { ManifestRun, Reporter, RunMeta, SourceManifest } from "../types";
 import type { FlagValue, RunFlags } from "../registry/semantic-flags";
+import type { RunVersions } from "../registry/versions";
 import { connectWandb, type WandbConnection } from "../wandb/connection";
 import { DEFAULT_CONCURRENCY } from "../wandb/fetch-runs";
 import { checkConcurrency, mapConcurrent } from "../wandb/map-concurrent";
@@ -42,6 +43,8 @@ export interface RunSelection {
   tensorboard?: string;
   /** Semantic flags stated by hand (validated against the declared flags): frozen with source "stated", over what a config says. */
   flags?: Record<string, FlagValue>;
+  /** Package versions stated by hand (lib/registry/versions.ts statedVersions): frozen with source "stated", over what the run records. */
+  versions?: Record<string, string>;
 }
 
 /** True for a run read from local files (a `.wandb` log or TensorBoard event files), not from the server. */
@@ -196,7 +199,7 @@ interface FreezeContext {
 
 /** Freezes one selected run into the staging folder by its source: TensorBoard files, a .wandb log, or the server (`meta`). */
 async function freezeRun(ctx: FreezeContext, sel: RunSelection, read: ServerRunRead | null, signal: AbortSignal): Promise<ManifestRun> {
-  return withStatedFlags(await freezeBySource(ctx, sel, read, signal), sel.flags);
+  return withStatedVersions(withStatedFlags(await freezeBySource(ctx, sel, read, signal), sel.flags), sel.versions);
 }
 
 async function freezeBySource(ctx: FreezeContext, sel: RunSelection, read: ServerRunRead | null, signal: AbortSignal): Promise<ManifestRun> {
@@ -245,6 +248,14 @@ function withStatedFlags(run: ManifestRun, stated: RunSelection["flags"]): Manif
   const flags: Record<string, RunFlags[string]> = { ...(run.flags ?? {}) };
   for (const [name, value] of Object.entries(stated)) flags[name] = { value, source: "stated" };
   return { ...run, flags };
+}
+
+/** A frozen run's entry with the versions its selection states (they win over the recorded ones). */
+function withStatedVersions(run: ManifestRun, stated: RunSelection["versions"]): ManifestRun {
+  if (stated === undefined || Object.keys(stated).length === 0) return run;
+  const versions: Record<string, RunVersions[string]> = { ...(run.versions ?? {}) };
+  for (const [pkg, value] of Object.entries(stated)) versions[pkg] = { value, source: "stated" };
+  return { ...run, versions };
 }
 
 /**

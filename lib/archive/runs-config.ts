@@ -7,8 +7,9 @@
  */
 import * as fs from "node:fs";
 import { dirname, resolve } from "node:path";
-import { allDeclaredFlags } from "../registry/profiles";
+import { allDeclaredFlags, allVersionPackages } from "../registry/profiles";
 import { statedFlags } from "../registry/semantic-flags";
+import { statedVersions } from "../registry/versions";
 
 import { joinResumedLogs, type RunSelection } from "./fetch-and-freeze";
 import { checkRunId } from "./manifest";
@@ -98,11 +99,12 @@ function wandbRun(r: Record<string, unknown>, i: number, dir: string, bad: (what
   return withFlags(sel, r, i, bad);
 }
 
-/** The entry's stated `flags` (declared flags only, typed), on its selection. */
+/** The entry's stated `flags` (declared flags only, typed) and `versions` (known packages, release versions), on its selection. */
 function withFlags(sel: RunSelection, r: Record<string, unknown>, i: number, bad: (what: string) => Error): RunSelection {
-  if (r.flags === undefined) return sel;
   try {
-    return { ...sel, flags: statedFlags(allDeclaredFlags(), r.flags, `runs[${i}]`) };
+    const flags = r.flags === undefined ? {} : { flags: statedFlags(allDeclaredFlags(), r.flags, `runs[${i}]`) };
+    const versions = r.versions === undefined ? {} : { versions: statedVersions(allVersionPackages(), r.versions, `runs[${i}]`) };
+    return { ...sel, ...flags, ...versions };
   } catch (e) {
     throw bad((e as Error).message);
   }

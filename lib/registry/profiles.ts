@@ -4,7 +4,7 @@ import type { ConceptId } from "./concepts";
 import { absentReason, metricOf, type FrameworkProfile } from "./framework-profile";
 import { MILES_PROFILE } from "./profile-miles";
 import { conditionText, runsWhereHolds, runsWhereMayHold, type RunFlags, type SemanticFlag } from "./semantic-flags";
-import type { RunVersions } from "./versions";
+import { RECORDED_VERSIONS, type RunVersions } from "./versions";
 import { OPENRLHF_PROFILE } from "./profile-openrlhf";
 import { SLIME_PROFILE } from "./profile-slime";
 import { TRL_PROFILE } from "./profile-trl";
@@ -29,6 +29,11 @@ export function allDeclaredFlags(): SemanticFlag[] {
 /** Every profile's pip package: the only lines of a run's requirements.txt ever read. */
 export function allDeclaredPackages(): string[] {
   return PROFILES.map((p) => p.package);
+}
+
+/** Every package whose version the archive keeps: those W&B records, then the profiles'. */
+export function allVersionPackages(): string[] {
+  return [...RECORDED_VERSIONS.map((v) => v.package), ...allDeclaredPackages()];
 }
 
 /** Every profile's TensorBoard config text tag: the only text summaries ever read (as JSON, for the declared flags). */

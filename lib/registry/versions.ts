@@ -76,3 +76,21 @@ export function compareVersions(a: string, b: string): number {
   }
   return 0;
 }
+
+/**
+ * Versions a user states by hand (`"versions"` of a run in data/runs.json, `--version RUN:PACKAGE=VERSION`):
+ * each package one W&B records or a profile's (`known`), each value a release version; throws
+ * `invalid version` naming `where`, the package and what it must be.
+ */
+export function statedVersions(known: readonly string[], raw: unknown, where: string): Record<string, string> {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw))
+    throw new Error(`invalid version: ${where}: "versions" must be an object of package -> version`);
+  const out: Record<string, string> = {};
+  for (const [pkg, value] of Object.entries(raw)) {
+    if (!known.includes(pkg)) throw new Error(`invalid version: ${where}: ${pkg} is none of the packages read (${known.join(", ")})`);
+    const v = versionText(value);
+    if (v === undefined) throw new Error(`invalid version: ${where}: ${pkg} must be a release version such as 0.16.1, not ${JSON.stringify(value)}`);
+    out[pkg] = v;
+  }
+  return out;
+}

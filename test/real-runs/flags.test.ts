@@ -16,6 +16,7 @@ import { readRunsConfig } from "../../lib/archive/runs-config";
 import { loadArchive } from "../../lib/archive/load-archive";
 import { alignRuns } from "../../lib/align/align-runs";
 import { buildExports } from "../../lib/export/build-exports";
+import { meaningNotes } from "../../lib/registry/profiles";
 import { fixtureCases, type FixtureCase } from "./own-record";
 
 const ROOT = path.resolve(__dirname, "../fixtures/real-runs");
@@ -169,4 +170,57 @@ test('flags stated by hand (runs.json "flags", --flag RUN:NAME=VALUE) win over t
   assert.equal(ok.status, 0, ok.stderr);
   const written = JSON.parse(fs.readFileSync(path.join(dir, "cli", "manifest.json"), "utf8"));
   assert.deepEqual(written.runs[0].flags.loss_type, { value: "grpo", source: "stated" });
+});
+
+test('versions stated by hand (runs.json "versions", --version RUN:PACKAGE=VERSION) win with source stated and make a version meaning hold; unknown packages and non-versions are refused', {
+  skip,
+}, async () => {
+  const c = findCase("trl", "grpo-log1")!;
+  const r = c.rounds[0];
+  const file = path.join(c.dir, r.wandbFile);
+  const dir = path.join(tmp, "stated-versions");
+  fs.mkdirSync(dir, { recursive: true });
+  const config = (versions: unknown) => {
+    const p = path.join(dir, `runs-${Math.random().toString(36).slice(2)}.json`);
+    fs.writeFileSync(p, JSON.stringify({ runs: [{ file, round: "R0", versions }] }));
+    return p;
+  };
+  const outDir = path.join(dir, "archive");
+  const manifest = await fetchAndFreeze({
+    entity: "",
+    project: "",
+    runs: readRunsConfig(config({ trl: "0.16.1", transformers: "4.49.0" })).runs,
+    outDir,
+    env: {},
+    now: () => new Date("2026-12-01T00:00:00.000Z"),
+  });
+  const versions = manifest.runs[0].versions!;
+  assert.deepEqual(versions.trl, { value: "0.16.1", source: "stated" });
+  assert.deepEqual(versions.transformers, { value: "4.49.0", source: "stated" }, "stated wins over the telemetry's");
+  assert.equal(versions.wandb.source, "telemetry", "the recorded ones stay");
+  // TRL's clip ratio before 0.17: the meaning now holds for certain (no "version not recorded").
+  const aligned = alignRuns((await loadArchive(outDir)).runs, { profile: "trl" });
+  assert.match(meaningNotes(aligned)[0], /^trl < 0\.17\.0 in run \w+: clipfrac: TRL before 0\.17 logs no train\/clip_ratio\/region_mean/);
+  assert.throws(
+    () => readRunsConfig(config({ numpy: "2.0.0" })),
+    /invalid version: runs\[0\]: numpy is none of the packages read \(wandb, python, transformers, slime/,
+  );
+  assert.throws(() => readRunsConfig(config({ trl: "latest" })), /invalid version: runs\[0\]: trl must be a release version such as 0\.16\.1, not "latest"/);
+  const cli = spawnSync(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      path.join(__dirname, "../../scripts/fetch.ts"),
+      "--wandb-file",
+      `${file}=R0`,
+      "--version",
+      `${r.wandbRunId}:verl=0.4.0`,
+      "--out",
+      path.join(dir, "cli"),
+    ],
+    { encoding: "utf8" },
+  );
+  assert.equal(cli.status, 0, cli.stderr);
+  assert.deepEqual(JSON.parse(fs.readFileSync(path.join(dir, "cli", "manifest.json"), "utf8")).runs[0].versions.verl, { value: "0.4.0", source: "stated" });
 });
