@@ -35,6 +35,8 @@ const SUBSET_OVER = {
 /** A column resolved against a profile. */
 export interface ResolvedColumn<F extends string> extends TableColumn<F> {
   subset: ConceptColumnSpec<F>["subset"];
+  /** The registry concept the column reads (its meaning can depend on the runs' flags: metricOfAligned). */
+  concept: ConceptId;
 }
 
 /** The columns of a table for one framework: its key, records and reading rule per concept, or why it has none. */
@@ -42,13 +44,15 @@ export function resolveColumns<F extends string>(specs: readonly ConceptColumnSp
   return specs.map((s) => {
     const metric = metricOf(profile, s.concept);
     const label = `${metric?.label ?? s.concept}${s.suffix ?? ""}`;
-    if (metric === null) return { field: s.field, label, metric: null, over: "", subset: s.subset, absent: absentReason(profile, s.concept)! };
+    const concept = s.concept;
+    if (metric === null) return { field: s.field, label, metric: null, over: "", subset: s.subset, concept, absent: absentReason(profile, s.concept)! };
     if (metric.grain === "rollout") {
       // Per-record metrics cannot be split by update position.
-      if (s.subset !== "all") return { field: s.field, label, metric: null, over: "", subset: s.subset, absent: `${profile.label}: ${profile.updates.note}` };
-      return { field: s.field, label, metric, over: profile.recordNoun, subset: s.subset };
+      if (s.subset !== "all")
+        return { field: s.field, label, metric: null, over: "", subset: s.subset, concept, absent: `${profile.label}: ${profile.updates.note}` };
+      return { field: s.field, label, metric, over: profile.recordNoun, subset: s.subset, concept };
     }
-    return { field: s.field, label, metric, over: SUBSET_OVER[s.subset], subset: s.subset };
+    return { field: s.field, label, metric, over: SUBSET_OVER[s.subset], subset: s.subset, concept };
   });
 }
 

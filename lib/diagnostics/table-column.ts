@@ -2,6 +2,7 @@
  * Column descriptions of diagnostic tables, so captions and exports read the key, label and the
  * is / is-not texts from the metric schema instead of repeating them.
  */
+import type { ConceptId } from "../registry/concepts";
 import type { MetricSpec } from "../registry/metric-spec";
 
 /** One mean column of a diagnostic table. */
@@ -18,4 +19,6 @@ export interface TableColumn<F extends string = string> {
   over: string;
   /** Updates by position in their rollout batch the column averages; absent = all records. */
   subset?: "all" | "first" | "later";
+  /** The registry concept the column reads, when it reads one (its rule can depend on the runs' flags). */
+  concept?: ConceptId;
 }

@@ -26,7 +26,7 @@ import { assertMappingHolds, blockingIssues } from "../align/issues";
 import { healthTable } from "./health-table";
 import { parquetCreatedBy, parquetFiles, type ParquetLayout } from "./parquet-file";
 import { rolloutsTable, supersededTable, updatesTable, ROLLOUTS_FILE, UPDATES_FILE } from "./record-tables";
-import { meaningNotes, profileOfAligned } from "../registry/profiles";
+import { meaningNotes, metricOfAligned, profileOfAligned } from "../registry/profiles";
 import { summaryColumnsFor, summaryTable } from "./summary-table";
 import { unfilledCells } from "./filled-cells";
 import { workspaceVersion as readWorkspaceVersion } from "./workspace-version";
@@ -169,7 +169,7 @@ export function planExports(source: Pick<Archive, "manifest">, aligned: AlignedR
     axes: aligned.mapping,
     files: [...csvEntries, ...parquet.map((p) => p.entry)],
     cells: { ...CELL_CONVENTIONS },
-    summaryColumns: summaryColumns.map(summaryColumnEntry),
+    summaryColumns: summaryColumns.map((c) => summaryColumnEntry(c, (concept) => metricOfAligned(aligned, concept))),
     summaryNotes: [...summary.notes, ...unfilled.map((u) => `unfilled despite the frozen rows: ${u.message}`)],
     alignmentIssues: aligned.issues.map((x) => `${x.kind}: ${x.message}`),
     builtDespiteIssues: blockingIssues(aligned).length > 0,

@@ -4,6 +4,8 @@
  * the meaning of each summary column (from the metric schema). Deterministic bytes: no wall-clock
  * time (the only times are the source fetch times), fixed key order, 2-space indent, trailing newline.
  */
+import type { ConceptId } from "../registry/concepts";
+import type { MetricSpec } from "../registry/metric-spec";
 import type { RunFlags } from "../registry/semantic-flags";
 import type { AxisMapping, ManifestRun, RunAxis, SourceManifest, SupersededRecords } from "../types";
 import { NON_FINITE_CELLS } from "./export-cell";
@@ -174,9 +176,11 @@ export const CELL_CONVENTIONS: Readonly<Record<string, string>> = {
 };
 
 /** Meaning of a summary column, from the metric schema for means, from the column's text otherwise. */
-export function summaryColumnEntry(col: SummaryColumn): SummaryColumnEntry {
+export function summaryColumnEntry(col: SummaryColumn, meaningOf?: (concept: ConceptId) => MetricSpec): SummaryColumnEntry {
   if (col.kind === "mean") {
-    const { metric, over, label } = col.column;
+    const { over, label, concept } = col.column;
+    // The rule the runs' flags make hold (metricOfAligned), when the caller knows the runs.
+    const metric = col.column.metric !== null && concept !== undefined && meaningOf ? meaningOf(concept) : col.column.metric;
     if (metric === null) return { name: col.name, kind: col.kind, description: `empty: ${col.column.absent ?? "not logged by this framework"}`, label };
     return {
       name: col.name,

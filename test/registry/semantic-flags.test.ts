@@ -6,6 +6,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { alignRuns } from "../../lib/align/align-runs";
+import { summaryColumnEntry } from "../../lib/export/export-manifest";
+import { summaryColumnsFor } from "../../lib/export/summary-table";
 import { HEALTH_CHECKS } from "../../lib/health/health-checks";
 import { runHealthChecks } from "../../lib/health/run-health-checks";
 import { SLIME_PROFILE } from "../../lib/registry/profile-slime";
@@ -100,6 +102,10 @@ test("slime --use-rollout-logprobs: ppo_kl_first_update is not applicable with t
   const mixed = alignRuns([plain, withFlags(b, { use_rollout_logprobs: { value: true, source: "stated" } })]);
   assert.match(metricOfAligned(mixed, "ppoKl").isNot, /; in run b \(use_rollout_logprobs = true\): mean of old_logp/);
   assert.match(runHealthChecks(mixed).results.find((r) => r.check === "ppo_kl_first_update")!.reason!, /in run b \(round R1\)\)$/);
+  // The export manifest's column meaning reads the rule that holds; without the runs, the default.
+  const col = summaryColumnsFor(SLIME_PROFILE).find((c) => c.name === "ppo_kl_first_update_mean")!;
+  assert.match(summaryColumnEntry(col, (c) => metricOfAligned(on, c)).is!, /rollout engine's log-probs/);
+  assert.equal(summaryColumnEntry(col).is, metricOfAligned(alignRuns([plain]), "ppoKl").is);
 });
 
 test("flagsLines: a run's declared flags, or 'unknown' when no config was read", () => {
