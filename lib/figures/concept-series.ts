@@ -6,7 +6,7 @@
 import type { AlignedRuns } from "../types";
 import type { ConceptId } from "../registry/concepts";
 import { absentReason, metricOf } from "../registry/framework-profile";
-import { profileOfAligned } from "../registry/profiles";
+import { metricOfAligned, profileOfAligned } from "../registry/profiles";
 import type { MetricSpec } from "../registry/metric-spec";
 import type { Figure } from "./figure";
 import { rolloutSeriesFigure } from "./rollout-series";
@@ -34,9 +34,11 @@ export function conceptSeriesFigure(aligned: AlignedRuns, concept: ConceptId, op
   if (metric === null) return { absent: absentReason(profile, concept)! };
   const records = metric.grain === "update" ? aligned.updates : aligned.rollouts;
   if (!records.some((r) => metric.key in r.values)) return { absent: `no record of these ${profile.label} runs has ${metric.key}` };
-  if (metric.grain === "update") return { figure: updateSeriesFigure(aligned, metric.key, { markZero: options.markZero }), metric, over: "optimizer updates" };
+  // The note under the figure reads the rule the runs' flags make hold.
+  const meant = metricOfAligned(aligned, concept);
+  if (metric.grain === "update") return { figure: updateSeriesFigure(aligned, metric.key, { markZero: options.markZero }), metric: meant, over: "optimizer updates" };
   const min = options.band ? metricOf(profile, options.band.min) : null;
   const max = options.band ? metricOf(profile, options.band.max) : null;
   const band = min !== null && max !== null && records.some((r) => min.key in r.values && max.key in r.values) ? { min: min.key, max: max.key } : undefined;
-  return { figure: rolloutSeriesFigure(aligned, metric.key, { band, yTickFormat: options.yTickFormat }), metric, over: profile.recordNoun };
+  return { figure: rolloutSeriesFigure(aligned, metric.key, { band, yTickFormat: options.yTickFormat }), metric: meant, over: profile.recordNoun };
 }

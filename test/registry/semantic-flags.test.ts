@@ -7,6 +7,7 @@ import { test } from "node:test";
 
 import { alignRuns } from "../../lib/align/align-runs";
 import { summaryColumnEntry } from "../../lib/export/export-manifest";
+import { conceptSeriesFigure } from "../../lib/figures/concept-series";
 import { summaryColumnsFor } from "../../lib/export/summary-table";
 import { HEALTH_CHECKS } from "../../lib/health/health-checks";
 import { runHealthChecks } from "../../lib/health/run-health-checks";
@@ -102,6 +103,9 @@ test("slime --use-rollout-logprobs: ppo_kl_first_update is not applicable with t
   const mixed = alignRuns([plain, withFlags(b, { use_rollout_logprobs: { value: true, source: "stated" } })]);
   assert.match(metricOfAligned(mixed, "ppoKl").isNot, /; in run b \(use_rollout_logprobs = true\): mean of old_logp/);
   assert.match(runHealthChecks(mixed).results.find((r) => r.check === "ppo_kl_first_update")!.reason!, /in run b \(round R1\)\)$/);
+  // A concept figure's note reads the rule that holds too.
+  const series = conceptSeriesFigure(on, "ppoKl");
+  assert.ok("metric" in series && /rollout engine's log-probs/.test(series.metric.is));
   // The export manifest's column meaning reads the rule that holds; without the runs, the default.
   const col = summaryColumnsFor(SLIME_PROFILE).find((c) => c.name === "ppo_kl_first_update_mean")!;
   assert.match(summaryColumnEntry(col, (c) => metricOfAligned(on, c)).is!, /rollout engine's log-probs/);
