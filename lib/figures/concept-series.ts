@@ -36,7 +36,8 @@ export function conceptSeriesFigure(aligned: AlignedRuns, concept: ConceptId, op
   if (!records.some((r) => metric.key in r.values)) return { absent: `no record of these ${profile.label} runs has ${metric.key}` };
   // The note under the figure reads the rule the runs' flags make hold.
   const meant = metricOfAligned(aligned, concept);
-  if (metric.grain === "update") return { figure: updateSeriesFigure(aligned, metric.key, { markZero: options.markZero }), metric: meant, over: "optimizer updates" };
+  if (metric.grain === "update")
+    return { figure: updateSeriesFigure(aligned, metric.key, { markZero: options.markZero }), metric: meant, over: "optimizer updates" };
   const min = options.band ? metricOf(profile, options.band.min) : null;
   const max = options.band ? metricOf(profile, options.band.max) : null;
   const band = min !== null && max !== null && records.some((r) => min.key in r.values && max.key in r.values) ? { min: min.key, max: max.key } : undefined;

@@ -14,8 +14,7 @@ import { after, before, test } from "node:test";
 
 import { fetchAndFreeze } from "../../lib/archive/fetch-and-freeze";
 import { loadArchive } from "../../lib/archive/load-archive";
-import { alignRuns } from "../../lib/align/align-runs";
-import { buildExports } from "../../lib/export/build-exports";
+import { archiveAndExportsText } from "./written-text";
 import { startWandbTestServer, type WandbTestServer } from "../../tools/wandb-test-server/server";
 
 const KEY = "sentinelkeyserverconfig0123456789abcdef0123";
@@ -85,15 +84,7 @@ test("server runs: declared flags typed with source config, a wrong type dropped
 test("nothing of the config but the declared flags and versions reaches any file of the archive or the exports", async () => {
   const outDir = path.join(root, "b");
   await freeze(outDir);
-  const archive = await loadArchive(outDir);
-  const build = buildExports(archive, alignRuns(archive.runs), { workspaceVersion: "test", allowIssues: true });
-  const written = [
-    ...fs
-      .readdirSync(outDir, { recursive: true, withFileTypes: true })
-      .filter((d) => d.isFile())
-      .map((d) => fs.readFileSync(path.join(d.parentPath, d.name), "utf8")),
-    ...build.files.map((f) => f.text),
-  ].join("\n");
+  const written = await archiveAndExportsText(outDir);
   for (const never of [SECRET, "wandb_api_key", "/home/someone", "secret-project", "code_path", "0.0731"]) {
     assert.ok(!written.includes(never), `${never} reaches no file`);
   }

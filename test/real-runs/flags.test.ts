@@ -15,7 +15,7 @@ import { fetchAndFreeze } from "../../lib/archive/fetch-and-freeze";
 import { readRunsConfig } from "../../lib/archive/runs-config";
 import { loadArchive } from "../../lib/archive/load-archive";
 import { alignRuns } from "../../lib/align/align-runs";
-import { buildExports } from "../../lib/export/build-exports";
+import { archiveAndExportsText } from "../archive/written-text";
 import { meaningNotes } from "../../lib/registry/profiles";
 import { fixtureCases, type FixtureCase } from "./own-record";
 
@@ -40,16 +40,7 @@ async function freeze(c: FixtureCase) {
     env: {},
     now: () => new Date("2026-12-01T00:00:00.000Z"),
   });
-  const archive = await loadArchive(outDir);
-  const build = buildExports(archive, alignRuns(archive.runs), { workspaceVersion: "test", allowIssues: true });
-  const written = [
-    ...fs
-      .readdirSync(outDir, { recursive: true, withFileTypes: true })
-      .filter((d) => d.isFile())
-      .map((d) => fs.readFileSync(path.join(d.parentPath, d.name), "utf8")),
-    ...build.files.map((f) => f.text),
-  ].join("\n");
-  return { run: manifest.runs[0], archive, written };
+  return { run: manifest.runs[0], archive: await loadArchive(outDir), written: await archiveAndExportsText(outDir) };
 }
 
 const skip = CASES.length === 0 ? "real-run fixtures absent (test/fixtures/real-runs)" : false;

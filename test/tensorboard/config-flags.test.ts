@@ -10,6 +10,7 @@ import * as path from "node:path";
 import { after, test } from "node:test";
 
 import { fetchAndFreeze } from "../../lib/archive/fetch-and-freeze";
+import { filesText } from "../archive/written-text";
 
 const TB = path.resolve(__dirname, "../fixtures/tensorboard");
 const TRL = path.resolve(__dirname, "../fixtures/real-runs/trl/grpo-bnpo-noscale");
@@ -20,12 +21,7 @@ let n = 0;
 async function freeze(sel: { tensorboard?: string; file?: string }, runId = "r") {
   const outDir = path.join(tmp, `a${n++}`);
   const manifest = await fetchAndFreeze({ entity: "", project: "", runs: [{ runId, round: "R0", ...sel }], outDir, env: {} });
-  const written = fs
-    .readdirSync(outDir, { recursive: true, withFileTypes: true })
-    .filter((d) => d.isFile())
-    .map((d) => fs.readFileSync(path.join(d.parentPath, d.name), "utf8"))
-    .join("\n");
-  return { run: manifest.runs[0], written };
+  return { run: manifest.runs[0], written: filesText(outDir).join("\n") };
 }
 
 const values = (flags: Record<string, { value: unknown }> | undefined) => Object.fromEntries(Object.entries(flags ?? {}).map(([k, f]) => [k, f.value]));
