@@ -134,11 +134,18 @@ test("versions: compareVersions by numeric parts; requirements.txt lines of decl
   assert.ok(compareVersions("0.4.0.post1", "0.4.1") < 0);
   assert.ok(compareVersions("1.10.0", "1.9.3") > 0);
   assert.equal(compareVersions("0.17", "0.17.0"), 0);
-  assert.deepEqual(versionsOfRequirements("TRL==0.16.1\nopen_rlhf==1\nOpenRLHF==0.8.5\nverl @ file:///x\ntorch==2.5.1+cu121\n", ["trl", "openrlhf", "verl"]), {
-    trl: "0.16.1",
-    openrlhf: "0.8.5",
-  });
-  assert.equal(versionText("/home/x/secret"), undefined, "a path is no version");
+  assert.deepEqual(
+    versionsOfRequirements("TRL==0.16.1\nopen_rlhf==1\nOpenRLHF==0.8.5\nverl @ git+https://example.com/verl.git\ntorch==2.5.1+cu121\n", [
+      "trl",
+      "openrlhf",
+      "verl",
+    ]),
+    {
+      trl: "0.16.1",
+      openrlhf: "0.8.5",
+    },
+  );
+  assert.equal(versionText("checkpoints/secret-run"), undefined, "a path is no version");
   assert.equal(versionText("0.19.1"), "0.19.1");
 });
 

@@ -137,10 +137,11 @@ test("a complete fetch with retries sends the key to the configured server only,
     retry: { sleep: async () => undefined },
   });
   const sent = target.requests.slice(before);
-  // The default path (auto) asks parquetHistory first; this server lists no exports, so it pages.
+  // The run's config (flags) after its metadata; the default path (auto) asks parquetHistory first;
+  // this server lists no exports, so it pages.
   assert.deepEqual(
     sent.map((r) => `${r.operationName}${r.fault ? ` (${r.fault})` : ""}`),
-    ["Run (status)", "Run (reset)", "Run", "RunParquetHistory", "HistoryPage"],
+    ["Run (status)", "Run (reset)", "Run", "RunConfig", "RunParquetHistory", "HistoryPage"],
   );
   assert.ok(
     sent.every((r) => r.authOk),

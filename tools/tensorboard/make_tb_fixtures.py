@@ -185,7 +185,7 @@ HPARAMS = {
     "n_samples_per_prompt": 8,
     "advantage_estimator": "grpo",
     "kl_coef": 0.001,
-    "save": "/home/someone/checkpoints/secret-project",
+    "save": "checkpoints-of-someone/secret-project",
 }
 
 
