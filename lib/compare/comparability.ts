@@ -2,10 +2,12 @@
  * Whether two experiments' values of one summary column mean the same thing. A refusal names the
  * column, its concept and both sides. What the registry knows decides: the concept logged on both
  * sides, through the same key with the same meaning (key, grain, what it is and is not), and, for the
- * per-position statistics, the same optimizer updates per rollout batch. Flags that change a metric's
+ * per-position statistics, the same optimizer updates per rollout batch; on a binned axis, a
+ * coordinate on both sides (lib/compare/axis-cells.ts). Flags that change a metric's
  * meaning (issue 28: frozen per run, not read yet) go through {@link flagRefusal}.
  */
 import { ALL_ROUNDS } from "../export/summary-table";
+import { AXIS_MEANING } from "./compare-axis";
 import type { ComparedColumn } from "./compared-columns";
 import type { Experiment } from "./experiment";
 
@@ -45,6 +47,16 @@ function positionRefusal(a: Experiment, b: Experiment, c: ComparedColumn): strin
   return `a per-position statistic (${c.subset} updates of a batch) needs the same updates per rollout batch: ${a.dir} has N = ${a.updatesPerBatch.join(", ")}, ${b.dir} has N = ${b.updatesPerBatch.join(", ")}`;
 }
 
+/** Why the column cannot be lined up on the comparison's binned axis, or null: both sides need coordinates there. */
+function axisRefusal(a: Experiment, b: Experiment, name: string): string | null {
+  const ma = a.axisMissing[name];
+  const mb = b.axisMissing[name];
+  if (ma === undefined && mb === undefined) return null;
+  const side = (e: Experiment, why: string | undefined) => `${e.dir}: ${why ?? "has it"}`;
+  const where = `the ${a.axis} axis (${AXIS_MEANING[a.axis].unit})`;
+  return `is missing on ${ma !== undefined && mb !== undefined ? "both sides" : "one side"} on ${where}: ${side(a, ma)}; ${side(b, mb)}`;
+}
+
 /**
  * Why two experiments' values of a summary column are not comparable, or null when they are.
  * @example comparability(slimeRun, trlRun, "ppo_kl_first_update_mean") // "ppo_kl ...: ... logs none: ..."
@@ -61,6 +73,8 @@ export function comparability(a: Experiment, b: Experiment, name: string): strin
   }
   const empty = [a, b].filter((e) => e.cells[name]?.[ALL_ROUNDS] == null).map((e) => e.dir);
   if (empty.length > 0) return `${what} is missing on one side: no value logged (empty summary cell) in ${empty.join(" and ")}`;
+  const axis = axisRefusal(a, b, name);
+  if (axis !== null) return `${what} ${axis}`;
   const position = positionRefusal(a, b, ca);
   if (position !== null) return `${what}: ${position}`;
   const flag = flagRefusal(a, b, name);

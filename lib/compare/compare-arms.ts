@@ -11,6 +11,7 @@ import type { ExportTable } from "../export/csv-text";
 import type { Reporter } from "../types";
 import { armIntervals, DEFAULT_RESAMPLES } from "./bootstrap";
 import { refusalsOf, comparability, type Refusal } from "./comparability";
+import { binLow, ROUND_AXIS, type CompareAxis } from "./compare-axis";
 import type { ComparedColumn } from "./compared-columns";
 import { corridorBand, isOutside } from "./corridor";
 import type { Experiment } from "./experiment";
@@ -34,6 +35,8 @@ export interface CompareOptions {
   resamples?: number;
   /** Corridor per concept id, overriding the registry's defaults field by field. */
   corridor?: Partial<Record<ConceptId, Partial<CorridorDefaults>>>;
+  /** The axis the experiments were loaded on (their scopes are its bins); default round labels. */
+  axis?: CompareAxis;
   reporter?: Reporter;
 }
 
@@ -49,8 +52,9 @@ export interface Comparison {
   refusedAgainstReference: Refusal[];
   /** The compared columns, in summary.csv's order. */
   columns: string[];
-  /** Scopes in output order: every round label in order of first appearance, then `all`. */
+  /** Scopes in output order: every round label in order of first appearance (bins: in axis order), then `all`. */
   scopes: string[];
+  axis: CompareAxis;
 }
 
 export const COMPARE_COLUMNS = ["arm", "concept", "scope", "n", "mean", "iqm", "mean_ci_low", "mean_ci_high", "iqm_ci_low", "iqm_ci_high", "values"];
@@ -67,11 +71,13 @@ function finiteValues(arm: Arm, column: string, scope: string): number[] {
   return arm.experiments.map((e) => cellOf(e, column, scope)).filter((v): v is number => v !== null && Number.isFinite(v));
 }
 
-/** Every round label of the experiments in order of first appearance, then `all`. */
-function scopesOf(experiments: readonly Experiment[]): string[] {
+/** Every round label of the experiments in order of first appearance (bins in axis order), then `all`. */
+function scopesOf(experiments: readonly Experiment[], axis: CompareAxis): string[] {
   const seen = new Set<string>();
   for (const e of experiments) for (const r of e.rounds) seen.add(r);
-  return [...seen, ALL_ROUNDS];
+  const scopes = [...seen];
+  if (axis.name !== "round") scopes.sort((x, y) => binLow(x) - binLow(y));
+  return [...scopes, ALL_ROUNDS];
 }
 
 /** One compare.csv row. */
@@ -140,7 +146,8 @@ function columnsOf(experiments: readonly Experiment[]): ComparedColumn[] {
 export function compareArms(arms: readonly Arm[], reference: Experiment | null, opts: CompareOptions): Comparison {
   checkArms(arms);
   const experiments = arms.flatMap((a) => a.experiments);
-  const scopes = scopesOf(experiments);
+  const axis = opts.axis ?? ROUND_AXIS;
+  const scopes = scopesOf(experiments, axis);
   const refused: Refusal[] = [];
   const refusedAgainstReference: Refusal[] = [];
   const compare: ExportCell[][] = [];
@@ -174,6 +181,7 @@ export function compareArms(arms: readonly Arm[], reference: Experiment | null, 
     refusedAgainstReference,
     columns: compared,
     scopes,
+    axis,
   };
 }
 

@@ -15,7 +15,7 @@ import { TRL_PROFILE } from "../../lib/registry/profile-trl";
 function experiment(
   dir: string,
   cells: Record<string, Record<string, number | null>>,
-  opts: { profile?: FrameworkProfile; n?: number[]; rounds?: string[] } = {},
+  opts: { profile?: FrameworkProfile; n?: number[]; rounds?: string[]; axisMissing?: Record<string, string> } = {},
 ): Experiment {
   const profile = opts.profile ?? SLIME_PROFILE;
   return {
@@ -26,6 +26,9 @@ function experiment(
     rounds: opts.rounds ?? ["R0", "R1"],
     columns: comparedColumns(profile),
     cells,
+    axisMissing: opts.axisMissing ?? {},
+    unplaced: 0,
+    axis: "round",
   };
 }
 

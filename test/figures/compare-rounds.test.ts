@@ -17,6 +17,9 @@ function experiment(dir: string, r0: number, r1: number): Experiment {
     rounds: ["R0", "R1"],
     columns: comparedColumns(SLIME_PROFILE),
     cells: { reward_mean: { R0: r0, R1: r1, all: (r0 + r1) / 2 } },
+    axisMissing: {},
+    unplaced: 0,
+    axis: "round",
   };
 }
 const arms: Arm[] = [
