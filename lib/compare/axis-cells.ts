@@ -70,7 +70,10 @@ class BinMeans {
   readonly bins = new Map<number, MeanAccumulator>();
   add(k: number, found: number, v: number): void {
     let acc = this.bins.get(k);
-    if (acc === undefined) this.bins.set(k, (acc = new MeanAccumulator()));
+    if (acc === undefined) {
+      acc = new MeanAccumulator();
+      this.bins.set(k, acc);
+    }
     if (found === 0) acc.missing++;
     else acc.addNumber(v);
   }
