@@ -47,13 +47,18 @@ function positionRefusal(a: Experiment, b: Experiment, c: ComparedColumn): strin
   return `a per-position statistic (${c.subset} updates of a batch) needs the same updates per rollout batch: ${a.dir} has N = ${a.updatesPerBatch.join(", ")}, ${b.dir} has N = ${b.updatesPerBatch.join(", ")}`;
 }
 
+/** "the wall axis (s)". */
+function axisWhere(e: Experiment): string {
+  return `the ${e.axis} axis (${AXIS_MEANING[e.axis].unit})`;
+}
+
 /** Why the column cannot be lined up on the comparison's binned axis, or null: both sides need coordinates there. */
 function axisRefusal(a: Experiment, b: Experiment, name: string): string | null {
   const ma = a.axisMissing[name];
   const mb = b.axisMissing[name];
   if (ma === undefined && mb === undefined) return null;
   const side = (e: Experiment, why: string | undefined) => `${e.dir}: ${why ?? "has it"}`;
-  const where = `the ${a.axis} axis (${AXIS_MEANING[a.axis].unit})`;
+  const where = axisWhere(a);
   return `is missing on ${ma !== undefined && mb !== undefined ? "both sides" : "one side"} on ${where}: ${side(a, ma)}; ${side(b, mb)}`;
 }
 
@@ -88,6 +93,12 @@ export function comparability(a: Experiment, b: Experiment, name: string): strin
 export function refusalsOf(experiments: readonly Experiment[], name: string): Refusal[] {
   const out: Refusal[] = [];
   const [first, ...rest] = experiments;
+  // Alone, an experiment has no other side to differ from, but it can still lack the axis.
+  const alone = first.axisMissing[name];
+  if (rest.length === 0 && alone !== undefined) {
+    const label = first.columns.find((c) => c.name === name)?.concept.label ?? name;
+    out.push({ concept: name, sides: [first.dir, first.dir], reason: `${name} (${label}) is missing on ${axisWhere(first)}: ${first.dir}: ${alone}` });
+  }
   for (const other of rest) {
     const reason = comparability(first, other, name);
     if (reason !== null) out.push({ concept: name, sides: [first.dir, other.dir], reason });
