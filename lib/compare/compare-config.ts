@@ -12,11 +12,11 @@ import * as path from "node:path";
 
 import { CONCEPT_IDS, type ConceptId, type CorridorDefaults } from "../registry/concepts";
 import type { Reporter } from "../types";
-import { mapConcurrent } from "../wandb/map-concurrent";
 import { DEFAULT_RESAMPLES } from "./bootstrap";
 import { compareArms, type Arm, type Comparison } from "./compare-arms";
 import { AXIS_NAMES, compareAxis, ROUND_AXIS, type CompareAxis } from "./compare-axis";
-import { loadExperiment, type Experiment } from "./experiment";
+import type { Experiment } from "./experiment";
+import { loadExperiments } from "./experiment-pool";
 import { comparisonFiles, writeComparison } from "./write-comparison";
 
 /** A comparison to run: arms of archive folders, a reference folder or null, seed, resamples, corridor overrides. */
@@ -31,9 +31,6 @@ export interface CompareSpec {
   /** The axis experiments are lined up on (compare-axis.ts); absent: round labels. */
   axis?: CompareAxis;
 }
-
-/** Archives loaded at once. */
-const LOAD_CONCURRENCY = 2;
 
 /** The default seed of the bootstrap streams. */
 export const DEFAULT_SEED = 0;
@@ -138,14 +135,13 @@ export interface ComparisonRun {
  */
 export async function runComparison(spec: CompareSpec, outDir: string, reporter: Reporter = {}): Promise<ComparisonRun> {
   const axis = spec.axis ?? ROUND_AXIS;
-  // Each archive once, two at a time: one aligns and summarises while the other's files are parsed.
+  // Each archive once (lib/compare/experiment-pool.ts: on worker threads when they pay).
   const dirs = [...new Set([...spec.arms.flatMap((a) => a.archives), ...(spec.reference === null ? [] : [spec.reference])])];
-  let done = 0;
-  const experiments = await mapConcurrent(dirs, LOAD_CONCURRENCY, async (dir) => {
-    const e = await loadExperiment(path.resolve(spec.root, dir), reporter, dir, axis);
-    reporter.progress?.("load archives", ++done, dirs.length);
-    return e;
-  });
+  const experiments = await loadExperiments(
+    dirs.map((dir) => ({ dir: path.resolve(spec.root, dir), label: dir })),
+    axis,
+    reporter,
+  );
   const byDir = new Map(dirs.map((d, i) => [d, experiments[i]]));
   const arms: Arm[] = spec.arms.map((a) => ({ name: a.name, experiments: a.archives.map((d) => byDir.get(d)!) }));
   const reference = spec.reference === null ? null : byDir.get(spec.reference)!;
