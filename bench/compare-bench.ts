@@ -80,12 +80,12 @@ function oursOneCell(x: number[], y: number[]): number {
   return (performance.now() - t0) / 1000;
 }
 
-/** lib/ of a commit, extracted once under the work folder (node_modules resolves from the repository above it). */
+/** lib/ (and package.json, read for the workspace version) of a commit, extracted once under the work folder; node_modules resolves from the repository above it. */
 function previousLib(commit: string, workDir: string): string {
   const dir = path.join(workDir, `previous-${commit}`);
   if (!existsSync(path.join(dir, "lib"))) {
     mkdirSync(dir, { recursive: true });
-    const tar = execFileSync("git", ["archive", commit, "lib"], { cwd: ROOT, maxBuffer: 1 << 30 });
+    const tar = execFileSync("git", ["archive", commit, "lib", "package.json"], { cwd: ROOT, maxBuffer: 1 << 30 });
     execFileSync("tar", ["-x", "-C", dir], { input: tar });
   }
   return dir;

@@ -9,7 +9,7 @@ import { ALL_ROUNDS } from "../export/summary-table";
 import type { ExportCell } from "../export/export-cell";
 import type { ExportTable } from "../export/csv-text";
 import type { Reporter } from "../types";
-import { armIntervals, DEFAULT_RESAMPLES } from "./bootstrap";
+import { DEFAULT_RESAMPLES } from "./bootstrap";
 import { refusalsOf, comparability, type Refusal } from "./comparability";
 import { binLow, ROUND_AXIS, type CompareAxis } from "./compare-axis";
 import type { ComparedColumn } from "./compared-columns";
@@ -17,8 +17,8 @@ import { corridorBand, isOutside } from "./corridor";
 import type { Experiment } from "./experiment";
 import { experimentsNeeded } from "./experiments-needed";
 import { iqm, mean } from "./point-estimates";
-import { improvementInterval, probabilityOfImprovement } from "./probability-of-improvement";
-import { randomStream } from "./seeded-random";
+import { INTERVALS_HERE, type IntervalSource } from "./interval-jobs";
+import { probabilityOfImprovement } from "./probability-of-improvement";
 import { welchTest } from "./welch-test";
 
 /** An arm: a name and its experiments (e.g. the seeds of one configuration), in the order given. */
@@ -37,6 +37,8 @@ export interface CompareOptions {
   corridor?: Partial<Record<ConceptId, Partial<CorridorDefaults>>>;
   /** The axis the experiments were loaded on (their scopes are its bins); default round labels. */
   axis?: CompareAxis;
+  /** Where the bootstrap intervals come from (interval-jobs.ts); default: computed here when asked. */
+  intervals?: IntervalSource;
   reporter?: Reporter;
 }
 
@@ -89,7 +91,8 @@ function armRow(arm: Arm, column: string, scope: string, opts: CompareOptions): 
       return c === null ? "" : String(c);
     })
     .join(";");
-  const ci = armIntervals(v, randomStream(opts.seed, `arm\u0000${arm.name}\u0000${column}\u0000${scope}`), opts.resamples ?? DEFAULT_RESAMPLES);
+  const stream = `arm\u0000${arm.name}\u0000${column}\u0000${scope}`;
+  const ci = (opts.intervals ?? INTERVALS_HERE).arm({ kind: "arm", values: v, stream, seed: opts.seed, resamples: opts.resamples ?? DEFAULT_RESAMPLES });
   if (ci === null) return [arm.name, column, scope, 0, null, null, null, null, null, null, values];
   return [arm.name, column, scope, v.length, mean(v), iqm(v), ci.mean.low, ci.mean.high, ci.iqm.low, ci.iqm.high, values];
 }
@@ -106,9 +109,10 @@ function pairRow(x: Arm, y: Arm, column: ComparedColumn, scope: string, opts: Co
   if (direction === "neither") return [...head, null, null, null, ...tail];
   const name = (side: string) => `improve\u0000${x.name}\u0000${y.name}\u0000${column.name}\u0000${scope}\u0000${side}`;
   const [better, worse] = direction === "higher" ? [vx, vy] : [vy, vx];
-  const [rb, rw] = direction === "higher" ? [name("x"), name("y")] : [name("y"), name("x")];
+  const streams: [string, string] = direction === "higher" ? [name("x"), name("y")] : [name("y"), name("x")];
   const p = probabilityOfImprovement(better, worse);
-  const ci = improvementInterval(better, worse, randomStream(opts.seed, rb), randomStream(opts.seed, rw), opts.resamples ?? DEFAULT_RESAMPLES)!;
+  const job = { kind: "improvement" as const, better, worse, streams, seed: opts.seed, resamples: opts.resamples ?? DEFAULT_RESAMPLES };
+  const ci = (opts.intervals ?? INTERVALS_HERE).improvement(job)!;
   return [...head, p, ci.low, ci.high, ...tail];
 }
 

@@ -13,10 +13,10 @@ import * as path from "node:path";
 import { CONCEPT_IDS, type ConceptId, type CorridorDefaults } from "../registry/concepts";
 import type { Reporter } from "../types";
 import { DEFAULT_RESAMPLES } from "./bootstrap";
-import { compareArms, type Arm, type Comparison } from "./compare-arms";
+import type { Arm, Comparison } from "./compare-arms";
 import { AXIS_NAMES, compareAxis, ROUND_AXIS, type CompareAxis } from "./compare-axis";
 import type { Experiment } from "./experiment";
-import { loadExperiments } from "./experiment-pool";
+import { CompareThreads } from "./compare-threads";
 import { comparisonFiles, writeComparison } from "./write-comparison";
 
 /** A comparison to run: arms of archive folders, a reference folder or null, seed, resamples, corridor overrides. */
@@ -135,17 +135,22 @@ export interface ComparisonRun {
  */
 export async function runComparison(spec: CompareSpec, outDir: string, reporter: Reporter = {}): Promise<ComparisonRun> {
   const axis = spec.axis ?? ROUND_AXIS;
-  // Each archive once (lib/compare/experiment-pool.ts: on worker threads when they pay).
+  // Each archive once; at scale on worker threads, the bootstrap too (lib/compare/compare-threads.ts).
   const dirs = [...new Set([...spec.arms.flatMap((a) => a.archives), ...(spec.reference === null ? [] : [spec.reference])])];
-  const experiments = await loadExperiments(
-    dirs.map((dir) => ({ dir: path.resolve(spec.root, dir), label: dir })),
-    axis,
-    reporter,
-  );
-  const byDir = new Map(dirs.map((d, i) => [d, experiments[i]]));
-  const arms: Arm[] = spec.arms.map((a) => ({ name: a.name, experiments: a.archives.map((d) => byDir.get(d)!) }));
-  const reference = spec.reference === null ? null : byDir.get(spec.reference)!;
-  const result = compareArms(arms, reference, { seed: spec.seed, resamples: spec.resamples, corridor: spec.corridor, axis, reporter });
+  const archives = dirs.map((dir) => ({ dir: path.resolve(spec.root, dir), label: dir }));
+  const threads = CompareThreads.forArchives(archives, reporter);
+  let arms: Arm[];
+  let reference: Experiment | null;
+  let result: Comparison;
+  try {
+    const experiments = await threads.loadExperiments(archives, axis);
+    const byDir = new Map(dirs.map((d, i) => [d, experiments[i]]));
+    arms = spec.arms.map((a) => ({ name: a.name, experiments: a.archives.map((d) => byDir.get(d)!) }));
+    reference = spec.reference === null ? null : byDir.get(spec.reference)!;
+    result = await threads.compareArms(arms, reference, { seed: spec.seed, resamples: spec.resamples, corridor: spec.corridor, axis, reporter });
+  } finally {
+    await threads.close();
+  }
   const files = comparisonFiles(arms, reference, result, { seed: spec.seed, resamples: spec.resamples });
   await writeComparison(outDir, files);
   return { result, arms, reference, files };

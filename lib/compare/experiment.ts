@@ -92,7 +92,7 @@ function scopedCells(
  */
 export async function loadExperimentData(dir: string, reporter: Reporter = {}, label: string = dir, axis: CompareAxis = ROUND_AXIS): Promise<ExperimentData> {
   // No load worker per archive: starting one (tsx's hook included) cost more than the parse it saves
-  // (bench/RESULTS.md); a comparison loads whole archives on worker threads instead (experiment-pool.ts).
+  // (bench/RESULTS.md); a comparison loads whole archives on worker threads instead (compare-threads.ts).
   const loaded = await loadOrReport(dir, reporter, { compact: true, worker: false });
   if ("report" in loaded) {
     const bad = loaded.report.files.filter((f) => !f.ok).map((f) => `${path.join(dir, f.file)}: ${f.problem}`);
