@@ -59,7 +59,8 @@ function coordinates(aligned: AlignedRuns, profile: FrameworkProfile, axis: Comp
         none: `${profile.label}: no key of its is read as tokens seen (the registry, lib/registry/concepts.ts, declares no tokens-seen concept), so its tokens seen are unknown; never estimated (e.g. from response lengths)`,
       };
     case "wall": {
-      if (wall === null || "none" in wall) return { none: wall?.none ?? "no wall clock read" };
+      if (wall === null) return { none: "no wall clock read" };
+      if ("none" in wall) return { none: wall.none };
       return { updates: of(updates, (u) => wall.at(u.runId, [u.historyStep])), rollouts: of(rollouts, (r) => wall.at(r.runId, r.historySteps)) };
     }
   }

@@ -37,7 +37,14 @@ interface XPlacement {
 }
 
 /** The traces of one arm: its band (drawn first), its experiments thin, its IQM bold. */
-function armTraces(arm: Arm, index: number, result: Comparison, column: string, scopes: readonly string[], at: (ys: (number | null)[][]) => XPlacement): Trace[] {
+function armTraces(
+  arm: Arm,
+  index: number,
+  result: Comparison,
+  column: string,
+  scopes: readonly string[],
+  at: (ys: (number | null)[][]) => XPlacement,
+): Trace[] {
   const color = categoryColor(index);
   const band = iqmBand(result, arm.name, column);
   const pick = (f: "iqm" | "low" | "high") => scopes.map((r) => plotValue(band.get(r)?.[f] ?? undefined));
@@ -117,7 +124,11 @@ export function compareRoundsFigure(arms: readonly Arm[], result: Comparison, co
     return { x: centres, keep };
   };
   const data = arms.flatMap((a, i) => armTraces(a, i, result, column, scopes, at));
-  const layout = baseLayout(column, `${axis.name} (${AXIS_MEANING[axis.name].unit}), bins of ${width} at their centres; a gap = no record in the bin`, `${spec.concept.label}${unit}`);
+  const layout = baseLayout(
+    column,
+    `${axis.name} (${AXIS_MEANING[axis.name].unit}), bins of ${width} at their centres; a gap = no record in the bin`,
+    `${spec.concept.label}${unit}`,
+  );
   layout.meta = { figure: "compare-axis", key: column };
   noteReduction(layout, reduced);
   return { data, layout };
