@@ -3,10 +3,12 @@
  *
  *   npm run compare -- --arm NAME=DIR[,DIR...] [--arm ...] [--reference DIR] --out DIR [--seed N] [--resamples N]
  *   npm run compare -- [--config data/compare.json] --out DIR [--seed N]
+ *   ... [--axis rollout|update|tokens|wall --bin-width W]   (default: round labels)
  *
  * Every archive is verified against its manifest and summarised as `npm run export` does; an
  * experiment's value of a concept is its summary.csv cell (each round's row and the `all` row).
- * Writes compare.csv, improvement.csv, corridor.csv (with --reference) and compare-manifest.json into
+ * On a binned axis each experiment's records go into bins [k W, (k + 1) W) of the axis and its value
+ * in a bin is the mean there; an empty bin stays empty (no interpolation). Writes compare.csv, improvement.csv, corridor.csv (with --reference) and compare-manifest.json into
  * the out folder, all or nothing; same archives and seed: byte-identical files. Columns whose
  * meaning differs between experiments are refused and listed, never compared; exit 1 when every
  * one is, 2 on an option error.
@@ -15,12 +17,14 @@ import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 
 import { DEFAULT_RESAMPLES } from "../lib/compare/bootstrap";
+import { compareAxis, type CompareAxis } from "../lib/compare/compare-axis";
 import { DEFAULT_SEED, parseArmOption, readCompareConfigFile, runComparison, type CompareSpec } from "../lib/compare/compare-config";
 import { cliReporter } from "./cli-reporter";
 
 const USAGE =
-  "usage: npm run compare -- --arm NAME=DIR[,DIR...] [--arm ...] [--reference DIR] --out DIR [--seed N] [--resamples N]\n" +
-  "       npm run compare -- [--config FILE] --out DIR [--seed N] [--resamples N]\n" +
+  "usage: npm run compare -- --arm NAME=DIR[,DIR...] [--arm ...] [--reference DIR] --out DIR [--seed N] [--resamples N] [--axis AXIS --bin-width W]\n" +
+  "       npm run compare -- [--config FILE] --out DIR [--seed N] [--resamples N] [--axis AXIS --bin-width W]\n" +
+  "       (AXIS: round (default), rollout, update, tokens or wall; every axis but round bins its values by W in its unit: rollout id, update, tokens, s)\n" +
   `       (without --arm the arms come from --config, default data/compare.json; --seed default ${DEFAULT_SEED}, --resamples default ${DEFAULT_RESAMPLES})`;
 
 /** An option error: printed with the usage, exit code 2. */
@@ -31,6 +35,16 @@ function integer(option: string, v: string | undefined, fallback: number, min = 
   if (v === undefined) return fallback;
   if (!/^[0-9]+$/.test(v) || Number(v) < min || !Number.isSafeInteger(Number(v))) throw new UsageError(`invalid --${option}: ${v} (an integer >= ${min})`);
   return Number(v);
+}
+
+/** The axis of `--axis NAME [--bin-width W]` (round labels when --axis is absent). */
+function axisOption(name: string | undefined, width: string | undefined): CompareAxis {
+  if (width !== undefined && !/^[0-9]+(\.[0-9]+)?(e[+-]?[0-9]+)?$/i.test(width)) throw new UsageError(`invalid --bin-width: ${width} (a number > 0)`);
+  try {
+    return compareAxis(name ?? "round", width === undefined ? null : Number(width));
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
 }
 
 function parseCli(argv: string[]): { spec: CompareSpec; out: string } | null {
@@ -45,6 +59,8 @@ function parseCli(argv: string[]): { spec: CompareSpec; out: string } | null {
         seed: { type: "string" },
         resamples: { type: "string" },
         config: { type: "string" },
+        axis: { type: "string" },
+        "bin-width": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -76,6 +92,7 @@ function parseCli(argv: string[]): { spec: CompareSpec; out: string } | null {
   }
   spec.seed = integer("seed", v.seed as string | undefined, spec.seed);
   spec.resamples = integer("resamples", v.resamples as string | undefined, spec.resamples, 100);
+  if (v.axis !== undefined || v["bin-width"] !== undefined) spec.axis = axisOption(v.axis as string | undefined, v["bin-width"] as string | undefined);
   return { spec, out: v.out };
 }
 

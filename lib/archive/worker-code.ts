@@ -16,6 +16,7 @@ export const WORKER_ENTRIES = {
   "load-worker": "archive/load-worker",
   "freeze-worker": "archive/freeze-worker",
   "csv-worker": "export/csv-worker",
+  "experiment-worker": "compare/experiment-worker",
 } as const;
 
 /** A worker entry's name. */

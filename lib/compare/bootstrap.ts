@@ -6,7 +6,7 @@
  * order, so every resample is sorted without sorting it again.
  */
 import { trimCount } from "./point-estimates";
-import type { SeededRandom } from "./seeded-random";
+import { countDraws, type SeededRandom } from "./seeded-random";
 
 /** Resamples of a bootstrap by default (rliable's default). */
 export const DEFAULT_RESAMPLES = 50_000;
@@ -40,8 +40,7 @@ export function percentileInterval(stats: Float64Array, coverage = INTERVAL_COVE
 
 /** How often each of n values is drawn in one resample of n with replacement, into `counts`. */
 export function resampleCounts(n: number, random: SeededRandom, counts: Uint32Array): void {
-  counts.fill(0);
-  for (let i = 0; i < n; i++) counts[random.below(n)]++;
+  countDraws(random, n, n, counts);
 }
 
 /** Bootstrap intervals of an arm's mean and IQM, from the same resamples. */

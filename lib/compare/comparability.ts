@@ -2,11 +2,13 @@
  * Whether two experiments' values of one summary column mean the same thing. A refusal names the
  * column, its concept and both sides. What the registry knows decides: the concept logged on both
  * sides, through the same key with the same meaning (key, grain, what it is and is not), and, for the
- * per-position statistics, the same optimizer updates per rollout batch; and the same meaning under
- * the runs' frozen flags and versions ({@link flagRefusal}).
+ * per-position statistics, the same optimizer updates per rollout batch; on a binned axis, a
+ * coordinate on both sides (lib/compare/axis-cells.ts); and the same meaning under the runs' frozen
+ * flags and versions ({@link flagRefusal}).
  */
 import { ALL_ROUNDS } from "../export/summary-table";
 import { conditionText, holdsIn } from "../registry/semantic-flags";
+import { AXIS_MEANING } from "./compare-axis";
 import type { ComparedColumn } from "./compared-columns";
 import type { Experiment } from "./experiment";
 
@@ -59,6 +61,21 @@ function positionRefusal(a: Experiment, b: Experiment, c: ComparedColumn): strin
   return `a per-position statistic (${c.subset} updates of a batch) needs the same updates per rollout batch: ${a.dir} has N = ${a.updatesPerBatch.join(", ")}, ${b.dir} has N = ${b.updatesPerBatch.join(", ")}`;
 }
 
+/** "the wall axis (s)". */
+function axisWhere(e: Experiment): string {
+  return `the ${e.axis} axis (${AXIS_MEANING[e.axis].unit})`;
+}
+
+/** Why the column cannot be lined up on the comparison's binned axis, or null: both sides need coordinates there. */
+function axisRefusal(a: Experiment, b: Experiment, name: string): string | null {
+  const ma = a.axisMissing[name];
+  const mb = b.axisMissing[name];
+  if (ma === undefined && mb === undefined) return null;
+  const side = (e: Experiment, why: string | undefined) => `${e.dir}: ${why ?? "has it"}`;
+  const where = axisWhere(a);
+  return `is missing on ${ma !== undefined && mb !== undefined ? "both sides" : "one side"} on ${where}: ${side(a, ma)}; ${side(b, mb)}`;
+}
+
 /**
  * Why two experiments' values of a summary column are not comparable, or null when they are.
  * @example comparability(slimeRun, trlRun, "ppo_kl_first_update_mean") // "ppo_kl ...: ... logs none: ..."
@@ -75,6 +92,8 @@ export function comparability(a: Experiment, b: Experiment, name: string): strin
   }
   const empty = [a, b].filter((e) => e.cells[name]?.[ALL_ROUNDS] == null).map((e) => e.dir);
   if (empty.length > 0) return `${what} is missing on one side: no value logged (empty summary cell) in ${empty.join(" and ")}`;
+  const axis = axisRefusal(a, b, name);
+  if (axis !== null) return `${what} ${axis}`;
   const position = positionRefusal(a, b, ca);
   if (position !== null) return `${what}: ${position}`;
   const flag = flagRefusal(a, b, name);
@@ -88,6 +107,12 @@ export function comparability(a: Experiment, b: Experiment, name: string): strin
 export function refusalsOf(experiments: readonly Experiment[], name: string): Refusal[] {
   const out: Refusal[] = [];
   const [first, ...rest] = experiments;
+  // Alone, an experiment has no other side to differ from, but it can still lack the axis.
+  const alone = first.axisMissing[name];
+  if (rest.length === 0 && alone !== undefined) {
+    const label = first.columns.find((c) => c.name === name)?.concept.label ?? name;
+    out.push({ concept: name, sides: [first.dir, first.dir], reason: `${name} (${label}) is missing on ${axisWhere(first)}: ${first.dir}: ${alone}` });
+  }
   for (const other of rest) {
     const reason = comparability(first, other, name);
     if (reason !== null) out.push({ concept: name, sides: [first.dir, other.dir], reason });

@@ -9,15 +9,16 @@ import { ALL_ROUNDS } from "../export/summary-table";
 import type { ExportCell } from "../export/export-cell";
 import type { ExportTable } from "../export/csv-text";
 import type { Reporter } from "../types";
-import { armIntervals, DEFAULT_RESAMPLES } from "./bootstrap";
+import { DEFAULT_RESAMPLES } from "./bootstrap";
 import { refusalsOf, comparability, type Refusal } from "./comparability";
+import { binLow, ROUND_AXIS, type CompareAxis } from "./compare-axis";
 import type { ComparedColumn } from "./compared-columns";
 import { corridorBand, isOutside } from "./corridor";
 import type { Experiment } from "./experiment";
 import { experimentsNeeded } from "./experiments-needed";
 import { iqm, mean } from "./point-estimates";
-import { improvementInterval, probabilityOfImprovement } from "./probability-of-improvement";
-import { randomStream } from "./seeded-random";
+import { INTERVALS_HERE, type IntervalSource } from "./interval-jobs";
+import { probabilityOfImprovement } from "./probability-of-improvement";
 import { welchTest } from "./welch-test";
 
 /** An arm: a name and its experiments (e.g. the seeds of one configuration), in the order given. */
@@ -34,6 +35,10 @@ export interface CompareOptions {
   resamples?: number;
   /** Corridor per concept id, overriding the registry's defaults field by field. */
   corridor?: Partial<Record<ConceptId, Partial<CorridorDefaults>>>;
+  /** The axis the experiments were loaded on (their scopes are its bins); default round labels. */
+  axis?: CompareAxis;
+  /** Where the bootstrap intervals come from (interval-jobs.ts); default: computed here when asked. */
+  intervals?: IntervalSource;
   reporter?: Reporter;
 }
 
@@ -49,8 +54,9 @@ export interface Comparison {
   refusedAgainstReference: Refusal[];
   /** The compared columns, in summary.csv's order. */
   columns: string[];
-  /** Scopes in output order: every round label in order of first appearance, then `all`. */
+  /** Scopes in output order: every round label in order of first appearance (bins: in axis order), then `all`. */
   scopes: string[];
+  axis: CompareAxis;
 }
 
 export const COMPARE_COLUMNS = ["arm", "concept", "scope", "n", "mean", "iqm", "mean_ci_low", "mean_ci_high", "iqm_ci_low", "iqm_ci_high", "values"];
@@ -67,11 +73,13 @@ function finiteValues(arm: Arm, column: string, scope: string): number[] {
   return arm.experiments.map((e) => cellOf(e, column, scope)).filter((v): v is number => v !== null && Number.isFinite(v));
 }
 
-/** Every round label of the experiments in order of first appearance, then `all`. */
-function scopesOf(experiments: readonly Experiment[]): string[] {
+/** Every round label of the experiments in order of first appearance (bins in axis order), then `all`. */
+function scopesOf(experiments: readonly Experiment[], axis: CompareAxis): string[] {
   const seen = new Set<string>();
   for (const e of experiments) for (const r of e.rounds) seen.add(r);
-  return [...seen, ALL_ROUNDS];
+  const scopes = [...seen];
+  if (axis.name !== "round") scopes.sort((x, y) => binLow(x) - binLow(y));
+  return [...scopes, ALL_ROUNDS];
 }
 
 /** One compare.csv row. */
@@ -83,7 +91,8 @@ function armRow(arm: Arm, column: string, scope: string, opts: CompareOptions): 
       return c === null ? "" : String(c);
     })
     .join(";");
-  const ci = armIntervals(v, randomStream(opts.seed, `arm\u0000${arm.name}\u0000${column}\u0000${scope}`), opts.resamples ?? DEFAULT_RESAMPLES);
+  const stream = `arm\u0000${arm.name}\u0000${column}\u0000${scope}`;
+  const ci = (opts.intervals ?? INTERVALS_HERE).arm({ kind: "arm", values: v, stream, seed: opts.seed, resamples: opts.resamples ?? DEFAULT_RESAMPLES });
   if (ci === null) return [arm.name, column, scope, 0, null, null, null, null, null, null, values];
   return [arm.name, column, scope, v.length, mean(v), iqm(v), ci.mean.low, ci.mean.high, ci.iqm.low, ci.iqm.high, values];
 }
@@ -100,9 +109,10 @@ function pairRow(x: Arm, y: Arm, column: ComparedColumn, scope: string, opts: Co
   if (direction === "neither") return [...head, null, null, null, ...tail];
   const name = (side: string) => `improve\u0000${x.name}\u0000${y.name}\u0000${column.name}\u0000${scope}\u0000${side}`;
   const [better, worse] = direction === "higher" ? [vx, vy] : [vy, vx];
-  const [rb, rw] = direction === "higher" ? [name("x"), name("y")] : [name("y"), name("x")];
+  const streams: [string, string] = direction === "higher" ? [name("x"), name("y")] : [name("y"), name("x")];
   const p = probabilityOfImprovement(better, worse);
-  const ci = improvementInterval(better, worse, randomStream(opts.seed, rb), randomStream(opts.seed, rw), opts.resamples ?? DEFAULT_RESAMPLES)!;
+  const job = { kind: "improvement" as const, better, worse, streams, seed: opts.seed, resamples: opts.resamples ?? DEFAULT_RESAMPLES };
+  const ci = (opts.intervals ?? INTERVALS_HERE).improvement(job)!;
   return [...head, p, ci.low, ci.high, ...tail];
 }
 
@@ -140,7 +150,8 @@ function columnsOf(experiments: readonly Experiment[]): ComparedColumn[] {
 export function compareArms(arms: readonly Arm[], reference: Experiment | null, opts: CompareOptions): Comparison {
   checkArms(arms);
   const experiments = arms.flatMap((a) => a.experiments);
-  const scopes = scopesOf(experiments);
+  const axis = opts.axis ?? ROUND_AXIS;
+  const scopes = scopesOf(experiments, axis);
   const refused: Refusal[] = [];
   const refusedAgainstReference: Refusal[] = [];
   const compare: ExportCell[][] = [];
@@ -174,6 +185,7 @@ export function compareArms(arms: readonly Arm[], reference: Experiment | null, 
     refusedAgainstReference,
     columns: compared,
     scopes,
+    axis,
   };
 }
 

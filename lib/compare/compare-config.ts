@@ -2,7 +2,8 @@
  * What to compare: arms of archive folders and an optional reference, from data/compare.json or
  * from `--arm NAME=DIR[,DIR...]` options; then the experiments loaded and the comparison written.
  * `{"arms": [{"name": "baseline", "archives": ["archives/base-s1", ...]}, ...], "reference":
- * "archives/paper", "seed": 0, "resamples": 50000, "corridor": {"ppoKl": {"rel": 0.5, "absFloor": 0.02}}}`;
+ * "archives/paper", "seed": 0, "resamples": 50000, "corridor": {"ppoKl": {"rel": 0.5, "absFloor": 0.02}},
+ * "axis": {"name": "update", "width": 100}}` (axis optional: round labels by default);
  * archive paths in the file are relative to the file's folder (`compare/n8-s1` in data/compare.json
  * is data/compare/n8-s1), and are written into the outputs as given.
  */
@@ -11,10 +12,11 @@ import * as path from "node:path";
 
 import { CONCEPT_IDS, type ConceptId, type CorridorDefaults } from "../registry/concepts";
 import type { Reporter } from "../types";
-import { mapConcurrent } from "../wandb/map-concurrent";
 import { DEFAULT_RESAMPLES } from "./bootstrap";
-import { compareArms, type Arm, type Comparison } from "./compare-arms";
-import { loadExperiment, type Experiment } from "./experiment";
+import type { Arm, Comparison } from "./compare-arms";
+import { AXIS_NAMES, compareAxis, ROUND_AXIS, type CompareAxis } from "./compare-axis";
+import type { Experiment } from "./experiment";
+import { CompareThreads } from "./compare-threads";
 import { comparisonFiles, writeComparison } from "./write-comparison";
 
 /** A comparison to run: arms of archive folders, a reference folder or null, seed, resamples, corridor overrides. */
@@ -26,10 +28,9 @@ export interface CompareSpec {
   seed: number;
   resamples: number;
   corridor: Partial<Record<ConceptId, Partial<CorridorDefaults>>>;
+  /** The axis experiments are lined up on (compare-axis.ts); absent: round labels. */
+  axis?: CompareAxis;
 }
-
-/** Archives loaded at once. */
-const LOAD_CONCURRENCY = 2;
 
 /** The default seed of the bootstrap streams. */
 export const DEFAULT_SEED = 0;
@@ -67,6 +68,19 @@ function corridorOverrides(v: unknown, file: string): CompareSpec["corridor"] {
   return out;
 }
 
+/** The axis of a config: absent = round labels; `{"name": "update", "width": 100}` (or `"round"`). */
+function axisOf(v: unknown, file: string): CompareAxis {
+  if (v === undefined || v === "round") return ROUND_AXIS;
+  const a = (v ?? {}) as Record<string, unknown>;
+  if (typeof v !== "object" || v === null || typeof a.name !== "string" || (a.width !== undefined && typeof a.width !== "number"))
+    throw new Error(`invalid axis: ${JSON.stringify(v)} ({"name": one of ${AXIS_NAMES.join(", ")}, "width": bin width}; in ${file})`);
+  try {
+    return compareAxis(a.name, (a.width as number | undefined) ?? null);
+  } catch (e) {
+    throw new Error(`${(e as Error).message} (in ${file})`);
+  }
+}
+
 /**
  * A comparison spec from data/compare.json's text; its archive paths are read relative to `root`.
  * @example readCompareConfig(text, "data/compare.json", ".").arms[0].name // "baseline"
@@ -92,6 +106,7 @@ export function readCompareConfig(json: string, file: string, root: string): Com
     seed: cfg.seed === undefined ? DEFAULT_SEED : count(cfg.seed, `seed in ${file}`),
     resamples: cfg.resamples === undefined ? DEFAULT_RESAMPLES : count(cfg.resamples, `resamples in ${file}`, 100),
     corridor: corridorOverrides(cfg.corridor, file),
+    axis: axisOf(cfg.axis, file),
   };
 }
 
@@ -119,18 +134,23 @@ export interface ComparisonRun {
  * @example await runComparison(readCompareConfig(text, file, "."), "exports/compare")
  */
 export async function runComparison(spec: CompareSpec, outDir: string, reporter: Reporter = {}): Promise<ComparisonRun> {
-  // Each archive once, two at a time: one aligns and summarises while the other's files are parsed.
+  const axis = spec.axis ?? ROUND_AXIS;
+  // Each archive once; at scale on worker threads, the bootstrap too (lib/compare/compare-threads.ts).
   const dirs = [...new Set([...spec.arms.flatMap((a) => a.archives), ...(spec.reference === null ? [] : [spec.reference])])];
-  let done = 0;
-  const experiments = await mapConcurrent(dirs, LOAD_CONCURRENCY, async (dir) => {
-    const e = await loadExperiment(path.resolve(spec.root, dir), reporter, dir);
-    reporter.progress?.("load archives", ++done, dirs.length);
-    return e;
-  });
-  const byDir = new Map(dirs.map((d, i) => [d, experiments[i]]));
-  const arms: Arm[] = spec.arms.map((a) => ({ name: a.name, experiments: a.archives.map((d) => byDir.get(d)!) }));
-  const reference = spec.reference === null ? null : byDir.get(spec.reference)!;
-  const result = compareArms(arms, reference, { seed: spec.seed, resamples: spec.resamples, corridor: spec.corridor, reporter });
+  const archives = dirs.map((dir) => ({ dir: path.resolve(spec.root, dir), label: dir }));
+  const threads = CompareThreads.forArchives(archives, reporter);
+  let arms: Arm[];
+  let reference: Experiment | null;
+  let result: Comparison;
+  try {
+    const experiments = await threads.loadExperiments(archives, axis);
+    const byDir = new Map(dirs.map((d, i) => [d, experiments[i]]));
+    arms = spec.arms.map((a) => ({ name: a.name, experiments: a.archives.map((d) => byDir.get(d)!) }));
+    reference = spec.reference === null ? null : byDir.get(spec.reference)!;
+    result = await threads.compareArms(arms, reference, { seed: spec.seed, resamples: spec.resamples, corridor: spec.corridor, axis, reporter });
+  } finally {
+    await threads.close();
+  }
   const files = comparisonFiles(arms, reference, result, { seed: spec.seed, resamples: spec.resamples });
   await writeComparison(outDir, files);
   return { result, arms, reference, files };

@@ -1,7 +1,8 @@
 /**
  * An experiment: one frozen archive (a lineage of rounds, e.g. one seed), loaded hash-verified,
  * aligned and summarised exactly as `npm run export` does. Its value of a concept in a scope is the
- * summary.csv cell: the round's row, or the `all` row over every record of every round.
+ * summary.csv cell: the round's row, or the `all` row over every record of every round; on a binned
+ * axis (compare-axis.ts) the bins' cells replace the rounds' and the `all` cell stays.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -13,11 +14,15 @@ import { alignRuns } from "../align/align-runs";
 import { ALL_ROUNDS, summaryTable } from "../export/summary-table";
 import type { FrameworkProfile } from "../registry/framework-profile";
 import { chooseProfile } from "../registry/profile-choice";
-import { profileOfAligned } from "../registry/profiles";
+import { profileByName, profileOfAligned } from "../registry/profiles";
 import type { RunFlags } from "../registry/semantic-flags";
 import type { RunVersions } from "../registry/versions";
+import type { ExportTable } from "../export/csv-text";
 import type { Reporter } from "../types";
+import { axisCells, type AxisCells } from "./axis-cells";
+import { ROUND_AXIS, type AxisName, type CompareAxis } from "./compare-axis";
 import { comparedColumns, type ComparedColumn } from "./compared-columns";
+import { wallClock } from "./wall-clock";
 
 /** One loaded experiment. */
 export interface Experiment {
@@ -28,13 +33,29 @@ export interface Experiment {
   profile: FrameworkProfile;
   /** Optimizer updates per rollout batch, distinct values over the experiment's runs, ascending. */
   updatesPerBatch: number[];
-  /** Round labels in run order (then `all` is a scope too). */
+  /** Round labels in run order, or on a binned axis the bins it has records in (then `all` is a scope too). */
   rounds: string[];
   columns: ComparedColumn[];
   /** The runs' frozen flags and versions (absent: unknown), which decide the meanings that hold. */
   runs: { runId: string; flags?: RunFlags; versions?: RunVersions }[];
   /** cells[column name][scope]: the summary cell, null when empty; a scope the experiment lacks is absent. */
   cells: Record<string, Record<string, number | null>>;
+  /** The axis its scopes are on. */
+  axis: AxisName;
+  /** On a binned axis: columns this experiment has no coordinate for, and why; empty on the round axis. */
+  axisMissing: Record<string, string>;
+  /** On a binned axis: records without a coordinate (left out); 0 on the round axis. */
+  unplaced: number;
+}
+
+/** An experiment as plain data (what a worker thread sends back): its profile by name, no columns. */
+export type ExperimentData = Omit<Experiment, "profile" | "columns"> & { profileName: string };
+
+/** The experiment of its plain data: the profile and its compared columns looked up again. */
+export function experimentOf(data: ExperimentData): Experiment {
+  const { profileName, ...rest } = data;
+  const profile = profileByName(profileName);
+  return { ...rest, profile, columns: comparedColumns(profile) };
 }
 
 /** The summary rows of an export table as cells by column name and scope. */
@@ -53,13 +74,30 @@ function cellsByColumn(table: { columns: string[]; rows: (number | string | null
   return cells;
 }
 
+/** Round cells, or on a binned axis the bins' cells with the summary's `all` cell kept. */
+function scopedCells(
+  summary: ExportTable,
+  columns: readonly ComparedColumn[],
+  binned: AxisCells | null,
+): Pick<Experiment, "rounds" | "cells" | "axisMissing" | "unplaced"> {
+  const cells = cellsByColumn(
+    summary,
+    columns.map((c) => c.name),
+  );
+  if (binned === null) return { rounds: summary.rows.map((r) => String(r[0])).filter((r) => r !== ALL_ROUNDS), cells, axisMissing: {}, unplaced: 0 };
+  for (const c of columns) cells[c.name] = { ...binned.cells[c.name], [ALL_ROUNDS]: cells[c.name][ALL_ROUNDS] };
+  return { rounds: binned.scopes, cells, axisMissing: binned.missing, unplaced: binned.unplaced };
+}
+
 /**
- * Load, verify, align and summarise one archive folder. Throws, naming the folder, when a file does
- * not verify or the archive lists no runs; the axis mapping must hold (as for `npm run export`).
- * `label` names it in outputs and refusals (default: the folder as given).
+ * Load, verify, align and summarise one archive folder as plain data (on any thread). Throws, naming
+ * the folder, when a file does not verify or the archive lists no runs; the axis mapping must hold
+ * (as for `npm run export`). `label` names it in outputs and refusals (default: the folder as given).
  */
-export async function loadExperiment(dir: string, reporter: Reporter = {}, label: string = dir): Promise<Experiment> {
-  const loaded = await loadOrReport(dir, reporter, { compact: true });
+export async function loadExperimentData(dir: string, reporter: Reporter = {}, label: string = dir, axis: CompareAxis = ROUND_AXIS): Promise<ExperimentData> {
+  // No load worker per archive: starting one (tsx's hook included) cost more than the parse it saves
+  // (bench/RESULTS.md); a comparison loads whole archives on worker threads instead (compare-threads.ts).
+  const loaded = await loadOrReport(dir, reporter, { compact: true, worker: false });
   if ("report" in loaded) {
     const bad = loaded.report.files.filter((f) => !f.ok).map((f) => `${path.join(dir, f.file)}: ${f.problem}`);
     throw new Error(`refusing to compare ${label}: ${bad.join("; ")}`);
@@ -67,6 +105,8 @@ export async function loadExperiment(dir: string, reporter: Reporter = {}, label
   const { archive } = loaded;
   if (archive.runs.length === 0) throw new Error(`refusing to compare ${label}: ${MANIFEST_FILE} lists no runs (empty archive)`);
   const profileName = chooseProfile(undefined, path.join(path.dirname(path.resolve(dir)), "runs.json"));
+  // Read before alignment releases the rows (W&B bookkeeping is no record value).
+  const wall = axis.name === "wall" ? wallClock(archive.runs) : null;
   const aligned = alignRuns(archive.runs, { profile: profileName, reporter, compact: true, releaseRows: true });
   const summary = summaryTable(aligned, { reporter }).table;
   const profile = profileOfAligned(aligned);
@@ -76,14 +116,15 @@ export async function loadExperiment(dir: string, reporter: Reporter = {}, label
     manifestSha256: createHash("sha256")
       .update(readFileSync(path.join(dir, MANIFEST_FILE)))
       .digest("hex"),
-    profile,
+    profileName: profile.name,
+    axis: axis.name,
     updatesPerBatch: [...new Set(aligned.mapping.runs.map((r) => r.n))].sort((a, b) => a - b),
-    rounds: summary.rows.map((r) => String(r[0])).filter((r) => r !== ALL_ROUNDS),
-    columns,
     runs: aligned.runs.map((r) => ({ runId: r.runId, flags: r.flags, versions: r.versions })),
-    cells: cellsByColumn(
-      summary,
-      columns.map((c) => c.name),
-    ),
+    ...scopedCells(summary, columns, axis.name === "round" ? null : axisCells(aligned, profile, columns, axis, wall)),
   };
+}
+
+/** {@link loadExperimentData} on this thread, as an {@link Experiment}. */
+export async function loadExperiment(dir: string, reporter: Reporter = {}, label: string = dir, axis: CompareAxis = ROUND_AXIS): Promise<Experiment> {
+  return experimentOf(await loadExperimentData(dir, reporter, label, axis));
 }

@@ -37,6 +37,11 @@ function splitmix64(state: bigint, count: number): bigint[] {
 export class SeededRandom {
   private readonly s = new Uint32Array(4);
 
+  /** The four state words (read and advanced by {@link countDraws}). */
+  get state(): Uint32Array {
+    return this.s;
+  }
+
   /** A stream from four 32-bit state words (not all zero); {@link randomStream} makes one from a seed. */
   constructor(state: readonly [number, number, number, number]) {
     this.s.set(state);
@@ -74,6 +79,44 @@ export class SeededRandom {
     }
     return high;
   }
+}
+
+/**
+ * Counts of `draws` integers drawn below n into `counts` (zeroed first): the same draws, in the same
+ * order, as `draws` calls of {@link SeededRandom.below}, with the state in locals for the loop (the
+ * bootstrap's inner loop: about 2x faster than a call per draw).
+ */
+export function countDraws(random: SeededRandom, n: number, draws: number, counts: Uint32Array): void {
+  counts.fill(0);
+  const s = random.state;
+  let s0 = s[0];
+  let s1 = s[1];
+  let s2 = s[2];
+  let s3 = s[3];
+  const threshold = (TWO_32 - n) % n;
+  for (let i = 0; i < draws; i++) {
+    let high: number;
+    for (;;) {
+      const r = Math.imul(s1, 5);
+      const x = Math.imul((r << 7) | (r >>> 25), 9) >>> 0;
+      const t = s1 << 9;
+      s2 ^= s0;
+      s3 ^= s1;
+      s1 ^= s2;
+      s0 ^= s3;
+      s2 ^= t;
+      s3 = (s3 << 11) | (s3 >>> 21);
+      const m = x * n;
+      high = Math.floor(m * INV_TWO_32);
+      // Lemire: low < threshold only when low < n; the reject test below() makes in two steps.
+      if (m - high * TWO_32 >= threshold) break;
+    }
+    counts[high]++;
+  }
+  s[0] = s0;
+  s[1] = s1;
+  s[2] = s2;
+  s[3] = s3;
 }
 
 /**

@@ -13,6 +13,8 @@ import { INTERVAL_COVERAGE } from "./bootstrap";
 import type { Arm, Comparison } from "./compare-arms";
 import type { Refusal } from "./comparability";
 import type { Experiment } from "./experiment";
+import { ALL_ROUNDS } from "../export/summary-table";
+import { AXIS_MEANING, binLow } from "./compare-axis";
 import { ALPHA, POWER } from "./experiments-needed";
 
 /** File name of the comparison manifest. */
@@ -43,11 +45,55 @@ export interface CompareManifest {
   scopes: string[];
   refused: Refusal[];
   refusedAgainstReference: Refusal[];
+  /** Only on a binned axis (absent on round labels, so those manifests stay as they were). */
+  axis?: ManifestAxis;
   files: { name: string; sha256: string; bytes: number; rows: number }[];
+}
+
+/** The binned axis in the manifest: what it is, its grid, and what was not placed. */
+interface ManifestAxis {
+  name: string;
+  width: number;
+  unit: string;
+  is: string;
+  bins: string;
+  /** Low edge of the first scope bin and high edge of the last. */
+  edges: [number, number] | null;
+  /** (experiment of an arm, compared concept, bin) without a value: left empty, never filled. */
+  emptyCells: number;
+  /** Records without a coordinate on the axis, per archive (left out). */
+  unplaced: Record<string, number>;
+}
+
+/** The manifest's axis entry; null on the round axis. */
+function axisEntry(arms: readonly Arm[], reference: Experiment | null, result: Comparison): ManifestAxis | null {
+  const { axis } = result;
+  if (axis.name === "round") return null;
+  const bins = result.scopes.filter((s) => s !== ALL_ROUNDS);
+  const experiments = arms.flatMap((a) => a.experiments);
+  let emptyCells = 0;
+  for (const column of result.columns) for (const bin of bins) for (const e of experiments) if ((e.cells[column]?.[bin] ?? null) === null) emptyCells++;
+  const unplaced: Record<string, number> = {};
+  for (const e of reference === null ? experiments : [...experiments, reference]) unplaced[e.dir] = e.unplaced;
+  return {
+    name: axis.name,
+    width: axis.width!,
+    unit: AXIS_MEANING[axis.name].unit,
+    is: AXIS_MEANING[axis.name].is,
+    bins: `scope "low-high" is the bin [low, high) = [k x ${axis.width}, (k + 1) x ${axis.width}): a record at low counts in it, one at high in the next; an experiment's value there is the mean over its records in it; no record, no value (never interpolated)`,
+    edges: bins.length === 0 ? null : [binLow(bins[0]), Number((binLow(bins[bins.length - 1]) + axis.width!).toPrecision(12))],
+    emptyCells,
+    unplaced,
+  };
 }
 
 function archiveEntry(e: Experiment): ManifestArchive {
   return { dir: e.dir, manifestSha256: e.manifestSha256, profile: e.profile.name, updatesPerBatch: e.updatesPerBatch };
+}
+
+/** `{ axis }` when there is one, else nothing (the key is left out, not null). */
+function withAxis(axis: ManifestAxis | null): { axis?: ManifestAxis } {
+  return axis === null ? {} : { axis };
 }
 
 /** The comparison's files as text, manifest last. */
@@ -72,6 +118,7 @@ export function comparisonFiles(
     scopes: result.scopes,
     refused: result.refused,
     refusedAgainstReference: result.refusedAgainstReference,
+    ...withAxis(axisEntry(arms, reference, result)),
     files: files.map((f) => ({
       name: f.name,
       sha256: createHash("sha256").update(f.text).digest("hex"),

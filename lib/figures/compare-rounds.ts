@@ -1,12 +1,16 @@
 /**
- * The comparison figure of one concept over round labels: each experiment a thin line of its round
- * cells (summary.csv), each arm's IQM a bold line with its 95% bootstrap band (compare.csv), the same
- * numbers the CSVs hold. Nothing is reduced: a comparison has one point per round and experiment.
+ * The comparison figure of one concept over round labels, or over the bins of another axis
+ * (lib/compare/compare-axis.ts): each experiment a thin line of its cells, each arm's IQM a bold line
+ * with its 95% bootstrap band (compare.csv), the same numbers the CSVs hold. Round labels are few and
+ * drawn as they are; bins are drawn at their centres, an empty bin as a gap (never bridged), and
+ * above the usual count a trace is reduced as every long series is (reduce-points.ts).
  */
 import type { Arm, Comparison } from "../compare/compare-arms";
+import { AXIS_MEANING, binLow } from "../compare/compare-axis";
 import { ALL_ROUNDS } from "../export/summary-table";
 import { baseLayout, plotValue, type Figure, type Trace } from "./figure";
 import { categoryColor } from "./palette";
+import { addReduction, noteReduction, pickAt, reducedIndices, type Reduction } from "./reduce-points";
 
 /** A colour with alpha (for an arm's band and its experiments' thin lines). */
 function withAlpha(hex: string, alpha: number): string {
@@ -26,19 +30,38 @@ function iqmBand(result: Comparison, arm: string, column: string): Map<string, {
   return out;
 }
 
+/** Where the scopes are drawn: round labels as they are, or bin centres; and the points each trace keeps (null: all). */
+interface XPlacement {
+  x: (string | number)[];
+  keep: number[] | null;
+}
+
 /** The traces of one arm: its band (drawn first), its experiments thin, its IQM bold. */
-function armTraces(arm: Arm, index: number, result: Comparison, column: string, rounds: readonly string[]): Trace[] {
+function armTraces(
+  arm: Arm,
+  index: number,
+  result: Comparison,
+  column: string,
+  scopes: readonly string[],
+  at: (ys: (number | null)[][]) => XPlacement,
+): Trace[] {
   const color = categoryColor(index);
   const band = iqmBand(result, arm.name, column);
-  const pick = (f: "iqm" | "low" | "high") => rounds.map((r) => plotValue(band.get(r)?.[f] ?? undefined));
+  const pick = (f: "iqm" | "low" | "high") => scopes.map((r) => plotValue(band.get(r)?.[f] ?? undefined));
+  const experimentYs = arm.experiments.map((e) => scopes.map((r) => plotValue(e.cells[column]?.[r] ?? undefined)));
+  const [high, low, iqm] = [pick("high"), pick("low"), pick("iqm")];
+  const { x: xs, keep } = at([high, low, iqm, ...experimentYs]);
+  const x = pickAt(xs, keep);
+  const y = (ys: (number | null)[]) => pickAt(ys, keep);
+  const labels = pickAt([...scopes], keep);
   const group = `arm-${arm.name}`;
   const traces: Trace[] = [
-    { type: "scatter", mode: "lines", x: [...rounds], y: pick("high"), line: { width: 0, color }, hoverinfo: "skip", showlegend: false, legendgroup: group },
+    { type: "scatter", mode: "lines", x, y: y(high), line: { width: 0, color }, hoverinfo: "skip", showlegend: false, legendgroup: group },
     {
       type: "scatter",
       mode: "lines",
-      x: [...rounds],
-      y: pick("low"),
+      x,
+      y: y(low),
       fill: "tonexty",
       fillcolor: withAlpha(color, 0.15),
       line: { width: 0, color },
@@ -51,13 +74,13 @@ function armTraces(arm: Arm, index: number, result: Comparison, column: string, 
     traces.push({
       type: "scatter",
       mode: "lines+markers",
-      x: [...rounds],
-      y: rounds.map((r) => plotValue(e.cells[column]?.[r] ?? undefined)),
+      x,
+      y: y(experimentYs[k]),
       line: { width: 1, color: withAlpha(color, 0.5) },
       marker: { size: 4, color: withAlpha(color, 0.5) },
       // One legend entry stands for the arm's experiments; the hover names each one.
       name: `${arm.name}: each experiment`,
-      text: rounds.map(() => e.dir),
+      text: labels.map((l) => (keep === null && typeof x[0] === "string" ? e.dir : `${e.dir} (${l})`)),
       hovertemplate: "%{text}: %{y}<extra></extra>",
       legendgroup: group,
       showlegend: k === 0,
@@ -66,8 +89,8 @@ function armTraces(arm: Arm, index: number, result: Comparison, column: string, 
   traces.push({
     type: "scatter",
     mode: "lines+markers",
-    x: [...rounds],
-    y: pick("iqm"),
+    x,
+    y: y(iqm),
     line: { width: 3, color },
     marker: { size: 7, color },
     name: `${arm.name}: IQM`,
@@ -77,16 +100,36 @@ function armTraces(arm: Arm, index: number, result: Comparison, column: string, 
 }
 
 /**
- * One compared column over the round labels, for every arm.
+ * One compared column over the round labels (or the comparison's bins), for every arm.
  * @example compareRoundsFigure(arms, result, "reward_mean")
  */
 export function compareRoundsFigure(arms: readonly Arm[], result: Comparison, column: string): Figure {
   if (!result.columns.includes(column)) throw new Error(`invalid column: ${column} (compared: ${result.columns.join(", ")})`);
-  const rounds = result.scopes.filter((s) => s !== ALL_ROUNDS);
+  const scopes = result.scopes.filter((s) => s !== ALL_ROUNDS);
   const spec = arms[0].experiments[0].columns.find((c) => c.name === column)!;
   const unit = spec.concept.unit ? ` (${spec.concept.unit})` : "";
-  const layout = baseLayout(column, "round", `${spec.concept.label}${unit}`);
-  layout.xaxis = { ...layout.xaxis, type: "category" };
-  layout.meta = { figure: "compare-rounds", key: column };
-  return { data: arms.flatMap((a, i) => armTraces(a, i, result, column, rounds)), layout };
+  const { axis } = result;
+  if (axis.name === "round") {
+    const layout = baseLayout(column, "round", `${spec.concept.label}${unit}`);
+    layout.xaxis = { ...layout.xaxis, type: "category" };
+    layout.meta = { figure: "compare-rounds", key: column };
+    return { data: arms.flatMap((a, i) => armTraces(a, i, result, column, scopes, () => ({ x: [...scopes], keep: null }))), layout };
+  }
+  const width = axis.width!;
+  const centres = scopes.map((s) => binLow(s) + width / 2);
+  let reduced: Reduction | undefined;
+  const at = (ys: (number | null)[][]): XPlacement => {
+    const keep = reducedIndices(centres, ys);
+    if (keep !== null) reduced = addReduction(reduced, centres.length * ys.length, keep.length * ys.length);
+    return { x: centres, keep };
+  };
+  const data = arms.flatMap((a, i) => armTraces(a, i, result, column, scopes, at));
+  const layout = baseLayout(
+    column,
+    `${axis.name} (${AXIS_MEANING[axis.name].unit}), bins of ${width} at their centres; a gap = no record in the bin`,
+    `${spec.concept.label}${unit}`,
+  );
+  layout.meta = { figure: "compare-axis", key: column };
+  noteReduction(layout, reduced);
+  return { data, layout };
 }

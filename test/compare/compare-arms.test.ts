@@ -16,7 +16,7 @@ import { VERL_PROFILE } from "../../lib/registry/profile-verl";
 function experiment(
   dir: string,
   cells: Record<string, Record<string, number | null>>,
-  opts: { profile?: FrameworkProfile; n?: number[]; rounds?: string[]; runs?: Experiment["runs"] } = {},
+  opts: { profile?: FrameworkProfile; n?: number[]; rounds?: string[]; runs?: Experiment["runs"]; axisMissing?: Record<string, string> } = {},
 ): Experiment {
   const profile = opts.profile ?? SLIME_PROFILE;
   return {
@@ -28,6 +28,9 @@ function experiment(
     columns: comparedColumns(profile),
     runs: opts.runs ?? [{ runId: `${dir}-r0` }],
     cells,
+    axisMissing: opts.axisMissing ?? {},
+    unplaced: 0,
+    axis: "round",
   };
 }
 

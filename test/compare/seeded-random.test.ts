@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { randomStream, SeededRandom } from "../../lib/compare/seeded-random";
+import { countDraws, randomStream, SeededRandom } from "../../lib/compare/seeded-random";
 
 test("xoshiro128** from state {1, 2, 3, 4} gives the reference implementation's first outputs", () => {
   // The authors' xoshiro128starstar.c compiled with gcc, state {1, 2, 3, 4}, first 8 outputs.
@@ -43,4 +43,22 @@ test("a seed that is not a non-negative integer, and an all-zero state, are refu
   assert.throws(() => randomStream(-1, "x"), /invalid seed: -1/);
   assert.throws(() => randomStream(1.5, "x"), /invalid seed: 1.5/);
   assert.throws(() => new SeededRandom([0, 0, 0, 0]), /invalid state/);
+});
+
+test("countDraws counts the very draws below(n) makes, in order, and leaves the stream where below(n) would", () => {
+  // 2^21 - 1: about one draw in 2,000 is rejected and drawn again, so the reject path runs too.
+  for (const n of [1, 2, 3, 50, 1000, 2 ** 21 - 1]) {
+    const a = randomStream(11, `draws-${n}`);
+    const b = randomStream(11, `draws-${n}`);
+    const counts = new Uint32Array(n);
+    const draws = 20_000;
+    countDraws(a, n, draws, counts);
+    const expected = new Uint32Array(n);
+    for (let i = 0; i < draws; i++) expected[b.below(n)]++;
+    assert.ok(
+      counts.every((c, i) => c === expected[i]),
+      `n = ${n}`,
+    );
+    assert.equal(a.nextUint32(), b.nextUint32(), "same state after");
+  }
 });

@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { compareArms, type Arm } from "../../lib/compare/compare-arms";
+import { compareAxis } from "../../lib/compare/compare-axis";
 import { comparedColumns } from "../../lib/compare/compared-columns";
 import type { Experiment } from "../../lib/compare/experiment";
 import { compareReadingMarkdown, outsideRows, refusalRows, scopeRows } from "../../lib/display/show-compare";
@@ -18,6 +19,9 @@ function experiment(dir: string, r0: number, r1: number): Experiment {
     columns: comparedColumns(SLIME_PROFILE),
     runs: [{ runId: dir }],
     cells: { reward_mean: { R0: r0, R1: r1, all: (r0 + r1) / 2 } },
+    axisMissing: {},
+    unplaced: 0,
+    axis: "round",
   };
 }
 const arms: Arm[] = [
@@ -58,4 +62,32 @@ test("the reading rule under a figure: the metric's is / is not, the direction a
     refusalRows(result).every((r) => /no value logged/.test(r.why)),
     "only the columns these experiments leave empty are refused",
   );
+});
+
+test("on a binned axis: points at bin centres, an empty bin a gap (null, never bridged), long series reduced and said so", () => {
+  const axis = compareAxis("update", 10);
+  const binned = (dir: string, cells: Record<string, number>): Experiment => ({
+    ...experiment(dir, 0, 0),
+    axis: "update",
+    rounds: Object.keys(cells),
+    cells: { reward_mean: { ...cells, all: 0.5 } },
+  });
+  const few: Arm[] = [{ name: "a", experiments: [binned("a1", { "0-10": 0.1, "20-30": 0.3 }), binned("a2", { "0-10": 0.2, "10-20": 0.25, "20-30": 0.4 })] }];
+  const r = compareArms(few, null, { seed: 0, resamples: 200, axis });
+  const fig = compareRoundsFigure(few, r, "reward_mean");
+  const a1 = fig.data.find((t) => (t as { text?: string[] }).text?.[0]?.startsWith("a1")) as { x: number[]; y: (number | null)[]; connectgaps?: boolean };
+  assert.deepEqual(a1.x, [5, 15, 25]);
+  assert.deepEqual(a1.y, [0.1, null, 0.3], "no value in 10-20: a gap, not 0.2");
+  assert.notEqual(a1.connectgaps, true);
+  assert.equal(fig.layout.meta?.figure, "compare-axis");
+  assert.match(String((fig.layout.xaxis as { title?: { text?: string } })?.title?.text ?? ""), /update \(optimizer update\), bins of 10/);
+  // 3,000 bins: reduced like every long series, and the caption says so.
+  const many: Record<string, number> = {};
+  for (let k = 0; k < 3000; k++) many[`${k * 10}-${(k + 1) * 10}`] = Math.sin(k);
+  const big: Arm[] = [{ name: "a", experiments: [binned("a1", many)] }];
+  const rb = compareArms(big, null, { seed: 0, resamples: 100, axis });
+  const fb = compareRoundsFigure(big, rb, "reward_mean");
+  const drawn = (fb.data[2] as { x: number[] }).x.length;
+  assert.ok(drawn < 3000 && drawn > 1000, `${drawn} points drawn`);
+  assert.deepEqual(fb.layout.meta?.reduced, { from: 3000 * 4, to: drawn * 4 });
 });

@@ -30,3 +30,23 @@ test("npm run compare: the same archive as two arms writes the files and refuses
   assert.doesNotMatch(r.stdout, /refused/);
   assert.equal(JSON.parse(readFileSync(path.join(out, "compare-manifest.json"), "utf8")).seed, 7);
 });
+
+test("npm run compare --axis: a binned axis needs --bin-width (exit 2); tokens refuses every concept (exit 1); update bins land in the files", () => {
+  const noWidth = cli("--arm", "a=data/wandb", "--out", path.join(work, "w"), "--axis", "update");
+  assert.equal(noWidth.status, 2);
+  assert.match(noWidth.stderr, /compare: invalid axis: update needs a bin width > 0 in optimizer update/);
+  const badWidth = cli("--arm", "a=data/wandb", "--out", path.join(work, "w"), "--axis", "wall", "--bin-width", "ten");
+  assert.equal(badWidth.status, 2);
+  assert.match(badWidth.stderr, /invalid --bin-width: ten/);
+  const tokens = cli("--arm", "a=data/wandb", "--out", path.join(work, "t"), "--axis", "tokens", "--bin-width", "1000", "--resamples", "100");
+  assert.equal(tokens.status, 1);
+  assert.match(tokens.stdout, /reward_mean: reward_mean \(reward\) is missing on the tokens axis \(tokens\): data\/wandb: slime: .*tokens-seen/);
+  assert.match(tokens.stderr, /nothing compared/);
+  const out = path.join(work, "u");
+  const update = cli("--arm", "a=data/wandb", "--out", out, "--axis", "update", "--bin-width", "4", "--resamples", "100");
+  assert.equal(update.status, 0, update.stderr);
+  const manifest = JSON.parse(readFileSync(path.join(out, "compare-manifest.json"), "utf8"));
+  assert.deepEqual(manifest.axis.width, 4);
+  assert.equal(manifest.scopes[0], "0-4");
+  assert.match(readFileSync(path.join(out, "compare.csv"), "utf8"), /\na,entropy_mean,0-4,1,/);
+});
