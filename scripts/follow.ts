@@ -8,16 +8,19 @@
  *
  * Each poll prints one line per snapshot. A failed poll is a warning and is retried at the next
  * interval; the archive keeps its last snapshot. Ctrl-C stops between or inside a poll and leaves the
- * last snapshot as it was. --report rebuilds the exports (npm run export) after each snapshot and
- * prints each health flag the first time it appears. Details: docs/follow.md.
+ * last snapshot as it was. After each snapshot the health checks run on its closed records (a running
+ * run's last batch is shown as open, never analysed) and each flag is printed the first time it
+ * appears (recorded in the archive: a restarted follow does not print it again); --report also
+ * rebuilds the exports (as npm run export). Details: docs/follow.md.
  */
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 
 import { Follower, type FollowLoopOptions, type PollResult } from "../lib/follow/follower";
 import { FlagsSeen } from "../lib/follow/new-flags";
+import { analyseSnapshot, type OpenBatch, type SnapshotAnalysis } from "../lib/follow/poll-analysis";
+import type { HealthFlag } from "../lib/health/health-check";
 import { verifySnapshotChain } from "../lib/archive/snapshot-chain";
-import { writeExports } from "../lib/export/write-exports";
 import { healthSettings } from "../lib/health/index";
 import type { Reporter } from "../lib/types";
 import { HISTORY_PATH_CHOICES, type HistoryPathChoice } from "../lib/wandb/read-history";
@@ -33,7 +36,7 @@ interface FollowCli extends CliRunSelection {
   intervalSeconds: number;
   until: FollowLoopOptions["until"];
   report: string | null;
-  /** runs.json whose `health` object sets the thresholds of --report (as npm run export reads it). */
+  /** runs.json whose `health` object sets the health thresholds (as npm run export reads it). */
   healthConfig: string;
   pageSize?: number;
   overlapRows?: number;
@@ -104,13 +107,35 @@ function pollLine(result: PollResult, poll: number): string {
   return `poll ${poll}: snapshot ${result.sequence}: ${added} rows (${states})`;
 }
 
-/** After a snapshot: the exports rebuilt from the archive, and each health flag not printed before. */
-async function rebuildReport(opts: FollowCli, seen: FlagsSeen, reporter: Reporter): Promise<void> {
+/** One stdout line for an open batch: shown as open, never averaged. */
+function openLine(b: OpenBatch): string {
+  return `  open: run ${b.runId} (round ${b.round}): rollout ${b.rollout} (${b.rolloutRecords} rollout record(s), ${b.updates} update(s) so far) is not analysed until a later one is logged`;
+}
+
+/** One stdout line for a flag printed the first time: the check, where, and its reading rule. */
+function flagLine(f: HealthFlag): string {
+  return `  new flag: ${f.check} (${f.severity}) run ${f.runId} ${f.unit} ${f.first}..${f.last} ${f.key}: ${f.rule}`;
+}
+
+/**
+ * After a snapshot: the health checks on its closed records (the exports rebuilt too with --report),
+ * the open batches, and each flag not printed before, recorded in the archive. A failed analysis is
+ * a warning: the snapshot stands and the next one is analysed again.
+ */
+async function analysePoll(opts: FollowCli, seen: FlagsSeen, result: PollResult, reporter: Reporter): Promise<void> {
+  if (result.sequence === null) return;
   const health = healthSettings(process.env, opts.healthConfig);
-  const result = await writeExports({ dataDir: opts.outDir, outDir: opts.report!, allowIssues: true, reporter, health: health.params });
-  for (const f of seen.take(result.health.flags)) {
-    process.stdout.write(`  new flag: ${f.check} (${f.severity}) run ${f.runId} ${f.unit} ${f.first}..${f.last} ${f.key}: ${f.rule}\n`);
+  let analysis: SnapshotAnalysis;
+  try {
+    analysis = await analyseSnapshot(opts.outDir, { health: health.params, exportsDir: opts.report ?? undefined, reporter });
+  } catch (e) {
+    reporter.warn?.(`snapshot ${result.sequence}: not analysed (${(e as Error).message}); the next snapshot is analysed again`);
+    return;
   }
+  for (const b of analysis.open) process.stdout.write(`${openLine(b)}\n`);
+  for (const f of seen.take(analysis.health.flags, { snapshot: result.sequence, takenAt: result.takenAt })) process.stdout.write(`${flagLine(f)}\n`);
+  // Printed, then recorded: a crash in between prints a flag twice, never loses one.
+  await seen.save(opts.outDir, reporter);
 }
 
 async function main(): Promise<number> {
@@ -125,16 +150,16 @@ async function main(): Promise<number> {
     controller.abort(new Error("interrupted"));
   };
   process.on("SIGINT", onSigint);
-  const seen = new FlagsSeen();
   try {
     const follower = await Follower.open({ ...cli, reporter });
+    const seen = await FlagsSeen.open(cli.outDir);
     const summary = await follower.follow({
       intervalSeconds: cli.intervalSeconds,
       until: cli.until,
       signal: controller.signal,
       onPoll: async (result, poll) => {
         process.stdout.write(`${pollLine(result, poll)}\n`);
-        if (cli.report !== null && result.sequence !== null) await rebuildReport(cli, seen, reporter);
+        await analysePoll(cli, seen, result, reporter);
       },
     });
     stop();
