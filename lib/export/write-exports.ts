@@ -99,7 +99,10 @@ function refusal(dataDir: string, report: VerifyReport): Error {
  * alignment come back: the history rows are garbage once aligned, which halves the export's peak.
  * A follow's analysis (lib/follow/poll-analysis.ts) loads through it too, so its exports are these.
  */
-export async function loadAndAlign(opts: Pick<WriteExportsOptions, "dataDir" | "align">, reporter: Reporter): Promise<{ manifest: SourceManifest; aligned: AlignedRuns }> {
+export async function loadAndAlign(
+  opts: Pick<WriteExportsOptions, "dataDir" | "align">,
+  reporter: Reporter,
+): Promise<{ manifest: SourceManifest; aligned: AlignedRuns }> {
   const { dataDir } = opts;
   // Compact rows and records: the export reads values only through lib/ (keysOf, [key]).
   const loaded = await loadOrReport(dataDir, reporter, { compact: true });

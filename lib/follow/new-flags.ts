@@ -38,7 +38,7 @@ export interface SeenAt {
 }
 
 /** A flag's identity across polls: its check, run, key and where its range starts (the range's end grows as the run goes on). */
-function flagId(f: Pick<HealthFlag, "check" | "runId" | "key" | "unit" | "first">): string {
+export function flagId(f: Pick<HealthFlag, "check" | "runId" | "key" | "unit" | "first">): string {
   return [f.check, f.runId, f.key, f.unit, f.first].join("\u0000");
 }
 

@@ -52,7 +52,11 @@ test("the record of printed flags survives a restart: saved into the archive, re
       ],
     );
     assert.deepEqual(fs.readdirSync(path.join(dir, "snapshots")), ["flags-printed.json"], "no temp file left");
-    assert.deepEqual(fs.readdirSync(path.dirname(dir)).filter((n) => n.startsWith(`.${path.basename(dir)}.`)), [], "no lock left");
+    assert.deepEqual(
+      fs.readdirSync(path.dirname(dir)).filter((n) => n.startsWith(`.${path.basename(dir)}.`)),
+      [],
+      "no lock left",
+    );
     fs.writeFileSync(path.join(dir, FLAGS_PRINTED_FILE), "{}");
     await assert.rejects(readFlagsPrinted(dir), /invalid .*flags-printed\.json: not a record of printed flags/);
   } finally {
