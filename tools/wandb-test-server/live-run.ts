@@ -68,7 +68,7 @@ export class LiveRun {
     private readonly server: WandbTestServer,
     private readonly opts: Required<Omit<LiveRunOptions, "events">> & { events: LiveEvent[] },
     private readonly rows: Record<string, unknown>[],
-    private readonly sdkRun: Awaited<ReturnType<typeof wandb.init>> | null,
+    readonly sdkRun: Awaited<ReturnType<typeof wandb.init>> | null,
   ) {}
 
   /** Reads the history file and creates the run (empty, running): by `addRun`, or by `wandb.init` through the SDK. */
@@ -104,7 +104,11 @@ export class LiveRun {
     return this.state;
   }
 
-  /** Logs the next rows, applies this tick's events; finishes the run once the file is replayed. */
+  /**
+   * Logs the next rows, applies this tick's events; finishes the run once the file is replayed. In
+   * the store it awaits nothing: all of it is done when the call returns (a test's `onRequest` hook
+   * can tick before the request is answered).
+   */
   async tick(): Promise<TickResult> {
     const tick = ++this.ticks;
     const result: TickResult = { tick, rows: 0, steps: null, events: [], state: this.state };
@@ -117,9 +121,21 @@ export class LiveRun {
     }
     const logged = this.rows.slice(this.next, this.next + this.opts.rowsPerTick);
     this.next += logged.length;
-    await this.log(logged);
+    if (this.sdkRun === null)
+      this.server.appendRows(
+        this.opts.entity,
+        this.opts.project,
+        this.opts.runId,
+        logged.map((r) => this.shifted(r)),
+      );
+    else logBySdk(this.sdkRun, logged);
     for (const e of events) if (e.kind !== "delete") result.events.push(this.rewrite(e));
-    if (this.next >= this.rows.length) await this.finish();
+    if (this.next >= this.rows.length) {
+      // The file is replayed: the run is finished (by the SDK's exit record, or in the store).
+      if (this.sdkRun === null) this.server.setState(this.opts.entity, this.opts.project, this.opts.runId, "finished");
+      else await this.sdkRun.finish();
+      this.state = "finished";
+    }
     return { ...result, rows: logged.length, steps: logged.length ? [stepOf(logged[0]), stepOf(logged[logged.length - 1])] : null, state: this.state };
   }
 
@@ -145,43 +161,26 @@ export class LiveRun {
     return `resumed in place after step ${e.toStep} (${again.length} rows logged again with _runtime + ${this.runtimeShift})`;
   }
 
-  /** Logs rows: into the store with their file values (`_runtime` shifted after a restart), or by the SDK. */
-  private async log(rows: readonly Record<string, unknown>[]): Promise<void> {
-    if (rows.length === 0) return;
-    if (this.sdkRun === null) {
-      this.server.appendRows(
-        this.opts.entity,
-        this.opts.project,
-        this.opts.runId,
-        rows.map((r) => this.shifted(r)),
-      );
-      return;
-    }
-    for (const r of rows) {
-      const values: Record<string, unknown> = {};
-      for (const k in r) {
-        const v = r[k];
-        if (!k.startsWith("_")) values[k] = typeof v === "string" && v in NON_FINITE ? NON_FINITE[v] : v;
-      }
-      this.sdkRun.log(values as Record<string, number>);
-    }
-  }
-
   private shifted(r: Record<string, unknown>): Record<string, unknown> {
     const runtime = r._runtime;
     return this.runtimeShift === 0 || typeof runtime !== "number" ? r : { ...r, _runtime: runtime + this.runtimeShift };
-  }
-
-  /** The file is replayed: the run is finished (by the SDK's exit record, or in the store). */
-  private async finish(): Promise<void> {
-    if (this.sdkRun !== null) await this.sdkRun.finish();
-    else this.server.setState(this.opts.entity, this.opts.project, this.opts.runId, "finished");
-    this.state = "finished";
   }
 }
 
 /** The frozen files' spelling of the values JSON cannot hold. */
 const NON_FINITE: Record<string, number> = { NaN: NaN, Infinity: Infinity, "-Infinity": -Infinity };
+
+/** Logs rows through the SDK: their values without W&B's own `_` keys (the SDK numbers `_step` and stamps the time itself). */
+function logBySdk(run: NonNullable<LiveRun["sdkRun"]>, rows: readonly Record<string, unknown>[]): void {
+  for (const r of rows) {
+    const values: Record<string, unknown> = {};
+    for (const k in r) {
+      const v = r[k];
+      if (!k.startsWith("_")) values[k] = typeof v === "string" && v in NON_FINITE ? NON_FINITE[v] : v;
+    }
+    run.log(values as Record<string, number>);
+  }
+}
 
 function stepOf(row: Record<string, unknown>): number {
   return row._step as number;
