@@ -149,14 +149,17 @@ async function flagLatency(x: LatencySetup): Promise<void> {
     await fetchAndFreeze({ entity: "e", project: "p", runs: [{ runId: "big", round: "R0" }], outDir: path.join(once, "wandb"), allowRunning: true, ...x.conn });
     const exported = await writeExports({ dataDir: path.join(once, "wandb"), outDir: path.join(once, "exports"), allowIssues: true });
     full.push(performance.now() - t);
-    if (printed(exported.health.flags) !== base + r + 1) throw new Error(`rep ${r}: the full re-fetch and export found ${printed(exported.health.flags)} non_finite flags`);
+    if (printed(exported.health.flags) !== base + r + 1)
+      throw new Error(`rep ${r}: the full re-fetch and export found ${printed(exported.health.flags)} non_finite flags`);
   }
   const a = median(follow);
   const b = median(full);
   console.log(
     `row logged -> flag printed (poll + analysis, wait for the poll not included): median ${a.toFixed(0)} ms [${Math.min(...follow).toFixed(0)}..${Math.max(...follow).toFixed(0)}]`,
   );
-  console.log(`the same flag by a full re-fetch and export: median ${b.toFixed(0)} ms [${Math.min(...full).toFixed(0)}..${Math.max(...full).toFixed(0)}]; full / follow: ${(b / a).toFixed(1)}x`);
+  console.log(
+    `the same flag by a full re-fetch and export: median ${b.toFixed(0)} ms [${Math.min(...full).toFixed(0)}..${Math.max(...full).toFixed(0)}]; full / follow: ${(b / a).toFixed(1)}x`,
+  );
 }
 
 main().catch((e) => {
