@@ -122,7 +122,7 @@ function flagLine(f: HealthFlag): string {
  * the open batches, and each flag not printed before, recorded in the archive. A failed analysis is
  * a warning: the snapshot stands and the next one is analysed again.
  */
-async function analysePoll(opts: FollowCli, seen: FlagsSeen, result: PollResult, reporter: Reporter): Promise<void> {
+async function analysePoll(opts: FollowCli, seen: FlagsSeen, result: Pick<PollResult, "sequence" | "takenAt">, reporter: Reporter): Promise<void> {
   if (result.sequence === null) return;
   const health = healthSettings(process.env, opts.healthConfig);
   let analysis: SnapshotAnalysis;
@@ -153,6 +153,12 @@ async function main(): Promise<number> {
   try {
     const follower = await Follower.open({ ...cli, reporter });
     const seen = await FlagsSeen.open(cli.outDir);
+    // A snapshot an earlier follow wrote but did not analyse (it stopped in between): analysed first.
+    const last = follower.lastManifest()?.snapshot;
+    if (last && last.sequence > (seen.lastAnalysed() ?? 0)) {
+      process.stdout.write(`snapshot ${last.sequence} (written before this follow, not analysed yet):\n`);
+      await analysePoll(cli, seen, last, reporter);
+    }
     const summary = await follower.follow({
       intervalSeconds: cli.intervalSeconds,
       until: cli.until,

@@ -50,20 +50,26 @@ export function flagId(f: Pick<HealthFlag, "check" | "runId" | "key" | "unit" | 
 export class FlagsSeen {
   private readonly seen = new Set<string>();
   private readonly printed: PrintedFlag[] = [];
+  /** The last snapshot whose flags were taken (null: none yet). */
+  private analysed: number | null = null;
   private dirty = false;
 
   /** The record of an archive (empty when the archive has none). */
   static async open(dir: string): Promise<FlagsSeen> {
     const seen = new FlagsSeen();
-    for (const p of await readFlagsPrinted(dir)) {
+    const record = await readRecord(dir);
+    for (const p of record.flags) {
       seen.seen.add(flagId(p));
       seen.printed.push(p);
     }
+    seen.analysed = record.analysed;
     return seen;
   }
 
-  /** The flags not printed before (and records them as printed at `at`). */
+  /** The flags not printed before (and records them as printed at `at`, and `at` as analysed). */
   take(flags: readonly HealthFlag[], at: SeenAt = { snapshot: 0, takenAt: null }): HealthFlag[] {
+    if (this.analysed !== at.snapshot) this.dirty = true;
+    this.analysed = at.snapshot;
     const out: HealthFlag[] = [];
     for (const f of flags) {
       const id = flagId(f);
@@ -75,6 +81,11 @@ export class FlagsSeen {
       out.push(f);
     }
     return out;
+  }
+
+  /** The last snapshot whose flags were taken, here or by an earlier follow of the archive (null: none). */
+  lastAnalysed(): number | null {
+    return this.analysed;
   }
 
   /** Every flag printed, in the order it was. */
@@ -92,7 +103,8 @@ export class FlagsSeen {
     const lock = await lockArchiveDir(path.resolve(dir), reporter);
     try {
       const tmp = `${file}.tmp-${process.pid}`;
-      await fsp.writeFile(tmp, `${JSON.stringify({ kind: "follow-flags-printed", formatVersion: 1, flags: this.printed }, null, 2)}\n`);
+      const record = { kind: "follow-flags-printed", formatVersion: 1, analysed: this.analysed, flags: this.printed };
+      await fsp.writeFile(tmp, `${JSON.stringify(record, null, 2)}\n`);
       await fsp.rename(tmp, file);
     } finally {
       await lock.release();
@@ -107,13 +119,18 @@ export class FlagsSeen {
  * @example (await readFlagsPrinted("data/live")).map((f) => `${f.check} ${f.runId}: snapshot ${f.snapshot}`)
  */
 export async function readFlagsPrinted(dir: string): Promise<PrintedFlag[]> {
+  return (await readRecord(dir)).flags;
+}
+
+/** The record in the archive: the flags printed and the last snapshot analysed (none: empty). */
+async function readRecord(dir: string): Promise<{ flags: PrintedFlag[]; analysed: number | null }> {
   const file = path.join(dir, FLAGS_PRINTED_FILE);
   const text = await fsp.readFile(file, "utf8").catch((e: NodeJS.ErrnoException) => {
     if (e.code === "ENOENT") return null;
     throw e;
   });
-  if (text === null) return [];
-  const parsed = JSON.parse(text) as { kind?: unknown; flags?: unknown };
+  if (text === null) return { flags: [], analysed: null };
+  const parsed = JSON.parse(text) as { kind?: unknown; flags?: unknown; analysed?: unknown };
   if (parsed.kind !== "follow-flags-printed" || !Array.isArray(parsed.flags)) throw new Error(`invalid ${file}: not a record of printed flags`);
-  return parsed.flags as PrintedFlag[];
+  return { flags: parsed.flags as PrintedFlag[], analysed: typeof parsed.analysed === "number" ? parsed.analysed : null };
 }

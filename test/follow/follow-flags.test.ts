@@ -10,6 +10,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, test } from "node:test";
 
+import { Follower } from "../../lib/follow/follower";
 import { readFlagsPrinted } from "../../lib/follow/new-flags";
 import { startWandbTestServer, type WandbTestServer } from "../../tools/wandb-test-server/server";
 
@@ -120,4 +121,40 @@ test("a flag whose batch closes at poll 2 is printed once, at poll 2, with its r
   assert.equal((await readFlagsPrinted(out)).length, 1);
   // Once finished, the followed archive's health table is the bundled one.
   assert.equal(fs.readFileSync(path.join(exportsDir, "health.csv"), "utf8"), fs.readFileSync(path.join(ROOT, "exports/health.csv"), "utf8"));
+});
+
+test("a snapshot written but not analysed (the follow stopped in between) is analysed when a follow restarts, once", async () => {
+  server.addRun({ entity: "e", project: "p", runId: "caught", state: "finished", rows: history("sim-r2-85gs") });
+  const out = path.join(root, "caught");
+  await (
+    await Follower.open({
+      entity: "e",
+      project: "p",
+      runs: [{ runId: "caught", round: "R2" }],
+      outDir: out,
+      baseUrl: server.url,
+      apiKey: server.apiKey,
+      env: {},
+    })
+  ).poll();
+  const args = ["--entity", "e", "--project", "p", "--run", "caught=R2", "--out", out, "--interval", "0", "--until", "finished"];
+  const first = await run("scripts/follow.ts", args);
+  assert.equal(first.code, 0, first.stderr);
+  assert.deepEqual(first.stdout.trimEnd().split("\n").slice(0, 4), [
+    "snapshot 1 (written before this follow, not analysed yet):",
+    `  new flag: non_finite (warning) run caught rollout 47..47 rollout/kl: ${NON_FINITE_RULE}`,
+    "poll 1: nothing new (caught finished)",
+    "poll 2: nothing new (caught finished)",
+  ]);
+  assert.deepEqual(
+    (await readFlagsPrinted(out)).map((f) => f.snapshot),
+    [1],
+  );
+  const again = await run("scripts/follow.ts", args);
+  assert.equal(again.code, 0, again.stderr);
+  assert.deepEqual(
+    again.stdout.split("\n").filter((l) => !l.startsWith("poll ") && !l.startsWith("followed ") && l !== ""),
+    [],
+    "snapshot 1 is recorded as analysed: nothing again",
+  );
 });

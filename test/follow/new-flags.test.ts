@@ -38,6 +38,7 @@ test("the record of printed flags survives a restart: saved into the archive, re
   try {
     fs.mkdirSync(path.join(dir, "snapshots"));
     const first = await FlagsSeen.open(dir);
+    assert.equal(first.lastAnalysed(), null);
     assert.deepEqual(first.take([flag(10, 12)], { snapshot: 3, takenAt: "2026-01-01T00:03:00.000Z" }), [flag(10, 12)]);
     await first.save(dir);
     const again = await FlagsSeen.open(dir);
@@ -51,6 +52,7 @@ test("the record of printed flags survives a restart: saved into the archive, re
         [20, 20, 4, null],
       ],
     );
+    assert.equal((await FlagsSeen.open(dir)).lastAnalysed(), 4, "the last snapshot analysed is recorded too");
     assert.deepEqual(fs.readdirSync(path.join(dir, "snapshots")), ["flags-printed.json"], "no temp file left");
     assert.deepEqual(
       fs.readdirSync(path.dirname(dir)).filter((n) => n.startsWith(`.${path.basename(dir)}.`)),
