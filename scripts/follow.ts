@@ -2,7 +2,7 @@
  * Follow runs while they train: poll, freeze only the new rows, write a snapshot chained to the last.
  *
  *   npm run follow -- (--entity E --project P --run ID=LABEL ... | --config data/runs.json | --wandb-file PATH=LABEL ...)
- *                     --out DIR [--interval SECONDS (60)] [--until finished | --polls N] [--report [--report-out DIR]]
+ *                     --out DIR [--interval SECONDS (60)] [--until finished | --polls N] [--report [--report-out DIR] [--html]]
  *   options: --overlap ROWS (100: last frozen rows read again to detect rewrites)  --stale SECONDS (600: a .wandb log
  *            without writes for this long and no exit record is reported, and called crashed when the follow ends)  --page-size N (1000)  --history-path auto|parquet|pages (a run's first read; later polls page)  --base-url URL
  *
@@ -11,7 +11,8 @@
  * last snapshot as it was. After each snapshot the health checks run on its closed records (a running
  * run's last batch is shown as open, never analysed) and each flag is printed the first time it
  * appears (recorded in the archive: a restarted follow does not print it again); --report also
- * rebuilds the exports (as npm run export). Details: docs/follow.md.
+ * rebuilds the exports (as npm run export), and --html the HTML report of notebooks 01-06 (as npm start).
+ * Details: docs/follow.md.
  */
 import * as path from "node:path";
 import { parseArgs } from "node:util";
@@ -25,10 +26,11 @@ import { healthSettings } from "../lib/health/index";
 import type { Reporter } from "../lib/types";
 import { HISTORY_PATH_CHOICES, type HistoryPathChoice } from "../lib/wandb/read-history";
 import { cliReporter } from "./cli-reporter";
+import { rebuildHtmlReport } from "./follow-html-report";
 import { type CliRunSelection, optionsOrExit, positiveInt, RUN_SELECTION_OPTIONS, runSelection, UsageError, usageErrors } from "./cli-run-selection";
 
 const USAGE = `usage: npm run follow -- (--entity E --project P --run ID=LABEL [--run ...] | --config data/runs.json | --wandb-file PATH=LABEL ...) --out DIR
-         [--interval SECONDS (60)] [--until finished | --polls N] [--report [--report-out DIR (exports)]]
+         [--interval SECONDS (60)] [--until finished | --polls N] [--report [--report-out DIR (exports)] [--html]]
          [--overlap ROWS (100)] [--stale SECONDS (600)] [--page-size N] [--history-path auto|parquet|pages] [--base-url URL]`;
 
 interface FollowCli extends CliRunSelection {
@@ -36,6 +38,8 @@ interface FollowCli extends CliRunSelection {
   intervalSeconds: number;
   until: FollowLoopOptions["until"];
   report: string | null;
+  /** Also rebuild the HTML report (notebooks 01-06) into the report folder after each snapshot. */
+  html: boolean;
   /** runs.json whose `health` object sets the health thresholds (as npm run export reads it). */
   healthConfig: string;
   pageSize?: number;
@@ -57,6 +61,7 @@ function parseCli(argv: string[]): FollowCli | null {
         polls: { type: "string" },
         report: { type: "boolean", default: false },
         "report-out": { type: "string" },
+        html: { type: "boolean", default: false },
         "page-size": { type: "string" },
         overlap: { type: "string" },
         stale: { type: "string" },
@@ -79,6 +84,7 @@ function parseCli(argv: string[]): FollowCli | null {
   if (v.until !== undefined && v.until !== "finished") throw new UsageError(`invalid --until: ${v.until} (only "finished")`);
   if (v.until !== undefined && v.polls !== undefined) throw new UsageError("invalid --polls: give --until finished or --polls N, not both");
   if (v["report-out"] !== undefined && !v.report) throw new UsageError("invalid --report-out: only with --report");
+  if (v.html && !v.report) throw new UsageError("invalid --html: only with --report");
   const polls = positiveInt("polls", v.polls);
   return {
     ...runSelection(v),
@@ -86,6 +92,7 @@ function parseCli(argv: string[]): FollowCli | null {
     intervalSeconds: Number(interval),
     until: polls === undefined ? "finished" : { polls },
     report: v.report ? (v["report-out"] ?? "exports") : null,
+    html: v.html === true,
     healthConfig: v.config ?? path.join(path.dirname(v.out), "runs.json"),
     pageSize: positiveInt("page-size", v["page-size"]),
     overlapRows: v.overlap === "0" ? 0 : positiveInt("overlap", v.overlap),
@@ -136,6 +143,18 @@ async function analysePoll(opts: FollowCli, seen: FlagsSeen, result: Pick<PollRe
   for (const f of seen.take(analysis.health.flags, { snapshot: result.sequence, takenAt: result.takenAt })) process.stdout.write(`${flagLine(f)}\n`);
   // Printed, then recorded: a crash in between prints a flag twice, never loses one.
   await seen.save(opts.outDir, reporter);
+  if (opts.html) await htmlReport(opts, result.sequence, reporter);
+}
+
+/** The HTML report rebuilt after a snapshot; a failure is a warning (the last report stays whole). */
+async function htmlReport(opts: FollowCli, sequence: number, reporter: Reporter): Promise<void> {
+  const t0 = Date.now();
+  try {
+    const index = await rebuildHtmlReport({ archiveDir: opts.outDir, runsConfig: opts.healthConfig, outDir: opts.report! });
+    process.stdout.write(`  report: ${index} (snapshot ${sequence}, ${((Date.now() - t0) / 1000).toFixed(0)} s)\n`);
+  } catch (e) {
+    reporter.warn?.(`snapshot ${sequence}: HTML report not rebuilt (${(e as Error).message}); the last one stays`);
+  }
 }
 
 async function main(): Promise<number> {

@@ -27,7 +27,15 @@ after(async () => {
 });
 
 function run(script: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { PATH: process.env.PATH ?? "", HOME: root, TZ: "UTC", WANDB_BASE_URL: server.url, WANDB_API_KEY: server.apiKey };
+  // JUPYTER_PATH passes through: the notebook kernel the HTML report runs may be named there.
+  const env = {
+    PATH: process.env.PATH ?? "",
+    HOME: root,
+    TZ: "UTC",
+    WANDB_BASE_URL: server.url,
+    WANDB_API_KEY: server.apiKey,
+    JUPYTER_PATH: process.env.JUPYTER_PATH ?? "",
+  };
   return new Promise((resolve) => {
     execFile(process.execPath, ["--import", "tsx", path.join(ROOT, script), ...args], { cwd: ROOT, env }, (err, stdout, stderr) =>
       resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr }),
@@ -156,5 +164,45 @@ test("a snapshot written but not analysed (the follow stopped in between) is ana
     again.stdout.split("\n").filter((l) => !l.startsWith("poll ") && !l.startsWith("followed ") && l !== ""),
     [],
     "snapshot 1 is recorded as analysed: nothing again",
+  );
+});
+
+test("--html: the HTML report of notebooks 01-06 rebuilt after the snapshot, notebook 06 showing the snapshot that first printed the flag", async () => {
+  server.addRun({ entity: "e", project: "p", runId: "paged", state: "finished", rows: history("sim-r2-85gs") });
+  const out = path.join(root, "html", "archive");
+  const report = path.join(root, "html", "exports");
+  const r = await run("scripts/follow.ts", [
+    "--entity",
+    "e",
+    "--project",
+    "p",
+    "--run",
+    "paged=R2",
+    "--out",
+    out,
+    "--polls",
+    "1",
+    "--report",
+    "--report-out",
+    report,
+    "--html",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, new RegExp(`\\n  report: ${report.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/report/index\\.html \\(snapshot 1, \\d+ s\\)\\n`));
+  assert.deepEqual(fs.readdirSync(path.join(report, "notebooks")), [
+    "01-fetch.ipynb",
+    "02-alignment.ipynb",
+    "03-policy-diagnostics.ipynb",
+    "04-response-length-throughput.ipynb",
+    "05-export.ipynb",
+    "06-health.ipynb",
+  ]);
+  const page = fs.readFileSync(path.join(report, "report", "06-health.html"), "utf8");
+  assert.match(page, /rollout 47\.\.47<\/td><td[^>]*>rollout 47\.\.47<\/td><td[^>]*>1<\/td>/, "first seen in snapshot 1");
+  assert.ok(fs.existsSync(path.join(report, "report", "index.html")));
+  assert.deepEqual(
+    fs.readdirSync(report).filter((n) => n.startsWith(".")),
+    [],
+    "no staging folder left",
   );
 });
