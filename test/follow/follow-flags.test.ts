@@ -34,7 +34,7 @@ function run(script: string, args: string[]): Promise<{ code: number; stdout: st
     TZ: "UTC",
     WANDB_BASE_URL: server.url,
     WANDB_API_KEY: server.apiKey,
-    JUPYTER_PATH: process.env.JUPYTER_PATH ?? "",
+    ...(process.env.JUPYTER_PATH ? { JUPYTER_PATH: process.env.JUPYTER_PATH } : {}),
   };
   return new Promise((resolve) => {
     execFile(process.execPath, ["--import", "tsx", path.join(ROOT, script), ...args], { cwd: ROOT, env }, (err, stdout, stderr) =>
