@@ -5,6 +5,13 @@
  * is fetched whole by fetchAndFreeze into another folder. Prints medians, their ratio and the rows
  * the server sent per poll (counted from the HistoryPage windows asked for).
  *
+ * Then the time from a row being logged to its flag being printed: in each rep's new rows one
+ * rollout batch logs NaN in another key (non_finite flags once per key and run) (a later batch follows in the same rows, so the batch is
+ * closed); from `appendRows` the poll freezes the rows and `analyseSnapshot` (what `npm run follow`
+ * runs after each snapshot) finds the flag. The peer is what finds it without a follow: a full
+ * re-fetch of the run and `writeExports` of it. The wait for the next poll (at most `--interval`)
+ * comes on top of the follow's figure and is not in it.
+ *
  *   npx tsx bench/follow-bench.ts [--rows 100000] [--new 1000] [--reps 5] [--overlap 100]
  */
 import * as fs from "node:fs";
@@ -13,9 +20,15 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 
 import { fetchAndFreeze } from "../lib/archive/fetch-and-freeze";
+import { writeExports } from "../lib/export/write-exports";
 import { Follower } from "../lib/follow/follower";
-import { startWandbTestServer } from "../tools/wandb-test-server/server";
+import { FlagsSeen } from "../lib/follow/new-flags";
+import { analyseSnapshot } from "../lib/follow/poll-analysis";
+import { startWandbTestServer, type WandbTestServer } from "../tools/wandb-test-server/server";
 import { generateRun, pyJsonRow, rolloutsForRows } from "./slime-history";
+
+/** Keys a rep's batch logs NaN in: one per rep, since non_finite flags a key once per run (the generator already logs NaN in rollout/kl and train/grad_norm). */
+const NAN_KEYS = ["rollout/log_probs", "rollout/raw_reward", "rollout/ref_log_probs", "rollout/advantages", "rollout/returns"];
 
 function median(xs: number[]): number {
   const s = xs.slice().sort((a, b) => a - b);
@@ -27,10 +40,21 @@ async function main(): Promise<void> {
   const total = Number(values.rows ?? 100_000);
   const fresh = Number(values.new ?? 1000);
   const reps = Number(values.reps ?? 5);
+  if (reps > NAN_KEYS.length) throw new Error(`invalid --reps: ${reps} (at most ${NAN_KEYS.length})`);
   const overlap = Number(values.overlap ?? 100);
   const texts: string[] = [];
   const steps: number[] = [];
-  generateRun({ seed: 7, firstRollout: 0, rollouts: rolloutsForRows(total + fresh * reps) + 1, maxRows: total + fresh * reps }, (row) => {
+  const nanIn = new Set<number>();
+  // Rows of the latency part: `reps` more chunks of `fresh` rows, each with one batch's rollout/kl NaN.
+  const rows = total + fresh * reps * 2;
+  generateRun({ seed: 7, firstRollout: 0, rollouts: rolloutsForRows(rows) + 1, maxRows: rows }, (row) => {
+    const chunk = Math.floor((texts.length - total - fresh * reps) / fresh);
+    const at = texts.length - total - fresh * reps - chunk * fresh;
+    const key = NAN_KEYS[chunk % NAN_KEYS.length];
+    if (chunk >= 0 && at >= fresh / 2 && key in row && !nanIn.has(chunk)) {
+      row[key] = NaN;
+      nanIn.add(chunk);
+    }
     texts.push(pyJsonRow(row));
     steps.push(row._step);
   });
@@ -83,10 +107,59 @@ async function main(): Promise<void> {
     console.log(`poll (new rows only): median ${p.toFixed(0)} ms [${Math.min(...pollMs).toFixed(0)}..${Math.max(...pollMs).toFixed(0)}]`);
     console.log(`full re-fetch of the same run: median ${f.toFixed(0)} ms [${Math.min(...fullMs).toFixed(0)}..${Math.max(...fullMs).toFixed(0)}]`);
     console.log(`full / poll: ${(f / p).toFixed(1)}x; rows sent per poll: ${sent.join(", ")} (new ${fresh} + overlap ${overlap} = ${fresh + overlap})`);
+    await flagLatency({ server, texts, from: total + fresh * reps, fresh, reps, follower, dir: path.join(tmp, "followed"), tmp, conn });
   } finally {
     await server.close();
     fs.rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/** What the latency part needs: the server, the rows, the follower of the first part and its archive. */
+interface LatencySetup {
+  server: WandbTestServer;
+  texts: string[];
+  from: number;
+  fresh: number;
+  reps: number;
+  follower: Follower;
+  dir: string;
+  tmp: string;
+  conn: { baseUrl: string; apiKey: string; env: Record<string, string> };
+}
+
+/** Milliseconds from appending a chunk with a NaN batch to its flag: by a poll and its analysis, and by a full re-fetch and export. */
+async function flagLatency(x: LatencySetup): Promise<void> {
+  const seen = await FlagsSeen.open(x.dir);
+  const follow: number[] = [];
+  const full: number[] = [];
+  const printed = (flags: readonly { check: string }[]) => flags.filter((f) => f.check === "non_finite").length;
+  // The flags already there (none in the generated rows, but say so if there were).
+  const base = printed(seen.take((await analyseSnapshot(x.dir)).health.flags));
+  for (let r = 0; r < x.reps; r++) {
+    const from = x.from + r * x.fresh;
+    x.server.appendRows("e", "p", "big", x.texts.slice(from, from + x.fresh));
+    let t = performance.now();
+    const result = await x.follower.poll();
+    const analysis = await analyseSnapshot(x.dir);
+    const fresh = printed(seen.take(analysis.health.flags, { snapshot: result.sequence ?? 0, takenAt: result.takenAt }));
+    follow.push(performance.now() - t);
+    if (fresh !== 1) throw new Error(`rep ${r}: ${fresh} new non_finite flag(s) printed, expected 1`);
+    t = performance.now();
+    const once = path.join(x.tmp, `latency-${r}`);
+    await fetchAndFreeze({ entity: "e", project: "p", runs: [{ runId: "big", round: "R0" }], outDir: path.join(once, "wandb"), allowRunning: true, ...x.conn });
+    const exported = await writeExports({ dataDir: path.join(once, "wandb"), outDir: path.join(once, "exports"), allowIssues: true });
+    full.push(performance.now() - t);
+    if (printed(exported.health.flags) !== base + r + 1)
+      throw new Error(`rep ${r}: the full re-fetch and export found ${printed(exported.health.flags)} non_finite flags`);
+  }
+  const a = median(follow);
+  const b = median(full);
+  console.log(
+    `row logged -> flag printed (poll + analysis, wait for the poll not included): median ${a.toFixed(0)} ms [${Math.min(...follow).toFixed(0)}..${Math.max(...follow).toFixed(0)}]`,
+  );
+  console.log(
+    `the same flag by a full re-fetch and export: median ${b.toFixed(0)} ms [${Math.min(...full).toFixed(0)}..${Math.max(...full).toFixed(0)}]; full / follow: ${(b / a).toFixed(1)}x`,
+  );
 }
 
 main().catch((e) => {

@@ -2,30 +2,35 @@
  * Follow runs while they train: poll, freeze only the new rows, write a snapshot chained to the last.
  *
  *   npm run follow -- (--entity E --project P --run ID=LABEL ... | --config data/runs.json | --wandb-file PATH=LABEL ...)
- *                     --out DIR [--interval SECONDS (60)] [--until finished | --polls N] [--report [--report-out DIR]]
+ *                     --out DIR [--interval SECONDS (60)] [--until finished | --polls N] [--report [--report-out DIR] [--html]]
  *   options: --overlap ROWS (100: last frozen rows read again to detect rewrites)  --stale SECONDS (600: a .wandb log
  *            without writes for this long and no exit record is reported, and called crashed when the follow ends)  --page-size N (1000)  --history-path auto|parquet|pages (a run's first read; later polls page)  --base-url URL
  *
  * Each poll prints one line per snapshot. A failed poll is a warning and is retried at the next
  * interval; the archive keeps its last snapshot. Ctrl-C stops between or inside a poll and leaves the
- * last snapshot as it was. --report rebuilds the exports (npm run export) after each snapshot and
- * prints each health flag the first time it appears. Details: docs/follow.md.
+ * last snapshot as it was. After each snapshot the health checks run on its closed records (a running
+ * run's last batch is shown as open, never analysed) and each flag is printed the first time it
+ * appears (recorded in the archive: a restarted follow does not print it again); --report also
+ * rebuilds the exports (as npm run export), and --html the HTML report of notebooks 01-06 (as npm start).
+ * Details: docs/follow.md.
  */
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 
 import { Follower, type FollowLoopOptions, type PollResult } from "../lib/follow/follower";
 import { FlagsSeen } from "../lib/follow/new-flags";
+import { analyseSnapshot, type OpenBatch, type SnapshotAnalysis } from "../lib/follow/poll-analysis";
+import type { HealthFlag } from "../lib/health/health-check";
 import { verifySnapshotChain } from "../lib/archive/snapshot-chain";
-import { writeExports } from "../lib/export/write-exports";
 import { healthSettings } from "../lib/health/index";
 import type { Reporter } from "../lib/types";
 import { HISTORY_PATH_CHOICES, type HistoryPathChoice } from "../lib/wandb/read-history";
 import { cliReporter } from "./cli-reporter";
+import { rebuildHtmlReport } from "./follow-html-report";
 import { type CliRunSelection, optionsOrExit, positiveInt, RUN_SELECTION_OPTIONS, runSelection, UsageError, usageErrors } from "./cli-run-selection";
 
 const USAGE = `usage: npm run follow -- (--entity E --project P --run ID=LABEL [--run ...] | --config data/runs.json | --wandb-file PATH=LABEL ...) --out DIR
-         [--interval SECONDS (60)] [--until finished | --polls N] [--report [--report-out DIR (exports)]]
+         [--interval SECONDS (60)] [--until finished | --polls N] [--report [--report-out DIR (exports)] [--html]]
          [--overlap ROWS (100)] [--stale SECONDS (600)] [--page-size N] [--history-path auto|parquet|pages] [--base-url URL]`;
 
 interface FollowCli extends CliRunSelection {
@@ -33,7 +38,9 @@ interface FollowCli extends CliRunSelection {
   intervalSeconds: number;
   until: FollowLoopOptions["until"];
   report: string | null;
-  /** runs.json whose `health` object sets the thresholds of --report (as npm run export reads it). */
+  /** Also rebuild the HTML report (notebooks 01-06) into the report folder after each snapshot. */
+  html: boolean;
+  /** runs.json whose `health` object sets the health thresholds (as npm run export reads it). */
   healthConfig: string;
   pageSize?: number;
   overlapRows?: number;
@@ -54,6 +61,7 @@ function parseCli(argv: string[]): FollowCli | null {
         polls: { type: "string" },
         report: { type: "boolean", default: false },
         "report-out": { type: "string" },
+        html: { type: "boolean", default: false },
         "page-size": { type: "string" },
         overlap: { type: "string" },
         stale: { type: "string" },
@@ -76,6 +84,7 @@ function parseCli(argv: string[]): FollowCli | null {
   if (v.until !== undefined && v.until !== "finished") throw new UsageError(`invalid --until: ${v.until} (only "finished")`);
   if (v.until !== undefined && v.polls !== undefined) throw new UsageError("invalid --polls: give --until finished or --polls N, not both");
   if (v["report-out"] !== undefined && !v.report) throw new UsageError("invalid --report-out: only with --report");
+  if (v.html && !v.report) throw new UsageError("invalid --html: only with --report");
   const polls = positiveInt("polls", v.polls);
   return {
     ...runSelection(v),
@@ -83,6 +92,7 @@ function parseCli(argv: string[]): FollowCli | null {
     intervalSeconds: Number(interval),
     until: polls === undefined ? "finished" : { polls },
     report: v.report ? (v["report-out"] ?? "exports") : null,
+    html: v.html === true,
     healthConfig: v.config ?? path.join(path.dirname(v.out), "runs.json"),
     pageSize: positiveInt("page-size", v["page-size"]),
     overlapRows: v.overlap === "0" ? 0 : positiveInt("overlap", v.overlap),
@@ -104,12 +114,46 @@ function pollLine(result: PollResult, poll: number): string {
   return `poll ${poll}: snapshot ${result.sequence}: ${added} rows (${states})`;
 }
 
-/** After a snapshot: the exports rebuilt from the archive, and each health flag not printed before. */
-async function rebuildReport(opts: FollowCli, seen: FlagsSeen, reporter: Reporter): Promise<void> {
+/** One stdout line for an open batch: shown as open, never averaged. */
+function openLine(b: OpenBatch): string {
+  return `  open: run ${b.runId} (round ${b.round}): rollout ${b.rollout} (${b.rolloutRecords} rollout record(s), ${b.updates} update(s) so far) is not analysed until a later one is logged`;
+}
+
+/** One stdout line for a flag printed the first time: the check, where, and its reading rule. */
+function flagLine(f: HealthFlag): string {
+  return `  new flag: ${f.check} (${f.severity}) run ${f.runId} ${f.unit} ${f.first}..${f.last} ${f.key}: ${f.rule}`;
+}
+
+/**
+ * After a snapshot: the health checks on its closed records (the exports rebuilt too with --report),
+ * the open batches, and each flag not printed before, recorded in the archive. A failed analysis is
+ * a warning: the snapshot stands and the next one is analysed again.
+ */
+async function analysePoll(opts: FollowCli, seen: FlagsSeen, result: Pick<PollResult, "sequence" | "takenAt">, reporter: Reporter): Promise<void> {
+  if (result.sequence === null) return;
   const health = healthSettings(process.env, opts.healthConfig);
-  const result = await writeExports({ dataDir: opts.outDir, outDir: opts.report!, allowIssues: true, reporter, health: health.params });
-  for (const f of seen.take(result.health.flags)) {
-    process.stdout.write(`  new flag: ${f.check} (${f.severity}) run ${f.runId} ${f.unit} ${f.first}..${f.last} ${f.key}: ${f.rule}\n`);
+  let analysis: SnapshotAnalysis;
+  try {
+    analysis = await analyseSnapshot(opts.outDir, { health: health.params, exportsDir: opts.report ?? undefined, reporter });
+  } catch (e) {
+    reporter.warn?.(`snapshot ${result.sequence}: not analysed (${(e as Error).message}); the next snapshot is analysed again`);
+    return;
+  }
+  for (const b of analysis.open) process.stdout.write(`${openLine(b)}\n`);
+  for (const f of seen.take(analysis.health.flags, { snapshot: result.sequence, takenAt: result.takenAt })) process.stdout.write(`${flagLine(f)}\n`);
+  // Printed, then recorded: a crash in between prints a flag twice, never loses one.
+  await seen.save(opts.outDir, reporter);
+  if (opts.html) await htmlReport(opts, result.sequence, reporter);
+}
+
+/** The HTML report rebuilt after a snapshot; a failure is a warning (the last report stays whole). */
+async function htmlReport(opts: FollowCli, sequence: number, reporter: Reporter): Promise<void> {
+  const t0 = Date.now();
+  try {
+    const index = await rebuildHtmlReport({ archiveDir: opts.outDir, runsConfig: opts.healthConfig, outDir: opts.report! });
+    process.stdout.write(`  report: ${index} (snapshot ${sequence}, ${((Date.now() - t0) / 1000).toFixed(0)} s)\n`);
+  } catch (e) {
+    reporter.warn?.(`snapshot ${sequence}: HTML report not rebuilt (${(e as Error).message}); the last one stays`);
   }
 }
 
@@ -125,16 +169,22 @@ async function main(): Promise<number> {
     controller.abort(new Error("interrupted"));
   };
   process.on("SIGINT", onSigint);
-  const seen = new FlagsSeen();
   try {
     const follower = await Follower.open({ ...cli, reporter });
+    const seen = await FlagsSeen.open(cli.outDir);
+    // A snapshot an earlier follow wrote but did not analyse (it stopped in between): analysed first.
+    const last = follower.lastManifest()?.snapshot;
+    if (last && last.sequence > (seen.lastAnalysed() ?? 0)) {
+      process.stdout.write(`snapshot ${last.sequence} (written before this follow, not analysed yet):\n`);
+      await analysePoll(cli, seen, last, reporter);
+    }
     const summary = await follower.follow({
       intervalSeconds: cli.intervalSeconds,
       until: cli.until,
       signal: controller.signal,
       onPoll: async (result, poll) => {
         process.stdout.write(`${pollLine(result, poll)}\n`);
-        if (cli.report !== null && result.sequence !== null) await rebuildReport(cli, seen, reporter);
+        await analysePoll(cli, seen, result, reporter);
       },
     });
     stop();

@@ -5,8 +5,18 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 
-/** Folder of the workspace's package.json (this file lives in lib/export/). */
-const WORKSPACE_ROOT = path.resolve(__dirname, "..", "..");
+/**
+ * Folder of the workspace's package.json: this file lives in lib/export/, or is bundled by
+ * scripts/prebuilt.cjs into node_modules/.cache/... (`npm run follow --report`), the folder above
+ * node_modules then.
+ */
+const WORKSPACE_ROOT = workspaceRootOf(__dirname);
+
+/** The workspace folder of a module's folder: the one holding its node_modules, else two levels up (lib/export/). */
+export function workspaceRootOf(dir: string): string {
+  const at = dir.split(path.sep).indexOf("node_modules");
+  return at > 0 ? dir.split(path.sep).slice(0, at).join(path.sep) : path.resolve(dir, "..", "..");
+}
 
 /**
  * `version` of the workspace's package.json; throws naming the file when it is missing or has none.

@@ -97,8 +97,12 @@ function refusal(dataDir: string, report: VerifyReport): Error {
 /**
  * Loads (each file read once, hashed as parsed) and aligns the archive. Only the manifest and the
  * alignment come back: the history rows are garbage once aligned, which halves the export's peak.
+ * A follow's analysis (lib/follow/poll-analysis.ts) loads through it too, so its exports are these.
  */
-async function loadAndAlign(opts: WriteExportsOptions, reporter: Reporter): Promise<{ manifest: SourceManifest; aligned: AlignedRuns }> {
+export async function loadAndAlign(
+  opts: Pick<WriteExportsOptions, "dataDir" | "align">,
+  reporter: Reporter,
+): Promise<{ manifest: SourceManifest; aligned: AlignedRuns }> {
   const { dataDir } = opts;
   // Compact rows and records: the export reads values only through lib/ (keysOf, [key]).
   const loaded = await loadOrReport(dataDir, reporter, { compact: true });
@@ -172,6 +176,15 @@ function workerTables(tables: readonly AnyTable[], minCells: number): { index: n
   return out;
 }
 
+/** Refuses an empty folder name, and exports inside the archive folder (they would change the frozen archive). */
+export function checkExportDirs(dataDir: string, outDir: string): void {
+  if (typeof dataDir !== "string" || dataDir === "") throw new Error(`invalid dataDir: ${JSON.stringify(dataDir)}`);
+  if (typeof outDir !== "string" || outDir === "") throw new Error(`invalid outDir: ${JSON.stringify(outDir)}`);
+  if (isInside(path.resolve(outDir), path.resolve(dataDir))) {
+    throw new Error(`invalid outDir: ${outDir} is inside the archive folder ${dataDir} (exports would change the frozen archive)`);
+  }
+}
+
 /**
  * Verifies, loads and aligns the archive in `dataDir`, then writes rollouts.csv, updates.csv,
  * summary.csv, health.csv and manifest.json (and the Parquet files when asked) into `outDir` all or
@@ -180,17 +193,12 @@ function workerTables(tables: readonly AnyTable[], minCells: number): { index: n
  * @example const result = await writeExports({ dataDir: "data/wandb", outDir: "exports" });
  */
 export async function writeExports(opts: WriteExportsOptions): Promise<ExportResult> {
-  const { dataDir, outDir } = opts;
   const reporter = opts.reporter ?? {};
-  if (typeof dataDir !== "string" || dataDir === "") throw new Error(`invalid dataDir: ${JSON.stringify(dataDir)}`);
-  if (typeof outDir !== "string" || outDir === "") throw new Error(`invalid outDir: ${JSON.stringify(outDir)}`);
-  if (isInside(path.resolve(outDir), path.resolve(dataDir))) {
-    throw new Error(`invalid outDir: ${outDir} is inside the archive folder ${dataDir} (exports would change the frozen archive)`);
-  }
+  checkExportDirs(opts.dataDir, opts.outDir);
   const { manifest, aligned } = await loadAndAlign(opts, reporter);
   if (opts.parquet) await loadParquetWriter();
   const plan = planExports({ manifest }, aligned, { reporter, allowIssues: opts.allowIssues, health: opts.health, parquet: opts.parquet });
-  return writePlannedExports(outDir, plan);
+  return writePlannedExports(opts.outDir, plan);
 }
 
 /**

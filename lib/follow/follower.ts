@@ -62,6 +62,8 @@ export interface FollowOptions extends Pick<WandbReaderOptions, "baseUrl" | "api
 export interface PollResult {
   /** The snapshot written, or null when no run changed (the last snapshot stands). */
   sequence: number | null;
+  /** When the poll began (the snapshot's `takenAt`). */
+  takenAt: string;
   /** Rows each run gained in this snapshot. */
   rowsAdded: Record<string, number>;
   /** Each run's state as read by this poll. */
@@ -222,7 +224,7 @@ export class Follower {
       states[run.sel.runId] = metas[i]?.state ?? run.entry?.state ?? "unknown";
     });
     const ended = this.runs.every((run, i) => ENDED_STATES.indexOf(states[run.sel.runId]) >= 0 || stale[i]);
-    return { sequence, rowsAdded, states, ended, stale: this.runs.filter((_, i) => stale[i]).map((r) => r.sel.runId) };
+    return { sequence, takenAt, rowsAdded, states, ended, stale: this.runs.filter((_, i) => stale[i]).map((r) => r.sel.runId) };
   }
 
   /**

@@ -270,3 +270,61 @@ test("notebook 01 shows and verifies the snapshot chain of an archive npm run fo
     rmSync(ws.dir, { recursive: true, force: true });
   }
 });
+
+test("notebook 06 shows when each flag first appeared in an archive npm run follow wrote: the snapshot whose analysis first printed it", async () => {
+  const { startWandbTestServer } = await import("../../tools/wandb-test-server/server");
+  const { Follower } = await import("../../lib/follow/follower");
+  const { FlagsSeen } = await import("../../lib/follow/new-flags");
+  const { analyseSnapshot } = await import("../../lib/follow/poll-analysis");
+  const ws = workspaceCopy();
+  const server = await startWandbTestServer({});
+  try {
+    const config = JSON.parse(readFileSync(join(ws.data, "runs.json"), "utf8")) as {
+      entity: string;
+      project: string;
+      runs: { runId: string; round: string }[];
+    };
+    const rows = (runId: string) =>
+      readFileSync(join(ROOT, "data", "wandb", "history", `${runId}.jsonl`), "utf8")
+        .trim()
+        .split("\n");
+    // Run R2's rollout 47 (_step 30..34) logs rollout/kl = NaN: snapshot 1 ends inside it (open), snapshot 2 holds the rest.
+    const late = "sim-r2-85gs";
+    for (const { runId } of config.runs)
+      server.addRun({
+        entity: config.entity,
+        project: config.project,
+        runId,
+        state: runId === late ? "running" : "finished",
+        rows: runId === late ? rows(runId).slice(0, 32) : rows(runId),
+      });
+    const dir = join(ws.data, "wandb");
+    rmSync(dir, { recursive: true, force: true });
+    const follower = await Follower.open({ ...config, outDir: dir, baseUrl: server.url, apiKey: server.apiKey, env: {} });
+    const seen = await FlagsSeen.open(dir);
+    const pollAndPrint = async () => {
+      const result = await follower.poll();
+      const printed = seen.take((await analyseSnapshot(dir)).health.flags, { snapshot: result.sequence!, takenAt: result.takenAt });
+      await seen.save(dir);
+      return printed.length;
+    };
+    assert.equal(await pollAndPrint(), 0, "rollout 47 open at snapshot 1");
+    server.appendRows(config.entity, config.project, late, rows(late).slice(32));
+    server.setState(config.entity, config.project, late, "finished");
+    assert.equal(await pollAndPrint(), 1);
+  } finally {
+    await server.close();
+  }
+  try {
+    const r = runNotebook("06-health.ipynb", { WORKSPACE_DATA: ws.data, WORKSPACE_EXPORTS: ws.exports }, ws.out);
+    assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
+    const text = outputText(join(ws.out, "06-health.ipynb"));
+    assert.match(text, /Each flag now, and the snapshot whose analysis first printed it/);
+    assert.match(
+      text,
+      /non_finite<\/td><td[^>]*>sim-r2-85gs<\/td><td[^>]*>rollout\/kl<\/td><td[^>]*>rollout 47\.\.47<\/td><td[^>]*>rollout 47\.\.47<\/td><td[^>]*>2<\/td><td[^>]*>\d{4}-\d\d-\d\dT/,
+    );
+  } finally {
+    rmSync(ws.dir, { recursive: true, force: true });
+  }
+});
