@@ -199,7 +199,7 @@ interface FreezeContext {
 
 /** Freezes one selected run into the staging folder by its source: TensorBoard files, a .wandb log, or the server (`meta`). */
 async function freezeRun(ctx: FreezeContext, sel: RunSelection, read: ServerRunRead | null, signal: AbortSignal): Promise<ManifestRun> {
-  return withStatedVersions(withStatedFlags(await freezeBySource(ctx, sel, read, signal), sel.flags), sel.versions);
+  return withStated(await freezeBySource(ctx, sel, read, signal), sel);
 }
 
 async function freezeBySource(ctx: FreezeContext, sel: RunSelection, read: ServerRunRead | null, signal: AbortSignal): Promise<ManifestRun> {
@@ -223,6 +223,15 @@ interface ServerRunRead {
   facts: ConfigFacts;
 }
 
+/** A server run's flags and versions, from its config (read in memory, not kept). */
+export async function readConfigFacts(
+  conn: WandbConnection,
+  ref: { entity: string; project: string; runId: string },
+  signal?: AbortSignal,
+): Promise<ConfigFacts> {
+  return configFacts([await readRunConfig(conn, ref, signal)], {}, "config");
+}
+
 /** Reads each server run's metadata and config (the `Run` and `RunConfig` queries), `concurrency` runs at a time. */
 function readServerRuns(
   conn: WandbConnection | null,
@@ -236,7 +245,7 @@ function readServerRuns(
     async (run, _i, signal) => {
       const ref = { entity: opts.entity, project: opts.project, runId: run.runId };
       const meta = await readRunMeta(conn!, ref, signal);
-      return { meta, facts: configFacts([await readRunConfig(conn!, ref, signal)], {}, "config") };
+      return { meta, facts: await readConfigFacts(conn!, ref, signal) };
     },
     opts.signal,
   );
@@ -248,6 +257,11 @@ function withStatedFlags(run: ManifestRun, stated: RunSelection["flags"]): Manif
   const flags: Record<string, RunFlags[string]> = { ...(run.flags ?? {}) };
   for (const [name, value] of Object.entries(stated)) flags[name] = { value, source: "stated" };
   return { ...run, flags };
+}
+
+/** A frozen run's entry with the flags and versions its selection states (over what its config records). */
+export function withStated(run: ManifestRun, sel: Pick<RunSelection, "flags" | "versions">): ManifestRun {
+  return withStatedVersions(withStatedFlags(run, sel.flags), sel.versions);
 }
 
 /** A frozen run's entry with the versions its selection states (they win over the recorded ones). */

@@ -11,7 +11,7 @@ import type { ManifestRun, Reporter, RunMeta } from "../types";
 import { freezeWandbFileRun } from "../archive/freeze-wandb-file";
 import { type FrozenFileState, FrozenFileWriter } from "../archive/frozen-file-writer";
 import { frozenManifestRun, historyFile } from "../archive/manifest";
-import type { RunSelection } from "../archive/fetch-and-freeze";
+import { readConfigFacts, type RunSelection, withStated } from "../archive/fetch-and-freeze";
 import { frozenRowSerializer } from "../values/frozen-row";
 import type { WandbConnection } from "../wandb/connection";
 import { type HistoryPathChoice, readHistory } from "../wandb/read-history";
@@ -117,7 +117,13 @@ export async function appendServerRun(conn: WandbConnection, dir: string, run: F
   const identity = { ...meta, lastStep, droppedKeys: dropped };
   const extra = taken ? { historyPath: taken } : {};
   const next = frozenManifestRun(identity, run.sel.round, file, info, opts.fetchedAt, extra);
-  return { entry: { ...next, frozenBefore: frozenBeforeOf(entry) }, file: writer.closedState(), tail: tailOf(kept) };
+  // The config is read at every poll that freezes rows (a run may update it while it trains); a
+  // deleted run keeps what was read before.
+  const facts =
+    meta.state === "deleted"
+      ? { flags: entry?.flags, flagsDropped: entry?.flagsDropped, versions: entry?.versions }
+      : await readConfigFacts(conn, { entity: meta.entity, project: meta.project, runId: meta.runId }, opts.signal);
+  return { entry: withStated({ ...next, ...facts, frozenBefore: frozenBeforeOf(entry) }, run.sel), file: writer.closedState(), tail: tailOf(kept) };
 }
 
 /**
@@ -144,7 +150,7 @@ export async function refreezeWandbFileRun(dir: string, run: FrozenRun, fetchedA
   }
   const live = fresh.source !== undefined && fresh.source.kind !== "tensorboard" && fresh.source.exitCode === null;
   const state = live && fresh.state === "crashed" ? "running" : fresh.state;
-  return { entry: { ...fresh, state, frozenBefore: before }, file: null, tail: NO_TAIL };
+  return { entry: withStated({ ...fresh, state, frozenBefore: before }, sel), file: null, tail: NO_TAIL };
 }
 
 /** A run's entry in a snapshot where the poll froze nothing new for it: same file, fresh stamps. */

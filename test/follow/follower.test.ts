@@ -136,6 +136,22 @@ test("pages path: a run followed while it grows ends byte-identical to a one-sho
   assert.equal((await verifyArchive(dir)).ok, true);
 });
 
+test("a followed server run carries its config's flags and versions exactly as a one-shot fetch does; nothing else of the config", async () => {
+  const config = { use_rollout_logprobs: true, advantage_estimator: "grpo", kl_coef: "x", _wandb: { cli_version: "0.21.0" }, note: "never kept" };
+  server.addRun({ entity: "e", project: "p", runId: "flagged", state: "running", config, rows: rows(0, 300) });
+  const { dir } = await followGrowing("flagged", 100, 2);
+  const once = await oneShot("flagged");
+  const followed = manifestOf(dir).runs[0];
+  const oneShotRun = manifestOf(once).runs[0];
+  assert.deepEqual([followed.flags, followed.flagsDropped, followed.versions], [oneShotRun.flags, oneShotRun.flagsDropped, oneShotRun.versions]);
+  assert.deepEqual(followed.flags, {
+    advantage_estimator: { value: "grpo", source: "config" },
+    use_rollout_logprobs: { value: true, source: "config" },
+  });
+  assert.deepEqual(followed.versions, { wandb: { value: "0.21.0", source: "config" } });
+  assert.ok(!fs.readFileSync(path.join(dir, "manifest.json"), "utf8").includes("never kept"));
+});
+
 test("parquet path: the first poll reads the exports (liveData lists one live row), later polls page the new steps; same bytes as a one-shot fetch", async () => {
   server.addRun({ entity: "e", project: "p", runId: "growparquet", state: "running", rows: rows(0, 3000) });
   server.setParquetExports({ enabled: true, lagSteps: 200, filesPerRun: 2, liveListing: "first" });
