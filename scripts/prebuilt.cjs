@@ -20,7 +20,9 @@ if (!/^(scripts|bench|tools)\/[\w.-]+\.ts$/.test(ENTRY)) {
   process.exit(2);
 }
 process.argv.splice(2, 1);
-const NAME = ENTRY.replace(/[\/.]/g, "_");
+// Keyed by the checkout too: git worktrees that share one node_modules (a symlink) must not run each
+// other's bundles, whose input paths are relative.
+const NAME = `${ENTRY.replace(/[\/.]/g, "_")}-${require("node:crypto").createHash("sha256").update(ROOT).digest("hex").slice(0, 8)}`;
 const BUNDLE = path.join(CACHE, `${NAME}.cjs`);
 const INPUTS = path.join(CACHE, `${NAME}.inputs.json`);
 
