@@ -8,6 +8,7 @@
  */
 import type { AlignedRuns, Reporter, RolloutRecord, UpdateRecord } from "../types";
 import { MISMATCH_QUANTITY_IDS, mismatchMetricName, mismatchMetricsOf, type MismatchMetric, type MismatchQuantityId } from "../registry/mismatch";
+import type { FrameworkProfile } from "../registry/framework-profile";
 import { profileOfAligned } from "../registry/profiles";
 import { forEachBlock } from "../values/key-column";
 import { describeRollout, describeUpdate } from "./record-label";
@@ -57,12 +58,12 @@ export interface MismatchSeriesSet {
 }
 
 /**
- * Every declared mismatch metric of the runs' profile, read from the surviving records; one warning
+ * Every declared mismatch metric of the runs' profile (or `profile`), read from the surviving records; one warning
  * per non-finite value left out (naming run, step and key).
  * @example mismatchSeries(aligned).series.map((s) => [s.name, s.rounds.map((r) => r.mean.mean)])
  */
-export function mismatchSeries(aligned: AlignedRuns, opts: { reporter?: Reporter } = {}): MismatchSeriesSet {
-  const profile = profileOfAligned(aligned);
+export function mismatchSeries(aligned: AlignedRuns, opts: { reporter?: Reporter; profile?: FrameworkProfile } = {}): MismatchSeriesSet {
+  const profile = opts.profile ?? profileOfAligned(aligned);
   const series: MismatchSeries[] = [];
   const notLogged: MismatchNotLogged[] = [];
   for (const quantity of MISMATCH_QUANTITY_IDS) {

@@ -10,6 +10,7 @@ import { test } from "node:test";
 
 import { alignRuns } from "../../lib/align/align-runs";
 import { mismatchPanel } from "../../lib/diagnostics/mismatch-panel";
+import { runHealthChecks } from "../../lib/health/run-health-checks";
 import type { RunHistory } from "../../lib/types";
 import { readWandbFile } from "../../lib/wandb-file/read-wandb-file";
 import { fixtureCases, ownMean, survivingEntries, upTo, type FixtureCase } from "./own-record";
@@ -120,4 +121,18 @@ test("TRL 1.16 without vLLM logs no train/sampling/* key: the panel is empty and
     assert.equal(panel.entries.length, 0, c.case);
     assert.match(panel.empty ?? "", /train\/sampling\/sampling_logp_difference\/mean: with use_vllm and vllm_importance_sampling_correction/, c.case);
   }
+});
+
+test("the mismatch checks on real runs: verl's resume is read and does not fire; OpenRLHF and TRL without a mismatch key are not applicable", {
+  skip: SKIP,
+}, async () => {
+  const status = async (fw: string, name: string) => {
+    const report = runHealthChecks(alignRuns(await runsOf(byName(fw, name))));
+    return ["mismatch_drift", "mismatch_resume_spike"].map((check) => report.results.find((r) => r.check === check)!.status);
+  };
+  // k3 KL: R0 (steps 1, 2) ~2.4e-5, R1's step 3 1.7e-5: a drop; slopes far under the thresholds (checked above).
+  assert.deepEqual(await status("verl", "resume"), ["no flags", "no flags"]);
+  assert.deepEqual(await status("verl", "plain"), ["not applicable", "not applicable"], "one round: no slope over rounds, no restart");
+  assert.deepEqual(await status("openrlhf", "resumed"), ["not applicable", "not applicable"]);
+  assert.deepEqual(await status("trl", "grpo-resume-new-run"), ["not applicable", "not applicable"]);
 });
