@@ -7,6 +7,8 @@
  */
 import type { AlignedRuns, Reporter } from "../types";
 import { MISMATCH_NOT_SHOWN, MISMATCH_QUANTITIES, MISMATCH_QUANTITY_IDS, type MismatchQuantityId } from "../registry/mismatch";
+import { singular } from "../registry/framework-profile";
+import { STEP_KEYS } from "../registry/profile-slime";
 import { profileOfAligned } from "../registry/profiles";
 import { anyHasKey } from "../values/key-column";
 import { correctionEffect, type CorrectionEffect } from "./mismatch-correction";
@@ -31,6 +33,8 @@ export interface MismatchPanelEntry {
 /** The panel. */
 export interface MismatchPanel {
   framework: string;
+  /** What a point's x is, e.g. "rollout batch (rollout/step)", "training step (training/global_step)". */
+  xTitle: string;
   entries: MismatchPanelEntry[];
   resumes: ResumePoint[];
   /** Quantities the framework logs no key for, with its reason. */
@@ -71,6 +75,7 @@ export function mismatchPanel(aligned: AlignedRuns, opts: { window?: number; rep
   const lookAlikes = profile.mismatch.lookAlikes.filter((l) => anyHasKey(aligned.updates, [l.key]) || anyHasKey(aligned.rollouts, [l.key]));
   return {
     framework: profile.label,
+    xTitle: `${singular(profile.recordNoun)} (${profile.axis.kind === "step" ? profile.axis.stepKey : STEP_KEYS.rollout})`,
     entries,
     resumes,
     absent,
