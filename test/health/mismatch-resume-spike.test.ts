@@ -1,15 +1,19 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
+import { alignRuns } from "../../lib/align/align-runs";
+import { resumePoints } from "../../lib/diagnostics/mismatch-resumes";
 import { mismatchResumeSpike } from "../../lib/health/mismatch-resume-spike";
 import { SLIME_PROFILE } from "../../lib/registry/profile-slime";
+import { scenarioRunHistories, simulateScenario } from "../../tools/simulate-slime/scenario";
 import { buildAligned } from "../diagnostics/aligned-builder";
+import { EVERYTHING_ONE_N } from "../fixtures/slime-scenarios";
 
 const ABS = "train/train_rollout_logprob_abs_diff";
 const b = (v: number) => ({ updates: [{ [ABS]: v }, { [ABS]: v }] });
 const P = { scale: 1, window: 3 };
 const flagsOf = (out: ReturnType<typeof mismatchResumeSpike.run>) =>
-  out.applicable ? out.flags.map((f) => [f.round, f.runId, f.first, f.last, f.key, f.value]) : out.reason;
+  out.applicable ? out.flags.map((f) => [f.round, f.runId, f.first, f.last, f.key, Number((f.value as number).toPrecision(12))]) : out.reason;
 
 test("mismatch_resume_spike fires when the first batch after a restart passes the level before by more than its share (1x) and floor (0.005)", () => {
   // Before R1: batches 2-4 at 0.010, 0.012, 0.011 -> level 0.011; R1's first batch 0.03: jump 0.019 > max(0.011, 0.005).
@@ -63,4 +67,24 @@ test("mismatch_resume_spike is not applicable (never a pass) without a restart o
   const out = mismatchResumeSpike.run(none, P, SLIME_PROFILE);
   assert.equal(out.applicable, false);
   assert.match(flagsOf(out) as string, /^these runs log none of slime's mismatch keys/);
+});
+
+test("on the scenario simulator's restarts (real aligner): the resume in place is found from the superseded records, and a spike planted there fires once; the same spike one batch later does not", () => {
+  const spikeAt = (rollout: number) => {
+    const aligned = alignRuns(scenarioRunHistories(simulateScenario(EVERYTHING_ONE_N)));
+    for (const u of aligned.updates) if (u.rollout === rollout) u.values[ABS] = 0.05;
+    return aligned;
+  };
+  const aligned = spikeAt(4);
+  // Run scn-r1-qusi re-logged from rollout 4 on (its own rows superseded): a resume in place at 4.
+  assert.deepEqual(
+    resumePoints(aligned).map((r) => [r.round, r.kind, r.from]),
+    [
+      ["R1", "new round", null],
+      ["R1", "resumed in place", 4],
+      ["R2", "new round", null],
+    ],
+  );
+  assert.deepEqual(flagsOf(mismatchResumeSpike.run(aligned, P, SLIME_PROFILE)), [["R1", "scn-r1-qusi", 4, 4, ABS, 0.05]]);
+  assert.deepEqual(flagsOf(mismatchResumeSpike.run(spikeAt(5), P, SLIME_PROFILE)), []);
 });
