@@ -223,7 +223,8 @@ export const MILES_PROFILE: FrameworkProfile<"miles"> = {
   // miles parses slime's arguments (miles/utils/arguments.py keeps their names).
   flags: SLIME_PROFILE.flags,
   meanings: [
-    ...SLIME_PROFILE.meanings.filter((m) => m.concept?.id !== "logprobGap"),
+    // slime's, less its log-prob gap rule and its mismatch checks' reason, which differ in miles.
+    ...SLIME_PROFILE.meanings.filter((m) => m.concept?.id !== "logprobGap" && m.check?.name.startsWith("mismatch_") !== true),
     {
       when: { flag: "use_rollout_logprobs", equals: true },
       concept: {
@@ -232,6 +233,14 @@ export const MILES_PROFILE: FrameworkProfile<"miles"> = {
         isNot: "not a measurement of the train/rollout mismatch in such a run",
       },
     },
+    ...["mismatch_drift", "mismatch_resume_spike"].map((name) => ({
+      when: { flag: "use_rollout_logprobs", equals: true },
+      check: {
+        name,
+        notApplicable:
+          "with --use-rollout-logprobs miles compares the engine's log-probs with themselves: train/train_rollout_logprob_abs_diff and train/train_rollout_kl are 0 by construction, so there is no mismatch to follow",
+      },
+    })),
   ],
   mismatch: MILES_MISMATCH,
 };

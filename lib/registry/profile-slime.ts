@@ -217,7 +217,7 @@ const SLIME_FLAGS: readonly SemanticFlag[] = [
     name: "use_rollout_logprobs",
     type: "bool",
     concepts: ["ppoKl", "logprobGap"],
-    checks: ["ppo_kl_first_update"],
+    checks: ["ppo_kl_first_update", "mismatch_drift", "mismatch_resume_spike"],
     why: "the old log-probs are the rollout engine's: ppo_kl at a batch's first update carries the engine mismatch instead of ~0, and the log-prob gap compares the current policy with the engine",
     source: ARGS,
   },
@@ -298,6 +298,14 @@ const SLIME_MEANINGS: readonly ConditionalMeaning[] = [
         "with --use-rollout-logprobs the old log-probs are the rollout engine's, so ppo_kl at a batch's first update is the engine mismatch and is expected to be non-zero",
     },
   },
+  ...["mismatch_drift", "mismatch_resume_spike"].map((name) => ({
+    when: { flag: "use_rollout_logprobs", equals: true },
+    check: {
+      name,
+      notApplicable:
+        "with --use-rollout-logprobs train/train_rollout_logprob_abs_diff compares the updating policy with the engine, so its drift and jumps carry the policy's own movement over a batch's updates, not the engine mismatch alone",
+    },
+  })),
 ];
 
 const reward: ConceptMetric = {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { mismatchDrift } from "../../lib/health/mismatch-drift";
+import { runHealthChecks } from "../../lib/health/run-health-checks";
 import { SLIME_PROFILE } from "../../lib/registry/profile-slime";
 import { VERL_PROFILE } from "../../lib/registry/profile-verl";
 import { buildAligned } from "../diagnostics/aligned-builder";
@@ -65,4 +66,36 @@ test("mismatch_drift reads a step framework's keys from its profile (verl's k3 K
     { round: "R1", batches: [{ rollout: { "rollout_corr/k3_kl": 2e-3 } }] },
   ]);
   assert.deepEqual(flagsOf(mismatchDrift.run(aligned, { scale: 1 }, VERL_PROFILE)), [["R1", 1, 2, 2, "rollout_corr/k3_kl", 0.0019]]);
+});
+
+test("with --use-rollout-logprobs both mismatch checks are not applicable (slime: the gap carries the updating policy; miles: 0 by construction), naming the run", () => {
+  const aligned = rounds([0.01, 0.016, 0.022, 0.028]);
+  aligned.runs[2].flags = { use_rollout_logprobs: { value: true, source: "stated" } };
+  const status = (name: string) => {
+    const r = runHealthChecks(aligned).results.filter((x) => x.check.startsWith("mismatch_"));
+    return r
+      .map((x) => [x.check, x.status, x.reason?.replace(/^(with --use-rollout-logprobs \S+ \S+).*(\(use_rollout_logprobs.*)$/, "$1 ... $2")])
+      .concat([[name]]);
+  };
+  assert.deepEqual(status("slime"), [
+    [
+      "mismatch_drift",
+      "not applicable",
+      "with --use-rollout-logprobs train/train_rollout_logprob_abs_diff compares ... (use_rollout_logprobs = true in run syn-r2 (round R2))",
+    ],
+    [
+      "mismatch_resume_spike",
+      "not applicable",
+      "with --use-rollout-logprobs train/train_rollout_logprob_abs_diff compares ... (use_rollout_logprobs = true in run syn-r2 (round R2))",
+    ],
+    ["slime"],
+  ]);
+  aligned.profile = { name: "miles", how: "given", evidence: [] };
+  assert.match(
+    runHealthChecks(aligned).results.find((x) => x.check === "mismatch_drift")!.reason!,
+    /^with --use-rollout-logprobs miles compares the engine's log-probs with themselves/,
+  );
+  // Without the flag the same history is read and flagged (see the first test).
+  aligned.runs[2].flags = { use_rollout_logprobs: { value: false, source: "stated" } };
+  assert.equal(runHealthChecks(aligned).results.find((x) => x.check === "mismatch_drift")!.status, "flagged");
 });
