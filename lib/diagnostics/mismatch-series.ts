@@ -93,7 +93,8 @@ function readSeries(aligned: AlignedRuns, quantity: MismatchQuantityId, metric: 
       let i = slot.of(r.round);
       if (i < 0) i = byUpdate ? updateRoundPosition(index, r as UpdateRecord) : rolloutRoundPosition(index, r as RolloutRecord);
       const k = j - from;
-      const present = cols.every((c) => c.found[k] !== 0);
+      // Both keys of a derived value, or the one key (no closure per record: this loop sees every update).
+      const present = cols[0].found[k] !== 0 && (cols.length === 1 || cols[1].found[k] !== 0);
       if (!present) {
         accs[i].missing++;
         continue;

@@ -8,7 +8,10 @@ import type { MismatchPanelEntry } from "../diagnostics/mismatch-panel";
 import { formatSlope } from "../diagnostics/mismatch-drift";
 import { baseLayout, integerAxisTicks, type Figure, type FigureAnnotation, type FigureShape, type Trace } from "./figure";
 import { HIGHLIGHT_COLOR, SERIES_COLOR, categoryColor } from "./palette";
+import { noteReduction, pickAt, reducedIndices } from "./reduce-points";
 import { roundMarks, roundSpans } from "./round-marks";
+import { drawnValues } from "./series-columns";
+import { MARKER_LIMIT } from "./update-series";
 
 /**
  * The figure of one panel entry; `rounds` the run set's rounds in order, `xTitle` what x counts.
@@ -17,14 +20,18 @@ import { roundMarks, roundSpans } from "./round-marks";
 export function mismatchFigure(entry: MismatchPanelEntry, rounds: readonly string[], xTitle: string): Figure {
   const s = entry.series;
   const spans = roundSpans(rounds, s.points);
+  // Above REDUCE_ABOVE batches, per pixel column the first, last, lowest and highest point are drawn.
+  const xs = Float64Array.from(s.points, (p) => p.x);
+  const ys = Float64Array.from(s.points, (p) => p.value);
+  const drawn = reducedIndices(xs, [ys]);
   const data: Trace[] = [
     {
       type: "scatter",
-      mode: s.points.length > 400 ? "lines" : "lines+markers",
+      mode: s.points.length > MARKER_LIMIT ? "lines" : "lines+markers",
       name: s.name,
-      x: s.points.map((p) => p.x),
-      y: s.points.map((p) => p.value),
-      customdata: s.points.map((p) => [p.round, p.runId]),
+      x: drawnValues(xs, drawn),
+      y: drawnValues(ys, drawn),
+      customdata: pickAt(s.points, drawn).map((p) => [p.round, p.runId]),
       hovertemplate: `%{x}<br>${s.name}: %{y}<br>round %{customdata[0]}, run %{customdata[1]}<extra></extra>`,
       line: { color: SERIES_COLOR, width: 1.5 },
       marker: { color: SERIES_COLOR, size: 4 },
@@ -37,10 +44,11 @@ export function mismatchFigure(entry: MismatchPanelEntry, rounds: readonly strin
   const slope =
     entry.drift.slope === null ? "no slope over rounds (fewer than 2 round means)" : `slope ${formatSlope(entry.drift.slope)} ${entry.unit} per round`;
   const layout = baseLayout(`${entry.label}: ${slope}`, xTitle, `${entry.label} (${entry.unit})`);
-  layout.xaxis = { ...layout.xaxis, ...integerAxisTicks(s.points.map((p) => p.x)) };
+  layout.xaxis = { ...layout.xaxis, ...integerAxisTicks(xs) };
   layout.shapes = marks.shapes.concat(restarts.shapes);
   layout.annotations = marks.annotations.concat(restarts.annotations);
   layout.meta = { figure: "mismatch", key: s.name, slope: entry.drift.slope, restarts: entry.jumps.length };
+  noteReduction(layout, drawn === null ? undefined : { from: xs.length, to: drawn.length });
   return { data, layout };
 }
 

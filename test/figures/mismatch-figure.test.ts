@@ -32,3 +32,14 @@ test("the mismatch figure: a point per batch, each round's mean over its span, a
   assert.ok(fig.layout.annotations!.some((a) => a.text === "restart: jump +0.035"));
   assert.equal(panel.xTitle, "rollout batch (rollout/step)");
 });
+
+test("above 2000 batches the drawn points are reduced (per pixel column the extremes kept, a spike survives) and the figure says so", () => {
+  const batches = Array.from({ length: 5000 }, (_, i) => b(i === 3210 ? 0.9 : 0.01 + (i % 7) * 1e-4));
+  const aligned = buildAligned([{ round: "R0", batches }]);
+  const panel = mismatchPanel(aligned);
+  const fig = mismatchFigure(panel.entries[0], aligned.rounds, panel.xTitle);
+  const points = fig.data[0] as Trace;
+  assert.ok((points.x as number[]).length < 5000 && (points.x as number[]).length >= 1000, String((points.x as number[]).length));
+  assert.ok((points.y as number[]).includes(0.9), "the one spike is drawn");
+  assert.deepEqual(fig.layout.meta?.reduced, { from: 5000, to: (points.x as number[]).length });
+});
