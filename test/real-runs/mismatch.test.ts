@@ -29,40 +29,62 @@ async function runsOf(c: FixtureCase): Promise<RunHistory[]> {
   return out;
 }
 
-test("verl 0.9.1 logs the off-policy keys without a correction configured: the panel's round means are its own records' means", { skip: SKIP }, async () => {
-  for (const name of ["plain", "val", "ckpt", "failed", "killed", "resume"]) {
+const VERL_OFF_POLICY = ["rollout_corr/log_ppl_abs_diff", "rollout_corr/kl", "rollout_corr/log_ppl_diff", "rollout_corr/k3_kl"];
+const VERL_CORRECTION = [
+  "rollout_corr/rollout_is_mean",
+  "rollout_corr/rollout_is_max",
+  "rollout_corr/rollout_is_min",
+  "rollout_corr/rollout_is_eff_sample_size",
+  "rollout_corr/rollout_is_ratio_fraction_high",
+  "rollout_corr/rollout_rs_masked_fraction",
+];
+
+test("verl 0.9.1 logs the off-policy keys even without a correction, and with one its IS and RS statistics under the declared names: round means equal its own records' means", {
+  skip: SKIP,
+}, async () => {
+  for (const name of ["plain", "val", "ckpt", "failed", "killed", "resume", "rollout-corr"]) {
     const c = byName("verl", name);
     const panel = mismatchPanel(alignRuns(await runsOf(c)));
-    assert.deepEqual(
-      panel.entries.map((e) => e.series.name),
-      ["rollout_corr/log_ppl_abs_diff", "rollout_corr/kl", "rollout_corr/log_ppl_diff", "rollout_corr/k3_kl"],
-      name,
-    );
+    const corrected = name === "rollout-corr";
+    // Panel order is the registry's quantity order: abs diff, signed gap (2), k3, ratio mean, max, min, ESS, fractions (2).
+    const expected = corrected ? [...VERL_OFF_POLICY, ...VERL_CORRECTION] : VERL_OFF_POLICY;
+    assert.deepEqual(panel.entries.map((e) => e.series.name).sort(), [...expected].sort(), name);
     assert.deepEqual(
       panel.notLogged.map((n) => n.name),
-      [
-        "rollout_corr/rollout_is_mean",
-        "rollout_corr/rollout_is_max",
-        "rollout_corr/rollout_is_min",
-        "rollout_corr/rollout_is_eff_sample_size",
-        "rollout_corr/rollout_is_ratio_fraction_high",
-        "rollout_corr/rollout_rs_masked_fraction",
-      ],
-      `${name}: no rollout correction configured, so no IS or RS statistic`,
+      corrected ? [] : VERL_CORRECTION,
+      `${name}: IS and RS statistics only with a rollout correction configured`,
     );
     const own = survivingEntries(c);
     // A killed run's own record can outlast its log: compare up to the last step the log kept.
     for (const r of c.rounds) if (r.lastStep !== null) upTo(own, r.round, r.lastStep);
     for (const e of panel.entries) {
       for (const r of e.series.rounds) {
-        const expected = ownMean(own.get(r.round)!, e.series.name);
+        const expectedMean = ownMean(own.get(r.round)!, e.series.name);
         assert.ok(
-          expected !== null && Math.abs((r.mean.mean as number) - expected) <= 1e-12 * Math.max(1, Math.abs(expected)),
+          expectedMean !== null && Math.abs((r.mean.mean as number) - expectedMean) <= 1e-12 * Math.max(1, Math.abs(expectedMean)),
           `${name} ${r.round} ${e.series.name}`,
         );
       }
     }
   }
+});
+
+test("verl with a rollout correction: the correction's statistics are read as logged (the applied weights capped at the 1.001 threshold, not the raw ratio)", {
+  skip: SKIP,
+}, async () => {
+  const panel = mismatchPanel(alignRuns(await runsOf(byName("verl", "rollout-corr"))));
+  const max = panel.entries.find((e) => e.series.name === "rollout_corr/rollout_is_max")!;
+  // Truncated IS clamps at the threshold: every step's largest applied weight is 1.001 (float32), which is why it is not comparable.
+  for (const p of max.series.points) assert.ok(Math.abs(p.value - 1.001) < 1e-6, String(p.value));
+  assert.equal(max.series.metric.comparable, false);
+  assert.deepEqual(
+    panel.correction.rows.map((r) => [r.name, r.what]),
+    [
+      ["rollout_corr/rollout_is_mean", "mean importance ratio (applied)"],
+      ["rollout_corr/rollout_is_ratio_fraction_high", "fraction clipped or masked by the correction"],
+      ["rollout_corr/rollout_rs_masked_fraction", "fraction clipped or masked by the correction"],
+    ],
+  );
 });
 
 test("verl resume (a new run from global_step_2): the jump of k3 KL at round R1 and the slope over the two round means, from the own records", {
