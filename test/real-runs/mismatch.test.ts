@@ -133,6 +133,32 @@ test("OpenRLHF 0.11.2 without IS correction logs no mismatch key: its train/logp
   }
 });
 
+test("OpenRLHF 0.11.2 with its IS correction (token level, thresholds 0.99 and 1.01): train/vllm_kl and train/is_filter_ratio read as logged, round means equal its own record's", {
+  skip: SKIP,
+}, async () => {
+  const c = byName("openrlhf", "is-correction");
+  const panel = mismatchPanel(alignRuns(await runsOf(c)));
+  assert.deepEqual(
+    panel.entries.map((e) => e.series.name),
+    ["train/vllm_kl", "train/is_filter_ratio"],
+  );
+  const own = survivingEntries(c).get("R0")!;
+  for (const e of panel.entries) {
+    const expected = ownMean(own, e.series.name);
+    assert.ok(
+      expected !== null && Math.abs((e.series.rounds[0].mean.mean as number) - expected) <= 1e-12,
+      `${e.series.name}: ${e.series.rounds[0].mean.mean} vs ${expected}`,
+    );
+  }
+  // The sampler's bfloat16 log-probs sit above the trainer's float32 ones on the sampled tokens: a positive signed gap.
+  assert.ok(panel.entries[0].series.points.every((p) => p.value > 0));
+  assert.equal(panel.entries[1].series.metric.comparable, false);
+  assert.deepEqual(
+    panel.lookAlikes.map((l) => l.key),
+    ["train/logprobs_diff"],
+  );
+});
+
 test("TRL 1.16 without vLLM logs no train/sampling/* key: the panel is empty and says when TRL logs them", { skip: SKIP }, async () => {
   // A run resumed into its own id (grpo-resume-same-id) is one archive run, frozen elsewhere: left out here.
   const distinct = (c: FixtureCase) => new Set(c.rounds.map((r) => r.wandbRunId)).size === c.rounds.length;
