@@ -9,3 +9,8 @@ export * from "./ppo-kl-by-position";
 export * from "./zero-grad-norm-updates";
 export * from "./rollout-round-table";
 export * from "./time-breakdown";
+export * from "./mismatch-series";
+export * from "./mismatch-drift";
+export * from "./mismatch-resumes";
+export * from "./mismatch-correction";
+export * from "./mismatch-panel";

@@ -10,3 +10,4 @@ export * from "./show-concept";
 export * from "./show-health";
 export { listText } from "./table-row-cap";
 export * from "./show-compare";
+export * from "./show-mismatch";

@@ -11,3 +11,4 @@ export * from "./concept-series";
 export * from "./health-flag-figure";
 export * from "./reduce-points";
 export * from "./compare-rounds";
+export * from "./mismatch-figure";

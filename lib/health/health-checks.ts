@@ -1,6 +1,8 @@
 /** The declared health checks, in report order (the order of health.csv and of the notebook). */
 import type { HealthCheck } from "./health-check";
 import { logprobGapJump } from "./logprob-gap-jump";
+import { mismatchDrift } from "./mismatch-drift";
+import { mismatchResumeSpike } from "./mismatch-resume-spike";
 import { missingTrainerPerf } from "./missing-trainer-perf";
 import { nonFinite } from "./non-finite";
 import { ppoKlFirstUpdate } from "./ppo-kl-first-update";
@@ -18,6 +20,8 @@ export const HEALTH_CHECKS: readonly HealthCheck[] = [
   nonFinite,
   truncationSurge,
   logprobGapJump,
+  mismatchDrift,
+  mismatchResumeSpike,
   ppoKlStuckZero,
   missingTrainerPerf,
   stepTimeMismatch,

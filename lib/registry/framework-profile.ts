@@ -7,6 +7,7 @@
 import type { ConceptMetric, KeyAlias, KeyFamily, MetricSpec } from "./metric-spec";
 import { CONCEPTS, type ConceptId } from "./concepts";
 import type { ConditionalMeaning, SemanticFlag } from "./semantic-flags";
+import type { MismatchSpec } from "./mismatch";
 
 /** A concept the framework does not log: the reason, printed wherever the concept would appear. */
 export interface AbsentConcept {
@@ -139,6 +140,8 @@ export interface FrameworkProfile<N extends string = string> {
   package: string;
   /** Meanings that hold when a flag has a value (a concept's rule, a check that does not apply). */
   meanings: readonly ConditionalMeaning[];
+  /** Its train/inference mismatch keys by quantity (lib/registry/mismatch.ts), and the keys that only look like them. */
+  mismatch: MismatchSpec;
 }
 
 /** Full specs by their concept metric: one object per (metric, concept), so callers may compare them. */

@@ -9,6 +9,7 @@ import type { ConceptId } from "./concepts";
 import type { AbsentConcept, FrameworkProfile } from "./framework-profile";
 import type { ConceptMetric, MetricSpec } from "./metric-spec";
 import { SLIME_PROFILE } from "./profile-slime";
+import { mismatchMetricsOf, type MismatchSpec } from "./mismatch";
 
 /** slime's metric of a concept, for the concepts miles computes and logs exactly as slime does. */
 function asSlime(concept: ConceptId): ConceptMetric {
@@ -116,6 +117,53 @@ function isMilesTimer(key: string): boolean {
   return !NOT_TIMERS.has(key) && SLIME_PROFILE.timers.isTimer(key);
 }
 
+const LOSSES = "miles/backends/training_utils/loss_hub/losses.py";
+
+/**
+ * miles' mismatch keys: slime's (the same TIS functions and rollout rows: loss_hub/corrections.py,
+ * log_utils.py), with its own abs diff (the trainer's scoring, 0 with --use-rollout-logprobs) and
+ * its k3 KL train/train_rollout_kl; train/ess_ratio is the PPO ratio's, not the correction's.
+ */
+const MILES_MISMATCH: MismatchSpec = {
+  metrics: {
+    ...SLIME_PROFILE.mismatch.metrics,
+    absDiff: [
+      {
+        key: "train/train_rollout_logprob_abs_diff",
+        grain: "update",
+        is: "mean |old log-prob - engine log-prob|, token means per rollout averaged over the update's rollouts (losses.py:340-351); 0 by construction with --use-rollout-logprobs",
+        comparable: true,
+        comparability: "the reference estimator; averaged per rollout, not over all tokens",
+        when: "whenever the engine returns log-probs",
+        source: `${LOSSES}:340-351`,
+      },
+    ],
+    k3Kl: [
+      {
+        key: "train/train_rollout_kl",
+        grain: "update",
+        is: "mean of r - 1 - log r, r = pi_old / pi_engine, per-token log-ratio clamped to [-10, 10] (low_var_kl), token means per rollout averaged over the update's rollouts; 0 by construction with --use-rollout-logprobs",
+        comparable: true,
+        comparability: "the reference estimator; the clamp changes only tokens whose log-ratio exceeds 10 in size",
+        when: "whenever the engine returns log-probs",
+        source: `${LOSSES}:353-360,374, loss_hub/math_utils.py compute_approx_kl`,
+      },
+      ...mismatchMetricsOf(SLIME_PROFILE.mismatch, "k3Kl"),
+    ],
+    ess: {
+      absent:
+        "miles logs no effective sample size of the engine-correction weights: train/ess_ratio is the ESS of the PPO update's ratio pi_new / pi_old (see look-alikes)",
+    },
+  },
+  lookAlikes: [
+    ...SLIME_PROFILE.mismatch.lookAlikes,
+    {
+      key: "train/ess_ratio",
+      is: "(sum w)^2 / (n sum w^2) with w = pi_new / pi_old: the PPO update's policy-ratio weights, ~1 at a batch's first update; not about the inference engine",
+    },
+  ],
+};
+
 /**
  * The miles profile. Signature: miles logs every key of slime's signature, so detection (which counts
  * matches and refuses a tie) tells them apart only by what each signature holds. miles' holds three of
@@ -176,7 +224,8 @@ export const MILES_PROFILE: FrameworkProfile<"miles"> = {
   flags: SLIME_PROFILE.flags,
   package: "miles",
   meanings: [
-    ...SLIME_PROFILE.meanings.filter((m) => m.concept?.id !== "logprobGap"),
+    // slime's, less its log-prob gap rule and its mismatch checks' reason, which differ in miles.
+    ...SLIME_PROFILE.meanings.filter((m) => m.concept?.id !== "logprobGap" && m.check?.name.startsWith("mismatch_") !== true),
     {
       when: { flag: "use_rollout_logprobs", equals: true },
       concept: {
@@ -185,5 +234,14 @@ export const MILES_PROFILE: FrameworkProfile<"miles"> = {
         isNot: "not a measurement of the train/rollout mismatch in such a run",
       },
     },
+    ...["mismatch_drift", "mismatch_resume_spike"].map((name) => ({
+      when: { flag: "use_rollout_logprobs", equals: true },
+      check: {
+        name,
+        notApplicable:
+          "with --use-rollout-logprobs miles compares the engine's log-probs with themselves: train/train_rollout_logprob_abs_diff and train/train_rollout_kl are 0 by construction, so there is no mismatch to follow",
+      },
+    })),
   ],
+  mismatch: MILES_MISMATCH,
 };

@@ -8,6 +8,7 @@
  */
 import type { ConceptMetric } from "./metric-spec";
 import type { SemanticFlag } from "./semantic-flags";
+import type { MismatchSpec } from "./mismatch";
 import { asLoggedStackCaption, stepRecordsDescription, type FrameworkProfile } from "./framework-profile";
 
 const perStep = (key: string, is: string, isNot: string): ConceptMetric => ({ key, grain: "rollout", is, isNot });
@@ -49,6 +50,53 @@ const OPENRLHF_FLAGS: readonly SemanticFlag[] = [
   { name: "algo.kl.init_coef", type: "number", concepts: ["klToRef"], checks: [], why: "the KL coefficient: with 0 no KL is computed", source: CLI },
   { name: "actor.entropy_coef", type: "number", concepts: ["entropy"], checks: [], why: "train/entropy_loss is logged only when it is set", source: CLI },
 ];
+
+const LOSS = "openrlhf/models/loss.py PolicyLoss";
+const WITH_IS_CORRECTION = "with --algo.advantage.is_correction_level token or seq and the ppo policy loss (vllm_kl and is_filter_ratio are set only then)";
+
+/** OpenRLHF 0.11.2's mismatch keys (models/loss.py, trainer/ray/ppo_actor.py). */
+const OPENRLHF_MISMATCH: MismatchSpec = {
+  metrics: {
+    absDiff: {
+      absent: "OpenRLHF logs no mean |log-prob difference| of trainer and vLLM (train/logprobs_diff is against the reference model: see look-alikes)",
+    },
+    signedGap: [
+      {
+        key: "train/vllm_kl",
+        grain: "rollout",
+        is: "mean of (vLLM log-prob - old log-prob) over a micro-batch's tokens, averaged over the step's micro-batches",
+        comparable: true,
+        comparability: "the reference estimator (its name says KL: it is the k1 estimate of KL(vLLM || trainer)), token means per micro-batch averaged",
+        when: WITH_IS_CORRECTION,
+        source: `${LOSS}, openrlhf/trainer/ray/ppo_actor.py`,
+      },
+    ],
+    k3Kl: { absent: "OpenRLHF logs no k3 estimate of the mismatch (train/vllm_kl is k1, the signed gap)" },
+    isRatioMean: { absent: "OpenRLHF logs no statistic of the correction's ratios" },
+    isRatioAbsDev: { absent: "OpenRLHF logs no statistic of the correction's ratios" },
+    isRatioMax: { absent: "OpenRLHF logs no statistic of the correction's ratios" },
+    isRatioMin: { absent: "OpenRLHF logs no statistic of the correction's ratios" },
+    ess: { absent: "OpenRLHF logs no effective sample size of the correction weights" },
+    correctedFraction: [
+      {
+        key: "train/is_filter_ratio",
+        grain: "rollout",
+        is: "fraction of a micro-batch's tokens (of its sequences at seq level) whose gated statistic (ratio, binary KL or TV) fell outside the thresholds: clamped (clip mode) or dropped (mask mode); averaged over the step's micro-batches",
+        comparable: false,
+        comparability:
+          "gated on the ratio by default, but on a binary KL or total variation with --algo.advantage.is_correction_gating; at seq level it counts sequences, not tokens",
+        when: WITH_IS_CORRECTION,
+        source: LOSS,
+      },
+    ],
+  },
+  lookAlikes: [
+    {
+      key: "train/logprobs_diff",
+      is: "mean of (policy log-prob - reference-model log-prob): the KL penalty's log-ratio against the initial model (openrlhf/trainer/ray/ppo_actor.py, ppo_utils/experience_maker.py), not the vLLM mismatch",
+    },
+  ],
+};
 
 /** The OpenRLHF profile. */
 export const OPENRLHF_PROFILE: FrameworkProfile<"openrlhf"> = {
@@ -128,4 +176,5 @@ export const OPENRLHF_PROFILE: FrameworkProfile<"openrlhf"> = {
     shortName: (k) => k,
     stackCaption: asLoggedStackCaption("training steps"),
   },
+  mismatch: OPENRLHF_MISMATCH,
 };

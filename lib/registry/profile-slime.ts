@@ -7,6 +7,7 @@
 import type { ConceptMetric, KeyAlias, KeyFamily, MetricSpec } from "./metric-spec";
 import type { FrameworkProfile } from "./framework-profile";
 import type { ConditionalMeaning, SemanticFlag } from "./semantic-flags";
+import type { MismatchSpec } from "./mismatch";
 
 /** Step keys slime declares with `wandb.define_metric`. `_step` is none of them. */
 export const STEP_KEYS = {
@@ -216,7 +217,7 @@ const SLIME_FLAGS: readonly SemanticFlag[] = [
     name: "use_rollout_logprobs",
     type: "bool",
     concepts: ["ppoKl", "logprobGap"],
-    checks: ["ppo_kl_first_update"],
+    checks: ["ppo_kl_first_update", "mismatch_drift", "mismatch_resume_spike"],
     why: "the old log-probs are the rollout engine's: ppo_kl at a batch's first update carries the engine mismatch instead of ~0, and the log-prob gap compares the current policy with the engine",
     source: ARGS,
   },
@@ -305,6 +306,14 @@ const SLIME_MEANINGS: readonly ConditionalMeaning[] = [
         "with --use-rollout-logprobs the old log-probs are the rollout engine's, so ppo_kl at a batch's first update is the engine mismatch and is expected to be non-zero",
     },
   },
+  ...["mismatch_drift", "mismatch_resume_spike"].map((name) => ({
+    when: { flag: "use_rollout_logprobs", equals: true },
+    check: {
+      name,
+      notApplicable:
+        "with --use-rollout-logprobs train/train_rollout_logprob_abs_diff compares the updating policy with the engine, so its drift and jumps carry the policy's own movement over a batch's updates, not the engine mismatch alone",
+    },
+  })),
 ];
 
 const reward: ConceptMetric = {
@@ -312,6 +321,107 @@ const reward: ConceptMetric = {
   grain: "rollout",
   is: "mean over the rollout batch's samples of the reward as the reward model or --custom-rm-path function returned it (the trainer's log_rollout_data row)",
   isNot: "defined by the run's reward function: not comparable across reward functions; not rollout/rewards, which is after GRPO's group normalisation",
+};
+
+const LOSS = "slime/backends/megatron_utils/loss.py";
+const MIS = "examples/train_infer_mismatch_helper/mis.py";
+/** How slime averages train/* keys: not a plain token mean over the batch (docs/slime-logging.md). */
+const SLIME_AVERAGE = "token means per sample group as slime's sum_of_sample_mean takes them, averaged over the optimizer update";
+const WITH_TIS = "with --use-tis or --get-mismatch-metrics";
+const WITH_MIS = "with the MIS example (--custom-tis-function-path examples/train_infer_mismatch_helper/mis.compute_mis_weights_with_cp)";
+const SAME = "the reference estimator";
+
+/** slime's train/inference mismatch keys (loss.py policy_loss_function, vanilla_tis_function, icepop_function at 624b824; mis.py). */
+const SLIME_MISMATCH: MismatchSpec = {
+  metrics: {
+    absDiff: [
+      {
+        key: "train/train_rollout_logprob_abs_diff",
+        grain: "update",
+        is: `mean |old log-prob - engine log-prob| (with --use-rollout-logprobs: the updating policy's log-prob), ${SLIME_AVERAGE}`,
+        comparable: true,
+        comparability: `${SAME}; averaged per sample group, not over all tokens, so long responses weigh less than in a plain token mean`,
+        when: "whenever the engine returns log-probs",
+        source: `${LOSS} policy_loss_function`,
+      },
+    ],
+    signedGap: [
+      {
+        key: "rollout/rollout_log_probs",
+        minus: "rollout/log_probs",
+        grain: "rollout",
+        is: "engine log-prob mean minus trainer (old) log-prob mean of the rollout batch, both averaged with the same masks and weights, so the difference is the mean of the per-token differences",
+        comparable: true,
+        comparability: `${SAME}, the trainer's scoring before the batch's first update; averaged per sample group`,
+        when: "whenever the trainer's rollout row logs both (log_rollout_data)",
+        source: "slime/observability/train_metric_utils.py log_rollout_data (per_rollout_mean_keys)",
+      },
+      {
+        key: "train/mis_kl",
+        grain: "update",
+        is: `mean of (engine log-prob - old log-prob), ${SLIME_AVERAGE}`,
+        comparable: true,
+        comparability: SAME,
+        when: WITH_MIS,
+        source: `${MIS} add_ppl_metrics`,
+      },
+    ],
+    k3Kl: [
+      {
+        key: "train/mis_k3_kl",
+        grain: "update",
+        is: `mean of r - 1 - log r, r = pi_old / pi_engine, ${SLIME_AVERAGE}`,
+        comparable: true,
+        comparability: SAME,
+        when: WITH_MIS,
+        source: `${MIS} add_ppl_metrics`,
+      },
+    ],
+    isRatioMean: [
+      {
+        key: "train/tis",
+        grain: "update",
+        stage: "raw",
+        is: `mean of exp(old log-prob - engine log-prob) before truncation, ${SLIME_AVERAGE}`,
+        comparable: true,
+        comparability: SAME,
+        when: WITH_TIS,
+        source: `${LOSS} vanilla_tis_function, icepop_function`,
+      },
+    ],
+    isRatioAbsDev: [
+      {
+        key: "train/tis_abs",
+        grain: "update",
+        is: `mean of |exp(old log-prob - engine log-prob) - 1|, ${SLIME_AVERAGE}`,
+        comparable: true,
+        comparability: SAME,
+        when: WITH_TIS,
+        source: `${LOSS} vanilla_tis_function`,
+      },
+    ],
+    isRatioMax: { absent: "slime logs no largest ratio (the MIS example logs train/mis_is_ratio_max_final, of the weights after its truncation and mask)" },
+    isRatioMin: { absent: "slime logs no smallest ratio (the MIS example logs train/mis_is_ratio_min_final, of the weights after its truncation and mask)" },
+    ess: { absent: "slime logs no effective sample size of the correction weights" },
+    correctedFraction: [
+      {
+        key: "train/tis_clipfrac",
+        grain: "update",
+        is: `fraction of tokens whose weight the correction changed: clamped to [tis_clip_low, tis_clip] (TIS) or zeroed outside it (icepop), ${SLIME_AVERAGE}`,
+        comparable: true,
+        comparability: `${SAME}; which tokens count depends on the correction (truncated or masked)`,
+        when: WITH_TIS,
+        source: `${LOSS} vanilla_tis_function, icepop_function`,
+      },
+    ],
+  },
+  lookAlikes: [
+    { key: "train/ois", is: "mean exp(-ppo_kl) = pi_new / pi_old: the PPO update's policy ratio, not the engine mismatch (1 at a batch's first update)" },
+    {
+      key: "train/train_rollout_logprob_diff",
+      is: "the signed difference (trainer - engine) slime logged before 2025-10-27 under the abs-diff name's place; read as the log-prob gap concept with a note, not as the signed gap (opposite sign)",
+    },
+  ],
 };
 
 /** The slime profile. */
@@ -357,4 +467,5 @@ export const SLIME_PROFILE: FrameworkProfile<"slime"> = {
     stackCaption:
       "Mean trainer time per rollout batch, by phase: train_wait (which holds data preprocessing, weight updates and checkpoint saves of the previous batch, and the wait for generation), the timers inside train, and train's untimed rest; a bar adds up to the mean step time",
   },
+  mismatch: SLIME_MISMATCH,
 };

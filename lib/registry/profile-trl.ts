@@ -8,6 +8,7 @@
  */
 import type { ConceptMetric } from "./metric-spec";
 import type { SemanticFlag } from "./semantic-flags";
+import type { MismatchSpec } from "./mismatch";
 import { asLoggedStackCaption, stepRecordsDescription, type FrameworkProfile } from "./framework-profile";
 
 const perRow = (key: string, is: string, isNot: string): ConceptMetric => ({ key, grain: "rollout", is, isNot });
@@ -74,6 +75,78 @@ const TRL_FLAGS: readonly SemanticFlag[] = [
     source: GRPO_CONFIG,
   },
 ];
+
+const SAMPLING = "trl/trainer/grpo_trainer.py _generate_and_score_completions";
+const WITH_VLLM_IS = "with use_vllm and vllm_importance_sampling_correction (default true)";
+const APPLIED =
+  "the ratio after the correction: clamped to [clip_min, clip_max] (truncate modes) or set to 0 outside it (mask modes), per token or per sequence (sequence modes: exp of the sequence's summed log-ratio)";
+
+/** TRL 1.16's train/sampling/* keys (grpo_trainer.py): logged only with vLLM generation, so none of the real fixtures (no vLLM) has them. */
+const TRL_MISMATCH: MismatchSpec = {
+  metrics: {
+    absDiff: [
+      {
+        key: "train/sampling/sampling_logp_difference/mean",
+        grain: "rollout",
+        is: `mean |old log-prob - vLLM log-prob| over each process's completion tokens (tokens vLLM could not score left out), averaged over processes, then ${AVERAGED}`,
+        comparable: true,
+        comparability: "the reference estimator; a token mean per process and logged step, averaged",
+        when: WITH_VLLM_IS,
+        source: SAMPLING,
+      },
+    ],
+    signedGap: { absent: "TRL logs only the absolute difference (mean and max) and the ratio's statistics" },
+    k3Kl: { absent: "TRL logs no KL estimate of the vLLM/trainer mismatch" },
+    isRatioMean: [
+      {
+        key: "train/sampling/importance_sampling_ratio/mean",
+        grain: "rollout",
+        stage: "applied",
+        is: `mean of ${APPLIED}, ${AVERAGED}`,
+        comparable: false,
+        comparability: "the ratio after truncation or mask, not the raw ratio; at sequence level a ratio per sequence, not per token",
+        when: WITH_VLLM_IS,
+        source: SAMPLING,
+      },
+    ],
+    isRatioAbsDev: { absent: "TRL logs no mean |ratio - 1|" },
+    isRatioMax: [
+      {
+        key: "train/sampling/importance_sampling_ratio/max",
+        grain: "rollout",
+        stage: "applied",
+        is: `largest of ${APPLIED}, over processes; mean of those over the logging interval`,
+        comparable: false,
+        comparability: "capped by the truncation; a mean of per-step maxima over the logging interval",
+        when: WITH_VLLM_IS,
+        source: SAMPLING,
+      },
+    ],
+    isRatioMin: [
+      {
+        key: "train/sampling/importance_sampling_ratio/min",
+        grain: "rollout",
+        stage: "applied",
+        is: `smallest of ${APPLIED}, over processes; mean of those over the logging interval`,
+        comparable: false,
+        comparability: "0 whenever a mask mode dropped a token; a mean of per-step minima over the logging interval",
+        when: WITH_VLLM_IS,
+        source: SAMPLING,
+      },
+    ],
+    ess: { absent: "TRL logs no effective sample size of the correction weights" },
+    correctedFraction: {
+      absent:
+        "TRL logs no fraction of tokens truncated or masked (how many ratios fall outside [0.9, 1.1], as in huggingface/trl#6789, needs the per-token ratios, which are not in the history)",
+    },
+  },
+  lookAlikes: [
+    {
+      key: "train/sampling/sampling_logp_difference/max",
+      is: "the largest |old - vLLM log-prob| of a step (over processes): a batch extreme, averaged over the logging interval; it grows with the number of tokens",
+    },
+  ],
+};
 
 /** The TRL GRPOTrainer profile. */
 export const TRL_PROFILE: FrameworkProfile<"trl"> = {
@@ -169,4 +242,5 @@ export const TRL_PROFILE: FrameworkProfile<"trl"> = {
     shortName: (k) => k,
     stackCaption: asLoggedStackCaption("logged steps"),
   },
+  mismatch: TRL_MISMATCH,
 };

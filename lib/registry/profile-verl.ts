@@ -8,6 +8,7 @@
  */
 import type { ConceptMetric } from "./metric-spec";
 import type { SemanticFlag } from "./semantic-flags";
+import type { MismatchSpec } from "./mismatch";
 import { asLoggedStackCaption, stepRecordsDescription, type FrameworkProfile } from "./framework-profile";
 
 const STEP = "training steps";
@@ -92,6 +93,141 @@ const VERL_FLAGS: readonly SemanticFlag[] = [
     source: CONFIG,
   },
 ];
+
+const CORR = "verl/trainer/ppo/rollout_corr_helper.py";
+const OFF_POLICY =
+  "whenever the rollout returns log-probs (compute_offpolicy_metrics runs with every rollout correction config, and without one in verl 0.9.1's trainer)";
+const WITH_IS = "with algorithm.rollout_correction.rollout_is set";
+const STEP_TOKENS = "over the step's response tokens";
+
+/** verl 0.9.1's rollout_corr/* keys (rollout_corr_helper.py; checked in its own runs, test/fixtures/real-runs/verl). */
+const VERL_MISMATCH: MismatchSpec = {
+  metrics: {
+    absDiff: [
+      {
+        key: "rollout_corr/log_ppl_abs_diff",
+        grain: "rollout",
+        is: "mean over the step's sequences of |engine mean log-prob - trainer mean log-prob| of the sequence",
+        comparable: false,
+        comparability:
+          "another estimator: the absolute value of a per-sequence mean difference, so token differences of opposite sign cancel inside a sequence; at most the token mean |difference|, often far below it",
+        when: OFF_POLICY,
+        source: `${CORR} compute_offpolicy_metrics`,
+      },
+    ],
+    signedGap: [
+      {
+        key: "rollout_corr/kl",
+        grain: "rollout",
+        is: `mean of (engine log-prob - old log-prob) ${STEP_TOKENS}`,
+        comparable: true,
+        comparability: "the reference estimator, a plain token mean over the step",
+        when: OFF_POLICY,
+        source: `${CORR} compute_offpolicy_metrics`,
+      },
+      {
+        key: "rollout_corr/log_ppl_diff",
+        grain: "rollout",
+        is: "mean over the step's sequences of (engine mean log-prob - trainer mean log-prob) of the sequence",
+        comparable: true,
+        comparability: "the reference estimator averaged per sequence (each sequence weighs the same, whatever its length)",
+        when: OFF_POLICY,
+        source: `${CORR} compute_offpolicy_metrics`,
+      },
+    ],
+    k3Kl: [
+      {
+        key: "rollout_corr/k3_kl",
+        grain: "rollout",
+        is: `mean of r - 1 - log r, r = pi_old / pi_engine, ${STEP_TOKENS}`,
+        comparable: true,
+        comparability: "the reference estimator, a plain token mean over the step",
+        when: OFF_POLICY,
+        source: `${CORR} compute_offpolicy_metrics`,
+      },
+    ],
+    isRatioMean: [
+      {
+        key: "rollout_corr/rollout_is_mean",
+        grain: "rollout",
+        stage: "applied",
+        is: `mean of the applied weights ${STEP_TOKENS}: truncated at the upper threshold (TIS) or zeroed outside the bounds (icepop)`,
+        comparable: false,
+        comparability: "the weights after truncation or mask, not the raw ratio: below the raw mean whenever a weight was cut",
+        when: WITH_IS,
+        source: `${CORR} compute_is_metrics`,
+      },
+    ],
+    isRatioAbsDev: { absent: "verl logs no mean |ratio - 1| (rollout_corr/rollout_is_std is the applied weights' spread)" },
+    isRatioMax: [
+      {
+        key: "rollout_corr/rollout_is_max",
+        grain: "rollout",
+        stage: "applied",
+        is: "largest applied weight of the step (token level), or largest raw sequence ratio (sequence level)",
+        comparable: false,
+        comparability: "at token level the weights after truncation, capped at the threshold; not the raw largest ratio",
+        when: WITH_IS,
+        source: `${CORR} compute_is_metrics`,
+      },
+    ],
+    isRatioMin: [
+      {
+        key: "rollout_corr/rollout_is_min",
+        grain: "rollout",
+        stage: "applied",
+        is: "smallest applied weight of the step (token level), or smallest raw sequence ratio (sequence level)",
+        comparable: false,
+        comparability: "at token level the weights after truncation or mask (icepop zeroes), not the raw smallest ratio",
+        when: WITH_IS,
+        source: `${CORR} compute_is_metrics`,
+      },
+    ],
+    ess: [
+      {
+        key: "rollout_corr/rollout_is_eff_sample_size",
+        grain: "rollout",
+        stage: "applied",
+        is: `1 / mean((w / mean w)^2) ${STEP_TOKENS}, w the weights clamped to [0, threshold]: (sum w)^2 / (n sum w^2)`,
+        comparable: true,
+        comparability: "the reference estimator over the applied weights",
+        when: WITH_IS,
+        source: `${CORR} compute_is_metrics`,
+      },
+    ],
+    correctedFraction: [
+      {
+        key: "rollout_corr/rollout_is_ratio_fraction_high",
+        grain: "rollout",
+        is: "fraction of the step's tokens (sequences at sequence level) whose raw ratio exceeds the upper threshold: truncated by TIS",
+        comparable: true,
+        comparability:
+          "the reference estimator for truncation at the upper bound; icepop also zeroes those below the lower bound (rollout_corr/rollout_is_ratio_fraction_low)",
+        when: WITH_IS,
+        source: `${CORR} compute_is_metrics`,
+      },
+      {
+        key: "rollout_corr/rollout_rs_masked_fraction",
+        grain: "rollout",
+        is: "fraction of the step's tokens rejection sampling masked out of the loss",
+        comparable: true,
+        comparability: "the reference estimator for masking",
+        when: "with algorithm.rollout_correction.rollout_rs set",
+        source: `${CORR} compute_rollout_rejection_mask`,
+      },
+    ],
+  },
+  lookAlikes: [
+    {
+      key: "training/rollout_probs_diff_mean",
+      is: "mean |p_trainer - p_engine| of token probabilities, not log-probs (verl/utils/debug/metrics.py calculate_debug_metrics): small for unlikely tokens whatever their log-prob gap",
+    },
+    {
+      key: "rollout_corr/chi2_token",
+      is: "E[rho^2] - 1 of the raw token ratios: 1 / (1 + chi2_token) is the effective sample size of the untruncated weights, not shown as one",
+    },
+  ],
+};
 
 /** The verl profile. */
 export const VERL_PROFILE: FrameworkProfile<"verl"> = {
@@ -208,4 +344,5 @@ export const VERL_PROFILE: FrameworkProfile<"verl"> = {
     shortName: (k) => k,
     stackCaption: asLoggedStackCaption(STEP),
   },
+  mismatch: VERL_MISMATCH,
 };

@@ -13,6 +13,8 @@ test("defaults are the issue's rules", () => {
     non_finite: {},
     truncation_surge: { min_fraction: 0.5, median_multiple: 3 },
     logprob_gap_jump: { median_multiple: 5 },
+    mismatch_drift: { scale: 1 },
+    mismatch_resume_spike: { scale: 1, window: 3 },
     ppo_kl_stuck_zero: { threshold: 1e-8, min_updates: 3 },
     missing_trainer_perf: {},
     step_time_mismatch: { relative_tolerance: 0.01, absolute_tolerance_s: 0.05 },
@@ -35,7 +37,7 @@ test("runs.json health object overrides defaults, environment overrides both; so
   assert.equal(src["truncation_surge.min_fraction"], "environment");
   assert.equal(src["truncation_surge.median_multiple"], "runs.json");
   assert.equal(src["ppo_kl_first_update.threshold"], "default");
-  assert.equal(s.rows.length, 12);
+  assert.equal(s.rows.length, 15);
 });
 
 test("invalid values read `invalid <option>: <value> (<allowed>)`", () => {

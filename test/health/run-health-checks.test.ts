@@ -23,6 +23,8 @@ test("the bundled sample: one flag (the NaN rollout/kl of rollout 47, R2); every
       ["non_finite", "flagged", 1],
       ["truncation_surge", "no flags", 0],
       ["logprob_gap_jump", "no flags", 0],
+      ["mismatch_drift", "no flags", 0],
+      ["mismatch_resume_spike", "no flags", 0],
       ["ppo_kl_stuck_zero", "no flags", 0],
       ["missing_trainer_perf", "no flags", 0],
       ["step_time_mismatch", "no flags", 0],

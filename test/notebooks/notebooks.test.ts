@@ -111,12 +111,15 @@ for (const nb of NOTEBOOKS) {
         assert.match(text, /66, 70, 82, 116, 140, 142, 156, 160/);
         assert.match(text, /<td[^>]*>0\.18025<\/td>/);
         assert.match(text, /-26\.4%/);
+        // The mismatch panel on the sample: slime's abs diff and signed gap, slopes over the four round means.
+        assert.match(text, /train\/train_rollout_logprob_abs_diff: \+4\.24e-5 per round, the least-squares slope of 4 round means/);
+        assert.match(text, /rollout\/rollout_log_probs - rollout\/log_probs: -3\.19e-5 per round/);
         staticRendererShowsEveryFigure(executed, ws.dir);
       }
       if (nb.startsWith("04")) assert.match(text, /R1: truncated 20\.4%/);
       if (nb.startsWith("06")) {
         // The sample's one flag: the NaN rollout/kl of rollout 47 (R2); single zero gradient norms make no streak.
-        assert.match(text, /4 runs \(R0, R1, R2, R3\), 160 optimizer updates, 80 rollout batches: 1 flag\(s\) from 1 of 10 checks/);
+        assert.match(text, /4 runs \(R0, R1, R2, R3\), 160 optimizer updates, 80 rollout batches: 1 flag\(s\) from 1 of 12 checks/);
         assert.match(text, /non_finite: 1 flag \[warning\]/);
         assert.match(text, /zero_grad_norm_streak: 0 flags \[warning\] \(rule: 3 or more consecutive display updates/);
         assert.match(text, /<td[^>]*>rollout\/kl<\/td><td[^>]*>NaN<\/td>/);

@@ -159,6 +159,13 @@ test("notebooks 01-06 run headless on a verl, an OpenRLHF and a TRL workspace; s
     );
     assert.match(text("03-policy-diagnostics"), /ppo_kl by update position: not applicable/);
     assert.match(text("03-policy-diagnostics"), /updates with gradient norm exactly 0: not applicable/);
+    // The mismatch panel reads each framework's own keys, or says there are none.
+    const mismatch: Record<string, RegExp> = {
+      verl: /rollout_corr\/k3_kl: [-+0-9.e]+ per round, the least-squares slope of \d round means/,
+      trl: /train\/sampling\/sampling_logp_difference\/mean: [-+0-9.e]+ per round, the least-squares slope of \d round means/,
+      openrlhf: /Train\/inference mismatch: nothing to show.\* these OpenRLHF runs log none of its declared mismatch keys/,
+    };
+    assert.match(text("03-policy-diagnostics"), mismatch[name], `${name}: the mismatch panel`);
     assert.match(text("05-export"), /framework profile: .*\(detected\)/);
   }
 });

@@ -53,6 +53,11 @@ CASES = {
     "plain": ("orlplain1", ["--actor.entropy_coef", "0"], None),
     "killed": ("orlkill01", ["--ckpt.save_steps", "2"], 3),
     "resumed": ("orlresum1", ["--ckpt.save_steps", "2", "--ckpt.load_enable"], None),
+    "is-correction": (
+        "orliscor1",
+        ["--algo.advantage.is_correction_level", "token", "--algo.advantage.is_correction_threshold", "0.99", "1.01"],
+        None,
+    ),
 }
 NOTES = {
     "plain": "5 training steps (one rollout batch each: 2 prompts x 2 samples), eval every 2 steps (steps 2 and 4), "
@@ -60,6 +65,10 @@ NOTES = {
     "killed": "Same data/settings without entropy; checkpoint every 2 steps; the process is SIGKILLed right after "
     "OpenRLHF logged global_step 3 (17 s after, past wandb-core's 15 s transaction-log flush, so the records it "
     "had received are on disk): the .wandb log has no exit record; TensorBoard keeps only what its writer had flushed.",
+    "is-correction": "As plain without entropy, with OpenRLHF's vLLM importance-sampling correction per token "
+    "(--algo.advantage.is_correction_level token, mask mode, ratio gating, thresholds 0.99 and 1.01): the sampler "
+    "returns the log-prob of each sampled token (vLLM's processed log-probs) from its bfloat16 copy of the weights, "
+    "the trainer scores in float32, so train/vllm_kl and train/is_filter_ratio measure a real precision mismatch.",
     "resumed": "Restart of the killed run: --ckpt.load_enable restores global_step 2 (and the dataloader state) from "
     "the killed run's checkpoint; OpenRLHF opens a NEW W&B run (no resume id) and re-logs steps 3..5 plus eval at 4.",
 }
@@ -233,6 +242,7 @@ class HFGenerateEngine:
         eos = self.tokenizer.eos_token_id
         max_tokens = sampling_params.max_tokens or (self.max_model_len - len(ids))
         out = []
+        logprobs = []
         with torch.no_grad():
             for i in range(max_tokens):
                 logits = self.model(torch.tensor([ids + out])).logits[0, -1].float()
@@ -244,10 +254,16 @@ class HFGenerateEngine:
                 else:
                     tok = int(logits.argmax())
                 out.append(tok)
+                if sampling_params.logprobs is not None:
+                    # vLLM's processed log-probs: of the distribution sampled from (after temperature),
+                    # one dict per token, the sampled token's entry read by openrlhf/utils/agent.py.
+                    scaled = logits / sampling_params.temperature if sampling_params.temperature else logits
+                    lp = float(torch.log_softmax(scaled, -1)[tok])
+                    logprobs.append({tok: types.SimpleNamespace(logprob=lp)})
                 if tok == eos:
                     break
         finish = "stop" if out and out[-1] == eos else "length"
-        yield RequestOutput(outputs=[CompletionOutput(token_ids=out, finish_reason=finish, logprobs=None)])
+        yield RequestOutput(outputs=[CompletionOutput(token_ids=out, finish_reason=finish, logprobs=logprobs if sampling_params.logprobs is not None else None)])
 
 
 def _fake_vllm():

@@ -33,6 +33,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 from count_history import counted_in  # noqa: E402  (tools/real-runs/, beside this folder)
+
+# tools/real-runs/ also holds trl/ (TRL's maker), which Python would take for a namespace package
+# `trl`: verl's is_trl_available() then says yes and its monkey patch fails to import from it.
+sys.path.remove(str(HERE.parent))
 REPO = HERE.parents[2]
 OUT_ROOT = REPO / "test" / "fixtures" / "real-runs" / "verl"
 SEED = 1234
@@ -72,6 +76,19 @@ CASES = {
     "ckpt": dict(total_steps=3, val_before_train=True, test_freq=2, save_freq=2, ckpt_dir="ckpt", notes="checkpoint saved at step 2 (save_freq=2) and at the last step 3; the run then ends cleanly. Its checkpoint directory global_step_2 is what `resume` starts from"),
     "resume": dict(total_steps=5, val_before_train=True, test_freq=2, save_freq=-1, ckpt_dir="ckpt", resume_from="global_step_2", needs="ckpt", notes="a NEW W&B run resuming from ckpt's global_step_2 checkpoint (trainer.resume_mode=resume_path): verl sets global_steps=2, logs a val-before-train row at step 2, then re-logs step 3 (which ckpt also logged) and continues to 5"),
     "failed": dict(total_steps=6, val_before_train=False, test_freq=-1, save_freq=-1, fail_after_reward_calls=24, notes="the reward function raises RuntimeError during step 4's rollout (after 3 x 8 reward calls): the exception propagates out of fit(), the process exits 1, wandb records a non-zero exit (state failed); rows for steps 1-3 only"),
+    "rollout-corr": dict(
+        total_steps=3,
+        val_before_train=False,
+        test_freq=-1,
+        save_freq=-1,
+        extra_overrides=[
+            "algorithm.rollout_correction.rollout_is=token",
+            "algorithm.rollout_correction.rollout_is_threshold=1.001",
+            "algorithm.rollout_correction.rollout_rs=token_k1",
+            "algorithm.rollout_correction.rollout_rs_threshold=0.999_1.001",
+        ],
+        notes="rollout correction on (decoupled mode): token-level truncated IS at 1.001 and token-level rejection sampling outside [0.999, 1.001], thresholds this tight so that the small mismatch of the CPU sampler is truncated and masked; verl then logs rollout_corr/rollout_is_* and rollout_corr/rollout_rs_* beside the off-policy metrics",
+    ),
     "killed": dict(total_steps=8, val_before_train=False, test_freq=-1, save_freq=-1, kill_at_step=6, notes="the process SIGKILLs itself 3 s after verl logged step 6 (as an OOM kill or a preempted node would): no exit record; wandb-core writes the transaction log in 32 KiB blocks and dies with the process before writing its last partial block, so the .wandb holds only the rows in its complete blocks (fewer than the 6 steps in own-record.jsonl)"),
 }
 
@@ -656,6 +673,7 @@ def child_main(spec_path):
         f"trainer.test_freq={spec.get('test_freq', -1)}",
         f"trainer.save_freq={spec.get('save_freq', -1)}",
         f"trainer.use_v1={spec.get('use_v1', False)}",
+        *spec.get("extra_overrides", []),
     ]
     ckpt_dir = spec.get("ckpt_dir")
     if ckpt_dir:
