@@ -77,7 +77,22 @@ const VERL_FLAGS: readonly SemanticFlag[] = [
   },
   {
     name: "algorithm.rollout_correction.rollout_rs",
-    type: { oneOf: ["token", "sequence", "geometric"] },
+    // verl 0.9.1 RolloutCorrectionConfig: a comma-delimited list of canonical modes.
+    type: {
+      listOf: [
+        "token_k1",
+        "token_k2",
+        "token_k3",
+        "seq_sum_k1",
+        "seq_sum_k2",
+        "seq_sum_k3",
+        "seq_mean_k1",
+        "seq_mean_k2",
+        "seq_mean_k3",
+        "seq_max_k2",
+        "seq_max_k3",
+      ],
+    },
     concepts: ["logprobGap"],
     checks: [],
     why: "rollout rejection sampling masks samples whose train/rollout ratio is out of bounds",

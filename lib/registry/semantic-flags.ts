@@ -7,8 +7,8 @@
 import type { ConceptId } from "./concepts";
 import { compareVersions, type RunVersions } from "./versions";
 
-/** A flag's value type: a boolean, a number, or a string from a declared set. */
-export type FlagType = "bool" | "number" | { oneOf: readonly string[] };
+/** A flag's value type: a boolean, a number, a string from a declared set, or a comma-separated list of such strings (kept as written, trimmed). */
+export type FlagType = "bool" | "number" | { oneOf: readonly string[] } | { listOf: readonly string[] };
 
 /** A flag's value. */
 export type FlagValue = boolean | number | string;
@@ -84,7 +84,10 @@ export function readFlags(declared: readonly SemanticFlag[], config: Readonly<Re
 function typed(type: FlagType, raw: unknown): FlagValue | undefined {
   if (type === "bool") return typeof raw === "boolean" ? raw : undefined;
   if (type === "number") return typeof raw === "number" && Number.isFinite(raw) ? raw : undefined;
-  return typeof raw === "string" && type.oneOf.includes(raw) ? raw : undefined;
+  if (typeof raw !== "string") return undefined;
+  if ("oneOf" in type) return type.oneOf.includes(raw) ? raw : undefined;
+  const parts = raw.split(",").map((x) => x.trim());
+  return parts.every((x) => type.listOf.includes(x)) ? parts.join(",") : undefined;
 }
 
 function typeOf(raw: unknown): string {
@@ -94,7 +97,8 @@ function typeOf(raw: unknown): string {
 }
 
 function typeText(type: FlagType): string {
-  return typeof type === "string" ? type : `one of ${type.oneOf.join(", ")}`;
+  if (typeof type === "string") return type;
+  return "oneOf" in type ? `one of ${type.oneOf.join(", ")}` : `a comma-separated list of ${type.listOf.join(", ")}`;
 }
 
 /** The value at a dot path: whole keys first (a flat config may hold a dotted key), then nested objects and reprs. */

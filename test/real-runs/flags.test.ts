@@ -17,6 +17,8 @@ import { loadArchive } from "../../lib/archive/load-archive";
 import { alignRuns } from "../../lib/align/align-runs";
 import { archiveAndExportsText } from "../archive/written-text";
 import { meaningNotes } from "../../lib/registry/profiles";
+import { VERL_PROFILE } from "../../lib/registry/profile-verl";
+import { readFlags } from "../../lib/registry/semantic-flags";
 import { fixtureCases, type FixtureCase } from "./own-record";
 
 const ROOT = path.resolve(__dirname, "../fixtures/real-runs");
@@ -64,6 +66,26 @@ test("TRL: the GRPOConfig flags are frozen typed, as the maker set them; output_
   assert.ok(!written.includes(outDirValue), "output_dir's value reaches no file");
   assert.ok(!written.includes("/tmp/trl-model-"), "the model path reaches no file");
   assert.ok(!written.includes("transformers_version") && !written.includes("adam_beta1"), "no undeclared config name reaches any file");
+});
+
+test("verl rollout correction: rollout_is and the comma-list rollout_rs read as the maker set them, nothing dropped", { skip }, async () => {
+  const c = findCase("verl", "rollout-corr")!;
+  const set = (name: string) => (c.options.extra_overrides as string[]).find((o) => o.startsWith(`${name}=`))!.split("=")[1];
+  const { run } = await freeze(c);
+  assert.equal(run.flags?.["algorithm.rollout_correction.rollout_is"]?.value, set("algorithm.rollout_correction.rollout_is"));
+  assert.equal(run.flags?.["algorithm.rollout_correction.rollout_rs"]?.value, set("algorithm.rollout_correction.rollout_rs"));
+  assert.equal(run.flagsDropped, undefined);
+  // A list of modes is read as written; a mode verl does not have is dropped by its type, never its value.
+  const rs = VERL_PROFILE.flags.find((f) => f.name === "algorithm.rollout_correction.rollout_rs")!;
+  assert.deepEqual(readFlags([rs], { algorithm: { rollout_correction: { rollout_rs: "token_k1, seq_max_k3" } } }).flags, {
+    "algorithm.rollout_correction.rollout_rs": "token_k1,seq_max_k3",
+  });
+  assert.deepEqual(readFlags([rs], { algorithm: { rollout_correction: { rollout_rs: "token_k1,secret" } } }).dropped, [
+    {
+      name: "algorithm.rollout_correction.rollout_rs",
+      reason: `expected a comma-separated list of ${(rs.type as { listOf: string[] }).listOf.join(", ")}, got another string`,
+    },
+  ]);
 });
 
 test("verl: nested Hydra entries are read by their dot path; OpenRLHF: namespace reprs", { skip }, async () => {

@@ -121,10 +121,16 @@ test("flagsLines: a run's declared flags, or 'unknown' when no config was read",
     "flags of run a (round R0): use_rollout_logprobs = true",
     "flags of run b (round R1): unknown (no config was read); metrics keep their default meaning",
   ]);
-  // Then the meanings the flag makes hold in run a: ppo_kl's and the gap's rules, the check not applicable.
+  // Then the meanings the flag makes hold in run a: ppo_kl's and the gap's rules, and three checks not applicable.
   assert.deepEqual(
-    lines.slice(2).map((l) => l.split(":")[0]),
-    ["use_rollout_logprobs = true in run a", "use_rollout_logprobs = true in run a", "use_rollout_logprobs = true in run a"],
+    lines.slice(2).map((l) => l.split(": ").slice(0, 2).join(": ").replace(/ not applicable$/, "")),
+    [
+      "use_rollout_logprobs = true in run a: ppoKl",
+      "use_rollout_logprobs = true in run a: logprobGap",
+      "use_rollout_logprobs = true in run a: ppo_kl_first_update",
+      "use_rollout_logprobs = true in run a: mismatch_drift",
+      "use_rollout_logprobs = true in run a: mismatch_resume_spike",
+    ],
   );
   assert.match(lines[4], /ppo_kl_first_update not applicable: with --use-rollout-logprobs/);
 });
