@@ -123,7 +123,13 @@ test("flagsLines: a run's declared flags, or 'unknown' when no config was read",
   ]);
   // Then the meanings the flag makes hold in run a: ppo_kl's and the gap's rules, and three checks not applicable.
   assert.deepEqual(
-    lines.slice(2).map((l) => l.split(": ").slice(0, 2).join(": ").replace(/ not applicable$/, "")),
+    lines.slice(2).map((l) =>
+      l
+        .split(": ")
+        .slice(0, 2)
+        .join(": ")
+        .replace(/ not applicable$/, ""),
+    ),
     [
       "use_rollout_logprobs = true in run a: ppoKl",
       "use_rollout_logprobs = true in run a: logprobGap",
