@@ -5,7 +5,7 @@
  * A record without a coordinate is counted, never placed; a bin without a record has no cell.
  */
 import { MeanAccumulator } from "../diagnostics/round-mean";
-import type { FrameworkProfile } from "../registry/framework-profile";
+import { absentReason, metricOf, type FrameworkProfile } from "../registry/framework-profile";
 import { keysFor } from "../registry/metric-lookup";
 import type { AlignedRuns, RolloutRecord, UpdateRecord } from "../types";
 import { forEachBlock } from "../values/key-column";
@@ -55,15 +55,33 @@ function coordinates(aligned: AlignedRuns, profile: FrameworkProfile, axis: Comp
       return { updates: of(updates, (u) => u.update - 1), rollouts: of(rollouts, (r) => (first.get(`${r.runId}\u0000${r.rollout}`) ?? Number.NaN) - 1) };
     }
     case "tokens":
-      return {
-        none: `${profile.label}: no key of its is read as tokens seen (the registry, lib/registry/concepts.ts, declares no tokens-seen concept), so its tokens seen are unknown; never estimated (e.g. from response lengths)`,
-      };
+      return tokenCoordinates(aligned, profile);
     case "wall": {
       if (wall === null) return { none: "no wall clock read" };
       if ("none" in wall) return { none: wall.none };
       return { updates: of(updates, (u) => wall.at(u.runId, [u.historyStep])), rollouts: of(rollouts, (r) => wall.at(r.runId, r.historySteps)) };
     }
   }
+}
+
+/**
+ * Tokens seen at each record: the profile's tokensSeen key as logged (finite values only; a record
+ * without it has none), an update at its batch's value; or why the framework logs none. Never
+ * estimated from response lengths.
+ */
+function tokenCoordinates(aligned: AlignedRuns, profile: FrameworkProfile): Coordinates {
+  const metric = metricOf(profile, "tokensSeen");
+  if (metric === null) return { none: `${absentReason(profile, "tokensSeen")}; tokens seen are never estimated (e.g. from response lengths)` };
+  const rollouts = new Float64Array(aligned.rollouts.length).fill(Number.NaN);
+  forEachBlock(aligned.rollouts, [keysFor(profile, metric.key)], (from, to, [block]) => {
+    for (let j = from; j < to; j++) if (block.found[j - from] !== 0 && Number.isFinite(block.values[j - from])) rollouts[j] = block.values[j - from];
+  });
+  const atBatch = new Map<string, number>();
+  aligned.rollouts.forEach((r, j) => {
+    if (!Number.isNaN(rollouts[j])) atBatch.set(`${r.runId}\u0000${r.rollout}`, rollouts[j]);
+  });
+  const updates = Float64Array.from(aligned.updates, (u) => atBatch.get(`${u.runId}\u0000${u.rollout}`) ?? Number.NaN);
+  return { updates, rollouts };
 }
 
 /** Accumulators of one column by bin. */

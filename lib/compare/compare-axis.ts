@@ -35,7 +35,7 @@ export const AXIS_MEANING: Readonly<Record<AxisName, { unit: string; is: string 
   },
   tokens: {
     unit: "tokens",
-    is: "tokens seen, read from the registry's tokens-seen concept: the registry declares none yet, so this axis refuses every concept (never estimated, e.g. from response lengths)",
+    is: "tokens seen as the framework logs them (the registry's tokensSeen concept: TRL's train/num_tokens, prompt and completion tokens so far); an update counts at its batch's value; frameworks that log no such count are refused (never estimated, e.g. from response lengths)",
   },
   wall: {
     unit: "s",

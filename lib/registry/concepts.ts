@@ -20,7 +20,8 @@ export type ConceptId =
   | "rolloutTime"
   | "actorTokPerS"
   | "stepTime"
-  | "reward";
+  | "reward"
+  | "tokensSeen";
 
 /**
  * Which way is better when two runs differ: "higher", "lower", or "neither" (a diagnostic whose
@@ -159,6 +160,15 @@ export const CONCEPTS: Readonly<Record<ConceptId, Concept>> = {
     direction: "higher",
     corridor: band(0.1, 0.02),
     compareRule: "defined by that run's reward function: never comparable across reward functions, datasets or reward scales",
+  }),
+  tokensSeen: c({
+    id: "tokensSeen",
+    label: "tokens seen",
+    unit: "tokens",
+    is: "cumulative count of the tokens the trainer has taken in since the run's first step, as the framework counts them (prompt and completion, or completion only: the profile says which)",
+    direction: "neither",
+    corridor: band(0.01, 1),
+    compareRule: "a position on the training axis (the comparison's tokens axis), not an outcome: never compared as a value",
   }),
 };
 

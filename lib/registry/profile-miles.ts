@@ -213,6 +213,7 @@ export const MILES_PROFILE: FrameworkProfile<"miles"> = {
     truncated: asSlime("truncated"),
     rolloutTime: asSlime("rolloutTime"),
     reward: asSlime("reward"),
+    tokensSeen: { absent: "miles logs no cumulative token count (perf/actor_train_tok_per_s is a throughput of one batch)" },
   },
   otherMetrics: MILES_OTHER_METRICS,
   // No renamed keys: miles' history never logged slime's double-prefixed rollout/rollout/spec_* keys.

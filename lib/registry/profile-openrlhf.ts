@@ -159,6 +159,7 @@ export const OPENRLHF_PROFILE: FrameworkProfile<"openrlhf"> = {
       "mean over the step's samples of the reward the reward model or --reward.remote_url function returned (status key `reward`)",
       "defined by the run's reward function: not comparable across reward functions; not the shaped return (train/return) nor the group-normalised advantage",
     ),
+    tokensSeen: { absent: "OpenRLHF logs no token count" },
   },
   otherMetrics: {},
   keyAliases: {},

@@ -448,6 +448,7 @@ export const SLIME_PROFILE: FrameworkProfile<"slime"> = {
     klToRef: klLoss,
     stepTime,
     reward,
+    tokensSeen: { absent: "slime logs no cumulative token count (perf/actor_train_tok_per_s is a throughput of one batch)" },
   },
   otherMetrics: SLIME_OTHER_METRICS,
   keyAliases: KEY_ALIASES,

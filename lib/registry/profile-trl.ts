@@ -215,6 +215,11 @@ export const TRL_PROFILE: FrameworkProfile<"trl"> = {
       `mean over the completions of the weighted sum of the reward functions (GRPOTrainer's \`reward\`), ${AVERAGED}`,
       "defined by the run's reward function: not comparable across reward functions; the per-function means are train/rewards/<name>/mean",
     ),
+    tokensSeen: perRow(
+      "train/num_tokens",
+      "state.num_input_tokens_seen at the row's last generation: the prompt and completion tokens (attention mask) of every training batch so far, gathered over processes (grpo_trainer.py _generate_and_score_completions)",
+      "not completion tokens only, and not a throughput; evaluation batches do not add to it",
+    ),
   },
   otherMetrics: {},
   keyAliases: {},

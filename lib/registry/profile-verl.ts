@@ -316,6 +316,10 @@ export const VERL_PROFILE: FrameworkProfile<"verl"> = {
       "mean over the step's sequences of the sequence score (token_level_scores summed), as the reward function or model returned it (compute_data_metrics)",
       "defined by the run's reward function: not comparable across reward functions; not critic/rewards/mean, which has the in-reward KL penalty subtracted",
     ),
+    tokensSeen: {
+      absent:
+        "perf/total_num_tokens counts the tokens of one step's batch, not the tokens seen so far (verl/trainer/ppo/metric_utils.py compute_throughout_metrics)",
+    },
   },
   otherMetrics: {},
   keyAliases: {},

@@ -5,10 +5,11 @@
  */
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 
+import { fetchAndFreeze } from "../../lib/archive/fetch-and-freeze";
 import { axisCells } from "../../lib/compare/axis-cells";
 import { compareArms } from "../../lib/compare/compare-arms";
 import { binLabel, binOf, compareAxis, type CompareAxis } from "../../lib/compare/compare-axis";
@@ -209,7 +210,7 @@ test("an axis missing on one side is refused, naming the concept, the axis and b
   assert.equal(compareArms([{ name: "x", experiments: [ra, rb] }], null, { seed: 0, resamples: 100, axis: compareAxis("rollout", 4) }).refused.length, 0);
 });
 
-test("tokens: refused for every concept, naming the experiment and that no tokens-seen concept exists (never estimated)", async () => {
+test("tokens: where no tokens-seen count is logged (slime), refused for every concept, naming the experiment and why (never estimated)", async () => {
   const axis = compareAxis("tokens", 1000);
   const [a, b] = await Promise.all(["n8-s1", "n16-s4"].map((d) => loadExperiment(path.join(SAMPLE, d), {}, d, axis)));
   const r = compareArms(
@@ -223,7 +224,42 @@ test("tokens: refused for every concept, naming the experiment and that no token
   assert.deepEqual(r.columns, []);
   assert.equal(r.refused.length, a.columns.filter((c) => c.metric !== null).length);
   for (const x of r.refused)
-    assert.match(x.reason, /missing on both sides on the tokens axis \(tokens\): n8-s1: slime: .*tokens-seen concept.*never estimated.*; n16-s4: slime:/);
+    assert.match(
+      x.reason,
+      /missing on both sides on the tokens axis \(tokens\): n8-s1: slime logs no tokensSeen: slime logs no cumulative token count.*never estimated.*; n16-s4: slime/,
+    );
+});
+
+const TRL = path.join(ROOT, "test/fixtures/real-runs/trl");
+test("tokens on real TRL runs: each bin's reward mean equals the trainer's own log_history (trainer_state.json) binned by num_tokens", {
+  skip: existsSync(TRL) ? false : "TRL real-run fixtures absent",
+}, async () => {
+  const width = 100;
+  for (const c of ["grpo-log1", "grpo-bnpo-noscale", "grpo-dapo-mask-truncated"]) {
+    const dir = path.join(TRL, c);
+    const wandbFile = readdirSync(dir).find((f) => f.endsWith(".wandb"))!;
+    const out = path.join(work, `trl-${c}`, "archive");
+    await fetchAndFreeze({
+      entity: "",
+      project: "",
+      runs: [{ runId: /run-(\w+)\.wandb$/.exec(wandbFile)![1], round: "R0", file: path.join(dir, wandbFile) }],
+      outDir: out,
+      env: {},
+    });
+    const e = await loadExperiment(out, {}, c, compareAxis("tokens", width));
+    assert.equal(e.profile.name, "trl");
+    // TRL's own record of the same run: one log_history entry per logged step, with num_tokens and reward.
+    const history = (JSON.parse(readFileSync(path.join(dir, "trainer_state.R0.json"), "utf8")).log_history as Record<string, number>[]).filter(
+      (h) => "reward" in h && "num_tokens" in h,
+    );
+    assert.ok(history.length >= 3);
+    const expected = binMeans(
+      history.map((h) => ({ x: h.num_tokens, v: h.reward })),
+      width,
+    );
+    assert.deepEqual(e.rounds, [...expected.keys()], `${c}: the bins holding a logged step`);
+    for (const [bin, mean] of expected) assert.ok(Math.abs(e.cells.reward_mean[bin]! - mean) < 1e-12, `${c} ${bin}: ${e.cells.reward_mean[bin]} vs ${mean}`);
+  }
 });
 
 test("an axis needs a declared bin width (round takes none); unknown axes are refused", () => {
