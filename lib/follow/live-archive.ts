@@ -65,11 +65,12 @@ export class LiveArchive {
 
   /**
    * Reads what the archive gained since the last call (verified as above) and runs alignment and
-   * the health checks on the closed records; equal to `analyseSnapshot(dataDir)` without exports.
+   * the health checks on the closed records (thresholds `health`, default the options'); equal to
+   * `analyseSnapshot(dataDir, { health })` without exports.
    * Throws, naming run and file, when the archive does not verify; the state read before stays.
    * @example const live = new LiveArchive("data/live"); const { health, open } = await live.analyse();
    */
-  async analyse(): Promise<SnapshotAnalysis> {
+  async analyse(health: HealthParams | undefined = this.opts.health): Promise<SnapshotAnalysis> {
     const reporter = this.opts.reporter ?? {};
     const t0 = performance.now();
     const { manifest, text } = await this.readManifest();
@@ -87,10 +88,10 @@ export class LiveArchive {
     const aligned = alignRuns(histories, { profile, reporter, compact: true });
     const t2 = performance.now();
     const open = openBatches(aligned);
-    const health = runHealthChecks(closedRecords(aligned, open), this.opts.health);
+    const report = runHealthChecks(closedRecords(aligned, open), health);
     stats.ms = { read: t1 - t0, align: t2 - t1, health: performance.now() - t2 };
     this.stats = stats;
-    return { health, open, exports: null };
+    return { health: report, open, exports: null };
   }
 
   private async readManifest(): Promise<{ manifest: SourceManifest; text: string }> {
