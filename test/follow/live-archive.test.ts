@@ -5,6 +5,7 @@
  * run and file, and never analysed.
  */
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -156,4 +157,37 @@ test("a prior byte changed on disk between polls is refused, naming run and file
   assert.ok(before.health.flags.length >= 0);
   // The full path refuses it too (the manifest's sha256 no longer matches the file).
   await assert.rejects(analyseSnapshot(dir), /sha256 mismatch/);
+});
+
+test("npm run follow: a prior byte changed on disk between two polls is not analysed; the follow says so, naming run and file", async () => {
+  const project = "cli";
+  const rows = history(LATE);
+  server.addRun({ entity: "e", project, runId: LATE, state: "running", rows: rows.slice(0, 20) });
+  const out = path.join(root, "cli-archive");
+  const file = path.join(out, "history", `${LATE}.jsonl`);
+  let queries = 0;
+  server.onRequest = (entry) => {
+    if (entry.operationName !== "Run") return;
+    // Before poll 2: a frozen value changed on disk (same length), and new rows logged.
+    if (++queries !== 2) return;
+    const text = fs.readFileSync(file, "utf8");
+    fs.writeFileSync(file, text.replace('"_step":0,', '"_step":9,'));
+    server.appendRows("e", project, LATE, rows.slice(20, 40));
+  };
+  const args = ["--entity", "e", "--project", project, "--run", `${LATE}=R0`, "--out", out, "--interval", "0", "--polls", "2"];
+  const res = await new Promise<{ stdout: string; stderr: string }>((resolve) => {
+    const env = { PATH: process.env.PATH ?? "", HOME: root, TZ: "UTC", WANDB_BASE_URL: server.url, WANDB_API_KEY: server.apiKey };
+    execFile(process.execPath, ["--import", "tsx", path.join(ROOT, "scripts/follow.ts"), ...args], { cwd: ROOT, env }, (_err, stdout, stderr) =>
+      resolve({ stdout, stderr }),
+    );
+  });
+  server.onRequest = null;
+  assert.equal(queries >= 2, true, "two polls read the run");
+  assert.match(res.stdout, /^poll 2: snapshot 2: /m);
+  assert.match(
+    res.stderr,
+    new RegExp(`snapshot 2: not analysed \\(run ${LATE}: archive file ${file.replace(/[.]/g, "\\.")}: its first \\d+ bytes changed since they were read`),
+  );
+  // The chain check at the end sees it too.
+  assert.match(res.stdout, /snapshot chain BROKEN/);
 });
