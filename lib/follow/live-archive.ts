@@ -82,6 +82,7 @@ export class LiveArchive {
     const t0 = performance.now();
     const { manifest, text } = await this.readManifest();
     await this.checkChain(manifest, text);
+    if (manifest.runs.length === 0) throw new Error(`refusing to analyse ${this.dataDir}: ${MANIFEST_FILE} lists no runs (empty archive)`);
     await this.checkListed(manifest);
     const stats: LiveReadStats = { reloaded: [], rowsParsed: 0, ms: { read: 0, align: 0, health: 0 } };
     const next = new Map<string, ReadRun>();
@@ -93,6 +94,7 @@ export class LiveArchive {
     const histories: RunHistory[] = manifest.runs.map((entry) => ({ ...runMetaOf(entry), rows: next.get(entry.runId)!.rows }));
     const profile = chooseProfile(undefined, path.join(path.dirname(path.resolve(this.dataDir)), "runs.json"));
     const aligned = alignRuns(histories, { profile, reporter, compact: true });
+    if (aligned.issues.length > 0) reporter.warn?.(`alignment found ${aligned.issues.length} issue(s); first: ${aligned.issues[0].message}`);
     const t2 = performance.now();
     const open = openBatches(aligned);
     const report = runHealthChecks(closedRecords(aligned, open), health);
@@ -125,7 +127,6 @@ export class LiveArchive {
     }
     const chain = await verifySnapshotChain(this.dataDir);
     if (!chain.ok) throw new Error(`refusing to analyse ${this.dataDir}: its snapshot chain is broken: ${chain.problems.join("; ")}`);
-    if (manifest.runs.length === 0) throw new Error(`refusing to analyse ${this.dataDir}: ${MANIFEST_FILE} lists no runs (empty archive)`);
   }
 
   /** As loadArchive: a history file the manifest does not list refuses the archive. */
