@@ -7,8 +7,9 @@
  *
  * Then the time from a row being logged to its flag being printed: in each rep's new rows one
  * rollout batch logs NaN in another key (non_finite flags once per key and run) (a later batch follows in the same rows, so the batch is
- * closed); from `appendRows` the poll freezes the rows and `analyseSnapshot` (what `npm run follow`
- * runs after each snapshot) finds the flag. The peer is what finds it without a follow: a full
+ * closed); from `appendRows` the poll freezes the rows and an analysis finds the flag: `LiveArchive`
+ * (what `npm run follow` runs after each snapshot: new rows parsed) and `analyseSnapshot` (the whole
+ * archive reloaded, as `--report` does), in turns. The peer is what finds it without a follow: a full
  * re-fetch of the run and `writeExports` of it. The wait for the next poll (at most `--interval`)
  * comes on top of the follow's figure and is not in it.
  *
