@@ -7,8 +7,9 @@
  *
  * Then the time from a row being logged to its flag being printed: in each rep's new rows one
  * rollout batch logs NaN in another key (non_finite flags once per key and run) (a later batch follows in the same rows, so the batch is
- * closed); from `appendRows` the poll freezes the rows and `analyseSnapshot` (what `npm run follow`
- * runs after each snapshot) finds the flag. The peer is what finds it without a follow: a full
+ * closed); from `appendRows` the poll freezes the rows and an analysis finds the flag: `LiveArchive`
+ * (what `npm run follow` runs after each snapshot: new rows parsed) and `analyseSnapshot` (the whole
+ * archive reloaded, as `--report` does), in turns. The peer is what finds it without a follow: a full
  * re-fetch of the run and `writeExports` of it. The wait for the next poll (at most `--interval`)
  * comes on top of the follow's figure and is not in it.
  *
@@ -23,6 +24,7 @@ import { fetchAndFreeze } from "../lib/archive/fetch-and-freeze";
 import { writeExports } from "../lib/export/write-exports";
 import { Follower } from "../lib/follow/follower";
 import { FlagsSeen } from "../lib/follow/new-flags";
+import { LiveArchive } from "../lib/follow/live-archive";
 import { analyseSnapshot } from "../lib/follow/poll-analysis";
 import { startWandbTestServer, type WandbTestServer } from "../tools/wandb-test-server/server";
 import { generateRun, pyJsonRow, rolloutsForRows } from "./slime-history";
@@ -127,39 +129,78 @@ interface LatencySetup {
   conn: { baseUrl: string; apiKey: string; env: Record<string, string> };
 }
 
-/** Milliseconds from appending a chunk with a NaN batch to its flag: by a poll and its analysis, and by a full re-fetch and export. */
+/**
+ * Milliseconds from appending a chunk with a NaN batch to its flag: by a poll and each analysis (the
+ * full one, `analyseSnapshot`, and the in-memory one `npm run follow` uses, `LiveArchive`, taking
+ * turns on the same snapshot), and by a full re-fetch and export.
+ */
 async function flagLatency(x: LatencySetup): Promise<void> {
   const seen = await FlagsSeen.open(x.dir);
-  const follow: number[] = [];
-  const full: number[] = [];
+  const seenLive = await FlagsSeen.open(x.dir);
+  const live = new LiveArchive(x.dir);
+  const t: Record<"poll" | "full" | "live" | "refetch" | "read" | "align" | "health", number[]> = {
+    poll: [],
+    full: [],
+    live: [],
+    refetch: [],
+    read: [],
+    align: [],
+    health: [],
+  };
   const printed = (flags: readonly { check: string }[]) => flags.filter((f) => f.check === "non_finite").length;
-  // The flags already there (none in the generated rows, but say so if there were).
+  // The flags already there (none in the generated rows, but say so if there were); the in-memory archive reads it whole here.
   const base = printed(seen.take((await analyseSnapshot(x.dir)).health.flags));
+  if (printed(seenLive.take((await live.analyse()).health.flags)) !== base) throw new Error("the in-memory analysis differs from analyseSnapshot's");
   for (let r = 0; r < x.reps; r++) {
     const from = x.from + r * x.fresh;
     x.server.appendRows("e", "p", "big", x.texts.slice(from, from + x.fresh));
-    let t = performance.now();
+    let t0 = performance.now();
     const result = await x.follower.poll();
-    const analysis = await analyseSnapshot(x.dir);
-    const fresh = printed(seen.take(analysis.health.flags, { snapshot: result.sequence ?? 0, takenAt: result.takenAt }));
-    follow.push(performance.now() - t);
-    if (fresh !== 1) throw new Error(`rep ${r}: ${fresh} new non_finite flag(s) printed, expected 1`);
-    t = performance.now();
+    t.poll.push(performance.now() - t0);
+    const at = { snapshot: result.sequence ?? 0, takenAt: result.takenAt };
+    const analyses: (() => Promise<void>)[] = [
+      async () => {
+        t0 = performance.now();
+        const fresh = printed(seen.take((await analyseSnapshot(x.dir)).health.flags, at));
+        t.full.push(performance.now() - t0);
+        if (fresh !== 1) throw new Error(`rep ${r}: ${fresh} new non_finite flag(s) printed by analyseSnapshot, expected 1`);
+      },
+      async () => {
+        t0 = performance.now();
+        const fresh = printed(seenLive.take((await live.analyse()).health.flags, at));
+        t.live.push(performance.now() - t0);
+        if (fresh !== 1) throw new Error(`rep ${r}: ${fresh} new non_finite flag(s) printed by LiveArchive, expected 1`);
+        if (live.stats.rowsParsed !== x.fresh) throw new Error(`rep ${r}: LiveArchive parsed ${live.stats.rowsParsed} rows, ${x.fresh} new`);
+        t.read.push(live.stats.ms.read);
+        t.align.push(live.stats.ms.align);
+        t.health.push(live.stats.ms.health);
+      },
+    ];
+    for (const a of r % 2 === 0 ? analyses : analyses.reverse()) await a();
+    t0 = performance.now();
     const once = path.join(x.tmp, `latency-${r}`);
     await fetchAndFreeze({ entity: "e", project: "p", runs: [{ runId: "big", round: "R0" }], outDir: path.join(once, "wandb"), allowRunning: true, ...x.conn });
     const exported = await writeExports({ dataDir: path.join(once, "wandb"), outDir: path.join(once, "exports"), allowIssues: true });
-    full.push(performance.now() - t);
+    t.refetch.push(performance.now() - t0);
     if (printed(exported.health.flags) !== base + r + 1)
       throw new Error(`rep ${r}: the full re-fetch and export found ${printed(exported.health.flags)} non_finite flags`);
   }
-  const a = median(follow);
-  const b = median(full);
+  const span = (xs: number[]) => `median ${median(xs).toFixed(0)} ms [${Math.min(...xs).toFixed(0)}..${Math.max(...xs).toFixed(0)}]`;
+  const sums = (ys: number[]) => t.poll.map((p, i) => p + ys[i]);
+  const refetch = median(t.refetch);
   console.log(
-    `row logged -> flag printed (poll + analysis, wait for the poll not included): median ${a.toFixed(0)} ms [${Math.min(...follow).toFixed(0)}..${Math.max(...follow).toFixed(0)}]`,
+    `load average at the end: ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}`,
   );
+  console.log(`row logged -> flag printed (wait for the poll not included); poll alone: ${span(t.poll)}`);
+  console.log(`  poll + analyseSnapshot (full reload): ${span(sums(t.full))}; full re-fetch / this: ${(refetch / median(sums(t.full))).toFixed(1)}x`);
+  console.log(`  poll + LiveArchive (new rows parsed): ${span(sums(t.live))}; full re-fetch / this: ${(refetch / median(sums(t.live))).toFixed(1)}x`);
   console.log(
-    `the same flag by a full re-fetch and export: median ${b.toFixed(0)} ms [${Math.min(...full).toFixed(0)}..${Math.max(...full).toFixed(0)}]; full / follow: ${(b / a).toFixed(1)}x`,
+    `  analysis alone: analyseSnapshot ${span(t.full)}; LiveArchive ${span(t.live)} (read + hash ${span(t.read)}, align ${span(t.align)}, health ${span(t.health)})`,
   );
+  console.log(`  the same flag by a full re-fetch and export: ${span(t.refetch)}`);
 }
 
 main().catch((e) => {

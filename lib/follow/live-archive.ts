@@ -1,0 +1,229 @@
+/**
+ * A followed archive kept in memory between snapshots (docs/follow.md, "Cost of the analysis per
+ * poll"): each run's rows parsed so far, its byte length and sha256. At each snapshot only the bytes
+ * appended to a history file are parsed; the whole file is still hashed (a streamed sha256, no
+ * parsing) so that a byte changed on disk before the new ones is refused, never analysed. A run whose
+ * file no longer extends what was read (a new lineage: rewind, resume in place, deletion) is read
+ * whole. Then the same alignment and health checks as `analyseSnapshot` run on the closed records.
+ */
+import { createHash } from "node:crypto";
+import { createReadStream, promises as fsp } from "node:fs";
+import * as path from "node:path";
+import { StringDecoder } from "node:string_decoder";
+
+import { alignRuns } from "../align/align-runs";
+import { runMetaOf } from "../archive/load-archive";
+import { HISTORY_DIR, MANIFEST_FILE, parseManifest } from "../archive/manifest";
+import { sha256Hex, snapshotFile, verifySnapshotChain } from "../archive/snapshot-chain";
+import type { HealthParams } from "../health/health-params";
+import { runHealthChecks } from "../health/run-health-checks";
+import { chooseProfile } from "../registry/profile-choice";
+import type { HistoryRow, ManifestRun, Reporter, RunHistory, SourceManifest } from "../types";
+import { ValuesArena } from "../values/compact-values";
+import { FrozenRowError, parseFrozenRowWith } from "../values/frozen-row";
+import { ValuesBuilder } from "../values/values-builder";
+import { closedRecords, openBatches, type SnapshotAnalysis } from "./poll-analysis";
+
+const READ_CHUNK_BYTES = 16 << 20;
+
+/** One run as read so far: its file, how many bytes of it, their sha256, and the rows they hold. */
+interface ReadRun {
+  file: string;
+  bytes: number;
+  sha256: string;
+  rows: HistoryRow[];
+  lastStep: number;
+}
+
+/** What one analysis read: runs read whole (first analysis, new lineage) and rows parsed. */
+export interface LiveReadStats {
+  /** Runs whose file was read whole this time, with the reason. */
+  reloaded: { runId: string; why: string }[];
+  /** Rows parsed this time over all runs (the new ones when nothing was reloaded). */
+  rowsParsed: number;
+  /** Milliseconds reading (hash + parse), aligning, and running the health checks. */
+  ms: { read: number; align: number; health: number };
+}
+
+/** Options of {@link LiveArchive}. */
+export interface LiveArchiveOptions {
+  /** Health thresholds (default: the declared defaults), as `npm run export` reads them. */
+  health?: HealthParams;
+  reporter?: Reporter;
+}
+
+/** The follow's archive in memory; `analyse()` after each snapshot. See the module doc. */
+export class LiveArchive {
+  private runs = new Map<string, ReadRun>();
+  /** The manifest bytes last analysed (null before the first analysis). */
+  private lastText: string | null = null;
+  /**
+   * Rows as compact views (lib/values/compact-values.ts), as an export loads them: alignment reads
+   * them about 3x faster than plain objects at 10^5 rows (bench/RESULTS.md, "Follow").
+   */
+  private readonly vb = new ValuesBuilder(new ValuesArena());
+  /** What the last `analyse()` read. */
+  stats: LiveReadStats = { reloaded: [], rowsParsed: 0, ms: { read: 0, align: 0, health: 0 } };
+
+  constructor(
+    private readonly dataDir: string,
+    private readonly opts: LiveArchiveOptions = {},
+  ) {}
+
+  /**
+   * Reads what the archive gained since the last call (verified as above) and runs alignment and
+   * the health checks on the closed records (thresholds `health`, default the options'); equal to
+   * `analyseSnapshot(dataDir, { health })` without exports.
+   * Throws, naming run and file, when the archive does not verify; the state read before stays.
+   * @example const live = new LiveArchive("data/live"); const { health, open } = await live.analyse();
+   */
+  async analyse(health: HealthParams | undefined = this.opts.health): Promise<SnapshotAnalysis> {
+    const reporter = this.opts.reporter ?? {};
+    const t0 = performance.now();
+    const { manifest, text } = await this.readManifest();
+    await this.checkChain(manifest, text);
+    if (manifest.runs.length === 0) throw new Error(`refusing to analyse ${this.dataDir}: ${MANIFEST_FILE} lists no runs (empty archive)`);
+    await this.checkListed(manifest);
+    const stats: LiveReadStats = { reloaded: [], rowsParsed: 0, ms: { read: 0, align: 0, health: 0 } };
+    const next = new Map<string, ReadRun>();
+    for (const entry of manifest.runs) next.set(entry.runId, await this.readRun(entry, stats));
+    // Committed only once every run verified: a refusal leaves the last good state.
+    this.runs = next;
+    this.lastText = text;
+    const t1 = performance.now();
+    const histories: RunHistory[] = manifest.runs.map((entry) => ({ ...runMetaOf(entry), rows: next.get(entry.runId)!.rows }));
+    const profile = chooseProfile(undefined, path.join(path.dirname(path.resolve(this.dataDir)), "runs.json"));
+    const aligned = alignRuns(histories, { profile, reporter, compact: true });
+    if (aligned.issues.length > 0) reporter.warn?.(`alignment found ${aligned.issues.length} issue(s); first: ${aligned.issues[0].message}`);
+    const t2 = performance.now();
+    const open = openBatches(aligned);
+    const report = runHealthChecks(closedRecords(aligned, open), health);
+    stats.ms = { read: t1 - t0, align: t2 - t1, health: performance.now() - t2 };
+    this.stats = stats;
+    return { health: report, open, exports: null };
+  }
+
+  private async readManifest(): Promise<{ manifest: SourceManifest; text: string }> {
+    const file = path.join(this.dataDir, MANIFEST_FILE);
+    const text = await fsp.readFile(file, "utf8").catch((e: NodeJS.ErrnoException) => {
+      if (e.code === "ENOENT") throw new Error(`archive ${this.dataDir} has no ${MANIFEST_FILE} (not a frozen archive, or never fetched)`);
+      throw e;
+    });
+    return { manifest: parseManifest(text, file), text };
+  }
+
+  /**
+   * The snapshot chain: a snapshot that links to the one analysed last (its `previous`, and its copy
+   * in snapshots/ equal to manifest.json) is checked alone; anything else (first analysis, snapshots
+   * skipped) verifies the whole chain as an export does.
+   */
+  private async checkChain(manifest: SourceManifest, text: string): Promise<void> {
+    if (this.lastText !== null && text === this.lastText) return;
+    const seq = manifest.snapshot?.sequence;
+    if (this.lastText !== null && seq !== undefined && manifest.previous === sha256Hex(this.lastText)) {
+      const copy = await fsp.readFile(path.join(this.dataDir, snapshotFile(seq)), "utf8").catch(() => null);
+      if (copy === text) return;
+      throw new Error(`refusing to analyse ${this.dataDir}: its snapshot chain is broken: ${snapshotFile(seq)} is not ${MANIFEST_FILE}`);
+    }
+    const chain = await verifySnapshotChain(this.dataDir);
+    if (!chain.ok) throw new Error(`refusing to analyse ${this.dataDir}: its snapshot chain is broken: ${chain.problems.join("; ")}`);
+  }
+
+  /** As loadArchive: a history file the manifest does not list refuses the archive. */
+  private async checkListed(manifest: SourceManifest): Promise<void> {
+    const listed = new Set(manifest.runs.map((r) => r.file));
+    const names = await fsp.readdir(path.join(this.dataDir, HISTORY_DIR)).catch(() => [] as string[]);
+    const unlisted = names.map((n) => `${HISTORY_DIR}/${n}`).filter((f) => !listed.has(f));
+    if (unlisted.length > 0) {
+      throw new Error(
+        `archive ${this.dataDir}: ${unlisted.map((f) => path.join(this.dataDir, f)).join(", ")} not listed in ${MANIFEST_FILE} (mixed or tampered archive)`,
+      );
+    }
+  }
+
+  /**
+   * One run: its new bytes parsed onto the rows read before when its `frozenBefore` is what was read
+   * (same file), else its file read whole. Either way every byte is hashed and checked.
+   */
+  private async readRun(entry: ManifestRun, stats: LiveReadStats): Promise<ReadRun> {
+    const had = this.runs.get(entry.runId);
+    const fb = entry.frozenBefore;
+    let from: ReadRun | null = null;
+    if (had === undefined) stats.reloaded.push({ runId: entry.runId, why: "first read" });
+    else if (had.file !== entry.file) stats.reloaded.push({ runId: entry.runId, why: `file ${entry.file}, was ${had.file}` });
+    else if (had.bytes === entry.bytes && had.sha256 === entry.sha256) from = had;
+    else if (fb === undefined || fb.bytes !== had.bytes || fb.sha256 !== had.sha256)
+      stats.reloaded.push({ runId: entry.runId, why: "it does not extend what was read (a new lineage)" });
+    else from = had;
+    const read = await readFrom(path.join(this.dataDir, entry.file), entry, from, this.vb);
+    stats.rowsParsed += read.rows.length - (from?.rows.length ?? 0);
+    return read;
+  }
+}
+
+/**
+ * Streams a run's file: every byte hashed, the bytes past `from` parsed (rows appended to a copy of
+ * its rows). The first `from.bytes` must hash to what was read before, and the whole file to the
+ * manifest's sha256 and size, with the manifest's row count; else it throws naming run and file.
+ */
+async function readFrom(filePath: string, entry: ManifestRun, from: ReadRun | null, vb: ValuesBuilder): Promise<ReadRun> {
+  const start = from?.bytes ?? 0;
+  const rows = from ? from.rows.slice() : [];
+  const where = `run ${entry.runId}: archive file ${filePath}`;
+  const hash = createHash("sha256");
+  const decoder = new StringDecoder("utf8");
+  const parser = lineParser(where, rows, from?.lastStep ?? -Infinity, vb);
+  let pos = 0;
+  let carry = "";
+  try {
+    for await (const chunk of createReadStream(filePath, { highWaterMark: READ_CHUNK_BYTES })) {
+      let buf = chunk as Buffer;
+      if (pos < start) {
+        const take = Math.min(buf.length, start - pos);
+        hash.update(buf.subarray(0, take));
+        pos += take;
+        buf = buf.subarray(take);
+        if (pos === start && hash.copy().digest("hex") !== from!.sha256) {
+          throw new Error(`${where}: its first ${start} bytes changed since they were read (sha256 no longer ${from!.sha256.slice(0, 12)}); not analysed`);
+        }
+      }
+      if (buf.length === 0) continue;
+      hash.update(buf);
+      pos += buf.length;
+      const lines = (carry + decoder.write(buf)).split("\n");
+      carry = lines.pop()!;
+      for (const line of lines) parser(line);
+    }
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new Error(`${where} is missing (listed in ${MANIFEST_FILE})`);
+    throw e;
+  }
+  const sha256 = hash.digest("hex");
+  if (pos < start) throw new Error(`${where}: ${pos} bytes, fewer than the ${start} read before; not analysed`);
+  if (sha256 !== entry.sha256) throw new Error(`${where}: sha256 mismatch (expected ${entry.sha256}, actual ${sha256}); the file changed after it was frozen`);
+  if (pos !== entry.bytes) throw new Error(`${where}: ${pos} bytes, ${MANIFEST_FILE} says ${entry.bytes}`);
+  if (carry + decoder.end() !== "") throw new Error(`${where}: truncated (the file does not end with a newline)`);
+  if (rows.length !== entry.historyEvents) throw new Error(`${where}: holds ${rows.length} rows, ${MANIFEST_FILE} says historyEvents ${entry.historyEvents}`);
+  return { file: entry.file, bytes: pos, sha256, rows, lastStep: parser.lastStep() };
+}
+
+/** Parses lines as loadArchive does (parseFrozenRowWith; `_step` an increasing integer), appending to `rows`. */
+function lineParser(where: string, rows: HistoryRow[], prevStep: number, vb: ValuesBuilder): ((line: string) => void) & { lastStep(): number } {
+  let last = prevStep;
+  const parse = (line: string) => {
+    const lineNo = rows.length + 1;
+    let row: HistoryRow;
+    try {
+      row = parseFrozenRowWith(line, vb);
+    } catch (e) {
+      const key = e instanceof FrozenRowError && e.key !== null ? ` key ${JSON.stringify(e.key)}` : "";
+      throw new Error(`${where} line ${lineNo}${key}: ${(e as Error).message}`);
+    }
+    const step = row._step;
+    if (typeof step !== "number" || !Number.isInteger(step)) throw new Error(`${where} line ${lineNo} key "_step": missing or not an integer`);
+    if (step <= last) throw new Error(`${where} line ${lineNo}: _step ${step} does not increase (previous ${last})`);
+    last = step;
+    rows.push(row);
+  };
+  return Object.assign(parse, { lastStep: () => last });
+}
