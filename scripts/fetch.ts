@@ -43,41 +43,47 @@ interface CliOptions {
   allowRunning: boolean;
 }
 
+/** What one per-run option states: its name, the usage example, and how a stated value lands on the run. */
+interface PerRunOption {
+  option: "flag" | "version";
+  expected: string;
+  /** The run with NAME=TEXT stated; throws the registry's `invalid flag` / `invalid version` message. */
+  state: (run: RunSelection, name: string, text: string, where: string) => RunSelection;
+}
+
 /** `--flag RUN_ID:NAME=VALUE`: VALUE read as JSON (true, 0.1, "grpo") or else as text; checked against the declared flags. */
-function withFlagOptions(runs: RunSelection[], specs: readonly string[]): RunSelection[] {
-  const out = runs.map((r) => ({ ...r }));
-  for (const spec of specs) {
-    const m = /^([^:]+):([^=]+)=(.*)$/.exec(spec);
-    if (!m) throw new UsageError(`invalid --flag: ${spec} (expected RUN_ID:NAME=VALUE, e.g. 8ov14yyc:use_rollout_logprobs=true)`);
-    const [, runId, name, text] = m;
-    const run = out.find((r) => r.runId === runId);
-    if (run === undefined) throw new UsageError(`invalid --flag: ${spec} (no selected run has the id ${runId})`);
+const FLAG_OPTION: PerRunOption = {
+  option: "flag",
+  expected: "RUN_ID:NAME=VALUE, e.g. 8ov14yyc:use_rollout_logprobs=true",
+  state: (run, name, text, where) => {
     let value: unknown = text;
     try {
       value = JSON.parse(text);
     } catch {
       // Not JSON: the text itself (a string flag written without quotes).
     }
-    try {
-      run.flags = { ...(run.flags ?? {}), ...statedFlags(allDeclaredFlags(), { [name]: value }, `--flag ${spec}`) };
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
-  }
-  return out;
-}
+    return { ...run, flags: { ...(run.flags ?? {}), ...statedFlags(allDeclaredFlags(), { [name]: value }, where) } };
+  },
+};
 
 /** `--version RUN_ID:PACKAGE=VERSION`: checked against the packages read (W&B's recorded ones and the profiles'). */
-function withVersionOptions(runs: RunSelection[], specs: readonly string[]): RunSelection[] {
-  const out = runs.map((r) => ({ ...r }));
+const VERSION_OPTION: PerRunOption = {
+  option: "version",
+  expected: "RUN_ID:PACKAGE=VERSION, e.g. 8ov14yyc:trl=0.16.1",
+  state: (run, pkg, version, where) => ({ ...run, versions: { ...(run.versions ?? {}), ...statedVersions(allVersionPackages(), { [pkg]: version }, where) } }),
+};
+
+/** The runs with each `--<option> RUN_ID:NAME=VALUE` stated on the run it names (usage errors name the option and the spec). */
+function withPerRunOptions(runs: RunSelection[], o: PerRunOption, specs: readonly string[]): RunSelection[] {
+  const out = runs.slice();
   for (const spec of specs) {
     const m = /^([^:]+):([^=]+)=(.*)$/.exec(spec);
-    if (!m) throw new UsageError(`invalid --version: ${spec} (expected RUN_ID:PACKAGE=VERSION, e.g. 8ov14yyc:trl=0.16.1)`);
-    const [, runId, pkg, version] = m;
-    const run = out.find((r) => r.runId === runId);
-    if (run === undefined) throw new UsageError(`invalid --version: ${spec} (no selected run has the id ${runId})`);
+    if (!m) throw new UsageError(`invalid --${o.option}: ${spec} (expected ${o.expected})`);
+    const [, runId, name, text] = m;
+    const at = out.findIndex((r) => r.runId === runId);
+    if (at < 0) throw new UsageError(`invalid --${o.option}: ${spec} (no selected run has the id ${runId})`);
     try {
-      run.versions = { ...(run.versions ?? {}), ...statedVersions(allVersionPackages(), { [pkg]: version }, `--version ${spec}`) };
+      out[at] = o.state(out[at], name, text, `--${o.option} ${spec}`);
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
@@ -129,7 +135,7 @@ function parseCli(argv: string[]): CliOptions | null {
   if (!v.out) throw new UsageError("invalid --out: missing (the archive folder, e.g. data/archive)");
   const selected = runSelection(v, (v.tensorboard ?? []).map(tensorboardSelection), "--tensorboard");
   const { entity, project } = selected;
-  const runs = withVersionOptions(withFlagOptions(selected.runs, v.flag ?? []), v.version ?? []);
+  const runs = withPerRunOptions(withPerRunOptions(selected.runs, FLAG_OPTION, v.flag ?? []), VERSION_OPTION, v.version ?? []);
   return {
     entity,
     project,

@@ -9,8 +9,7 @@ import * as path from "node:path";
 import { writeSynced } from "./write-synced";
 
 import type { ManifestRun, Reporter, RunMeta, SourceManifest } from "../types";
-import type { FlagValue, RunFlags } from "../registry/semantic-flags";
-import type { RunVersions } from "../registry/versions";
+import type { FlagValue } from "../registry/semantic-flags";
 import { connectWandb, type WandbConnection } from "../wandb/connection";
 import { DEFAULT_CONCURRENCY } from "../wandb/fetch-runs";
 import { checkConcurrency, mapConcurrent } from "../wandb/map-concurrent";
@@ -251,25 +250,22 @@ function readServerRuns(
   );
 }
 
-/** A frozen run's entry with the flags its selection states (they win over the config's, which stay when not restated). */
-function withStatedFlags(run: ManifestRun, stated: RunSelection["flags"]): ManifestRun {
-  if (stated === undefined || Object.keys(stated).length === 0) return run;
-  const flags: Record<string, RunFlags[string]> = { ...(run.flags ?? {}) };
-  for (const [name, value] of Object.entries(stated)) flags[name] = { value, source: "stated" };
-  return { ...run, flags };
-}
-
-/** A frozen run's entry with the flags and versions its selection states (over what its config records). */
+/** A frozen run's entry with the flags and versions its selection states (they win over what its config records). */
 export function withStated(run: ManifestRun, sel: Pick<RunSelection, "flags" | "versions">): ManifestRun {
-  return withStatedVersions(withStatedFlags(run, sel.flags), sel.versions);
+  const flags = statedOver(run.flags, sel.flags);
+  const versions = statedOver(run.versions, sel.versions);
+  return { ...run, ...(flags ? { flags } : {}), ...(versions ? { versions } : {}) };
 }
 
-/** A frozen run's entry with the versions its selection states (they win over the recorded ones). */
-function withStatedVersions(run: ManifestRun, stated: RunSelection["versions"]): ManifestRun {
-  if (stated === undefined || Object.keys(stated).length === 0) return run;
-  const versions: Record<string, RunVersions[string]> = { ...(run.versions ?? {}) };
-  for (const [pkg, value] of Object.entries(stated)) versions[pkg] = { value, source: "stated" };
-  return { ...run, versions };
+/** Values read (each with its source) with the stated ones over them, source "stated"; undefined when nothing is stated. */
+function statedOver<V, S extends string>(
+  read: Readonly<Record<string, { value: V; source: S | "stated" }>> | undefined,
+  stated: Record<string, V> | undefined,
+): Record<string, { value: V; source: S | "stated" }> | undefined {
+  if (stated === undefined || Object.keys(stated).length === 0) return undefined;
+  const out: Record<string, { value: V; source: S | "stated" }> = { ...(read ?? {}) };
+  for (const [name, value] of Object.entries(stated)) out[name] = { value, source: "stated" };
+  return out;
 }
 
 /**

@@ -219,7 +219,7 @@ export async function loadArchive(dir: string, reporter: Reporter = {}, opts: Lo
   const rowsOf = opts.compact ? await readCompact(files, manifest.runs, reporter, opts.worker ?? true) : await readPlain(files, manifest.runs, reporter);
   const classes = new Map<string, ViewClass>();
   const runs: RunHistory[] = manifest.runs.map((run, i) => {
-    const meta = runMetaOf(run);
+    const meta = historyMetaOf(run);
     const rows = rowsOf[i];
     // Rows a worker parsed stay packed until read (lib/values/packed-run.ts): alignment reads them as they are.
     return Array.isArray(rows) ? { ...meta, rows } : packedRun(meta, rows, classes);
@@ -228,7 +228,7 @@ export async function loadArchive(dir: string, reporter: Reporter = {}, opts: Lo
 }
 
 /** A run's fields besides its rows, from its manifest entry (also a follow's in-memory archive, lib/follow/live-archive.ts). */
-export function runMetaOf(run: ManifestRun): Omit<RunHistory, "rows"> {
+export function historyMetaOf(run: ManifestRun): Omit<RunHistory, "rows"> {
   const meta: Omit<RunHistory, "rows"> = { runId: run.runId, round: run.round, entity: run.entity, project: run.project, state: run.state };
   if (run.source?.kind === "tensorboard") meta.sourceKind = "tensorboard";
   if (run.flags) meta.flags = run.flags;

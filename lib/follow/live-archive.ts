@@ -12,7 +12,7 @@ import * as path from "node:path";
 import { StringDecoder } from "node:string_decoder";
 
 import { alignRuns } from "../align/align-runs";
-import { runMetaOf } from "../archive/load-archive";
+import { historyMetaOf } from "../archive/load-archive";
 import { HISTORY_DIR, MANIFEST_FILE, parseManifest } from "../archive/manifest";
 import { sha256Hex, snapshotFile, verifySnapshotChain } from "../archive/snapshot-chain";
 import type { HealthParams } from "../health/health-params";
@@ -91,7 +91,7 @@ export class LiveArchive {
     this.runs = next;
     this.lastText = text;
     const t1 = performance.now();
-    const histories: RunHistory[] = manifest.runs.map((entry) => ({ ...runMetaOf(entry), rows: next.get(entry.runId)!.rows }));
+    const histories: RunHistory[] = manifest.runs.map((entry) => ({ ...historyMetaOf(entry), rows: next.get(entry.runId)!.rows }));
     const profile = chooseProfile(undefined, path.join(path.dirname(path.resolve(this.dataDir)), "runs.json"));
     const aligned = alignRuns(histories, { profile, reporter, compact: true });
     if (aligned.issues.length > 0) reporter.warn?.(`alignment found ${aligned.issues.length} issue(s); first: ${aligned.issues[0].message}`);

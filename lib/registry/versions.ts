@@ -31,10 +31,17 @@ export function versionText(raw: unknown): string | undefined {
 export function versionsOfConfig(config: Readonly<Record<string, unknown>>): Record<string, string> {
   let w = config._wandb;
   if (w !== null && typeof w === "object" && Object.hasOwn(w, "value")) w = (w as { value: unknown }).value;
+  return w === null || typeof w !== "object" ? {} : recordedVersionsOf(w as Record<string, unknown>);
+}
+
+/**
+ * The versions W&B records, by package, from an object keyed as `_wandb` and the telemetry record
+ * name them (`cli_version`, `python_version`, `huggingface_version`); release versions only.
+ */
+export function recordedVersionsOf(entry: Readonly<Record<string, unknown>>): Record<string, string> {
   const out: Record<string, string> = {};
-  if (w === null || typeof w !== "object") return out;
   for (const v of RECORDED_VERSIONS) {
-    const text = versionText((w as Record<string, unknown>)[v.wandbKey]);
+    const text = versionText(entry[v.wandbKey]);
     if (text !== undefined) out[v.package] = text;
   }
   return out;

@@ -12,7 +12,7 @@ import type { HistoryRow, Reporter } from "../types";
 import type { DroppedKeyCounts } from "../wandb/parse-history-row";
 import { sortedCounts } from "../wandb/scan-history";
 import { applySummary, historyRow, ItemValueError } from "./history-rows";
-import { versionText } from "../registry/versions";
+import { recordedVersionsOf } from "../registry/versions";
 import { applyConfig } from "./run-config";
 import { checkFileHeader, HEADER_BYTES, LOG_BLOCK_BYTES, LogRecordSplitter, type LogRecord, type TornTail } from "./log-records";
 import { decodeRecord, type DecodedRecord, type DecodedRun } from "./record-messages";
@@ -82,20 +82,6 @@ export interface WandbFileRun {
   recordCounts: Record<string, number>;
   /** The end of the file that held no whole record (a killed run), or null. */
   tornTail: TornTail | null;
-}
-
-/** The telemetry's versions by package, release versions only (lib/registry/versions.ts). */
-function recordedVersions(wandb: string, python: string, transformers: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [pkg, raw] of [
-    ["wandb", wandb],
-    ["python", python],
-    ["transformers", transformers],
-  ] as const) {
-    const v = versionText(raw);
-    if (v !== undefined) out[pkg] = v;
-  }
-  return out;
 }
 
 /** Run id in a `run-<id>.wandb` file name, or null for other names. */
@@ -324,11 +310,12 @@ export async function readWandbFile(file: string, opts: ReadWandbFileOptions = {
     displayName: run.displayName || null,
     startedAt: run.startTimeMs === null ? null : wandbTime(run.startTimeMs),
     sdkVersion: run.cliVersion || st.telemetryVersion || producer || null,
-    versions: recordedVersions(
-      run.cliVersion || st.telemetryVersion,
-      run.telemetry.pythonVersion || st.telemetry.python,
-      run.telemetry.huggingfaceVersion || st.telemetry.transformers,
-    ),
+    // The telemetry record's field names are the `_wandb` entry's keys.
+    versions: recordedVersionsOf({
+      cli_version: run.cliVersion || st.telemetryVersion,
+      python_version: run.telemetry.pythonVersion || st.telemetry.python,
+      huggingface_version: run.telemetry.huggingfaceVersion || st.telemetry.transformers,
+    }),
     exitCode: st.exitCode,
     state: st.exitCode === null ? "crashed" : st.exitCode === 0 ? "finished" : "failed",
     rows: st.collected,
