@@ -4,6 +4,7 @@
  * function that computes its flags with their evidence. A flag is an observable diagnostic, never
  * proof of a bug.
  */
+import type { CheckInputs } from "./check-inputs";
 import type { AlignedRuns } from "../types";
 import { CONCEPTS, type ConceptId } from "../registry/concepts";
 import { metricOf, type FrameworkProfile } from "../registry/framework-profile";
@@ -84,8 +85,11 @@ export interface HealthCheck {
   is: string;
   /** What a flag is not: an observable diagnostic, never proof of a bug. */
   isNot: string;
-  /** Computes the flags (without the check's own fields, which runHealthChecks adds; a flag's unit defaults to the check's). */
-  run(aligned: AlignedRuns, p: HealthCheckParams, profile: FrameworkProfile): HealthOutcome;
+  /**
+   * Computes the flags (without the check's own fields, which runHealthChecks adds; a flag's unit
+   * defaults to the check's). `inputs`: what the report's checks share (absent when a check runs alone).
+   */
+  run(aligned: AlignedRuns, p: HealthCheckParams, profile: FrameworkProfile, inputs?: CheckInputs): HealthOutcome;
 }
 
 /** What a check reads, declared so that applicability follows from the profile, never from its name. */

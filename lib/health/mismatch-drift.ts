@@ -6,7 +6,8 @@
 import { defineCheck, type HealthCheckParams } from "./health-check";
 import { evidenceNumber, type CheckFlag } from "./flag-ranges";
 import { driftOverRounds, formatSlope } from "../diagnostics/mismatch-drift";
-import { mismatchSeries, type MismatchSeries } from "../diagnostics/mismatch-series";
+import type { MismatchSeries } from "../diagnostics/mismatch-series";
+import { CheckInputs } from "./check-inputs";
 import { MISMATCH_QUANTITIES, type MismatchWorse } from "../registry/mismatch";
 import type { FrameworkProfile } from "../registry/framework-profile";
 import type { AlignedRuns } from "../types";
@@ -31,8 +32,8 @@ export const mismatchDrift = defineCheck({
   is: "a train/inference mismatch that grows (or an effective sample size that shrinks) from round to round, along a line fitted to the round means",
   isNot:
     "not a test that the level moved (no interval), not proof of a weight-sync or precision bug, and blind to what happens inside a round or in the per-token tails; the thresholds are declared starting points, not validated limits",
-  run(aligned: AlignedRuns, p: HealthCheckParams, profile: FrameworkProfile) {
-    const { series, notLogged } = mismatchSeries(aligned, { profile });
+  run(aligned: AlignedRuns, p: HealthCheckParams, profile: FrameworkProfile, inputs = new CheckInputs(aligned, profile)) {
+    const { series, notLogged } = inputs.mismatchSeries();
     if (series.length === 0) return { applicable: false, reason: mismatchNotLoggedReason(profile, notLogged) };
     const eligible = series.filter((s) => "value" in MISMATCH_QUANTITIES[s.quantity].driftPerRound);
     if (eligible.length === 0)

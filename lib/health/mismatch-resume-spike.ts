@@ -8,7 +8,7 @@
 import { defineCheck, type HealthCheckParams } from "./health-check";
 import { evidenceNumber, type CheckFlag } from "./flag-ranges";
 import { resumeJumps, resumePoints } from "../diagnostics/mismatch-resumes";
-import { mismatchSeries } from "../diagnostics/mismatch-series";
+import { CheckInputs } from "./check-inputs";
 import { MISMATCH_RESUME_WINDOW } from "../diagnostics/mismatch-panel";
 import { MISMATCH_QUANTITIES } from "../registry/mismatch";
 import type { FrameworkProfile } from "../registry/framework-profile";
@@ -36,8 +36,8 @@ export const mismatchResumeSpike = defineCheck({
   is: "a restart after which trainer and inference engine disagree on the sampled tokens far more than just before it",
   isNot:
     "not proof of a weight-sync bug at the resume: one batch against a short level, and a checkpoint of other weights, a changed precision or engine version widen the gap too; signed quantities and batch extremes are not read (their declarations say why)",
-  run(aligned: AlignedRuns, p: HealthCheckParams, profile: FrameworkProfile) {
-    const { series, notLogged } = mismatchSeries(aligned, { profile });
+  run(aligned: AlignedRuns, p: HealthCheckParams, profile: FrameworkProfile, inputs = new CheckInputs(aligned, profile)) {
+    const { series, notLogged } = inputs.mismatchSeries();
     if (series.length === 0) return { applicable: false, reason: mismatchNotLoggedReason(profile, notLogged) };
     const resumes = resumePoints(aligned);
     if (resumes.length === 0)

@@ -5,6 +5,7 @@
 import { absentReason, type FrameworkProfile } from "../registry/framework-profile";
 import { profileOfAligned } from "../registry/profiles";
 import { conditionText, runsWhereHolds } from "../registry/semantic-flags";
+import { CheckInputs } from "./check-inputs";
 import { nestedContainers } from "./timer-parts-exceed-container";
 import type { AlignedRuns } from "../types";
 import type { HealthCheck, HealthCheckParams, HealthFlag, HealthOutcome, HealthSeverity } from "./health-check";
@@ -45,7 +46,8 @@ export function runHealthChecks(
   params: HealthParams = defaultHealthParams(),
   checks: readonly HealthCheck[] = HEALTH_CHECKS,
 ): HealthReport {
-  const results = checks.map((c) => runOne(aligned, c, checkParams(c, params)));
+  const inputs = new CheckInputs(aligned, profileOfAligned(aligned));
+  const results = checks.map((c) => runOne(inputs, c, checkParams(c, params)));
   return { results, flags: ([] as HealthFlag[]).concat(...results.map((r) => r.flags)) };
 }
 
@@ -59,11 +61,11 @@ function checkParams(c: HealthCheck, params: HealthParams): HealthCheckParams {
   return out;
 }
 
-function runOne(aligned: AlignedRuns, c: HealthCheck, p: HealthCheckParams): HealthCheckResult {
-  const profile = profileOfAligned(aligned);
+function runOne(inputs: CheckInputs, c: HealthCheck, p: HealthCheckParams): HealthCheckResult {
+  const { aligned, profile } = inputs;
   const rule = c.rule(p, profile);
   const base = { check: c.name, severity: c.severity, unit: c.unit, params: p, rule, is: c.is, isNot: c.isNot };
-  const outcome = needsGate(profile, c) ?? flagGate(aligned, profile, c) ?? c.run(aligned, p, profile);
+  const outcome = needsGate(profile, c) ?? flagGate(aligned, profile, c) ?? c.run(aligned, p, profile, inputs);
   if (outcome.applicable === false) return { ...base, status: "not applicable", reason: outcome.reason, evidence: null, flags: [] };
   const flags: HealthFlag[] = outcome.flags.map((f) => ({
     check: c.name,

@@ -3,7 +3,11 @@ import { test } from "node:test";
 
 import { alignRuns } from "../../lib/align/align-runs";
 import { resumePoints } from "../../lib/diagnostics/mismatch-resumes";
+import { CheckInputs } from "../../lib/health/check-inputs";
+import { defaultHealthParams } from "../../lib/health/health-params";
+import { mismatchDrift } from "../../lib/health/mismatch-drift";
 import { mismatchResumeSpike } from "../../lib/health/mismatch-resume-spike";
+import { runHealthChecks } from "../../lib/health/run-health-checks";
 import { SLIME_PROFILE } from "../../lib/registry/profile-slime";
 import { scenarioRunHistories, simulateScenario } from "../../tools/simulate-slime/scenario";
 import { buildAligned } from "../diagnostics/aligned-builder";
@@ -87,4 +91,31 @@ test("on the scenario simulator's restarts (real aligner): the resume in place i
   );
   assert.deepEqual(flagsOf(mismatchResumeSpike.run(aligned, P, SLIME_PROFILE)), [["R1", "scn-r1-qusi", 4, 4, ABS, 0.05]]);
   assert.deepEqual(flagsOf(mismatchResumeSpike.run(spikeAt(5), P, SLIME_PROFILE)), []);
+});
+
+test("in a report the two mismatch checks share one series set (read once) and flag exactly what each check finds alone", () => {
+  const aligned = alignRuns(scenarioRunHistories(simulateScenario(EVERYTHING_ONE_N)));
+  for (const u of aligned.updates) if (u.rollout === 4) u.values[ABS] = 0.05;
+  let reads = 0;
+  const inputs = new CheckInputs(aligned, SLIME_PROFILE);
+  const read = inputs.mismatchSeries.bind(inputs);
+  inputs.mismatchSeries = () => {
+    reads++;
+    return read();
+  };
+  const shared = [mismatchResumeSpike, mismatchDrift].map((c) => c.run(aligned, P, SLIME_PROFILE, inputs));
+  assert.equal(reads, 2);
+  assert.equal(inputs.mismatchSeries(), inputs.mismatchSeries(), "the second read returns the first set, not a new one");
+  assert.deepEqual(
+    shared,
+    [mismatchResumeSpike, mismatchDrift].map((c) => c.run(aligned, P, SLIME_PROFILE)),
+  );
+  assert.deepEqual(flagsOf(shared[0]), [["R1", "scn-r1-qusi", 4, 4, ABS, 0.05]]);
+  const report = runHealthChecks(aligned, { ...defaultHealthParams(), mismatch_resume_spike: P });
+  assert.deepEqual(
+    report.flags
+      .filter((f) => f.check === "mismatch_resume_spike")
+      .map((f) => [f.round, f.runId, f.first, f.last, f.key, Number((f.value as number).toPrecision(12))]),
+    [["R1", "scn-r1-qusi", 4, 4, ABS, 0.05]],
+  );
 });
