@@ -43,9 +43,17 @@ export function sampleManifest(s: Scenario): SourceManifest {
   return { ...m, runs: m.runs.map((run, i) => ({ ...run, ...configFacts([s.runs[i].config]) })) };
 }
 
+/** Every archive of the sample (folder relative to the data folder) with the scenario it is made from. */
+export function sampleScenarios(): { dir: string; scenario: Scenario }[] {
+  const one = (dir: string, opts: ScenarioOptions) => ({ dir, scenario: simulateScenario({ ...SHARED, ...opts }) });
+  return [
+    ...SAMPLE_ARMS.flatMap((arm) => arm.seeds.map((seed) => one(sampleArchive(arm.name, seed), { seed, nSamplesPerPrompt: arm.nSamplesPerPrompt }))),
+    one(REFERENCE.dir, { seed: REFERENCE.seed, nSamplesPerPrompt: SAMPLE_ARMS[0].nSamplesPerPrompt }),
+  ];
+}
+
 /** One scenario's frozen archive in `dir` (replaced whole). */
-async function writeArchive(dir: string, opts: ScenarioOptions): Promise<void> {
-  const s = simulateScenario({ ...SHARED, ...opts });
+async function writeArchive(dir: string, s: Scenario): Promise<void> {
   await fsp.rm(dir, { recursive: true, force: true });
   await fsp.mkdir(path.join(dir, HISTORY_DIR), { recursive: true });
   for (let i = 0; i < s.runs.length; i++) await fsp.writeFile(path.join(dir, historyFile(s.runs[i].runId)), scenarioHistoryText(s, i), "utf8");
@@ -54,10 +62,7 @@ async function writeArchive(dir: string, opts: ScenarioOptions): Promise<void> {
 
 /** Write every experiment's archive, the reference and compare.json into `dataDir`. */
 export async function writeCompareSample(dataDir: string): Promise<void> {
-  for (const arm of SAMPLE_ARMS) {
-    for (const seed of arm.seeds) await writeArchive(path.join(dataDir, sampleArchive(arm.name, seed)), { seed, nSamplesPerPrompt: arm.nSamplesPerPrompt });
-  }
-  await writeArchive(path.join(dataDir, REFERENCE.dir), { seed: REFERENCE.seed, nSamplesPerPrompt: SAMPLE_ARMS[0].nSamplesPerPrompt });
+  for (const { dir, scenario } of sampleScenarios()) await writeArchive(path.join(dataDir, dir), scenario);
   const config = {
     arms: SAMPLE_ARMS.map((a) => ({ name: a.name, archives: a.seeds.map((seed) => sampleArchive(a.name, seed)) })),
     reference: REFERENCE.dir,
