@@ -15,8 +15,8 @@ import { HISTORY_DIR, MANIFEST_FILE, SNAPSHOTS_DIR } from "./manifest";
 /** Entries an archive folder may hold (snapshots/: a followed archive's chain); anything else would be lost by the swap, so it is refused. */
 const ARCHIVE_ENTRIES = new Set([MANIFEST_FILE, HISTORY_DIR, SNAPSHOTS_DIR]);
 
-/** Sibling paths of an archive folder: lock, temp prefix, old prefix. */
-export function archiveSiblings(outDir: string): { parent: string; lock: string; tmpPrefix: string; oldPrefix: string } {
+/** Sibling paths of an archive folder: lock, temp prefix, old prefix, spare prefix. */
+export function archiveSiblings(outDir: string): { parent: string; lock: string; tmpPrefix: string; oldPrefix: string; sparePrefix: string } {
   const abs = path.resolve(outDir);
   const parent = path.dirname(abs);
   const base = path.basename(abs);
@@ -25,6 +25,7 @@ export function archiveSiblings(outDir: string): { parent: string; lock: string;
     lock: path.join(parent, `.${base}.lock`),
     tmpPrefix: path.join(parent, `.${base}.tmp-`),
     oldPrefix: path.join(parent, `.${base}.old-`),
+    sparePrefix: path.join(parent, `.${base}.spare-`),
   };
 }
 
@@ -155,13 +156,15 @@ export async function lockArchiveDir(outDir: string, reporter: Reporter = {}): P
 
 /**
  * Cleans what an interrupted earlier swap left beside `outDir` (caller holds the lock): temp folders
- * are removed; if `outDir` is missing but one old copy exists, the old copy is put back.
+ * and spare copies (but `keep`) are removed; if `outDir` is missing but one old copy exists, the old
+ * copy is put back.
  */
-async function recoverInterrupted(outDir: string, reporter: Reporter): Promise<void> {
-  const { parent, tmpPrefix, oldPrefix } = archiveSiblings(outDir);
+async function recoverInterrupted(outDir: string, reporter: Reporter, keep: string | null): Promise<void> {
+  const { parent, tmpPrefix, oldPrefix, sparePrefix } = archiveSiblings(outDir);
   const names = await fsp.readdir(parent);
   const full = names.map((n) => path.join(parent, n));
-  for (const p of full.filter((p) => p.startsWith(tmpPrefix))) await fsp.rm(p, { recursive: true, force: true });
+  const stale = (p: string) => p.startsWith(tmpPrefix) || (p.startsWith(sparePrefix) && p !== keep);
+  for (const p of full.filter(stale)) await fsp.rm(p, { recursive: true, force: true });
   const olds = full.filter((p) => p.startsWith(oldPrefix));
   const exists = await fsp.stat(outDir).then(
     () => true,
@@ -176,20 +179,65 @@ async function recoverInterrupted(outDir: string, reporter: Reporter): Promise<v
 }
 
 /**
- * Replaces `outDir` with the folder `fill` writes: `fill` gets a fresh temp folder beside it; after
- * it resolves, the temp folder is fsynced and renamed into place. If `fill` throws, `outDir` is
- * untouched and the temp folder removed. Holds the lock throughout.
+ * The archive as it was before the last replacement, kept beside it (`.<name>.spare-*`) by a caller
+ * that replaces the archive again and again (a follow): the next replacement starts from this copy
+ * instead of an empty folder, so only what changed since has to be written, not every byte copied.
+ * `dir` is null while there is none; replaceDirAtomically sets it.
  */
-export async function replaceDirAtomically<T>(outDir: string, fill: (tmpDir: string) => Promise<T>, reporter: Reporter = {}): Promise<T> {
+export interface SpareCopy {
+  dir: string | null;
+}
+
+/** The temp folder of a replacement: the spare copy moved to a temp name when there is one, else a new empty folder. */
+async function tempFolder(tmpPrefix: string, spare: SpareCopy | undefined): Promise<{ tmp: string; recycled: boolean }> {
+  const from = spare?.dir ?? null;
+  if (spare) spare.dir = null;
+  if (from !== null) {
+    const tmp = `${tmpPrefix}${randomBytes(6).toString("hex")}`;
+    const moved = await fsp.rename(from, tmp).then(
+      () => true,
+      () => false,
+    );
+    if (moved) return { tmp, recycled: true };
+  }
+  return { tmp: await fsp.mkdtemp(tmpPrefix), recycled: false };
+}
+
+/** Renames the replaced archive to a spare name; removes it (null) when that fails. */
+async function keepAsSpare(old: string, sparePrefix: string): Promise<string | null> {
+  const dir = `${sparePrefix}${randomBytes(6).toString("hex")}`;
+  try {
+    await fsp.rename(old, dir);
+    return dir;
+  } catch {
+    await fsp.rm(old, { recursive: true, force: true });
+    return null;
+  }
+}
+
+/**
+ * Replaces `outDir` with the folder `fill` writes: `fill` gets a temp folder beside it (empty, or
+ * with `spare` the previous archive's copy, `recycled` true); after it resolves, the temp folder is
+ * fsynced and renamed into place. If `fill` throws, `outDir` is untouched and the temp folder
+ * removed. With `spare`, the replaced archive is kept as the next spare instead of removed. Holds
+ * the lock throughout.
+ */
+export async function replaceDirAtomically<T>(
+  outDir: string,
+  fill: (tmpDir: string, recycled: boolean) => Promise<T>,
+  reporter: Reporter = {},
+  spare?: SpareCopy,
+): Promise<T> {
   const target = path.resolve(outDir);
-  const { parent, tmpPrefix, oldPrefix } = archiveSiblings(target);
+  const { parent, tmpPrefix, oldPrefix, sparePrefix } = archiveSiblings(target);
   const lock = await lockArchiveDir(target, reporter);
   let tmp: string | null = null;
   try {
-    await recoverInterrupted(target, reporter);
+    await recoverInterrupted(target, reporter, spare?.dir ?? null);
     await checkArchiveDir(target);
-    tmp = await fsp.mkdtemp(tmpPrefix);
-    const result = await fill(tmp);
+    const made = await tempFolder(tmpPrefix, spare);
+    tmp = made.tmp;
+    const result = await fill(tmp, made.recycled);
     for (const dir of [path.join(tmp, HISTORY_DIR), path.join(tmp, SNAPSHOTS_DIR), tmp]) {
       if (
         await fsp.stat(dir).then(
@@ -216,7 +264,8 @@ export async function replaceDirAtomically<T>(outDir: string, fill: (tmpDir: str
       }
       tmp = null;
       await syncDir(parent);
-      await fsp.rm(old, { recursive: true, force: true });
+      if (spare) spare.dir = await keepAsSpare(old, sparePrefix);
+      else await fsp.rm(old, { recursive: true, force: true });
     } else {
       await fsp.rename(tmp, target);
       tmp = null;

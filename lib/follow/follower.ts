@@ -16,7 +16,7 @@ import type { Reporter, RunMeta, SourceManifest } from "../types";
 import { resolveClock } from "../archive/clock";
 import { joinResumedLogs, type RunSelection } from "../archive/fetch-and-freeze";
 import { checkRunId, HISTORY_DIR, MANIFEST_FILE, parseManifest, serializeManifest, SNAPSHOTS_DIR } from "../archive/manifest";
-import { checkArchiveDir, replaceDirAtomically } from "../archive/replace-dir";
+import { checkArchiveDir, replaceDirAtomically, type SpareCopy } from "../archive/replace-dir";
 import { connectWandb, type WandbConnection, type WandbReaderOptions } from "../wandb/connection";
 import { DEFAULT_CONCURRENCY } from "../wandb/fetch-runs";
 import { mapConcurrent } from "../wandb/map-concurrent";
@@ -29,6 +29,7 @@ import { checkOverlap, DEFAULT_OVERLAP_ROWS, readFileTail } from "./overlap-wind
 import { appendServerRun, describeRun, type FrozenRun, NO_TAIL, refreezeWandbFileRun, type RunFrozenNow, unchangedRun } from "./run-tail";
 import { sha256Hex, snapshotFile, supersededFile } from "../archive/snapshot-chain";
 import { hashFrozenFile } from "./hash-frozen-file";
+import { type CatchUp, catchUpSpare } from "./spare-catch-up";
 
 /** Run states after which a run's history no longer grows ("deleted": the server no longer has the run). */
 export const ENDED_STATES: readonly string[] = ["finished", "failed", "crashed", "killed", "deleted"];
@@ -124,6 +125,10 @@ export class Follower {
   private readonly overlapRows: number;
   /** Per `.wandb` run: when its logs last grew (clock ms) and whether "no writes" was said since. */
   private readonly quiet = new Map<string, { since: number; said: boolean }>();
+  /** The archive as of the snapshot before the last, kept beside it: the next snapshot starts from it (spare-catch-up.ts). */
+  private readonly spare: SpareCopy = { dir: null };
+  /** Bytes the last snapshot wrote to start from the spare (null: it copied the archive whole). */
+  lastCatchUp: CatchUp | null = null;
 
   private constructor(
     private readonly opts: FollowOptions,
@@ -329,9 +334,9 @@ export class Follower {
     const superseded = this.last.manifest?.snapshot?.lineage ?? 1;
     return replaceDirAtomically(
       this.opts.outDir,
-      async (tmp) => {
+      async (tmp, recycled) => {
         await this.checkUnchanged();
-        await this.copyLastSnapshot(tmp);
+        await this.startFrom(tmp, recycled);
         const opts = { pageSize: this.pageSize, historyPath: this.historyPath, signal, fetchedAt: takenAt, overlapRows: this.overlapRows };
         const written = await mapConcurrent(
           this.runs,
@@ -355,7 +360,21 @@ export class Follower {
         return { written, ...(await this.writeManifests(tmp, written, takenAt, reasons)) };
       },
       this.reporter,
+      this.spare,
     );
+  }
+
+  /** The new snapshot's folder holds the last snapshot: the spare caught up when there is one, else a copy. */
+  private async startFrom(tmp: string, recycled: boolean): Promise<void> {
+    this.lastCatchUp = recycled && this.last.manifest !== null ? await catchUpSpare(tmp, this.opts.outDir, this.last.manifest) : null;
+    if (this.lastCatchUp === null) await this.copyLastSnapshot(tmp);
+  }
+
+  /** Removes the spare copy (the end of a follow: it is only worth keeping between polls). */
+  async close(): Promise<void> {
+    const dir = this.spare.dir;
+    this.spare.dir = null;
+    if (dir !== null) await fsp.rm(dir, { recursive: true, force: true });
   }
 
   /** Refuses to write when the archive's manifest is not the last snapshot this follower knows (another fetch replaced it). */
@@ -423,9 +442,18 @@ export class Follower {
 
   /**
    * Polls every `intervalSeconds` until the stop rule holds or `signal` aborts. A failed poll is
-   * reported and retried at the next interval; the archive keeps its last snapshot.
+   * reported and retried at the next interval; the archive keeps its last snapshot. The spare copy kept between polls is removed at the end.
    */
   async follow(loop: FollowLoopOptions): Promise<FollowSummary> {
+    try {
+      return await this.loop(loop);
+    } finally {
+      await this.close();
+    }
+  }
+
+  /** The loop of `follow`. */
+  private async loop(loop: FollowLoopOptions): Promise<FollowSummary> {
     if (!(loop.intervalSeconds >= 0) || !Number.isFinite(loop.intervalSeconds)) throw new Error(`invalid interval: ${loop.intervalSeconds}`);
     const limit = loop.until === "finished" ? Infinity : loop.until.polls;
     if (loop.until !== "finished" && (!Number.isInteger(limit) || limit < 1)) throw new Error(`invalid polls: ${limit}`);

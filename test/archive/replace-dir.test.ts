@@ -23,6 +23,7 @@ test("sibling names sit beside the target", () => {
     lock: "/data/.archive.lock",
     tmpPrefix: "/data/.archive.tmp-",
     oldPrefix: "/data/.archive.old-",
+    sparePrefix: "/data/.archive.spare-",
   });
 });
 
