@@ -167,3 +167,52 @@ test("--report with --config: the exports rebuilt after each snapshot, each heal
   assert.equal(fs.readFileSync(path.join(exportsDir, "health.csv"), "utf8"), fs.readFileSync(path.join(ROOT, "exports/health.csv"), "utf8"));
   assert.equal(fs.readFileSync(path.join(exportsDir, "updates.csv"), "utf8"), fs.readFileSync(path.join(ROOT, "exports/updates.csv"), "utf8"));
 });
+
+test("a step-axis run (TRL's real .wandb log, still being written): the open line names its last logged step, in no rollout or update wording", async () => {
+  const real = path.join(ROOT, "test/fixtures/real-runs/trl/grpo-killed/R0-run-trlgrpokilled.wandb");
+  // A copy written now: a log without an exit record and fresh writes is a running run.
+  const file = path.join(root, "trl", "run-trlgrpokilled.wandb");
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.copyFileSync(real, file);
+  const out = path.join(root, "trl", "archive");
+  const r = await cli(["--wandb-file", `${file}=R0`, "--out", out, "--interval", "0", "--polls", "1"]);
+  assert.equal(r.code, 0, r.stderr);
+  // Its last training row (one holding train/loss; TRL's profiling rows carry the step W&B stamped), read from the frozen file.
+  const steps = fs
+    .readFileSync(path.join(out, "history", "trlgrpokilled.jsonl"), "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Record<string, number>)
+    .filter((row) => row["train/loss"] !== undefined)
+    .map((row) => row["train/global_step"]);
+  assert.deepEqual(steps, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  assert.deepEqual(r.stdout.trimEnd().split("\n").slice(0, 2), [
+    "poll 1: snapshot 1: trlgrpokilled +85 rows (trlgrpokilled running)",
+    "  open: run trlgrpokilled (round R0): step 10 (1 record(s) so far) is not analysed until a later one is logged",
+  ]);
+  assert.doesNotMatch(r.stdout, /rollout|update/);
+});
+
+test("a run whose keys match no profile yet: the reason in full at snapshot 1, a line pointing back at snapshot 2, a new reason (a new key) in full at snapshot 3", async () => {
+  server.addRun({ entity: "e", project: "p", runId: "clinokeys", state: "running", rows: rows(0, 10) });
+  let runQueries = 0;
+  server.onRequest = (entry) => {
+    if (entry.operationName !== "Run") return;
+    runQueries++;
+    if (runQueries === 2) server.appendRows("e", "p", "clinokeys", rows(10, 20));
+    if (runQueries === 3) server.appendRows("e", "p", "clinokeys", [{ _step: 20, x: 40, y: 1 }]);
+  };
+  const out = path.join(root, "nokeys", "archive");
+  const r = await cli(["--entity", "e", "--project", "p", "--run", "clinokeys=R0", "--out", out, "--interval", "0", "--polls", "3"]);
+  server.onRequest = null;
+  assert.equal(r.code, 0, r.stderr);
+  const warnings = r.stderr.split("\n").filter((l) => l.startsWith("warning: snapshot"));
+  assert.equal(warnings.length, 3, r.stderr);
+  const full = (snapshot: number, keys: string) =>
+    new RegExp(
+      `^warning: snapshot ${snapshot}: not analysed \\(cannot tell which framework wrote these runs: no key matches a profile \\(slime: .*\\); keys: ${keys}\\. Name the profile .*\\); the next snapshot is analysed again$`,
+    );
+  assert.match(warnings[0], full(1, "x"));
+  assert.equal(warnings[1], "warning: snapshot 2: not analysed, same reason as snapshot 1");
+  assert.match(warnings[2], full(3, "x, y"));
+});
