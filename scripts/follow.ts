@@ -19,6 +19,7 @@ import { parseArgs } from "node:util";
 
 import { Follower, type FollowLoopOptions, type PollResult } from "../lib/follow/follower";
 import { FlagsSeen } from "../lib/follow/new-flags";
+import { NotAnalysedWarnings } from "../lib/follow/not-analysed";
 import { LiveArchive } from "../lib/follow/live-archive";
 import { analyseSnapshot, type OpenBatch, type SnapshotAnalysis } from "../lib/follow/poll-analysis";
 import type { HealthFlag } from "../lib/health/health-check";
@@ -115,9 +116,13 @@ function pollLine(result: PollResult, poll: number): string {
   return `poll ${poll}: snapshot ${result.sequence}: ${added} rows (${states})`;
 }
 
-/** One stdout line for an open batch: shown as open, never averaged. */
+/** One stdout line for an open batch: shown as open, never averaged; worded by the profile's axis (docs/follow.md). */
 function openLine(b: OpenBatch): string {
-  return `  open: run ${b.runId} (round ${b.round}): rollout ${b.rollout} (${b.rolloutRecords} rollout record(s), ${b.updates} update(s) so far) is not analysed until a later one is logged`;
+  const sofar =
+    b.unit === "step"
+      ? `step ${b.rollout} (${b.rolloutRecords} record(s) so far)`
+      : `rollout ${b.rollout} (${b.rolloutRecords} rollout record(s), ${b.updates} update(s) so far)`;
+  return `  open: run ${b.runId} (round ${b.round}): ${sofar} is not analysed until a later one is logged`;
 }
 
 /** One stdout line for a flag printed the first time: the check, where, and its reading rule. */
@@ -125,15 +130,22 @@ function flagLine(f: HealthFlag): string {
   return `  new flag: ${f.check} (${f.severity}) run ${f.runId} ${f.unit} ${f.first}..${f.last} ${f.key}: ${f.rule}`;
 }
 
+/** What a follow keeps between snapshots' analyses. */
+interface AnalysisState {
+  seen: FlagsSeen;
+  live: LiveArchive;
+  failures: NotAnalysedWarnings;
+}
+
 /**
  * After a snapshot: the health checks on its closed records (the exports rebuilt too with --report),
  * the open batches, and each flag not printed before, recorded in the archive. A failed analysis is
- * a warning: the snapshot stands and the next one is analysed again.
+ * a warning (its reason said in full once, see NotAnalysedWarnings): the snapshot stands and the
+ * next one is analysed again.
  */
 async function analysePoll(
   opts: FollowCli,
-  seen: FlagsSeen,
-  live: LiveArchive,
+  { seen, live, failures }: AnalysisState,
   result: Pick<PollResult, "sequence" | "takenAt">,
   reporter: Reporter,
 ): Promise<void> {
@@ -148,9 +160,10 @@ async function analysePoll(
         ? await live.analyse(health.params)
         : await analyseSnapshot(opts.outDir, { health: health.params, exportsDir: opts.report, reporter });
   } catch (e) {
-    reporter.warn?.(`snapshot ${result.sequence}: not analysed (${(e as Error).message}); the next snapshot is analysed again`);
+    reporter.warn?.(failures.failed(result.sequence, (e as Error).message));
     return;
   }
+  failures.analysed();
   for (const b of analysis.open) process.stdout.write(`${openLine(b)}\n`);
   for (const f of seen.take(analysis.health.flags, { snapshot: result.sequence, takenAt: result.takenAt })) process.stdout.write(`${flagLine(f)}\n`);
   // Printed, then recorded: a crash in between prints a flag twice, never loses one.
@@ -183,13 +196,16 @@ async function main(): Promise<number> {
   process.on("SIGINT", onSigint);
   try {
     const follower = await Follower.open({ ...cli, reporter });
-    const seen = await FlagsSeen.open(cli.outDir);
-    const live = new LiveArchive(cli.outDir, { reporter });
+    const state: AnalysisState = {
+      seen: await FlagsSeen.open(cli.outDir),
+      live: new LiveArchive(cli.outDir, { reporter }),
+      failures: new NotAnalysedWarnings(),
+    };
     // A snapshot an earlier follow wrote but did not analyse (it stopped in between): analysed first.
     const last = follower.lastManifest()?.snapshot;
-    if (last && last.sequence > (seen.lastAnalysed() ?? 0)) {
+    if (last && last.sequence > (state.seen.lastAnalysed() ?? 0)) {
       process.stdout.write(`snapshot ${last.sequence} (written before this follow, not analysed yet):\n`);
-      await analysePoll(cli, seen, live, last, reporter);
+      await analysePoll(cli, state, last, reporter);
     }
     const summary = await follower.follow({
       intervalSeconds: cli.intervalSeconds,
@@ -197,7 +213,7 @@ async function main(): Promise<number> {
       signal: controller.signal,
       onPoll: async (result, poll) => {
         process.stdout.write(`${pollLine(result, poll)}\n`);
-        await analysePoll(cli, seen, live, result, reporter);
+        await analysePoll(cli, state, result, reporter);
       },
     });
     stop();

@@ -8,6 +8,7 @@
 import { checkExportDirs, loadAndAlign, writePlannedExports, type ExportResult } from "../export/write-exports";
 import { planExports } from "../export/build-exports";
 import type { HealthParams } from "../health/health-params";
+import { profileOfAligned } from "../registry/profiles";
 import { type HealthReport, runHealthChecks } from "../health/run-health-checks";
 import type { AlignedRuns, Reporter } from "../types";
 
@@ -15,6 +16,11 @@ import type { AlignedRuns, Reporter } from "../types";
 export interface OpenBatch {
   runId: string;
   round: string;
+  /**
+   * What `rollout` is, from the profile's axis: a rollout id (rollout batches with their optimizer
+   * updates), or a logged step (one record per step; single updates not observable, `updates` 0).
+   */
+  unit: "rollout" | "step";
   /** Its rollout id (a logged step on a step axis). */
   rollout: number;
   /** Rollout records and optimizer updates aligned to it so far. */
@@ -44,9 +50,10 @@ export interface AnalyseOptions {
  * Each running run's open batch: its highest rollout id among its rollout records and updates.
  * A batch is known complete only once a later one is logged, or once the run ended; a run in any
  * other state than "running" has none.
- * @example openBatches(aligned) // [{ runId: "abc", round: "R2", rollout: 47, rolloutRecords: 1, updates: 0 }]
+ * @example openBatches(aligned) // [{ runId: "abc", round: "R2", unit: "rollout", rollout: 47, rolloutRecords: 1, updates: 0 }]
  */
 export function openBatches(aligned: AlignedRuns): OpenBatch[] {
+  const unit = profileOfAligned(aligned).axis.kind === "step" ? "step" : "rollout";
   const out: OpenBatch[] = [];
   for (const run of aligned.runs) {
     if (run.state !== "running") continue;
@@ -56,7 +63,7 @@ export function openBatches(aligned: AlignedRuns): OpenBatch[] {
     if (last === -Infinity) continue;
     const rolloutRecords = aligned.rollouts.filter((r) => r.runId === run.runId && r.rollout === last).length;
     const updates = aligned.updates.filter((u) => u.runId === run.runId && u.rollout === last).length;
-    out.push({ runId: run.runId, round: run.round, rollout: last, rolloutRecords, updates });
+    out.push({ runId: run.runId, round: run.round, unit, rollout: last, rolloutRecords, updates });
   }
   return out;
 }

@@ -1,56 +1,34 @@
 /** scripts/follow.ts end to end: a child process following a run of the local test server while it grows. */
 import assert from "node:assert/strict";
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 
 import { verifyArchive } from "../../lib/archive/load-archive";
 import { verifySnapshotChain } from "../../lib/archive/snapshot-chain";
-import { startWandbTestServer, type WandbTestServer } from "../../tools/wandb-test-server/server";
+import { ROOT, sampleHistory, useFollowTestBed } from "./follow-test-bed";
 
-const ROOT = path.join(__dirname, "../..");
-const root = fs.mkdtempSync(path.join(os.tmpdir(), "follow-cli-"));
-let server: WandbTestServer;
+const bed = useFollowTestBed("follow-cli-");
+const root = bed.root;
 
 function rows(from: number, to: number): Record<string, number>[] {
   return Array.from({ length: to - from }, (_, i) => ({ _step: from + i, x: (from + i) * 2 }));
 }
 
-before(async () => {
-  server = await startWandbTestServer({});
-});
-after(async () => {
-  await server.close();
-  fs.rmSync(root, { recursive: true, force: true });
-});
-
-function env(): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH ?? "", HOME: root, WANDB_BASE_URL: server.url, WANDB_API_KEY: server.apiKey };
-}
-
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ["--import", "tsx", path.join(ROOT, "scripts/follow.ts"), ...args], { cwd: ROOT, env: env() }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr }),
-    );
-  });
-}
-
 test("--until finished: one line per poll, the run's growth frozen snapshot by snapshot, the chain verified at the end", async () => {
-  server.addRun({ entity: "e", project: "p", runId: "cligrow", state: "running", rows: rows(0, 100) });
+  bed.server.addRun({ entity: "e", project: "p", runId: "cligrow", state: "running", rows: rows(0, 100) });
   let runQueries = 0;
-  server.onRequest = (entry) => {
+  bed.server.onRequest = (entry) => {
     if (entry.operationName !== "Run") return;
     // Each poll starts with the Run query: the run grows by 50 rows before polls 2 and 3, then finishes.
     runQueries++;
-    if (runQueries === 2 || runQueries === 3) server.appendRows("e", "p", "cligrow", rows(runQueries * 50, runQueries * 50 + 50));
-    if (runQueries === 3) server.setState("e", "p", "cligrow", "finished");
+    if (runQueries === 2 || runQueries === 3) bed.server.appendRows("e", "p", "cligrow", rows(runQueries * 50, runQueries * 50 + 50));
+    if (runQueries === 3) bed.server.setState("e", "p", "cligrow", "finished");
   };
   const out = path.join(root, "grow", "archive");
-  const r = await cli(["--entity", "e", "--project", "p", "--run", "cligrow=R0", "--out", out, "--interval", "0", "--until", "finished"]);
-  server.onRequest = null;
+  const r = await bed.follow(["--entity", "e", "--project", "p", "--run", "cligrow=R0", "--out", out, "--interval", "0", "--until", "finished"]);
+  bed.server.onRequest = null;
   assert.equal(r.code, 0, r.stderr);
   assert.equal(
     r.stdout,
@@ -73,14 +51,14 @@ test("--until finished: one line per poll, the run's growth frozen snapshot by s
 });
 
 test("Ctrl-C while waiting for the next poll: exit 130, the last snapshot valid", async () => {
-  server.addRun({ entity: "e", project: "p", runId: "cliint", state: "running", rows: rows(0, 30) });
+  bed.server.addRun({ entity: "e", project: "p", runId: "cliint", state: "running", rows: rows(0, 30) });
   const out = path.join(root, "int", "archive");
   const child = spawn(
     process.execPath,
     ["--import", "tsx", path.join(ROOT, "scripts/follow.ts"), "--entity", "e", "--project", "p", "--run", "cliint=R0", "--out", out, "--interval", "600"],
     {
       cwd: ROOT,
-      env: env(),
+      env: bed.env(),
     },
   );
   let stdout = "";
@@ -111,7 +89,7 @@ test("option errors: invalid <option>: <value> and the usage, exit 2", async () 
     ],
     [["--entity", "e", "--run", "x=R0", "--out", out], "invalid --project: missing"],
   ] as const) {
-    const r = await cli([...args]);
+    const r = await bed.follow([...args]);
     assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
     assert.equal(r.stderr.split("\n")[0], message);
     assert.match(r.stderr, /usage: npm run follow/);
@@ -120,35 +98,32 @@ test("option errors: invalid <option>: <value> and the usage, exit 2", async () 
 });
 
 test("--report with --config: the exports rebuilt after each snapshot, each health flag printed once, when its rows arrive", async () => {
-  const config = JSON.parse(fs.readFileSync(path.join(ROOT, "data/runs.json"), "utf8")) as { entity: string; project: string; runs: { runId: string }[] };
-  const history = (runId: string) =>
-    fs
-      .readFileSync(path.join(ROOT, "data/wandb/history", `${runId}.jsonl`), "utf8")
-      .trimEnd()
-      .split("\n");
   const late = "sim-r2-85gs"; // its rollout 47 logs rollout/kl = NaN (the sample's one flag), at _step 30
-  for (const { runId } of config.runs) {
-    const rows = history(runId);
-    server.addRun({
-      entity: config.entity,
-      project: config.project,
-      runId,
-      state: runId === late ? "running" : "finished",
-      rows: runId === late ? rows.slice(0, 20) : rows,
-    });
-  }
+  const config = bed.addSampleRuns(late, 20);
   let lateQueries = 0;
-  server.onRequest = (entry) => {
+  bed.server.onRequest = (entry) => {
     if (entry.operationName !== "Run" || (entry.variables as { name?: string }).name !== late) return;
     if (++lateQueries === 2) {
-      server.appendRows(config.entity, config.project, late, history(late).slice(20));
-      server.setState(config.entity, config.project, late, "finished");
+      bed.server.appendRows(config.entity, config.project, late, sampleHistory(late).slice(20));
+      bed.server.setState(config.entity, config.project, late, "finished");
     }
   };
   const out = path.join(root, "report", "archive");
   const exportsDir = path.join(root, "report", "exports");
-  const r = await cli(["--config", path.join(ROOT, "data/runs.json"), "--out", out, "--interval", "0", "--polls", "3", "--report", "--report-out", exportsDir]);
-  server.onRequest = null;
+  const r = await bed.follow([
+    "--config",
+    path.join(ROOT, "data/runs.json"),
+    "--out",
+    out,
+    "--interval",
+    "0",
+    "--polls",
+    "3",
+    "--report",
+    "--report-out",
+    exportsDir,
+  ]);
+  bed.server.onRequest = null;
   assert.equal(r.code, 0, r.stderr);
   const lines = r.stdout.trimEnd().split("\n");
   assert.match(lines[0], /^poll 1: snapshot 1: sim-r0-ghfk \+100, sim-r1-kf63 \+\d+, sim-r2-85gs \+20, sim-r3-1v8k \+\d+ rows/);
@@ -166,4 +141,53 @@ test("--report with --config: the exports rebuilt after each snapshot, each heal
   // The rebuilt exports are those of the bundled archive: same rows, same health table.
   assert.equal(fs.readFileSync(path.join(exportsDir, "health.csv"), "utf8"), fs.readFileSync(path.join(ROOT, "exports/health.csv"), "utf8"));
   assert.equal(fs.readFileSync(path.join(exportsDir, "updates.csv"), "utf8"), fs.readFileSync(path.join(ROOT, "exports/updates.csv"), "utf8"));
+});
+
+test("a step-axis run (TRL's real .wandb log, still being written): the open line names its last logged step, in no rollout or update wording", async () => {
+  const real = path.join(ROOT, "test/fixtures/real-runs/trl/grpo-killed/R0-run-trlgrpokilled.wandb");
+  // A copy written now: a log without an exit record and fresh writes is a running run.
+  const file = path.join(root, "trl", "run-trlgrpokilled.wandb");
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.copyFileSync(real, file);
+  const out = path.join(root, "trl", "archive");
+  const r = await bed.follow(["--wandb-file", `${file}=R0`, "--out", out, "--interval", "0", "--polls", "1"]);
+  assert.equal(r.code, 0, r.stderr);
+  // Its last training row (one holding train/loss; TRL's profiling rows carry the step W&B stamped), read from the frozen file.
+  const steps = fs
+    .readFileSync(path.join(out, "history", "trlgrpokilled.jsonl"), "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Record<string, number>)
+    .filter((row) => row["train/loss"] !== undefined)
+    .map((row) => row["train/global_step"]);
+  assert.deepEqual(steps, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  assert.deepEqual(r.stdout.trimEnd().split("\n").slice(0, 2), [
+    "poll 1: snapshot 1: trlgrpokilled +85 rows (trlgrpokilled running)",
+    "  open: run trlgrpokilled (round R0): step 10 (1 record(s) so far) is not analysed until a later one is logged",
+  ]);
+  assert.doesNotMatch(r.stdout, /rollout|update/);
+});
+
+test("a run whose keys match no profile yet: the reason in full at snapshot 1, a line pointing back at snapshot 2, a new reason (a new key) in full at snapshot 3", async () => {
+  bed.server.addRun({ entity: "e", project: "p", runId: "clinokeys", state: "running", rows: rows(0, 10) });
+  let runQueries = 0;
+  bed.server.onRequest = (entry) => {
+    if (entry.operationName !== "Run") return;
+    runQueries++;
+    if (runQueries === 2) bed.server.appendRows("e", "p", "clinokeys", rows(10, 20));
+    if (runQueries === 3) bed.server.appendRows("e", "p", "clinokeys", [{ _step: 20, x: 40, y: 1 }]);
+  };
+  const out = path.join(root, "nokeys", "archive");
+  const r = await bed.follow(["--entity", "e", "--project", "p", "--run", "clinokeys=R0", "--out", out, "--interval", "0", "--polls", "3"]);
+  bed.server.onRequest = null;
+  assert.equal(r.code, 0, r.stderr);
+  const warnings = r.stderr.split("\n").filter((l) => l.startsWith("warning: snapshot"));
+  assert.equal(warnings.length, 3, r.stderr);
+  const full = (snapshot: number, keys: string) =>
+    new RegExp(
+      `^warning: snapshot ${snapshot}: not analysed \\(cannot tell which framework wrote these runs: no key matches a profile \\(slime: .*\\); keys: ${keys}\\. Name the profile .*\\); the next snapshot is analysed again$`,
+    );
+  assert.match(warnings[0], full(1, "x"));
+  assert.equal(warnings[1], "warning: snapshot 2: not analysed, same reason as snapshot 1");
+  assert.match(warnings[2], full(3, "x, y"));
 });

@@ -4,51 +4,16 @@
  * analysed; a restarted follow does not print it again; --report writes what `npm run export` writes.
  */
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 
 import { Follower } from "../../lib/follow/follower";
 import { readFlagsPrinted } from "../../lib/follow/new-flags";
-import { startWandbTestServer, type WandbTestServer } from "../../tools/wandb-test-server/server";
+import { ROOT, sampleHistory, useFollowTestBed } from "./follow-test-bed";
 
-const ROOT = path.join(__dirname, "../..");
-const root = fs.mkdtempSync(path.join(os.tmpdir(), "follow-flags-"));
-let server: WandbTestServer;
-
-before(async () => {
-  server = await startWandbTestServer({});
-});
-after(async () => {
-  await server.close();
-  fs.rmSync(root, { recursive: true, force: true });
-});
-
-function run(script: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  // JUPYTER_PATH passes through: the notebook kernel the HTML report runs may be named there.
-  const env = {
-    PATH: process.env.PATH ?? "",
-    HOME: root,
-    TZ: "UTC",
-    WANDB_BASE_URL: server.url,
-    WANDB_API_KEY: server.apiKey,
-    ...(process.env.JUPYTER_PATH ? { JUPYTER_PATH: process.env.JUPYTER_PATH } : {}),
-  };
-  return new Promise((resolve) => {
-    execFile(process.execPath, ["--import", "tsx", path.join(ROOT, script), ...args], { cwd: ROOT, env }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr }),
-    );
-  });
-}
-
-function history(runId: string): string[] {
-  return fs
-    .readFileSync(path.join(ROOT, "data/wandb/history", `${runId}.jsonl`), "utf8")
-    .trimEnd()
-    .split("\n");
-}
+const bed = useFollowTestBed("follow-flags-");
+const root = bed.root;
 
 /** Every file of a folder (recursively) by relative path, with its bytes. */
 function filesOf(dir: string): Map<string, Buffer> {
@@ -64,19 +29,10 @@ const NON_FINITE_RULE =
   "a NaN, Inf or -Inf value in a numeric key of an optimizer update or rollout batch (one flag per key and round; critic keys train/critic-* not read)";
 
 test("a flag whose batch closes at poll 2 is printed once, at poll 2, with its rule; not while its batch is open; not again after a restart; --report equals npm run export", async () => {
-  const config = JSON.parse(fs.readFileSync(path.join(ROOT, "data/runs.json"), "utf8")) as { entity: string; project: string; runs: { runId: string }[] };
+  const server = bed.server;
   const late = "sim-r2-85gs"; // rollout 47 (_step 30..34) logs rollout/kl = NaN at _step 31: the sample's one flag
-  const rows = history(late);
-  for (const { runId } of config.runs) {
-    const all = history(runId);
-    server.addRun({
-      entity: config.entity,
-      project: config.project,
-      runId,
-      state: runId === late ? "running" : "finished",
-      rows: runId === late ? rows.slice(0, 32) : all,
-    });
-  }
+  const rows = sampleHistory(late);
+  const config = bed.addSampleRuns(late, 32);
   let lateQueries = 0;
   server.onRequest = (entry) => {
     if (entry.operationName !== "Run" || (entry.variables as { name?: string }).name !== late) return;
@@ -86,7 +42,7 @@ test("a flag whose batch closes at poll 2 is printed once, at poll 2, with its r
   const out = path.join(root, "archive");
   const exportsDir = path.join(root, "exports");
   const args = ["--config", path.join(ROOT, "data/runs.json"), "--out", out, "--interval", "0", "--report", "--report-out", exportsDir];
-  const first = await run("scripts/follow.ts", [...args, "--polls", "2"]);
+  const first = await bed.follow([...args, "--polls", "2"]);
   server.onRequest = null;
   assert.equal(first.code, 0, first.stderr);
   const lines = first.stdout.trimEnd().split("\n");
@@ -107,7 +63,7 @@ test("a flag whose batch closes at poll 2 is printed once, at poll 2, with its r
 
   // --report: the exports are those npm run export writes from the same archive, byte for byte.
   const exported = path.join(root, "exported");
-  const plain = await run("scripts/export.ts", ["--data", out, "--out", exported, "--config", path.join(ROOT, "data/runs.json"), "--allow-issues"]);
+  const plain = await bed.run("scripts/export.ts", ["--data", out, "--out", exported, "--config", path.join(ROOT, "data/runs.json"), "--allow-issues"]);
   assert.equal(plain.code, 0, plain.stderr);
   const a = filesOf(exportsDir);
   const b = filesOf(exported);
@@ -117,7 +73,7 @@ test("a flag whose batch closes at poll 2 is printed once, at poll 2, with its r
   // The run finishes; a follow restarted on the archive freezes the rest and prints no flag again.
   server.appendRows(config.entity, config.project, late, rows.slice(37));
   server.setState(config.entity, config.project, late, "finished");
-  const again = await run("scripts/follow.ts", [...args, "--until", "finished"]);
+  const again = await bed.follow([...args, "--until", "finished"]);
   assert.equal(again.code, 0, again.stderr);
   const relines = again.stdout.trimEnd().split("\n");
   assert.match(relines[0], /^poll 1: snapshot 3: .*sim-r2-85gs \+63/);
@@ -132,7 +88,7 @@ test("a flag whose batch closes at poll 2 is printed once, at poll 2, with its r
 });
 
 test("a snapshot written but not analysed (the follow stopped in between) is analysed when a follow restarts, once", async () => {
-  server.addRun({ entity: "e", project: "p", runId: "caught", state: "finished", rows: history("sim-r2-85gs") });
+  bed.server.addRun({ entity: "e", project: "p", runId: "caught", state: "finished", rows: sampleHistory("sim-r2-85gs") });
   const out = path.join(root, "caught");
   await (
     await Follower.open({
@@ -140,13 +96,11 @@ test("a snapshot written but not analysed (the follow stopped in between) is ana
       project: "p",
       runs: [{ runId: "caught", round: "R2" }],
       outDir: out,
-      baseUrl: server.url,
-      apiKey: server.apiKey,
-      env: {},
+      ...bed.connection(),
     })
   ).poll();
   const args = ["--entity", "e", "--project", "p", "--run", "caught=R2", "--out", out, "--interval", "0", "--until", "finished"];
-  const first = await run("scripts/follow.ts", args);
+  const first = await bed.follow(args);
   assert.equal(first.code, 0, first.stderr);
   assert.deepEqual(first.stdout.trimEnd().split("\n").slice(0, 4), [
     "snapshot 1 (written before this follow, not analysed yet):",
@@ -158,7 +112,7 @@ test("a snapshot written but not analysed (the follow stopped in between) is ana
     (await readFlagsPrinted(out)).map((f) => f.snapshot),
     [1],
   );
-  const again = await run("scripts/follow.ts", args);
+  const again = await bed.follow(args);
   assert.equal(again.code, 0, again.stderr);
   assert.deepEqual(
     again.stdout.split("\n").filter((l) => !l.startsWith("poll ") && !l.startsWith("followed ") && l !== ""),
@@ -168,10 +122,10 @@ test("a snapshot written but not analysed (the follow stopped in between) is ana
 });
 
 test("--html: the HTML report of notebooks 01-06 rebuilt after the snapshot, notebook 06 showing the snapshot that first printed the flag", async () => {
-  server.addRun({ entity: "e", project: "p", runId: "paged", state: "finished", rows: history("sim-r2-85gs") });
+  bed.server.addRun({ entity: "e", project: "p", runId: "paged", state: "finished", rows: sampleHistory("sim-r2-85gs") });
   const out = path.join(root, "html", "archive");
   const report = path.join(root, "html", "exports");
-  const r = await run("scripts/follow.ts", [
+  const r = await bed.follow([
     "--entity",
     "e",
     "--project",

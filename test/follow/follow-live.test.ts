@@ -4,42 +4,23 @@
  * a valid archive, and its flags as they came.
  */
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 
 import { verifyArchive } from "../../lib/archive/load-archive";
 import { verifySnapshotChain } from "../../lib/archive/snapshot-chain";
 import { readFlagsPrinted } from "../../lib/follow/new-flags";
 import type { SourceManifest } from "../../lib/types";
 import { LiveRun } from "../../tools/wandb-test-server/live-run";
-import { startWandbTestServer, type WandbTestServer } from "../../tools/wandb-test-server/server";
+import { ROOT, useFollowTestBed } from "./follow-test-bed";
 
-const ROOT = path.join(__dirname, "../..");
+const bed = useFollowTestBed("follow-live-");
 const SAMPLE = path.join(ROOT, "data/wandb/history/sim-r2-85gs.jsonl");
-const root = fs.mkdtempSync(path.join(os.tmpdir(), "follow-live-"));
-let server: WandbTestServer;
-
-before(async () => {
-  server = await startWandbTestServer({});
-});
-after(async () => {
-  await server.close();
-  fs.rmSync(root, { recursive: true, force: true });
-});
-
-function follow(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { PATH: process.env.PATH ?? "", HOME: root, TZ: "UTC", WANDB_BASE_URL: server.url, WANDB_API_KEY: server.apiKey };
-  return new Promise((resolve) => {
-    execFile(process.execPath, ["--import", "tsx", path.join(ROOT, "scripts/follow.ts"), ...args], { cwd: ROOT, env }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const root = bed.root;
 
 test("a run deleted mid-follow: the poll says deleted, a warning names the rows kept, every frozen row stays, the archive verifies, the flag printed before stays recorded", async () => {
+  const server = bed.server;
   const live = await LiveRun.start(server, {
     entity: "e",
     project: "p",
@@ -53,7 +34,7 @@ test("a run deleted mid-follow: the poll says deleted, a warning names the rows 
     if (entry.operationName === "Run" && (entry.variables as { name?: string }).name === "live") void live.tick();
   };
   const out = path.join(root, "archive");
-  const r = await follow(["--entity", "e", "--project", "p", "--run", "live=R2", "--out", out, "--interval", "0", "--until", "finished"]);
+  const r = await bed.follow(["--entity", "e", "--project", "p", "--run", "live=R2", "--out", out, "--interval", "0", "--until", "finished"]);
   server.onRequest = null;
   assert.equal(r.code, 0, r.stderr);
   const polls = r.stdout.split("\n").filter((l) => l.startsWith("poll "));

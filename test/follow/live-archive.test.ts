@@ -5,37 +5,18 @@
  * run and file, and never analysed.
  */
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 
 import { Follower } from "../../lib/follow/follower";
 import { LiveArchive } from "../../lib/follow/live-archive";
 import { analyseSnapshot } from "../../lib/follow/poll-analysis";
 import type { SourceManifest } from "../../lib/types";
-import { startWandbTestServer, type WandbTestServer } from "../../tools/wandb-test-server/server";
+import { sampleHistory, useFollowTestBed } from "./follow-test-bed";
 
-const ROOT = path.join(__dirname, "../..");
-const root = fs.mkdtempSync(path.join(os.tmpdir(), "live-archive-"));
-let server: WandbTestServer;
-
-before(async () => {
-  server = await startWandbTestServer({});
-});
-after(async () => {
-  await server.close();
-  fs.rmSync(root, { recursive: true, force: true });
-});
-
-/** The sample's history rows of a run (data/wandb, slime-shaped: rollout batches and updates). */
-function history(runId: string): string[] {
-  return fs
-    .readFileSync(path.join(ROOT, "data/wandb/history", `${runId}.jsonl`), "utf8")
-    .trimEnd()
-    .split("\n");
-}
+const bed = useFollowTestBed("live-archive-");
+const root = bed.root;
 
 const LATE = "sim-r2-85gs"; // logs rollout/kl = NaN at _step 31 (rollout 47): the sample's one flag
 const RUNS = ["sim-r0-ghfk", "sim-r1-kf63", LATE];
@@ -43,19 +24,14 @@ const RUNS = ["sim-r0-ghfk", "sim-r1-kf63", LATE];
 /** A follow of the sample's runs where LATE starts with `first` rows and is running. */
 async function startFollow(name: string, first: number): Promise<{ follower: Follower; dir: string; project: string }> {
   const project = name;
-  for (const runId of RUNS) {
-    const all = history(runId);
-    server.addRun({ entity: "e", project, runId, state: runId === LATE ? "running" : "finished", rows: runId === LATE ? all.slice(0, first) : all });
-  }
+  bed.addSampleRuns(LATE, first, { entity: "e", project, runIds: RUNS });
   const dir = path.join(root, name);
   const follower = await Follower.open({
     entity: "e",
     project,
     runs: RUNS.map((runId, i) => ({ runId, round: `R${i}` })),
     outDir: dir,
-    baseUrl: server.url,
-    apiKey: server.apiKey,
-    env: {},
+    ...bed.connection(),
     retry: { retries: 0, random: () => 0, sleep: async () => undefined },
     now: () => new Date("2026-01-01T00:00:00Z"),
   });
@@ -74,14 +50,14 @@ async function assertSameAnalysis(live: LiveArchive, dir: string, what: string):
 test("after each poll of a growing run only the new rows are parsed, and the analysis equals analyseSnapshot's", async () => {
   const { follower, dir, project } = await startFollow("grow", 10);
   const live = new LiveArchive(dir);
-  const rows = history(LATE);
+  const rows = sampleHistory(LATE);
   await follower.poll();
   let inc = await assertSameAnalysis(live, dir, "poll 1");
   assert.deepEqual(
     live.stats.reloaded.map((r) => `${r.runId}: ${r.why}`),
     RUNS.map((r) => `${r}: first read`),
   );
-  const sampleRows = RUNS.reduce((n, r) => n + (r === LATE ? 10 : history(r).length), 0);
+  const sampleRows = RUNS.reduce((n, r) => n + (r === LATE ? 10 : sampleHistory(r).length), 0);
   assert.equal(live.stats.rowsParsed, sampleRows);
   assert.equal(inc.health.flags.filter((f) => f.runId === LATE).length, 0, "rollout 47 not logged yet");
   const flagsBy: number[] = [];
@@ -91,8 +67,8 @@ test("after each poll of a growing run only the new rows are parsed, and the ana
     [32, 37],
     [37, rows.length],
   ]) {
-    server.appendRows("e", project, LATE, rows.slice(from, to));
-    if (to === rows.length) server.setState("e", project, LATE, "finished");
+    bed.server.appendRows("e", project, LATE, rows.slice(from, to));
+    if (to === rows.length) bed.server.setState("e", project, LATE, "finished");
     await follower.poll();
     inc = await assertSameAnalysis(live, dir, `rows ${from}..${to}`);
     assert.deepEqual(live.stats.reloaded, [], "nothing read whole");
@@ -113,14 +89,14 @@ test("a rewound run (a new lineage) is read whole, and the analysis equals analy
   const live = new LiveArchive(dir);
   await follower.poll();
   await assertSameAnalysis(live, dir, "first poll");
-  const rows = history(LATE);
-  server.rewindRun("e", project, LATE, 20);
+  const rows = sampleHistory(LATE);
+  bed.server.rewindRun("e", project, LATE, 20);
   // Logged again from step 21 with other values (a rewind re-logs different rows).
   const again = rows.slice(
     rows.findIndex((t) => (JSON.parse(t) as { _step: number })._step > 20),
     60,
   );
-  server.appendRows(
+  bed.server.appendRows(
     "e",
     project,
     LATE,
@@ -146,7 +122,7 @@ test("a prior byte changed on disk between polls is refused, naming run and file
   const text = fs.readFileSync(file, "utf8");
   const at = text.indexOf('"_step":') + 8;
   fs.writeFileSync(file, text.slice(0, at) + (text[at] === "0" ? "1" : "0") + text.slice(at + 1));
-  server.appendRows("e", project, LATE, history(LATE).slice(20, 40));
+  bed.server.appendRows("e", project, LATE, sampleHistory(LATE).slice(20, 40));
   await follower.poll();
   await assert.rejects(live.analyse(), (e: Error) => {
     assert.match(e.message, new RegExp(`^run ${LATE}: archive file ${file.replace(/[.]/g, "\\.")}: its first \\d+ bytes changed since they were read`));
@@ -161,27 +137,22 @@ test("a prior byte changed on disk between polls is refused, naming run and file
 
 test("npm run follow: a prior byte changed on disk between two polls is not analysed; the follow says so, naming run and file", async () => {
   const project = "cli";
-  const rows = history(LATE);
-  server.addRun({ entity: "e", project, runId: LATE, state: "running", rows: rows.slice(0, 20) });
+  const rows = sampleHistory(LATE);
+  bed.server.addRun({ entity: "e", project, runId: LATE, state: "running", rows: rows.slice(0, 20) });
   const out = path.join(root, "cli-archive");
   const file = path.join(out, "history", `${LATE}.jsonl`);
   let queries = 0;
-  server.onRequest = (entry) => {
+  bed.server.onRequest = (entry) => {
     if (entry.operationName !== "Run") return;
     // Before poll 2: a frozen value changed on disk (same length), and new rows logged.
     if (++queries !== 2) return;
     const text = fs.readFileSync(file, "utf8");
     fs.writeFileSync(file, text.replace('"_step":0,', '"_step":9,'));
-    server.appendRows("e", project, LATE, rows.slice(20, 40));
+    bed.server.appendRows("e", project, LATE, rows.slice(20, 40));
   };
   const args = ["--entity", "e", "--project", project, "--run", `${LATE}=R0`, "--out", out, "--interval", "0", "--polls", "2"];
-  const res = await new Promise<{ stdout: string; stderr: string }>((resolve) => {
-    const env = { PATH: process.env.PATH ?? "", HOME: root, TZ: "UTC", WANDB_BASE_URL: server.url, WANDB_API_KEY: server.apiKey };
-    execFile(process.execPath, ["--import", "tsx", path.join(ROOT, "scripts/follow.ts"), ...args], { cwd: ROOT, env }, (_err, stdout, stderr) =>
-      resolve({ stdout, stderr }),
-    );
-  });
-  server.onRequest = null;
+  const res = await bed.follow(args);
+  bed.server.onRequest = null;
   assert.equal(queries >= 2, true, "two polls read the run");
   assert.match(res.stdout, /^poll 2: snapshot 2: /m);
   assert.match(
