@@ -5,7 +5,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, test } from "node:test";
 
-import { archiveSiblings, checkArchiveDir, lockArchiveDir, replaceDirAtomically } from "../../lib/archive/replace-dir";
+import { archiveSiblings, checkArchiveDir, lockArchiveDir, replaceDirAtomically, type SpareCopy } from "../../lib/archive/replace-dir";
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "replace-dir-"));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -51,6 +51,50 @@ test("a failing fill leaves the target untouched and cleans up", async () => {
   );
   assert.equal(fs.readFileSync(path.join(dir, "manifest.json"), "utf8"), "keep");
   assert.deepEqual(fs.readdirSync(path.dirname(dir)), ["archive"]);
+});
+
+test("with a spare: the replaced archive is kept as the spare and the next fill starts from it; a writer without it removes it; a failed fill loses it, never the archive", async () => {
+  const dir = fresh();
+  const spare: SpareCopy = { dir: null };
+  await replaceDirAtomically(dir, (tmp) => fillWith(tmp, "one"), {}, spare);
+  assert.equal(spare.dir, null, "nothing was replaced, so nothing is kept");
+  await replaceDirAtomically(dir, (tmp) => fillWith(tmp, "two"), {}, spare);
+  assert.ok(spare.dir?.startsWith(archiveSiblings(dir).sparePrefix));
+  assert.equal(fs.readFileSync(path.join(spare.dir!, "manifest.json"), "utf8"), "one", "the spare is the archive before the swap");
+  const seen: [string, boolean][] = [];
+  await replaceDirAtomically(
+    dir,
+    async (tmp, recycled) => {
+      seen.push([fs.readFileSync(path.join(tmp, "manifest.json"), "utf8"), recycled]);
+      fs.writeFileSync(path.join(tmp, "manifest.json"), "three");
+    },
+    {},
+    spare,
+  );
+  assert.deepEqual(seen, [["one", true]]);
+  assert.equal(fs.readFileSync(path.join(spare.dir!, "manifest.json"), "utf8"), "two");
+  await assert.rejects(
+    replaceDirAtomically(
+      dir,
+      async () => {
+        throw new Error("poll failed");
+      },
+      {},
+      spare,
+    ),
+    /poll failed/,
+  );
+  assert.equal(spare.dir, null);
+  assert.equal(fs.readFileSync(path.join(dir, "manifest.json"), "utf8"), "three");
+  assert.deepEqual(fs.readdirSync(path.dirname(dir)), ["archive"], "the spare went with the failed fill");
+  await replaceDirAtomically(dir, (tmp) => fillWith(tmp, "four"), {}, spare);
+  assert.equal(fs.readdirSync(path.dirname(dir)).length, 2);
+  await replaceDirAtomically(dir, async (tmp, recycled) => {
+    assert.equal(recycled, false);
+    assert.deepEqual(fs.readdirSync(tmp), []);
+    await fillWith(tmp, "five");
+  });
+  assert.deepEqual(fs.readdirSync(path.dirname(dir)), ["archive"], "a writer that keeps no spare removes a spare left beside");
 });
 
 test("a held lock refuses a second writer and names the lock file", async () => {

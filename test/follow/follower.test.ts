@@ -475,3 +475,85 @@ test("a follow restarted on its archive continues the chain; one started on a fe
   });
   assert.ok(historyBytes(dir, "restarted").equals(historyBytes(once, "restarted")));
 });
+
+/** The spare copy beside an archive folder (null when there is none). */
+function spareOf(dir: string): string | null {
+  const names = fs.readdirSync(path.dirname(dir)).filter((n) => n.startsWith(`.${path.basename(dir)}.spare-`));
+  assert.ok(names.length <= 1, `at most one spare: ${names.join(", ")}`);
+  return names.length === 0 ? null : path.join(path.dirname(dir), names[0]);
+}
+
+/** Follows `runId` for two polls (rows 0..300, then 300..400 appended), so that a spare copy exists. */
+async function twoPolls(runId: string): Promise<{ dir: string; follower: Follower }> {
+  server.addRun({ entity: "e", project: "p", runId, state: "running", rows: rows(0, 300) });
+  const dir = path.join(tmp, runId);
+  const follower = await Follower.open(followOptions(runId, dir, { overlapRows: 10 }));
+  await follower.poll();
+  assert.equal(spareOf(dir), null, "no spare after the first snapshot (there was no archive before it)");
+  server.appendRows("e", "p", runId, rows(300, 400));
+  await follower.poll();
+  assert.equal(follower.lastCatchUp, null, "the second snapshot copied the archive (no spare yet)");
+  return { dir, follower };
+}
+
+test("from the third snapshot on a poll starts from the spare copy: its history file is reused (same inode) and only the bytes of the last two polls are written; same bytes as a one-shot fetch", async () => {
+  const { dir, follower } = await twoPolls("sparegrow");
+  const spare = spareOf(dir)!;
+  const file = path.join("history", "sparegrow.jsonl");
+  const inode = fs.statSync(path.join(spare, file)).ino;
+  const sizes = [fs.statSync(path.join(spare, file)).size, fs.statSync(path.join(dir, file)).size];
+  server.appendRows("e", "p", "sparegrow", rows(400, 500));
+  await follower.poll();
+  assert.equal(fs.statSync(path.join(dir, file)).ino, inode, "the archive's file is the spare's, appended to, not a copy");
+  // Appended: what snapshot 2 added to the spare's snapshot-1 file; copied: snapshot 2's manifest copy only.
+  assert.deepEqual(follower.lastCatchUp, { appended: sizes[1] - sizes[0], copied: fs.statSync(path.join(dir, snapshotFile(2))).size });
+  assert.ok(historyBytes(dir, "sparegrow").equals(historyBytes(await oneShot("sparegrow"), "sparegrow")), "history bytes equal the one-shot fetch");
+  assert.deepEqual((await verifySnapshotChain(dir)).problems, []);
+  assert.equal((await verifyArchive(dir)).ok, true);
+  assert.notEqual(spareOf(dir), null);
+  await follower.close();
+  assert.equal(spareOf(dir), null, "close() removes the spare");
+});
+
+test("a spare that is not the snapshot before, or whose history file was cut, is NOT appended to: copied whole instead, and the archive stays byte-exact", async () => {
+  const { dir, follower } = await twoPolls("sparebad");
+  const file = path.join("history", "sparebad.jsonl");
+  // Cut the spare's file by one byte: appending to it would shift every later byte.
+  const spare = spareOf(dir)!;
+  fs.truncateSync(path.join(spare, file), fs.statSync(path.join(spare, file)).size - 1);
+  const whole = fs.statSync(path.join(dir, file)).size;
+  server.appendRows("e", "p", "sparebad", rows(400, 450));
+  await follower.poll();
+  assert.equal(follower.lastCatchUp!.appended, 0);
+  assert.ok(follower.lastCatchUp!.copied > whole, `the run's file (${whole} bytes) copied whole: ${follower.lastCatchUp!.copied}`);
+  assert.ok(historyBytes(dir, "sparebad").equals(historyBytes(await oneShot("sparebad"), "sparebad")));
+  // A spare whose manifest is not the one before the archive's (here: edited) is emptied and the archive copied.
+  const next = spareOf(dir)!;
+  fs.appendFileSync(path.join(next, "manifest.json"), " ");
+  server.appendRows("e", "p", "sparebad", rows(450, 500));
+  await follower.poll();
+  assert.equal(follower.lastCatchUp, null, "not caught up: copied");
+  assert.ok(historyBytes(dir, "sparebad").equals(historyBytes(await oneShot("sparebad"), "sparebad")));
+  assert.deepEqual((await verifySnapshotChain(dir)).problems, []);
+  await follower.close();
+});
+
+test("a rewind after the spare exists: the rewound run starts lineage 2 from the spare, the old lineage kept, the new one equal to a one-shot fetch", async () => {
+  const { dir, follower } = await twoPolls("sparerewind");
+  const before = historyBytes(dir, "sparerewind");
+  server.rewindRun("e", "p", "sparerewind", 250);
+  server.appendRows(
+    "e",
+    "p",
+    "sparerewind",
+    rows(251, 280).map((r) => ({ ...r, loss: 3 })),
+  );
+  const third = await follower.poll();
+  assert.equal(third.sequence, 3);
+  assert.notEqual(follower.lastCatchUp, null, "started from the spare");
+  assert.equal(manifestOf(dir).snapshot?.lineage, 2);
+  assert.ok(fs.readFileSync(path.join(dir, "snapshots", "lineage-1-sparerewind.jsonl")).equals(before), "lineage 1's file kept as it was");
+  assert.ok(historyBytes(dir, "sparerewind").equals(historyBytes(await oneShot("sparerewind"), "sparerewind")));
+  assert.deepEqual((await verifySnapshotChain(dir)).problems, []);
+  await follower.close();
+});
