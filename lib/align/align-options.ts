@@ -1,6 +1,7 @@
 /** Options of the aligner (its own module: both aligners and the dispatcher read them). */
 import type { Reporter } from "../types";
 import type { InferAxisMappingOptions } from "./slime/infer-axis-mapping";
+import type { AlignMemo } from "./slime/pass-memo";
 
 /** Options of {@link alignRuns}. */
 export interface AlignRunsOptions {
@@ -24,4 +25,10 @@ export interface AlignRunsOptions {
    * 10^6 updates is most of the peak memory. Default false: the runs are left as given.
    */
   releaseRows?: boolean;
+  /**
+   * What earlier alignments of the same runs built (slime-axis runs), reused where a run's rows are
+   * the same objects at the same positions: a caller that aligns growing runs again and again (a
+   * follow, lib/follow/live-archive.ts) keeps one and passes it each time. Same records as without.
+   */
+  memo?: AlignMemo;
 }

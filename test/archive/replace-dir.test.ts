@@ -59,7 +59,7 @@ test("with a spare: the replaced archive is kept as the spare and the next fill 
   await replaceDirAtomically(dir, (tmp) => fillWith(tmp, "one"), {}, spare);
   assert.equal(spare.dir, null, "nothing was replaced, so nothing is kept");
   await replaceDirAtomically(dir, (tmp) => fillWith(tmp, "two"), {}, spare);
-  assert.ok(spare.dir?.startsWith(archiveSiblings(dir).sparePrefix));
+  assert.ok((spare.dir as string | null)?.startsWith(archiveSiblings(dir).sparePrefix));
   assert.equal(fs.readFileSync(path.join(spare.dir!, "manifest.json"), "utf8"), "one", "the spare is the archive before the swap");
   const seen: [string, boolean][] = [];
   await replaceDirAtomically(

@@ -38,7 +38,7 @@ export function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions, conce
   const runsMeta = runs.map((r, i) => runMetaOf(r, scans[i].codes.length));
   const out = new SlimeRecords(opts.compact === true);
   per.forEach((rr, ri) => {
-    new RunPass(rr, out, ownRows).collect();
+    new RunPass(rr, out, ownRows, opts.memo?.of(rr.scan.run.runId, rr.scan.run.round) ?? null).collect();
     out.keyRows.push(...keyRowsOf(rr.scan.run, rr.scan.reader, rr.by, conceptKeys));
     if (opts.releaseRows) {
       rr.scan.run.rows = [];

@@ -18,6 +18,7 @@ import {
 } from "./key-flags";
 import { historyStepOf, int } from "./record-numbers";
 import { RolloutMerge, ShapeKeyInfos } from "./rollout-merge";
+import type { RunPassMemo } from "./pass-memo";
 import type { RunRows, SlimeRecords } from "./slime-records";
 import { LIVE } from "./supersede";
 
@@ -63,6 +64,8 @@ export class RunPass {
     private readonly rr: RunRows,
     private readonly out: SlimeRecords,
     private readonly ownRows: readonly OwnRows[] = [],
+    /** What the last pass over the same run built (AlignRunsOptions.memo); null: build everything. */
+    private readonly memo: RunPassMemo | null = null,
   ) {
     this.ownCounts = ownRows.map(() => 0);
     this.keyInfos = new ShapeKeyInfos(rr.scan.reader);
@@ -74,6 +77,7 @@ export class RunPass {
 
   /** The run's records, in their lists, and its issues and notes. */
   collect(): void {
+    this.memo?.begin(this.rr.scan.run.rows);
     this.readRows();
     this.reportUnclassified();
     this.noteOwnRows();
@@ -83,6 +87,7 @@ export class RunPass {
     mergeCritic(out.updates, this.firstUpdate, this.critic, rr.axis, { notes: out.notes, skip, criticOnly: out.criticOnly, updateValues: out.updateValues });
     this.noteTrailingRollout(skip);
     out.noUpdatesExpected.push(skip);
+    this.memo?.end();
   }
 
   /** One pass over the live rows: updates, evals and critic rows as they come, rollout rows linked per id. */
@@ -98,7 +103,7 @@ export class RunPass {
       const code = codes[i];
       if (code === UPDATE) {
         const t = steps[i];
-        const values = pickKeys(out.updateValues, reader, keyInfos, i, this.scratch);
+        const values = this.updateValuesOf(i);
         const historyStep = historyStepOf(historySteps, i);
         out.updates.push({
           runId,
@@ -136,6 +141,16 @@ export class RunPass {
         else this.countUnclassified(i);
       }
     }
+  }
+
+  /** An update row's values: as the last pass built them from the same row, else picked now. */
+  private updateValuesOf(i: number): Record<string, number> {
+    const { memo } = this;
+    const had = memo?.updateValues(i);
+    if (had !== undefined) return had;
+    const values = pickKeys(this.out.updateValues, this.rr.scan.reader, this.keyInfos, i, this.scratch);
+    memo?.keepUpdate(i, values);
+    return values;
   }
 
   /** Counts a row of no slime kind by its key set (bookkeeping keys left out). */
@@ -181,11 +196,34 @@ export class RunPass {
   private mergeRollouts(): void {
     const { out, recs } = this;
     const merge = new RolloutMerge(this.rr.scan, this.keyInfos, out.rolloutValues, out.issues);
-    for (let idx = 0; idx < recs.length; idx++) merge.merge(recs[idx], this.head[idx], this.rowNext);
+    for (let idx = 0; idx < recs.length; idx++) {
+      if (this.memo === null) merge.merge(recs[idx], this.head[idx], this.rowNext);
+      else this.mergeWithMemo(merge, this.memo, recs[idx], this.head[idx]);
+    }
     recs.sort((a, b) => a.rollout - b.rollout);
     for (const r of recs) out.rollouts.push(r);
     sortRange(out.updates, this.firstUpdate, (a, b) => a.trainStep - b.trainStep);
     sortRange(out.evals, this.firstEval, (a, b) => a.evalStep - b.evalStep || a.historyStep - b.historyStep);
+  }
+
+  /** Merges one record, or takes what the last pass merged from exactly the same rows (values, history steps, issues). */
+  private mergeWithMemo(merge: RolloutMerge, memo: RunPassMemo, rec: RolloutRecord, first: number): void {
+    const { rowNext, out } = this;
+    let count = 0;
+    for (let i = first; i >= 0; i = rowNext[i]) count++;
+    const rows = new Int32Array(count);
+    for (let i = first, q = 0; i >= 0; i = rowNext[i], q++) rows[q] = i;
+    const had = memo.rollout(rec.rollout, rows);
+    if (had !== undefined) {
+      rec.values = had.values;
+      rec.historySteps = had.historySteps.slice();
+      for (const x of had.issues) out.issues.push(x);
+      memo.keepRollout(rec.rollout, had);
+      return;
+    }
+    const before = out.issues.length;
+    merge.merge(rec, first, rowNext);
+    memo.keepRollout(rec.rollout, { rows, values: rec.values, historySteps: rec.historySteps.slice(), issues: out.issues.slice(before) });
   }
 
   /** A crashed run's last rollout with manager rows only: kept, noted, no updates expected for it. */

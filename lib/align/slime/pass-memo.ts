@@ -1,0 +1,91 @@
+/**
+ * What one run's pass built, kept for the next alignment of the same run when rows were only
+ * appended (a follow's in-memory archive, lib/follow/live-archive.ts): an update row's values and a
+ * rollout record's merged values, history steps and issues. A built value is reused only where its
+ * inputs are the very same row objects at the same positions (rows are immutable once parsed), so
+ * the records are exactly those a fresh pass builds; everything else (axes, superseding, coverage)
+ * is decided again over the whole run. Internal to lib/align.
+ */
+import type { CoverageIssue, HistoryRow } from "../../types";
+import type { Values } from "../../values/compact-values";
+
+/** A rollout record as merged from its rows. */
+interface MergedRollout {
+  /** Its rows, by position in the run. */
+  rows: Int32Array;
+  values: Values;
+  historySteps: number[];
+  /** What the merge reported (conflicting values, duplicate rows). */
+  issues: CoverageIssue[];
+}
+
+/** One run's memo: the rows it was built from and what was built. */
+export class RunPassMemo {
+  private rows: readonly HistoryRow[] = [];
+  private next: readonly HistoryRow[] = [];
+  private updates: (Values | undefined)[] = [];
+  private rollouts = new Map<number, MergedRollout>();
+  private nextRollouts = new Map<number, MergedRollout>();
+  /** Values reused by the last pass: update rows, rollout records. */
+  reused = { updates: 0, rollouts: 0 };
+
+  /** Starts a pass over `rows`; what the last pass built stays readable where its rows are the same. */
+  begin(rows: readonly HistoryRow[]): void {
+    this.next = rows;
+    this.nextRollouts = new Map();
+    this.reused = { updates: 0, rollouts: 0 };
+  }
+
+  /** Ends the pass: what it built is what the next pass may reuse. */
+  end(): void {
+    this.rows = this.next;
+    this.rollouts = this.nextRollouts;
+    if (this.updates.length > this.rows.length) this.updates.length = this.rows.length;
+  }
+
+  /** Update row i's values as built from the same row object last time, else undefined. */
+  updateValues(i: number): Values | undefined {
+    if (this.rows[i] !== this.next[i] || this.updates[i] === undefined) return undefined;
+    this.reused.updates++;
+    return this.updates[i];
+  }
+
+  keepUpdate(i: number, values: Values): void {
+    this.updates[i] = values;
+  }
+
+  /** Rollout `id` as merged last time from exactly these rows (same positions, same objects), else undefined. */
+  rollout(id: number, rows: Int32Array): MergedRollout | undefined {
+    const m = this.rollouts.get(id);
+    if (m === undefined || m.rows.length !== rows.length) return undefined;
+    for (let k = 0; k < rows.length; k++) {
+      // Same positions too (not only the same row objects): superseding may change which rows a record holds.
+      const i = rows[k];
+      if (m.rows[k] !== i || this.rows[i] !== this.next[i]) return undefined;
+    }
+    this.reused.rollouts++;
+    return m;
+  }
+
+  keepRollout(id: number, merged: MergedRollout): void {
+    this.nextRollouts.set(id, merged);
+  }
+}
+
+/**
+ * Memos of the runs of repeated alignments (`AlignRunsOptions.memo`), by run id and round: a caller
+ * that aligns the same growing runs again keeps one and passes it each time.
+ */
+export class AlignMemo {
+  private readonly runs = new Map<string, RunPassMemo>();
+
+  /** The memo of run `runId` in round `round` (a new one the first time). */
+  of(runId: string, round: string): RunPassMemo {
+    const key = JSON.stringify([runId, round]);
+    const had = this.runs.get(key);
+    if (had !== undefined) return had;
+    const m = new RunPassMemo();
+    this.runs.set(key, m);
+    return m;
+  }
+}
