@@ -10,7 +10,7 @@ import type { AlignedRuns, Reporter, RolloutRecord, UpdateRecord } from "../type
 import { MISMATCH_QUANTITY_IDS, mismatchMetricName, mismatchMetricsOf, type MismatchMetric, type MismatchQuantityId } from "../registry/mismatch";
 import type { FrameworkProfile } from "../registry/framework-profile";
 import { profileOfAligned } from "../registry/profiles";
-import { forEachBlock } from "../values/key-column";
+import { forEachBlock, type KeyColumn } from "../values/key-column";
 import { describeRollout, describeUpdate } from "./record-label";
 import { roundIndex, RoundSlot, rolloutRoundPosition, updateRoundPosition } from "./round-index";
 import { MeanAccumulator, nonFiniteMessage, type MeanResult } from "./round-mean";
@@ -64,54 +64,95 @@ export interface MismatchSeriesSet {
  */
 export function mismatchSeries(aligned: AlignedRuns, opts: { reporter?: Reporter; profile?: FrameworkProfile } = {}): MismatchSeriesSet {
   const profile = opts.profile ?? profileOfAligned(aligned);
+  const declared: { quantity: MismatchQuantityId; metric: MismatchMetric }[] = [];
+  for (const quantity of MISMATCH_QUANTITY_IDS) for (const metric of mismatchMetricsOf(profile.mismatch, quantity)) declared.push({ quantity, metric });
+  // One pass over the records per grain for all its metrics: the pass, not the arithmetic, is the time.
+  const read = new Map<(typeof declared)[number], MismatchSeries | null>();
+  for (const grain of ["update", "rollout"] as const) {
+    const mine = declared.filter((d) => (d.metric.grain === "update") === (grain === "update"));
+    readSeries(aligned, grain === "update", mine, opts.reporter).forEach((s, k) => read.set(mine[k], s));
+  }
   const series: MismatchSeries[] = [];
   const notLogged: MismatchNotLogged[] = [];
-  for (const quantity of MISMATCH_QUANTITY_IDS) {
-    for (const metric of mismatchMetricsOf(profile.mismatch, quantity)) {
-      const s = readSeries(aligned, quantity, metric, opts.reporter);
-      if (s === null) notLogged.push({ quantity, name: mismatchMetricName(metric), when: metric.when });
-      else series.push(s);
-    }
+  for (const d of declared) {
+    const s = read.get(d)!;
+    if (s === null) notLogged.push({ quantity: d.quantity, name: mismatchMetricName(d.metric), when: d.metric.when });
+    else series.push(s);
   }
   return { series, notLogged };
 }
 
-/** One metric's points and round means; null when no record holds it. */
-function readSeries(aligned: AlignedRuns, quantity: MismatchQuantityId, metric: MismatchMetric, reporter: Reporter | undefined): MismatchSeries | null {
+/** One metric being read: its round accumulators, points, and how many records held it. */
+class SeriesReader {
+  readonly accs: MeanAccumulator[];
+  readonly points = new PointBuilder();
+  readonly name: string;
+  /** Non-finite values left out, said after the pass metric by metric (the order of one pass per metric). */
+  readonly warnings: string[] = [];
+  held = 0;
+  constructor(
+    readonly quantity: MismatchQuantityId,
+    readonly metric: MismatchMetric,
+    rounds: number,
+    /** Its first column among the pass's columns (a derived value reads the next one too). */
+    readonly col: number,
+  ) {
+    this.accs = Array.from({ length: rounds }, () => new MeanAccumulator());
+    this.name = mismatchMetricName(metric);
+  }
+}
+
+/** Metrics of one grain (optimizer updates or rollout records) read in one pass: their points and round means; null for a metric no record holds. */
+function readSeries(
+  aligned: AlignedRuns,
+  byUpdate: boolean,
+  metrics: readonly { quantity: MismatchQuantityId; metric: MismatchMetric }[],
+  reporter: Reporter | undefined,
+): (MismatchSeries | null)[] {
+  if (metrics.length === 0) return [];
   const index = roundIndex(aligned);
-  const byUpdate = metric.grain === "update";
   const records: readonly (UpdateRecord | RolloutRecord)[] = byUpdate ? aligned.updates : aligned.rollouts;
-  const accs = index.rounds.map(() => new MeanAccumulator());
+  const lists: string[][] = [];
+  const readers = metrics.map(({ quantity, metric }) => {
+    const r = new SeriesReader(quantity, metric, index.rounds.length, lists.length);
+    lists.push([metric.key]);
+    if (metric.minus !== undefined) lists.push([metric.minus]);
+    return r;
+  });
   const slot = new RoundSlot(index.position);
-  const name = mismatchMetricName(metric);
-  const points = new PointBuilder();
-  let held = 0;
-  const lists = metric.minus === undefined ? [[metric.key]] : [[metric.key], [metric.minus]];
   forEachBlock(records, lists, (from, to, cols) => {
     for (let j = from; j < to; j++) {
       const r = records[j];
       let i = slot.of(r.round);
       if (i < 0) i = byUpdate ? updateRoundPosition(index, r as UpdateRecord) : rolloutRoundPosition(index, r as RolloutRecord);
       const k = j - from;
-      // Both keys of a derived value, or the one key (no closure per record: this loop sees every update).
-      const present = cols[0].found[k] !== 0 && (cols.length === 1 || cols[1].found[k] !== 0);
-      if (!present) {
-        accs[i].missing++;
-        continue;
-      }
-      held++;
-      const v = cols.length === 1 ? cols[0].values[k] : cols[0].values[k] - cols[1].values[k];
-      if (!accs[i].addNumber(v)) {
-        reporter?.warn?.(nonFiniteMessage(byUpdate ? describeUpdate(r as UpdateRecord) : describeRollout(r as RolloutRecord), name, v));
-        continue;
-      }
-      points.add(r.round, r.runId, byUpdate ? (r as UpdateRecord).rollout : (r as RolloutRecord).rollout, v);
+      for (const s of readers) addValue(s, cols, k, i, r, byUpdate);
     }
   });
-  if (held === 0) return null;
+  for (const s of readers) for (const w of s.warnings) reporter?.warn?.(w);
   const noun = byUpdate ? "optimizer updates" : "records";
-  const rounds = index.rounds.map((round, i) => ({ round, runId: index.runIds[i], mean: accs[i].result(round, noun, name) }));
-  return { quantity, metric, name, points: points.done(), rounds };
+  return readers.map((s) => {
+    if (s.held === 0) return null;
+    const rounds = index.rounds.map((round, i) => ({ round, runId: index.runIds[i], mean: s.accs[i].result(round, noun, s.name) }));
+    return { quantity: s.quantity, metric: s.metric, name: s.name, points: s.points.done(), rounds };
+  });
+}
+
+/** Record k of the block into metric `s` (round position i): both keys of a derived value, or the one key. */
+function addValue(s: SeriesReader, cols: readonly KeyColumn[], k: number, i: number, r: UpdateRecord | RolloutRecord, byUpdate: boolean): void {
+  const a = cols[s.col];
+  const b = s.metric.minus === undefined ? null : cols[s.col + 1];
+  if (a.found[k] === 0 || (b !== null && b.found[k] === 0)) {
+    s.accs[i].missing++;
+    return;
+  }
+  s.held++;
+  const v = b === null ? a.values[k] : a.values[k] - b.values[k];
+  if (!s.accs[i].addNumber(v)) {
+    s.warnings.push(nonFiniteMessage(byUpdate ? describeUpdate(r as UpdateRecord) : describeRollout(r as RolloutRecord), s.name, v));
+    return;
+  }
+  s.points.add(r.round, r.runId, byUpdate ? (r as UpdateRecord).rollout : (r as RolloutRecord).rollout, v);
 }
 
 /** Points from records in order: consecutive records of one run and x (a batch's updates) become one point, their mean. */
