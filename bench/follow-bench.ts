@@ -30,7 +30,17 @@ import { startWandbTestServer, type WandbTestServer } from "../tools/wandb-test-
 import { generateRun, pyJsonRow, rolloutsForRows } from "./slime-history";
 
 /** Keys a rep's batch logs NaN in: one per rep, since non_finite flags a key once per run (the generator already logs NaN in rollout/kl and train/grad_norm). */
-const NAN_KEYS = ["rollout/log_probs", "rollout/raw_reward", "rollout/ref_log_probs", "rollout/advantages", "rollout/returns"];
+const NAN_KEYS = [
+  "rollout/log_probs",
+  "rollout/raw_reward",
+  "rollout/ref_log_probs",
+  "rollout/advantages",
+  "rollout/returns",
+  "rollout/rewards",
+  "rollout/total_lengths",
+  "rollout/repetition_frac",
+  "rollout/response_lengths",
+];
 
 function median(xs: number[]): number {
   const s = xs.slice().sort((a, b) => a - b);
@@ -138,7 +148,8 @@ async function flagLatency(x: LatencySetup): Promise<void> {
   const seen = await FlagsSeen.open(x.dir);
   const seenLive = await FlagsSeen.open(x.dir);
   const live = new LiveArchive(x.dir);
-  const t: Record<"poll" | "full" | "live" | "refetch" | "read" | "align" | "health", number[]> = {
+  const t: Record<"poll" | "full" | "live" | "refetch" | "fetch" | "read" | "align" | "health", number[]> = {
+    fetch: [],
     poll: [],
     full: [],
     live: [],
@@ -180,6 +191,7 @@ async function flagLatency(x: LatencySetup): Promise<void> {
     t0 = performance.now();
     const once = path.join(x.tmp, `latency-${r}`);
     await fetchAndFreeze({ entity: "e", project: "p", runs: [{ runId: "big", round: "R0" }], outDir: path.join(once, "wandb"), allowRunning: true, ...x.conn });
+    t.fetch.push(performance.now() - t0);
     const exported = await writeExports({ dataDir: path.join(once, "wandb"), outDir: path.join(once, "exports"), allowIssues: true });
     t.refetch.push(performance.now() - t0);
     if (printed(exported.health.flags) !== base + r + 1)
@@ -201,6 +213,11 @@ async function flagLatency(x: LatencySetup): Promise<void> {
     `  analysis alone: analyseSnapshot ${span(t.full)}; LiveArchive ${span(t.live)} (read + hash ${span(t.read)}, align ${span(t.align)}, health ${span(t.health)})`,
   );
   console.log(`  the same flag by a full re-fetch and export: ${span(t.refetch)}`);
+  // The issue's peer: a full re-fetch and re-analysis (no exports), per rep: that rep's re-fetch plus its analyseSnapshot.
+  const reanalysed = t.fetch.map((f, i) => f + t.full[i]);
+  console.log(
+    `  full re-fetch + analyseSnapshot (re-analysis, no exports): ${span(reanalysed)}; / poll + LiveArchive: ${(median(reanalysed) / median(sums(t.live))).toFixed(1)}x`,
+  );
 }
 
 main().catch((e) => {
