@@ -30,9 +30,10 @@ const config: KnipConfig = {
     "bench/follow-bench.ts",
     "bench/tensorboard-ours.ts",
     "bench/tensorboard-bench.ts",
-    // Worker threads' entries, started by path from lib/archive/load-archive.ts and lib/export/csv-on-worker.ts.
+    // Worker threads' entries, started by path from lib/archive/load-archive.ts, lib/export/csv-on-worker.ts and lib/follow/file-hasher.ts.
     "lib/archive/load-worker.ts",
     "lib/export/csv-worker.ts",
+    "lib/follow/hash-worker.ts",
     "test/**/*.test.ts",
   ],
   project: ["lib/**/*.ts", "scripts/**/*.ts", "tools/**/*.ts", "test/**/*.ts", "bench/**/*.ts", "notebooks/*.ipynb"],

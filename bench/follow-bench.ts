@@ -148,7 +148,9 @@ async function flagLatency(x: LatencySetup): Promise<void> {
   const seen = await FlagsSeen.open(x.dir);
   const seenLive = await FlagsSeen.open(x.dir);
   const live = new LiveArchive(x.dir);
-  const t: Record<"poll" | "full" | "live" | "refetch" | "fetch" | "read" | "align" | "health", number[]> = {
+  const t: Record<"poll" | "full" | "live" | "refetch" | "fetch" | "read" | "align" | "health" | "cpuFollow" | "cpuPeer", number[]> = {
+    cpuFollow: [],
+    cpuPeer: [],
     fetch: [],
     poll: [],
     full: [],
@@ -166,20 +168,32 @@ async function flagLatency(x: LatencySetup): Promise<void> {
     const from = x.from + r * x.fresh;
     x.server.appendRows("e", "p", "big", x.texts.slice(from, from + x.fresh));
     let t0 = performance.now();
+    // CPU of every thread of the process (the hashing thread included), in ms.
+    const cpuMs = (from: NodeJS.CpuUsage) => {
+      const u = process.cpuUsage(from);
+      return (u.user + u.system) / 1000;
+    };
+    let c0 = process.cpuUsage();
     const result = await x.follower.poll();
     t.poll.push(performance.now() - t0);
+    let cpuFollow = cpuMs(c0);
+    let cpuPeer = 0;
     const at = { snapshot: result.sequence ?? 0, takenAt: result.takenAt };
     const analyses: (() => Promise<void>)[] = [
       async () => {
         t0 = performance.now();
+        c0 = process.cpuUsage();
         const fresh = printed(seen.take((await analyseSnapshot(x.dir)).health.flags, at));
         t.full.push(performance.now() - t0);
+        cpuPeer += cpuMs(c0);
         if (fresh !== 1) throw new Error(`rep ${r}: ${fresh} new non_finite flag(s) printed by analyseSnapshot, expected 1`);
       },
       async () => {
         t0 = performance.now();
+        c0 = process.cpuUsage();
         const fresh = printed(seenLive.take((await live.analyse()).health.flags, at));
         t.live.push(performance.now() - t0);
+        cpuFollow += cpuMs(c0);
         if (fresh !== 1) throw new Error(`rep ${r}: ${fresh} new non_finite flag(s) printed by LiveArchive, expected 1`);
         if (live.stats.rowsParsed !== x.fresh) throw new Error(`rep ${r}: LiveArchive parsed ${live.stats.rowsParsed} rows, ${x.fresh} new`);
         t.read.push(live.stats.ms.read);
@@ -189,9 +203,13 @@ async function flagLatency(x: LatencySetup): Promise<void> {
     ];
     for (const a of r % 2 === 0 ? analyses : analyses.reverse()) await a();
     t0 = performance.now();
+    c0 = process.cpuUsage();
     const once = path.join(x.tmp, `latency-${r}`);
     await fetchAndFreeze({ entity: "e", project: "p", runs: [{ runId: "big", round: "R0" }], outDir: path.join(once, "wandb"), allowRunning: true, ...x.conn });
     t.fetch.push(performance.now() - t0);
+    cpuPeer += cpuMs(c0);
+    t.cpuFollow.push(cpuFollow);
+    t.cpuPeer.push(cpuPeer);
     const exported = await writeExports({ dataDir: path.join(once, "wandb"), outDir: path.join(once, "exports"), allowIssues: true });
     t.refetch.push(performance.now() - t0);
     if (printed(exported.health.flags) !== base + r + 1)
@@ -218,6 +236,10 @@ async function flagLatency(x: LatencySetup): Promise<void> {
   console.log(
     `  full re-fetch + analyseSnapshot (re-analysis, no exports): ${span(reanalysed)}; / poll + LiveArchive: ${(median(reanalysed) / median(sums(t.live))).toFixed(1)}x`,
   );
+  console.log(
+    `  CPU, all threads: poll + LiveArchive ${span(t.cpuFollow)}; full re-fetch + analyseSnapshot ${span(t.cpuPeer)}; ratio ${(median(t.cpuPeer) / median(t.cpuFollow)).toFixed(1)}x`,
+  );
+  await live.close();
 }
 
 main().catch((e) => {

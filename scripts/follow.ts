@@ -217,6 +217,7 @@ async function main(): Promise<number> {
       },
     });
     stop();
+    await state.live.close();
     const chain = await verifySnapshotChain(cli.outDir);
     for (const p of chain.problems) process.stderr.write(`snapshot chain: ${p}\n`);
     process.stdout.write(

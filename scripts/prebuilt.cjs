@@ -28,7 +28,7 @@ const INPUTS = path.join(CACHE, `${NAME}.inputs.json`);
 
 // Worker-thread entries of lib/ (lib/archive/worker-code.ts), bundled beside each entry's bundle so
 // that its threads start without tsx too.
-const WORKERS = { "load-worker": "lib/archive/load-worker.ts", "freeze-worker": "lib/archive/freeze-worker.ts", "csv-worker": "lib/export/csv-worker.ts", "experiment-worker": "lib/compare/experiment-worker.ts" };
+const WORKERS = { "load-worker": "lib/archive/load-worker.ts", "freeze-worker": "lib/archive/freeze-worker.ts", "csv-worker": "lib/export/csv-worker.ts", "experiment-worker": "lib/compare/experiment-worker.ts", "hash-worker": "lib/follow/hash-worker.ts" };
 const workerBundle = (name) => path.join(CACHE, `${NAME}.${name}.cjs`);
 
 /** True when a bundle is missing or older than any source file it was built from. */

@@ -17,6 +17,7 @@ export const WORKER_ENTRIES = {
   "freeze-worker": "archive/freeze-worker",
   "csv-worker": "export/csv-worker",
   "experiment-worker": "compare/experiment-worker",
+  "hash-worker": "follow/hash-worker",
 } as const;
 
 /** A worker entry's name. */

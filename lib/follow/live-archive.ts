@@ -1,13 +1,13 @@
 /**
  * A followed archive kept in memory between snapshots (docs/follow.md, "Cost of the analysis per
  * poll"): each run's rows parsed so far, its byte length and sha256. At each snapshot only the bytes
- * appended to a history file are parsed; the whole file is still hashed (a streamed sha256, no
- * parsing) so that a byte changed on disk before the new ones is refused, never analysed. A run whose
+ * appended to a history file are parsed; the whole file is still hashed (a streamed sha256, on a
+ * thread of its own while this one parses and aligns: file-hasher.ts) and checked before anything is
+ * returned, so that a byte changed on disk before the new ones is refused, never analysed. A run whose
  * file no longer extends what was read (a new lineage: rewind, resume in place, deletion) is read
  * whole. Then the same alignment and health checks as `analyseSnapshot` run on the closed records.
  */
-import { createHash } from "node:crypto";
-import { createReadStream, promises as fsp } from "node:fs";
+import { promises as fsp } from "node:fs";
 import * as path from "node:path";
 import { StringDecoder } from "node:string_decoder";
 
@@ -23,9 +23,11 @@ import type { HistoryRow, ManifestRun, Reporter, RunHistory, SourceManifest } fr
 import { ValuesArena } from "../values/compact-values";
 import { FrozenRowError, parseFrozenRowWith } from "../values/frozen-row";
 import { ValuesBuilder } from "../values/values-builder";
+import { FileHasher } from "./file-hasher";
+import type { FileHashes } from "./hash-file";
 import { closedRecords, openBatches, type SnapshotAnalysis } from "./poll-analysis";
 
-// 1 MB: hashing 51 MB in 16 MB chunks took 50-66 ms, in 1 MB chunks about 40 (fewer large allocations).
+/** Chunks of the new bytes read (the whole file when a run is read whole). */
 const READ_CHUNK_BYTES = 1 << 20;
 
 /** One run as read so far: its file, how many bytes of it, their sha256, and the rows they hold. */
@@ -66,6 +68,8 @@ export class LiveArchive {
   private readonly vb = new ValuesBuilder(new ValuesArena());
   /** What the last alignment built, reused where a run's rows are unchanged (same row objects). */
   private readonly memo = new AlignMemo();
+  /** Hashes every byte of the runs' files on a thread of its own while this one parses and aligns. */
+  private readonly hasher = new FileHasher();
   /** What the last `analyse()` read. */
   stats: LiveReadStats = { reloaded: [], rowsParsed: 0, ms: { read: 0, align: 0, health: 0 } };
 
@@ -90,10 +94,15 @@ export class LiveArchive {
     await this.checkListed(manifest);
     const stats: LiveReadStats = { reloaded: [], rowsParsed: 0, ms: { read: 0, align: 0, health: 0 } };
     const next = new Map<string, ReadRun>();
-    for (const entry of manifest.runs) next.set(entry.runId, await this.readRun(entry, stats));
-    // Committed only once every run verified: a refusal leaves the last good state.
-    this.runs = next;
-    this.lastText = text;
+    const hashed: Promise<void>[] = [];
+    for (const entry of manifest.runs) {
+      const { run, verified } = await this.readRun(entry, stats);
+      next.set(entry.runId, run);
+      hashed.push(verified);
+    }
+    // Never rejected unobserved: awaited below, after the analysis, or here when the analysis throws.
+    const allHashed = Promise.all(hashed);
+    allHashed.catch(() => undefined);
     const t1 = performance.now();
     const histories: RunHistory[] = manifest.runs.map((entry) => ({ ...historyMetaOf(entry), rows: next.get(entry.runId)!.rows }));
     const profile = chooseProfile(undefined, path.join(path.dirname(path.resolve(this.dataDir)), "runs.json"));
@@ -102,9 +111,19 @@ export class LiveArchive {
     const t2 = performance.now();
     const open = openBatches(aligned);
     const report = runHealthChecks(closedRecords(aligned, open), health);
-    stats.ms = { read: t1 - t0, align: t2 - t1, health: performance.now() - t2 };
+    const t3 = performance.now();
+    // Every byte hashed (on the hashing thread, meanwhile) and checked before anything is said or kept.
+    await allHashed;
+    this.runs = next;
+    this.lastText = text;
+    stats.ms = { read: t1 - t0 + (performance.now() - t3), align: t2 - t1, health: t3 - t2 };
     this.stats = stats;
     return { health: report, open, exports: null };
+  }
+
+  /** Ends the hashing thread (a follow's end). */
+  async close(): Promise<void> {
+    await this.hasher.close();
   }
 
   private async readManifest(): Promise<{ manifest: SourceManifest; text: string }> {
@@ -147,9 +166,11 @@ export class LiveArchive {
 
   /**
    * One run: its new bytes parsed onto the rows read before when its `frozenBefore` is what was read
-   * (same file), else its file read whole. Either way every byte is hashed and checked.
+   * (same file), else its file read whole; meanwhile the hashing thread hashes every byte, and
+   * `verified` settles once the hashes are checked (the first bytes against what was read, the whole
+   * file against the manifest).
    */
-  private async readRun(entry: ManifestRun, stats: LiveReadStats): Promise<ReadRun> {
+  private async readRun(entry: ManifestRun, stats: LiveReadStats): Promise<{ run: ReadRun; verified: Promise<void> }> {
     const had = this.runs.get(entry.runId);
     const fb = entry.frozenBefore;
     let from: ReadRun | null = null;
@@ -159,56 +180,75 @@ export class LiveArchive {
     else if (fb === undefined || fb.bytes !== had.bytes || fb.sha256 !== had.sha256)
       stats.reloaded.push({ runId: entry.runId, why: "it does not extend what was read (a new lineage)" });
     else from = had;
-    const read = await readFrom(path.join(this.dataDir, entry.file), entry, from, this.vb);
-    stats.rowsParsed += read.rows.length - (from?.rows.length ?? 0);
-    return read;
+    const filePath = path.join(this.dataDir, entry.file);
+    const where = `run ${entry.runId}: archive file ${filePath}`;
+    const hashes = this.hasher.hash(filePath, from?.bytes ?? 0);
+    hashes.catch(() => undefined);
+    const run = await readNewBytes(filePath, where, entry, from, this.vb).catch(async (e: Error) => {
+      // A file too short or missing says so plainly; the hash's own error would say less.
+      await hashes.catch(() => undefined);
+      throw e;
+    });
+    stats.rowsParsed += run.rows.length - (from?.rows.length ?? 0);
+    return {
+      run,
+      verified: hashes.then(
+        (h) => checkHashes(h, where, entry, from),
+        (e: Error) => Promise.reject(missingOr(e, where)),
+      ),
+    };
   }
 }
 
+/** A file the hashing thread could not find is named as such (listed in the manifest); other errors as they are. */
+function missingOr(e: Error, where: string): Error {
+  return (e as { code?: string | null }).code === "ENOENT" ? new Error(`${where} is missing (listed in ${MANIFEST_FILE})`) : e;
+}
+
+/** The hashes of a run's file against what was read before (its first bytes) and the manifest (all of it). */
+function checkHashes(h: FileHashes, where: string, entry: ManifestRun, from: ReadRun | null): void {
+  const start = from?.bytes ?? 0;
+  if (h.bytes < start) throw new Error(`${where}: ${h.bytes} bytes, fewer than the ${start} read before; not analysed`);
+  if (from !== null && h.prefixSha256 !== from.sha256) {
+    throw new Error(`${where}: its first ${start} bytes changed since they were read (sha256 no longer ${from.sha256.slice(0, 12)}); not analysed`);
+  }
+  if (h.sha256 !== entry.sha256)
+    throw new Error(`${where}: sha256 mismatch (expected ${entry.sha256}, actual ${h.sha256}); the file changed after it was frozen`);
+  if (h.bytes !== entry.bytes) throw new Error(`${where}: ${h.bytes} bytes, ${MANIFEST_FILE} says ${entry.bytes}`);
+}
+
 /**
- * Streams a run's file: every byte hashed, the bytes past `from` parsed (rows appended to a copy of
- * its rows). The first `from.bytes` must hash to what was read before, and the whole file to the
- * manifest's sha256 and size, with the manifest's row count; else it throws naming run and file.
+ * Reads and parses a run's bytes past `from` up to the manifest's size (rows appended to a copy of
+ * its rows); the row count must be the manifest's. Its hashes are checked apart (checkHashes).
  */
-async function readFrom(filePath: string, entry: ManifestRun, from: ReadRun | null, vb: ValuesBuilder): Promise<ReadRun> {
+async function readNewBytes(filePath: string, where: string, entry: ManifestRun, from: ReadRun | null, vb: ValuesBuilder): Promise<ReadRun> {
   const start = from?.bytes ?? 0;
   const rows = from ? from.rows.slice() : [];
-  const where = `run ${entry.runId}: archive file ${filePath}`;
-  const hash = createHash("sha256");
-  const decoder = new StringDecoder("utf8");
   const parser = lineParser(where, rows, from?.lastStep ?? -Infinity, vb);
-  let pos = 0;
+  const decoder = new StringDecoder("utf8");
   let carry = "";
+  let pos = start;
+  const fh = await fsp.open(filePath, "r").catch((e: NodeJS.ErrnoException) => {
+    throw e.code === "ENOENT" ? new Error(`${where} is missing (listed in ${MANIFEST_FILE})`) : e;
+  });
   try {
-    for await (const chunk of createReadStream(filePath, { highWaterMark: READ_CHUNK_BYTES })) {
-      let buf = chunk as Buffer;
-      if (pos < start) {
-        const take = Math.min(buf.length, start - pos);
-        hash.update(buf.subarray(0, take));
-        pos += take;
-        buf = buf.subarray(take);
-        if (pos === start && hash.copy().digest("hex") !== from!.sha256) {
-          throw new Error(`${where}: its first ${start} bytes changed since they were read (sha256 no longer ${from!.sha256.slice(0, 12)}); not analysed`);
-        }
-      }
-      if (buf.length === 0) continue;
-      hash.update(buf);
-      pos += buf.length;
-      const lines = (carry + decoder.write(buf)).split("\n");
+    const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK_BYTES, Math.max(1, entry.bytes - start)));
+    while (pos < entry.bytes) {
+      const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, entry.bytes - pos), pos);
+      if (bytesRead === 0) break;
+      pos += bytesRead;
+      const lines = (carry + decoder.write(buf.subarray(0, bytesRead))).split("\n");
       carry = lines.pop()!;
       for (const line of lines) parser(line);
     }
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new Error(`${where} is missing (listed in ${MANIFEST_FILE})`);
-    throw e;
+  } finally {
+    await fh.close();
   }
-  const sha256 = hash.digest("hex");
   if (pos < start) throw new Error(`${where}: ${pos} bytes, fewer than the ${start} read before; not analysed`);
-  if (sha256 !== entry.sha256) throw new Error(`${where}: sha256 mismatch (expected ${entry.sha256}, actual ${sha256}); the file changed after it was frozen`);
-  if (pos !== entry.bytes) throw new Error(`${where}: ${pos} bytes, ${MANIFEST_FILE} says ${entry.bytes}`);
+  if (pos < entry.bytes) throw new Error(`${where}: ${pos} bytes, ${MANIFEST_FILE} says ${entry.bytes}`);
   if (carry + decoder.end() !== "") throw new Error(`${where}: truncated (the file does not end with a newline)`);
   if (rows.length !== entry.historyEvents) throw new Error(`${where}: holds ${rows.length} rows, ${MANIFEST_FILE} says historyEvents ${entry.historyEvents}`);
-  return { file: entry.file, bytes: pos, sha256, rows, lastStep: parser.lastStep() };
+  return { file: entry.file, bytes: entry.bytes, sha256: entry.sha256, rows, lastStep: parser.lastStep() };
 }
 
 /** Parses lines as loadArchive does (parseFrozenRowWith; `_step` an increasing integer), appending to `rows`. */
