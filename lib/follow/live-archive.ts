@@ -97,10 +97,11 @@ export class LiveArchive {
     const hashed: Promise<void>[] = [];
     for (const entry of manifest.runs) {
       const { run, verified } = await this.readRun(entry, stats);
+      // Never rejected unobserved (a later run's read or the analysis may throw first): awaited below.
+      verified.catch(() => undefined);
       next.set(entry.runId, run);
       hashed.push(verified);
     }
-    // Never rejected unobserved: awaited below, after the analysis, or here when the analysis throws.
     const allHashed = Promise.all(hashed);
     allHashed.catch(() => undefined);
     const t1 = performance.now();

@@ -162,3 +162,25 @@ test("npm run follow: a prior byte changed on disk between two polls is not anal
   // The chain check at the end sees it too.
   assert.match(res.stdout, /snapshot chain BROKEN/);
 });
+
+test("one run's file changed and the next run's file missing: refused naming the missing file, and no rejection is left unhandled", async () => {
+  const { follower, dir } = await startFollow("twofaults", 20);
+  const live = new LiveArchive(dir);
+  await follower.poll();
+  await live.analyse();
+  const unhandled: unknown[] = [];
+  const onUnhandled = (e: unknown) => unhandled.push(e);
+  process.on("unhandledRejection", onUnhandled);
+  try {
+    const first = path.join(dir, "history", `${RUNS[0]}.jsonl`);
+    const text = fs.readFileSync(first, "utf8");
+    fs.writeFileSync(first, text.replace(/1/, "2")); // same length, another sha256
+    fs.rmSync(path.join(dir, "history", `${RUNS[1]}.jsonl`));
+    await assert.rejects(live.analyse(), new RegExp(`^Error: run ${RUNS[1]}: archive file .*${RUNS[1]}\\.jsonl is missing \\(listed in manifest\\.json\\)$`));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(unhandled, []);
+  } finally {
+    process.off("unhandledRejection", onUnhandled);
+  }
+  await live.close();
+});
