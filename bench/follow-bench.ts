@@ -13,7 +13,10 @@
  * re-fetch of the run and `writeExports` of it. The wait for the next poll (at most `--interval`)
  * comes on top of the follow's figure and is not in it.
  *
- *   npx tsx bench/follow-bench.ts [--rows 100000] [--new 1000] [--reps 5] [--overlap 100]
+ *   npx tsx bench/follow-bench.ts [--rows 100000] [--new 1000] [--reps 5] [--overlap 100] [--shape slime|trl]
+ *
+ * --shape trl: a run of one row per logged step with GRPOTrainer's keys (the step-axis aligner)
+ * instead of slime's rows.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -29,8 +32,8 @@ import { analyseSnapshot } from "../lib/follow/poll-analysis";
 import { startWandbTestServer, type WandbTestServer } from "../tools/wandb-test-server/server";
 import { generateRun, pyJsonRow, rolloutsForRows } from "./slime-history";
 
-/** Keys a rep's batch logs NaN in: one per rep, since non_finite flags a key once per run (the generator already logs NaN in rollout/kl and train/grad_norm). */
-const NAN_KEYS = [
+/** Keys a rep's batch logs NaN in: one per rep, since non_finite flags a key once per run (the slime generator already logs NaN in rollout/kl and train/grad_norm). */
+const SLIME_NAN_KEYS = [
   "rollout/log_probs",
   "rollout/raw_reward",
   "rollout/ref_log_probs",
@@ -42,13 +45,51 @@ const NAN_KEYS = [
   "rollout/response_lengths",
 ];
 
+/** TRL-shaped keys (one row per logged step, as GRPOTrainer logs them), each NaN in one rep. */
+const TRL_KEYS = [
+  "train/loss",
+  "train/grad_norm",
+  "train/learning_rate",
+  "train/reward",
+  "train/reward_std",
+  "train/frac_reward_zero_std",
+  "train/kl",
+  "train/entropy",
+  "train/clip_ratio/region_mean",
+  "train/completions/mean_length",
+  "train/completions/max_length",
+  "train/rewards/accuracy/mean",
+];
+
+/**
+ * A TRL-shaped run (--shape trl): one row per logged step, GRPOTrainer's keys with smooth values,
+ * `train/num_tokens` cumulative and `train/global_step` the step; the step-axis aligner reads it.
+ */
+function trlRows(rows: number, emit: (row: Record<string, number>) => void): void {
+  let tokens = 0;
+  for (let i = 0; i < rows; i++) {
+    const row: Record<string, number> = { _step: i, _runtime: 2 * i + 1, "train/global_step": i + 1, "train/epoch": i / 1000 };
+    TRL_KEYS.forEach((k, j) => {
+      row[k] = Math.sin(i / (50 + j)) + 1.5 + j;
+    });
+    tokens += 4096 + (i % 97);
+    row["train/num_tokens"] = tokens;
+    emit(row);
+  }
+}
+
 function median(xs: number[]): number {
   const s = xs.slice().sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { rows: { type: "string" }, new: { type: "string" }, reps: { type: "string" }, overlap: { type: "string" } } });
+  const { values } = parseArgs({
+    options: { rows: { type: "string" }, new: { type: "string" }, reps: { type: "string" }, overlap: { type: "string" }, shape: { type: "string" } },
+  });
+  const shape = values.shape ?? "slime";
+  if (shape !== "slime" && shape !== "trl") throw new Error(`invalid --shape: ${shape} (slime or trl)`);
+  const NAN_KEYS = shape === "trl" ? TRL_KEYS : SLIME_NAN_KEYS;
   const total = Number(values.rows ?? 100_000);
   const fresh = Number(values.new ?? 1000);
   const reps = Number(values.reps ?? 5);
@@ -59,7 +100,7 @@ async function main(): Promise<void> {
   const nanIn = new Set<number>();
   // Rows of the latency part: `reps` more chunks of `fresh` rows, each with one batch's rollout/kl NaN.
   const rows = total + fresh * reps * 2;
-  generateRun({ seed: 7, firstRollout: 0, rollouts: rolloutsForRows(rows) + 1, maxRows: rows }, (row) => {
+  const emit = (row: Record<string, number>) => {
     const chunk = Math.floor((texts.length - total - fresh * reps) / fresh);
     const at = texts.length - total - fresh * reps - chunk * fresh;
     const key = NAN_KEYS[chunk % NAN_KEYS.length];
@@ -69,7 +110,9 @@ async function main(): Promise<void> {
     }
     texts.push(pyJsonRow(row));
     steps.push(row._step);
-  });
+  };
+  if (shape === "trl") trlRows(rows, emit);
+  else generateRun({ seed: 7, firstRollout: 0, rollouts: rolloutsForRows(rows) + 1, maxRows: rows }, emit);
   const server = await startWandbTestServer({});
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "follow-bench-"));
   try {

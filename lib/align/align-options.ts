@@ -1,7 +1,7 @@
 /** Options of the aligner (its own module: both aligners and the dispatcher read them). */
 import type { Reporter } from "../types";
 import type { InferAxisMappingOptions } from "./slime/infer-axis-mapping";
-import type { AlignMemo } from "./slime/pass-memo";
+import type { AlignMemo } from "./pass-memo";
 
 /** Options of {@link alignRuns}. */
 export interface AlignRunsOptions {
@@ -26,7 +26,7 @@ export interface AlignRunsOptions {
    */
   releaseRows?: boolean;
   /**
-   * What earlier alignments of the same runs built (slime-axis runs), reused where a run's rows are
+   * What earlier alignments of the same runs built (rows' values, merged rollout records), reused where a run's rows are
    * the same objects at the same positions: a caller that aligns growing runs again and again (a
    * follow, lib/follow/live-archive.ts) keeps one and passes it each time. Same records as without.
    */

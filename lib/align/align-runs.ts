@@ -32,7 +32,7 @@ export function alignRuns(runs: RunHistory[], opts: AlignRunsOptions = {}): Alig
   // Runs read from TensorBoard (one row per step) are read as the profile declares (lib/tensorboard/step-rows.ts).
   const asLogged = detected === null ? runs : runs.map((r) => tensorboardAsLogged(r, detected.profile));
   if (detected !== null && detected.profile.axis.kind === "step") {
-    aligned = alignSteps(asLogged, detected.profile, { reporter });
+    aligned = alignSteps(asLogged, detected.profile, { reporter, memo: opts.memo });
     // TensorBoard runs count their frozen rows (one per step), not the rows split out for alignment.
     aligned.runs.forEach((r, i) => {
       if (runs[i].sourceKind === "tensorboard") r.historyEvents = runs[i].rows.length;

@@ -12,7 +12,7 @@ import * as path from "node:path";
 import { StringDecoder } from "node:string_decoder";
 
 import { alignRuns } from "../align/align-runs";
-import { AlignMemo } from "../align/slime/pass-memo";
+import { AlignMemo } from "../align/pass-memo";
 import { historyMetaOf } from "../archive/load-archive";
 import { HISTORY_DIR, MANIFEST_FILE, parseManifest } from "../archive/manifest";
 import { sha256Hex, snapshotFile, verifySnapshotChain } from "../archive/snapshot-chain";

@@ -18,7 +18,7 @@ import {
 } from "./key-flags";
 import { historyStepOf, int } from "./record-numbers";
 import { RolloutMerge, ShapeKeyInfos } from "./rollout-merge";
-import type { RunPassMemo } from "./pass-memo";
+import type { RunPassMemo } from "../pass-memo";
 import type { RunRows, SlimeRecords } from "./slime-records";
 import { LIVE } from "./supersede";
 
@@ -146,10 +146,10 @@ export class RunPass {
   /** An update row's values: as the last pass built them from the same row, else picked now. */
   private updateValuesOf(i: number): Record<string, number> {
     const { memo } = this;
-    const had = memo?.updateValues(i);
+    const had = memo?.rowValues(i);
     if (had !== undefined) return had;
     const values = pickKeys(this.out.updateValues, this.rr.scan.reader, this.keyInfos, i, this.scratch);
-    memo?.keepUpdate(i, values);
+    memo?.keepRowValues(i, values);
     return values;
   }
 

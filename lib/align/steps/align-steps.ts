@@ -24,13 +24,16 @@ import { mappedKeys, singular, type FrameworkProfile, type ProfileAxis } from ".
 import { keyRowsOf } from "../key-rows";
 import { rowReader } from "../row-reader";
 import { runMetaOf } from "../run-meta";
-import { keysOf } from "../../values/compact-values";
+import { isView, keysOf } from "../../values/compact-values";
+import type { AlignMemo, RunPassMemo } from "../pass-memo";
 
 type StepAxis = Extract<ProfileAxis, { kind: "step" }>;
 
 /** Options of {@link alignSteps}. */
 export interface AlignStepsOptions {
   reporter?: Reporter;
+  /** What earlier alignments of the same runs built (AlignRunsOptions.memo): rows' values reused where the rows are the same objects. */
+  memo?: AlignMemo;
 }
 
 /** A row's role under a step profile ("own": a row the framework logs about itself, see ProfileAxis.ownRows). */
@@ -52,31 +55,59 @@ function ownFamilyOf(axis: StepAxis, k: string): number {
   return axis.ownRows.findIndex((o) => k.startsWith(o.prefix));
 }
 
-/**
- * Role and step of one row; throws naming run, key and _step for a step that is not a non-negative
- * integer. A row of the framework's own (every metric key in one `ownRows` family) gets no step: the
- * step W&B's step_sync stamps on it is the last training step's, not its own.
- */
-function rowInfo(axis: StepAxis, row: HistoryRow, run: RunHistory): RowInfo {
+/** What a row's keys alone say of it: its role when they decide it (null: its step keys decide), its own family, whether every metric key is an eval key. */
+interface KeyFacts {
+  role: "summary" | "empty" | "own" | null;
+  own: number;
+  evalOnly: boolean;
+}
+
+/** The facts of one key list (see KeyFacts). */
+function keyFacts(axis: StepAxis, keys: readonly string[]): KeyFacts {
   let metric = false;
   let evalOnly = true;
   let own = -2; // -2: no metric key yet; -1: a key outside every own family; >= 0: the one family so far
-  for (const k of keysOf(row)) {
+  for (const k of keys) {
     if (k.charCodeAt(0) === 95 /* _ */ || axis.stepKeys.includes(k)) continue;
-    if (axis.summaryKeys.includes(k)) return { role: "summary", step: NaN, by: -1 };
+    if (axis.summaryKeys.includes(k)) return { role: "summary", own: -1, evalOnly: false };
     metric = true;
     if (!isEvalKey(axis, k)) evalOnly = false;
     const family = own === -1 ? -1 : ownFamilyOf(axis, k);
     own = own === -2 || own === family ? family : -1;
   }
-  if (!metric) return { role: "empty", step: NaN, by: -1 };
-  if (own >= 0) return { role: "own", step: own, by: -1 };
+  if (!metric) return { role: "empty", own: -1, evalOnly: false };
+  if (own >= 0) return { role: "own", own, evalOnly: false };
+  return { role: null, own: -1, evalOnly };
+}
+
+/**
+ * Role and step of each row of a run; throws naming run, key and _step for a step that is not a
+ * non-negative integer. A row of the framework's own (every metric key in one `ownRows` family) gets
+ * no step: the step W&B's step_sync stamps on it is the last training step's, not its own. The facts
+ * of a compact row's keys are worked out once per key list (rows of one shape share it).
+ */
+function rowInfos(axis: StepAxis, run: RunHistory): RowInfo[] {
+  const byShape = new Map<readonly string[], KeyFacts>();
+  return run.rows.map((row) => {
+    const keys = keysOf(row);
+    let facts = isView(row) ? byShape.get(keys) : undefined;
+    if (facts === undefined) {
+      facts = keyFacts(axis, keys);
+      if (isView(row)) byShape.set(keys, facts);
+    }
+    return rowInfo(axis, row, run, facts);
+  });
+}
+
+/** Role and step of one row, given what its keys say (see rowInfos). */
+function rowInfo(axis: StepAxis, row: HistoryRow, run: RunHistory, facts: KeyFacts): RowInfo {
+  if (facts.role !== null) return { role: facts.role, step: facts.role === "own" ? facts.own : NaN, by: -1 };
   const key = axis.stepKeys.find((k) => row[k] !== undefined);
   const step = key === undefined ? row._step : row[key];
   if (!Number.isInteger(step) || step < 0) {
     throw new Error(`run ${run.runId} (round ${run.round}): ${key ?? "_step"} = ${step} at _step ${row._step} is not a non-negative integer`);
   }
-  if (evalOnly) return { role: "eval", step, by: -1 };
+  if (facts.evalOnly) return { role: "eval", step, by: -1 };
   if (row[axis.stepKey] === undefined) return { role: "other", step, by: -1 };
   return { role: "train", step, by: -1 };
 }
@@ -88,7 +119,7 @@ function rowInfo(axis: StepAxis, row: HistoryRow, run: RunHistory): RowInfo {
 export function alignSteps(runs: RunHistory[], profile: FrameworkProfile, opts: AlignStepsOptions = {}): AlignedRuns {
   const axis = profile.axis;
   if (axis.kind !== "step") throw new Error(`invalid profile: ${profile.name} (alignSteps needs a step profile)`);
-  const infos = runs.map((run) => run.rows.map((row) => rowInfo(axis, row, run)));
+  const infos = runs.map((run) => rowInfos(axis, run));
   // Within a run: a training step at or below the last one re-logs from there (resumed in place).
   infos.forEach((info, ri) => supersedeBackwards(info, ri));
   const firsts = infos.map((info) => firstTrainStep(info));
@@ -97,7 +128,12 @@ export function alignSteps(runs: RunHistory[], profile: FrameworkProfile, opts: 
   const evals: EvalRecord[] = [];
   const issues: CoverageIssue[] = [];
   const notes: AlignmentNote[] = [];
-  runs.forEach((run, ri) => collectRecords(axis, run, infos[ri], rollouts, evals, issues, notes));
+  runs.forEach((run, ri) => {
+    const memo = opts.memo?.of(run.runId, run.round) ?? null;
+    memo?.begin(run.rows);
+    collectRecords(axis, run, infos[ri], { rollouts, evals, issues, notes }, memo);
+    memo?.end();
+  });
   const superseded = supersededOf(runs, infos);
   for (const s of superseded) notes.push({ runId: s.runId, round: s.round, kind: "superseded", step: s.rollouts[0] ?? null, message: s.message });
   const coverage = coverageOf(runs, rollouts, issues);
@@ -192,15 +228,25 @@ function valuesOf(row: HistoryRow): Record<string, number> {
   return out;
 }
 
-function collectRecords(
-  axis: StepAxis,
-  run: RunHistory,
-  info: RowInfo[],
-  rollouts: RolloutRecord[],
-  evals: EvalRecord[],
-  issues: CoverageIssue[],
-  notes: AlignmentNote[],
-): void {
+/** Where collectRecords puts what it finds. */
+interface StepRecords {
+  rollouts: RolloutRecord[];
+  evals: EvalRecord[];
+  issues: CoverageIssue[];
+  notes: AlignmentNote[];
+}
+
+/** Row i's values as a record holds them: as the last alignment built them from the same row (memo), else now. */
+function recordValues(row: HistoryRow, i: number, memo: RunPassMemo | null): Record<string, number> {
+  const had = memo?.rowValues(i);
+  if (had !== undefined) return had;
+  const values = valuesOf(row);
+  memo?.keepRowValues(i, values);
+  return values;
+}
+
+function collectRecords(axis: StepAxis, run: RunHistory, info: RowInfo[], out: StepRecords, memo: RunPassMemo | null): void {
+  const { rollouts, evals, issues, notes } = out;
   const { runId, round } = run;
   const mine: RolloutRecord[] = [];
   let summaries = 0;
@@ -212,8 +258,8 @@ function collectRecords(
     if (x.role === "own") own[x.step]++;
     if (x.role === "other") others.push(row._step);
     if (x.by !== -1) return;
-    if (x.role === "train") mine.push({ runId, round, rollout: x.step, historySteps: [row._step], values: valuesOf(row) });
-    else if (x.role === "eval") evals.push({ runId, round, evalStep: x.step, rollout: x.step, historyStep: row._step, values: valuesOf(row) });
+    if (x.role === "train") mine.push({ runId, round, rollout: x.step, historySteps: [row._step], values: recordValues(row, i, memo) });
+    else if (x.role === "eval") evals.push({ runId, round, evalStep: x.step, rollout: x.step, historyStep: row._step, values: recordValues(row, i, memo) });
   });
   mine.sort((a, b) => a.rollout - b.rollout);
   for (const r of mine) rollouts.push(r);

@@ -1,13 +1,14 @@
 /**
  * What one run's pass built, kept for the next alignment of the same run when rows were only
- * appended (a follow's in-memory archive, lib/follow/live-archive.ts): an update row's values and a
- * rollout record's merged values, history steps and issues. A built value is reused only where its
+ * appended (a follow's in-memory archive, lib/follow/live-archive.ts): a row's values as a record
+ * holds them (slime's update rows, a step profile's step and eval rows) and a slime rollout record's
+ * merged values, history steps and issues. A built value is reused only where its
  * inputs are the very same row objects at the same positions (rows are immutable once parsed), so
  * the records are exactly those a fresh pass builds; everything else (axes, superseding, coverage)
  * is decided again over the whole run. Internal to lib/align.
  */
-import type { CoverageIssue, HistoryRow } from "../../types";
-import type { Values } from "../../values/compact-values";
+import type { CoverageIssue, HistoryRow } from "../types";
+import type { Values } from "../values/compact-values";
 
 /** A rollout record as merged from its rows. */
 interface MergedRollout {
@@ -23,35 +24,35 @@ interface MergedRollout {
 export class RunPassMemo {
   private rows: readonly HistoryRow[] = [];
   private next: readonly HistoryRow[] = [];
-  private updates: (Values | undefined)[] = [];
+  private values: (Values | undefined)[] = [];
   private rollouts = new Map<number, MergedRollout>();
   private nextRollouts = new Map<number, MergedRollout>();
-  /** Values reused by the last pass: update rows, rollout records. */
-  reused = { updates: 0, rollouts: 0 };
+  /** Values reused by the last pass: rows' values, merged rollout records. */
+  reused = { rows: 0, rollouts: 0 };
 
   /** Starts a pass over `rows`; what the last pass built stays readable where its rows are the same. */
   begin(rows: readonly HistoryRow[]): void {
     this.next = rows;
     this.nextRollouts = new Map();
-    this.reused = { updates: 0, rollouts: 0 };
+    this.reused = { rows: 0, rollouts: 0 };
   }
 
   /** Ends the pass: what it built is what the next pass may reuse. */
   end(): void {
     this.rows = this.next;
     this.rollouts = this.nextRollouts;
-    if (this.updates.length > this.rows.length) this.updates.length = this.rows.length;
+    if (this.values.length > this.rows.length) this.values.length = this.rows.length;
   }
 
-  /** Update row i's values as built from the same row object last time, else undefined. */
-  updateValues(i: number): Values | undefined {
-    if (this.rows[i] !== this.next[i] || this.updates[i] === undefined) return undefined;
-    this.reused.updates++;
-    return this.updates[i];
+  /** Row i's values as a record holds them, built from the same row object last time; else undefined. */
+  rowValues(i: number): Values | undefined {
+    if (this.rows[i] !== this.next[i] || this.values[i] === undefined) return undefined;
+    this.reused.rows++;
+    return this.values[i];
   }
 
-  keepUpdate(i: number, values: Values): void {
-    this.updates[i] = values;
+  keepRowValues(i: number, values: Values): void {
+    this.values[i] = values;
   }
 
   /** Rollout `id` as merged last time from exactly these rows (same positions, same objects), else undefined. */
