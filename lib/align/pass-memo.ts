@@ -8,7 +8,8 @@
  * is decided again over the whole run. Internal to lib/align.
  */
 import type { CoverageIssue, HistoryRow } from "../types";
-import type { Values } from "../values/compact-values";
+import { isView, keysOf, type Values, ValuesArena } from "../values/compact-values";
+import { ValuesBuilder } from "../values/values-builder";
 
 /** A rollout record as merged from its rows. */
 interface MergedRollout {
@@ -22,6 +23,12 @@ interface MergedRollout {
 
 /** One run's memo: the rows it was built from and what was built. */
 export class RunPassMemo {
+  /**
+   * Compact values kept are copied into the memo's own arena: a view kept from an alignment's arena
+   * would keep that arena's whole 2 MB chunk alive, one per poll, for the few new records in it.
+   */
+  constructor(private readonly keeper: ValuesBuilder) {}
+
   private rows: readonly HistoryRow[] = [];
   private next: readonly HistoryRow[] = [];
   private values: (Values | undefined)[] = [];
@@ -51,8 +58,11 @@ export class RunPassMemo {
     return this.values[i];
   }
 
-  keepRowValues(i: number, values: Values): void {
-    this.values[i] = values;
+  /** Keeps row i's values (compact ones copied into the memo's arena); returns what is kept, for the record. */
+  keepRowValues(i: number, values: Values): Values {
+    const kept = this.keep(values);
+    this.values[i] = kept;
+    return kept;
   }
 
   /** Rollout `id` as merged last time from exactly these rows (same positions, same objects), else undefined. */
@@ -68,8 +78,19 @@ export class RunPassMemo {
     return m;
   }
 
-  keepRollout(id: number, merged: MergedRollout): void {
-    this.nextRollouts.set(id, merged);
+  /** Keeps a rollout record as merged (reused: as it was; new: its compact values copied); returns what is kept. */
+  keepRollout(id: number, merged: MergedRollout, reused = false): MergedRollout {
+    const kept = reused ? merged : { ...merged, values: this.keep(merged.values) };
+    this.nextRollouts.set(id, kept);
+    return kept;
+  }
+
+  private keep(values: Values): Values {
+    if (!isView(values)) return values;
+    const vb = this.keeper;
+    vb.reset();
+    for (const k of keysOf(values)) vb.push(k, values[k]);
+    return vb.build();
   }
 }
 
@@ -79,13 +100,15 @@ export class RunPassMemo {
  */
 export class AlignMemo {
   private readonly runs = new Map<string, RunPassMemo>();
+  /** The arena of every run's kept compact values (shared memory, as alignment's own: lib/export/csv-worker.ts reads such chunks). */
+  private readonly keeper = new ValuesBuilder(new ValuesArena({ shared: true }));
 
   /** The memo of run `runId` in round `round` (a new one the first time). */
   of(runId: string, round: string): RunPassMemo {
     const key = JSON.stringify([runId, round]);
     const had = this.runs.get(key);
     if (had !== undefined) return had;
-    const m = new RunPassMemo();
+    const m = new RunPassMemo(this.keeper);
     this.runs.set(key, m);
     return m;
   }

@@ -17,7 +17,7 @@ import { AlignMemo } from "../../lib/align/pass-memo";
 import { fetchAndFreeze, type RunSelection } from "../../lib/archive/fetch-and-freeze";
 import { loadArchive } from "../../lib/archive/load-archive";
 import type { AlignedRuns, RunHistory } from "../../lib/types";
-import { keysOf } from "../../lib/values/compact-values";
+import { keysOf, type ViewPlace, viewPlace } from "../../lib/values/compact-values";
 import { scenarioRunHistories, simulateScenario } from "../../tools/simulate-slime/scenario";
 import { EVERYTHING_ONE_N, N_PER_ROUND } from "../fixtures/slime-scenarios";
 
@@ -59,11 +59,12 @@ function runsWithConflict(): RunHistory[] {
  * more after every row was rewritten in place (new objects, one value changed). Returns the values
  * the memo reused and the issues of the last fresh alignment.
  */
-function assertMemoEqualsFresh(full: RunHistory[], opts: AlignRunsOptions, changeKey: string): { reused: number; issues: number } {
+function assertMemoEqualsFresh(full: RunHistory[], opts: AlignRunsOptions, changeKey: string): { reused: number; issues: number; stores: number } {
   const CUTS = 40;
   const memo = new AlignMemo();
   let reused = 0;
   let issues = 0;
+  let stores = 0;
   for (let cut = 1; cut <= CUTS; cut++) {
     const grown = full.map((r) => ({ ...r, rows: r.rows.slice(0, Math.ceil((r.rows.length * cut) / CUTS)) }));
     let fresh: AlignedRuns;
@@ -77,7 +78,9 @@ function assertMemoEqualsFresh(full: RunHistory[], opts: AlignRunsOptions, chang
       assert.throws(() => alignRuns(grown, { ...opts, memo }), { message: (e as Error).message });
       continue;
     }
-    assert.equal(plain(alignRuns(grown, { ...opts, memo })), plain(fresh), `at ${cut}/${CUTS} of the rows`);
+    const withMemo = alignRuns(grown, { ...opts, memo });
+    assert.equal(plain(withMemo), plain(fresh), `at ${cut}/${CUTS} of the rows`);
+    stores = storesOf(withMemo);
     reused += full.reduce((n, r) => n + memo.of(r.runId, r.round).reused.rows + memo.of(r.runId, r.round).reused.rollouts, 0);
     issues = fresh.issues.length;
   }
@@ -91,7 +94,15 @@ function assertMemoEqualsFresh(full: RunHistory[], opts: AlignRunsOptions, chang
     opts,
   );
   assert.equal(plain(alignRuns(rewritten, { ...opts, memo })), plain(fresh), "after rows rewritten in place");
-  return { reused, issues };
+  return { reused, issues, stores };
+}
+
+/** How many arena chunks the records' compact values live in. */
+function storesOf(aligned: AlignedRuns): number {
+  const place: ViewPlace = { store: new Float64Array(0), at: 0, keys: [] };
+  const stores = new Set<Float64Array>();
+  for (const r of [...aligned.updates, ...aligned.rollouts, ...aligned.evals]) if (viewPlace(r.values, place)) stores.add(place.store);
+  return stores.size;
 }
 
 for (const [name, make] of [
@@ -102,8 +113,10 @@ for (const [name, make] of [
   for (const compact of [false, true]) {
     test(`memo alignment of growing runs equals a fresh alignment (${name}, ${compact ? "compact" : "plain"} values)`, () => {
       // Both scenarios log with --wandb-always-use-train-step (said, since a short prefix cannot tell).
-      const { reused, issues } = assertMemoEqualsFresh(make(), { compact, alwaysUseTrainStep: true }, "train/loss");
+      const { reused, issues, stores } = assertMemoEqualsFresh(make(), { compact, alwaysUseTrainStep: true }, "train/loss");
       assert.ok(reused > 100, `the memo was used (${reused} values reused)`);
+      // Kept values are copied into the memo's arena: the records do not hold one chunk per alignment (40 here).
+      if (compact) assert.ok(stores <= 3, `records' values in ${stores} chunks`);
       if (name === "conflicting values") assert.equal(issues, 1, "the conflict is reported once, at every cut that holds both rows");
     });
   }

@@ -149,8 +149,7 @@ export class RunPass {
     const had = memo?.rowValues(i);
     if (had !== undefined) return had;
     const values = pickKeys(this.out.updateValues, this.rr.scan.reader, this.keyInfos, i, this.scratch);
-    memo?.keepRowValues(i, values);
-    return values;
+    return memo === null ? values : memo.keepRowValues(i, values);
   }
 
   /** Counts a row of no slime kind by its key set (bookkeeping keys left out). */
@@ -218,12 +217,12 @@ export class RunPass {
       rec.values = had.values;
       rec.historySteps = had.historySteps.slice();
       for (const x of had.issues) out.issues.push(x);
-      memo.keepRollout(rec.rollout, had);
+      memo.keepRollout(rec.rollout, had, true);
       return;
     }
     const before = out.issues.length;
     merge.merge(rec, first, rowNext);
-    memo.keepRollout(rec.rollout, { rows, values: rec.values, historySteps: rec.historySteps.slice(), issues: out.issues.slice(before) });
+    rec.values = memo.keepRollout(rec.rollout, { rows, values: rec.values, historySteps: rec.historySteps.slice(), issues: out.issues.slice(before) }).values;
   }
 
   /** A crashed run's last rollout with manager rows only: kept, noted, no updates expected for it. */

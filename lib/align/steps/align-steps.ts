@@ -241,8 +241,7 @@ function recordValues(row: HistoryRow, i: number, memo: RunPassMemo | null): Rec
   const had = memo?.rowValues(i);
   if (had !== undefined) return had;
   const values = valuesOf(row);
-  memo?.keepRowValues(i, values);
-  return values;
+  return memo === null ? values : memo.keepRowValues(i, values);
 }
 
 function collectRecords(axis: StepAxis, run: RunHistory, info: RowInfo[], out: StepRecords, memo: RunPassMemo | null): void {
