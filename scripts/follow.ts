@@ -135,6 +135,8 @@ interface AnalysisState {
   seen: FlagsSeen;
   live: LiveArchive;
   failures: NotAnalysedWarnings;
+  /** Failed rebuilds of the HTML report (--html), said as failed analyses are. */
+  htmlFailures: NotAnalysedWarnings;
 }
 
 /**
@@ -143,13 +145,9 @@ interface AnalysisState {
  * a warning (its reason said in full once, see NotAnalysedWarnings): the snapshot stands and the
  * next one is analysed again.
  */
-async function analysePoll(
-  opts: FollowCli,
-  { seen, live, failures }: AnalysisState,
-  result: Pick<PollResult, "sequence" | "takenAt">,
-  reporter: Reporter,
-): Promise<void> {
+async function analysePoll(opts: FollowCli, state: AnalysisState, result: Pick<PollResult, "sequence" | "takenAt">, reporter: Reporter): Promise<void> {
   if (result.sequence === null) return;
+  const { seen, live, failures } = state;
   const health = healthSettings(process.env, opts.healthConfig);
   let analysis: SnapshotAnalysis;
   try {
@@ -168,17 +166,18 @@ async function analysePoll(
   for (const f of seen.take(analysis.health.flags, { snapshot: result.sequence, takenAt: result.takenAt })) process.stdout.write(`${flagLine(f)}\n`);
   // Printed, then recorded: a crash in between prints a flag twice, never loses one.
   await seen.save(opts.outDir, reporter);
-  if (opts.html) await htmlReport(opts, result.sequence, reporter);
+  if (opts.html) await htmlReport(opts, result.sequence, state.htmlFailures, reporter);
 }
 
-/** The HTML report rebuilt after a snapshot; a failure is a warning (the last report stays whole). */
-async function htmlReport(opts: FollowCli, sequence: number, reporter: Reporter): Promise<void> {
+/** The HTML report rebuilt after a snapshot; a failure is a warning (the last report stays whole; a repeated reason said briefly). */
+async function htmlReport(opts: FollowCli, sequence: number, failures: NotAnalysedWarnings, reporter: Reporter): Promise<void> {
   const t0 = Date.now();
   try {
     const index = await rebuildHtmlReport({ archiveDir: opts.outDir, runsConfig: opts.healthConfig, outDir: opts.report! });
     process.stdout.write(`  report: ${index} (snapshot ${sequence}, ${((Date.now() - t0) / 1000).toFixed(0)} s)\n`);
+    failures.analysed();
   } catch (e) {
-    reporter.warn?.(`snapshot ${sequence}: HTML report not rebuilt (${(e as Error).message}); the last one stays`);
+    reporter.warn?.(failures.failed(sequence, (e as Error).message));
   }
 }
 
@@ -200,6 +199,7 @@ async function main(): Promise<number> {
       seen: await FlagsSeen.open(cli.outDir),
       live: new LiveArchive(cli.outDir, { reporter }),
       failures: new NotAnalysedWarnings(),
+      htmlFailures: new NotAnalysedWarnings("HTML report not rebuilt", "the last one stays"),
     };
     // A snapshot an earlier follow wrote but did not analyse (it stopped in between): analysed first.
     const last = follower.lastManifest()?.snapshot;

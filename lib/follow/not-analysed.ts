@@ -1,9 +1,9 @@
 /**
- * The warnings of a follow whose analysis fails: each reason is said in full once, and a later snapshot
- * failing for the same reason gets a short line pointing back to the snapshot that said it (a run with
- * no key of any profile yet fails the same way at every poll; its paragraph once is enough). A
- * different reason is said in full, and so is a failure after a snapshot was analysed. Held for the
- * follow's lifetime only: a restarted follow says the reason in full again.
+ * The warnings of a follow whose analysis (or HTML report) fails: each reason is said in full once,
+ * and a later snapshot failing for the same reason gets a short line pointing back to the snapshot
+ * that said it (a run with no key of any profile yet fails the same way at every poll; its paragraph
+ * once is enough). A different reason is said in full, and so is a failure after a success. Held for
+ * the follow's lifetime only: a restarted follow says the reason in full again.
  */
 
 /** The last reason said in full since the last analysed snapshot, and at which snapshot. */
@@ -22,14 +22,23 @@ interface Said {
 export class NotAnalysedWarnings {
   private said: Said | null = null;
 
-  /** The warning for snapshot `snapshot` not analysed because of `reason` (an error message). */
+  /**
+   * @param what what did not happen to the snapshot ("not analysed"; "HTML report not rebuilt")
+   * @param then what follows, said with the full reason
+   */
+  constructor(
+    private readonly what = "not analysed",
+    private readonly then = "the next snapshot is analysed again",
+  ) {}
+
+  /** The warning for snapshot `snapshot` failing because of `reason` (an error message). */
   failed(snapshot: number, reason: string): string {
-    if (this.said !== null && this.said.reason === reason) return `snapshot ${snapshot}: not analysed, same reason as snapshot ${this.said.snapshot}`;
+    if (this.said !== null && this.said.reason === reason) return `snapshot ${snapshot}: ${this.what}, same reason as snapshot ${this.said.snapshot}`;
     this.said = { reason, snapshot };
-    return `snapshot ${snapshot}: not analysed (${reason}); the next snapshot is analysed again`;
+    return `snapshot ${snapshot}: ${this.what} (${reason}); ${this.then}`;
   }
 
-  /** A snapshot was analysed: the next failure is said in full, whatever its reason. */
+  /** A snapshot was analysed (or its report rebuilt): the next failure is said in full, whatever its reason. */
   analysed(): void {
     this.said = null;
   }

@@ -47,3 +47,13 @@ test("two follows hold their own state: one's reason is not pointed back to by t
   one.failed(1, A);
   assert.equal(two.failed(1, A), `snapshot 1: not analysed (${A}); the next snapshot is analysed again`);
 });
+
+test("the HTML report's failures are said the same way, in their own words: in full, then pointing back, in full again after a rebuild", () => {
+  const w = new NotAnalysedWarnings("HTML report not rebuilt", "the last one stays");
+  assert.deepEqual(
+    [w.failed(3, "no Chromium"), w.failed(4, "no Chromium")],
+    ["snapshot 3: HTML report not rebuilt (no Chromium); the last one stays", "snapshot 4: HTML report not rebuilt, same reason as snapshot 3"],
+  );
+  w.analysed();
+  assert.equal(w.failed(6, "no Chromium"), "snapshot 6: HTML report not rebuilt (no Chromium); the last one stays");
+});
