@@ -105,45 +105,67 @@ function checkLink(cur: ReadSnapshot, prev: ReadSnapshot | null, problems: strin
   }
 }
 
+/** A file's size and sha256, and the sha256 of its first `bytes` bytes for each boundary asked (null: past its end). */
+export interface FileHashes {
+  bytes: number;
+  sha256: string;
+  prefixes: (string | null)[];
+}
+
+/** 1 MB reads: hashing 51 MB in 16 MB chunks took 50-66 ms here, in 1 MB chunks about 40 (fewer large allocations). */
+const HASH_CHUNK_BYTES = 1 << 20;
+
+/**
+ * Streams a file once through sha256, taking the digest of its first `bytes` bytes at each boundary
+ * on the way (`prefixes` in the order of `boundaries`). Throws the read's error (ENOENT: missing).
+ */
+export async function hashFilePrefixes(file: string, boundaries: readonly number[]): Promise<FileHashes> {
+  const order = boundaries.map((_, k) => k).sort((a, b) => boundaries[a] - boundaries[b]);
+  const prefixes: (string | null)[] = boundaries.map(() => null);
+  const hash = createHash("sha256");
+  let pos = 0;
+  let next = 0;
+  const settle = () => {
+    for (; next < order.length && boundaries[order[next]] === pos; next++) prefixes[order[next]] = hash.copy().digest("hex");
+  };
+  settle();
+  for await (const chunk of createReadStream(file, { highWaterMark: HASH_CHUNK_BYTES })) {
+    let buf = chunk as Buffer;
+    while (buf.length > 0) {
+      const stop = next < order.length ? boundaries[order[next]] - pos : buf.length;
+      const take = Math.min(buf.length, stop);
+      hash.update(buf.subarray(0, take));
+      pos += take;
+      buf = buf.subarray(take);
+      settle();
+    }
+  }
+  return { bytes: pos, sha256: hash.digest("hex"), prefixes };
+}
+
 /**
  * Streams a file once and checks each (bytes, sha256) boundary against the hash of its first `bytes`
  * bytes; returns the problems (a boundary past the file's end included).
  */
 export async function checkFilePrefixes(file: string, boundaries: readonly { bytes: number; sha256: string; label: string }[]): Promise<string[]> {
   const sorted = boundaries.slice().sort((a, b) => a.bytes - b.bytes);
-  const problems: string[] = [];
-  const hash = createHash("sha256");
-  let pos = 0;
-  let next = 0;
-  const settle = () => {
-    while (next < sorted.length && sorted[next].bytes === pos) {
-      const b = sorted[next++];
-      const got = hash.copy().digest("hex");
-      if (got !== b.sha256)
-        problems.push(
-          `${b.label}: the first ${b.bytes} bytes of ${file} hash to ${got.slice(0, 12)}, not ${b.sha256.slice(0, 12)} (changed after it was frozen)`,
-        );
-    }
-  };
-  settle();
+  let hashed: FileHashes;
   try {
-    for await (const chunk of createReadStream(file)) {
-      let buf = chunk as Buffer;
-      while (buf.length > 0) {
-        const stop = next < sorted.length ? sorted[next].bytes - pos : buf.length;
-        const take = Math.min(buf.length, stop);
-        hash.update(buf.subarray(0, take));
-        pos += take;
-        buf = buf.subarray(take);
-        settle();
-      }
-    }
+    hashed = await hashFilePrefixes(
+      file,
+      sorted.map((b) => b.bytes),
+    );
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
     return [`${file} is missing`];
   }
-  for (; next < sorted.length; next++) problems.push(`${sorted[next].label}: ${file} has ${pos} bytes, fewer than the ${sorted[next].bytes} it froze`);
-  return problems;
+  return sorted.flatMap((b, k) => {
+    const got = hashed.prefixes[k];
+    if (got === null) return [`${b.label}: ${file} has ${hashed.bytes} bytes, fewer than the ${b.bytes} it froze`];
+    if (got !== b.sha256)
+      return [`${b.label}: the first ${b.bytes} bytes of ${file} hash to ${got.slice(0, 12)}, not ${b.sha256.slice(0, 12)} (changed after it was frozen)`];
+    return [];
+  });
 }
 
 /** Rows each run gained over the previous snapshot. */

@@ -8,7 +8,8 @@
 import { Worker } from "node:worker_threads";
 
 import { workerCode } from "../archive/worker-code";
-import { type FileHashes, hashFileWithPrefix } from "./hash-file";
+import { type FileHashes, hashFilePrefixes } from "../archive/snapshot-chain";
+import type { HashJob } from "./hash-worker";
 
 /** An error of a file the thread could not read, with its code (ENOENT: a file missing). */
 export class HashFileError extends Error {
@@ -29,16 +30,17 @@ export class FileHasher {
   private nextId = 0;
   private readonly pending = new Map<number, Pending>();
 
-  /** Size and sha256 of `filePath`, and of its first `prefix` bytes. */
+  /** Size and sha256 of `filePath`, and of its first `prefix` bytes (`prefixes[0]`). */
   hash(filePath: string, prefix: number): Promise<FileHashes> {
     const worker = this.start();
-    if (worker === null) return hashFileWithPrefix(filePath, prefix);
+    if (worker === null) return hashFilePrefixes(filePath, [prefix]);
     const id = this.nextId++;
     // Held while it hashes (an unref'd thread would let the process exit under an await), let go when idle.
     worker.ref();
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, filePath, prefix });
+      const job: HashJob = { id, filePath, prefix };
+      worker.postMessage(job);
     });
   }
 

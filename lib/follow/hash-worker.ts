@@ -5,13 +5,20 @@
  */
 import { parentPort } from "node:worker_threads";
 
-import { hashFileWithPrefix, type HashJob } from "./hash-file";
+import { hashFilePrefixes } from "../archive/snapshot-chain";
+
+/** A file to hash, and how many of its first bytes to hash apart. */
+export interface HashJob {
+  id: number;
+  filePath: string;
+  prefix: number;
+}
 
 // An if, not an expression statement: tslab's emit captures a module's last top-level expression.
 if (parentPort !== null) {
   const port = parentPort;
   port.on("message", (job: HashJob) => {
-    hashFileWithPrefix(job.filePath, job.prefix).then(
+    hashFilePrefixes(job.filePath, [job.prefix]).then(
       (hashed) => port.postMessage({ id: job.id, hashed }),
       (e: NodeJS.ErrnoException) => port.postMessage({ id: job.id, error: e.message, code: e.code ?? null }),
     );

@@ -15,7 +15,7 @@ import { alignRuns } from "../align/align-runs";
 import { AlignMemo } from "../align/pass-memo";
 import { historyMetaOf } from "../archive/load-archive";
 import { HISTORY_DIR, MANIFEST_FILE, parseManifest } from "../archive/manifest";
-import { sha256Hex, snapshotFile, verifySnapshotChain } from "../archive/snapshot-chain";
+import { type FileHashes, sha256Hex, snapshotFile, verifySnapshotChain } from "../archive/snapshot-chain";
 import type { HealthParams } from "../health/health-params";
 import { runHealthChecks } from "../health/run-health-checks";
 import { chooseProfile } from "../registry/profile-choice";
@@ -24,7 +24,6 @@ import { ValuesArena } from "../values/compact-values";
 import { FrozenRowError, parseFrozenRowWith } from "../values/frozen-row";
 import { ValuesBuilder } from "../values/values-builder";
 import { FileHasher } from "./file-hasher";
-import type { FileHashes } from "./hash-file";
 import { closedRecords, openBatches, type SnapshotAnalysis } from "./poll-analysis";
 
 /** Chunks of the new bytes read (the whole file when a run is read whole). */
@@ -210,7 +209,7 @@ function missingOr(e: Error, where: string): Error {
 function checkHashes(h: FileHashes, where: string, entry: ManifestRun, from: ReadRun | null): void {
   const start = from?.bytes ?? 0;
   if (h.bytes < start) throw new Error(`${where}: ${h.bytes} bytes, fewer than the ${start} read before; not analysed`);
-  if (from !== null && h.prefixSha256 !== from.sha256) {
+  if (from !== null && h.prefixes[0] !== from.sha256) {
     throw new Error(`${where}: its first ${start} bytes changed since they were read (sha256 no longer ${from.sha256.slice(0, 12)}); not analysed`);
   }
   if (h.sha256 !== entry.sha256)
