@@ -7,7 +7,7 @@
  * The loop is an object with named steps: `open` (options, connection, the archive's last snapshot),
  * `poll` = `readStates` -> `changedRuns` -> `writeSnapshot`, and `follow` (interval, stop rule, abort).
  */
-import { constants as fsc, promises as fsp } from "node:fs";
+import { promises as fsp } from "node:fs";
 import * as path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { writeSynced } from "../archive/write-synced";
@@ -15,7 +15,7 @@ import { writeSynced } from "../archive/write-synced";
 import type { Reporter, RunMeta, SourceManifest } from "../types";
 import { resolveClock } from "../archive/clock";
 import { joinResumedLogs, type RunSelection } from "../archive/fetch-and-freeze";
-import { checkRunId, HISTORY_DIR, MANIFEST_FILE, parseManifest, serializeManifest, SNAPSHOTS_DIR } from "../archive/manifest";
+import { checkRunId, MANIFEST_FILE, parseManifest, serializeManifest } from "../archive/manifest";
 import { checkArchiveDir, replaceDirAtomically, type SpareCopy } from "../archive/replace-dir";
 import { connectWandb, type WandbConnection, type WandbReaderOptions } from "../wandb/connection";
 import { DEFAULT_CONCURRENCY } from "../wandb/fetch-runs";
@@ -29,7 +29,7 @@ import { checkOverlap, DEFAULT_OVERLAP_ROWS, readFileTail } from "./overlap-wind
 import { appendServerRun, describeRun, type FrozenRun, NO_TAIL, refreezeWandbFileRun, type RunFrozenNow, unchangedRun } from "./run-tail";
 import { sha256Hex, snapshotFile, supersededFile } from "../archive/snapshot-chain";
 import { hashFrozenFile } from "./hash-frozen-file";
-import { type CatchUp, catchUpSpare } from "./spare-catch-up";
+import { type CatchUp, catchUpSpare, copyArchiveFiles } from "./spare-catch-up";
 
 /** Run states after which a run's history no longer grows ("deleted": the server no longer has the run). */
 export const ENDED_STATES: readonly string[] = ["finished", "failed", "crashed", "killed", "deleted"];
@@ -367,7 +367,7 @@ export class Follower {
   /** The new snapshot's folder holds the last snapshot: the spare caught up when there is one, else a copy. */
   private async startFrom(tmp: string, recycled: boolean): Promise<void> {
     this.lastCatchUp = recycled && this.last.manifest !== null ? await catchUpSpare(tmp, this.opts.outDir, this.last.manifest) : null;
-    if (this.lastCatchUp === null) await this.copyLastSnapshot(tmp);
+    if (this.lastCatchUp === null) await copyArchiveFiles(tmp, this.opts.outDir);
   }
 
   /** Removes the spare copy (the end of a follow: it is only worth keeping between polls). */
@@ -385,16 +385,6 @@ export class Follower {
       throw new Error(
         `archive ${this.opts.outDir} was changed by someone else since snapshot ${this.last.manifest?.snapshot?.sequence ?? 0}: not following into it`,
       );
-    }
-  }
-
-  /** Copies the last snapshot's history files and chain into the temp folder (a clone where the file system can). */
-  private async copyLastSnapshot(tmp: string): Promise<void> {
-    for (const sub of [HISTORY_DIR, SNAPSHOTS_DIR]) {
-      await fsp.mkdir(path.join(tmp, sub));
-      const from = path.join(this.opts.outDir, sub);
-      const names = await fsp.readdir(from).catch(() => [] as string[]);
-      for (const name of names) await fsp.copyFile(path.join(from, name), path.join(tmp, sub, name), fsc.COPYFILE_FICLONE);
     }
   }
 

@@ -58,6 +58,16 @@ export async function catchUpSpare(tmp: string, outDir: string, last: SourceMani
   return done;
 }
 
+/**
+ * Copies the archive's history files and chain into `tmp` whole (a clone where the file system can):
+ * where a follow's snapshot starts when there is no spare to catch up. The folders' walk of
+ * catchUpSpare, with nothing to append or keep.
+ */
+export async function copyArchiveFiles(tmp: string, outDir: string): Promise<void> {
+  const done: CatchUp = { appended: 0, copied: 0 };
+  for (const sub of [HISTORY_DIR, SNAPSHOTS_DIR]) await catchUpFolder(tmp, outDir, sub, new Map(), done);
+}
+
 /** One folder of the archive: files appended to, kept, copied or removed (see catchUpSpare). */
 async function catchUpFolder(
   tmp: string,
