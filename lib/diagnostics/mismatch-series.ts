@@ -69,7 +69,7 @@ export function mismatchSeries(aligned: AlignedRuns, opts: { reporter?: Reporter
   // One pass over the records per grain for all its metrics: the pass, not the arithmetic, is the time.
   const read = new Map<(typeof declared)[number], MismatchSeries | null>();
   for (const grain of ["update", "rollout"] as const) {
-    const mine = declared.filter((d) => (d.metric.grain === "update") === (grain === "update"));
+    const mine = declared.filter((d) => d.metric.grain === grain);
     readSeries(aligned, grain === "update", mine, opts.reporter).forEach((s, k) => read.set(mine[k], s));
   }
   const series: MismatchSeries[] = [];

@@ -183,12 +183,9 @@ export class LiveArchive {
     const filePath = path.join(this.dataDir, entry.file);
     const where = `run ${entry.runId}: archive file ${filePath}`;
     const hashes = this.hasher.hash(filePath, from?.bytes ?? 0);
+    // A read that fails (a file too short or missing) says so plainly; the hash is then not awaited.
     hashes.catch(() => undefined);
-    const run = await readNewBytes(filePath, where, entry, from, this.vb).catch(async (e: Error) => {
-      // A file too short or missing says so plainly; the hash's own error would say less.
-      await hashes.catch(() => undefined);
-      throw e;
-    });
+    const run = await readNewBytes(filePath, where, entry, from, this.vb);
     stats.rowsParsed += run.rows.length - (from?.rows.length ?? 0);
     return {
       run,
