@@ -10,6 +10,7 @@ import { parseArgs } from "node:util";
 
 import { ALL_ANALYSIS_SIDES, runAnalysisBench, type AnalysisBenchResult, type AnalysisSide } from "./analysis-bench";
 import { ROOT } from "./child";
+import { runDetectorsBench } from "./detectors-bench";
 import { ALL_FETCH_SIDES, runFetchBench, type FetchBenchResult, type FetchSide } from "./fetch-bench";
 import { machineInfo } from "./machine";
 import { judgeTargets, renderResults, type BenchResults } from "./report";
@@ -17,6 +18,7 @@ import { keepingSection } from "./results-section";
 import { runWorkspaceBench, type WorkspaceBenchResult } from "./workspace-bench";
 
 const HELP = `npm run bench -- [options]
+npm run bench -- detectors [options]   health checks scored on real runs with injected failures (--help there)
 
   --rows N            history rows per run of the fetch target size (default 100000)
   --runs N            runs served at sizes up to --rows (default 4)
@@ -72,6 +74,7 @@ function count(name: string, text: string): number {
 }
 
 async function main(): Promise<void> {
+  if (process.argv[2] === "detectors") return runDetectorsBench(process.argv.slice(3));
   const { values } = parseArgs({
     options: {
       rows: { type: "string", default: "100000" },

@@ -26,7 +26,7 @@ function columnOf(e: Experiment, name: string): ComparedColumn | undefined {
   return e.columns.find((c) => c.name === name);
 }
 
-/** How a side logs a column, for refusals: "<dir> reads slime `train/entropy_loss`" or "<dir>: TRL logs no ppoKl: <reason>". */
+/** How a side logs a column, for refusals: "<dir> reads slime `train/entropy_loss`" or "<dir>: TRL logs no ppo_kl: <reason>". */
 function sideText(e: Experiment, c: ComparedColumn | undefined): string {
   if (c === undefined || c.metric === null) return `${e.dir}: ${c?.absent ?? `${e.profile.label} has no such column`}`;
   return `${e.dir} reads ${e.profile.label} \`${c.metric.key}\``;

@@ -5,6 +5,7 @@
  */
 import { formatCell as exportCellText } from "../export/export-cell";
 import type { HealthSettings } from "../health/health-params";
+import { measuredText } from "../health/measured-scores";
 import type { HealthCheckResult, HealthReport } from "../health/run-health-checks";
 import { resolveDisplay, type ShowOptions } from "./display-target";
 import { escapeMarkdown } from "./metric-note";
@@ -46,8 +47,12 @@ export function healthResultRows(report: HealthReport): TableRow[] {
     result: r.status === "not applicable" ? "not applicable" : `${r.flags.length} flag${r.flags.length === 1 ? "" : "s"}`,
     rule: r.rule,
     "on these runs": r.reason ?? r.evidence ?? "",
+    "measured on real failures": measuredText(r.check) ?? NOT_MEASURED,
   }));
 }
+
+/** What a rule without measured scores says: no fault class of the corpus is declared for it. */
+export const NOT_MEASURED = "not measured: no failure class of the labelled corpus is declared for this check";
 
 /** Rows of the thresholds table. */
 export function healthParamRows(settings: HealthSettings): TableRow[] {
@@ -96,6 +101,7 @@ export function healthReadingMarkdown(r: HealthCheckResult): string {
     "",
     `- **What a flag is:** ${escapeMarkdown(r.is)}.`,
     `- **What it is not:** ${escapeMarkdown(r.isNot)}.`,
+    `- **Measured on real failures:** ${escapeMarkdown(measuredText(r.check) ?? NOT_MEASURED)}.`,
   ].join("\n");
 }
 

@@ -5,6 +5,10 @@
  * bottom of the plot instead.
  */
 import type { HealthCheckResult } from "../health/run-health-checks";
+import type { HealthFlag } from "../health/health-check";
+import { fmt } from "../health/concept-trace";
+import { singular } from "../registry/framework-profile";
+import { profileOfAligned } from "../registry/profiles";
 import type { AlignedRuns } from "../types";
 import { baseLayout, describeKey, integerAxisTicks, keyAxisTitle, plotValue, type Figure, type FigureAnnotation, type FigureShape, type Trace } from "./figure";
 import { HIGHLIGHT_COLOR, SERIES_COLOR } from "./palette";
@@ -44,7 +48,7 @@ export function healthFlagFigure(aligned: AlignedRuns, result: HealthCheckResult
   const records = flagPoints(aligned, key, unit);
   const byX = new Map(records.map((r) => [r.x, r.v]));
   const { label } = describeKey(key);
-  const xTitle = unit === "update" ? "optimizer update" : "rollout batch (rollout id)";
+  const xTitle = unit === "update" ? "optimizer update" : singular(profileOfAligned(aligned).recordNoun);
   // The line is reduced above REDUCE_ABOVE points; the fired records are all marked.
   const xs = records.map((r) => r.x);
   const ys = records.map((r) => plotValue(r.v));
@@ -59,8 +63,9 @@ export function healthFlagFigure(aligned: AlignedRuns, result: HealthCheckResult
   const layout = baseLayout(`${result.check}: ${label}`, xTitle, keyAxisTitle(key));
   layout.height = HEALTH_FIGURE_HEIGHT;
   layout.xaxis = { ...layout.xaxis, ...integerAxisTicks(xs) };
-  layout.shapes = [...flags.map(flagRange), ...rounds.shapes];
-  layout.annotations = [...rounds.annotations, ...undrawableLabels(fired, byX)];
+  const window = windowMarks(flags);
+  layout.shapes = [...flags.map(flagRange), ...window.shapes, ...rounds.shapes];
+  layout.annotations = [...rounds.annotations, ...window.annotations, ...undrawableLabels(fired, byX)];
   layout.meta = { figure: "health-flags", check: result.check, key, unit, flags: flags.length, otherFlags: result.flags.length - flags.length };
   noteReduction(layout, drawn === null ? undefined : { from: xs.length, to: drawn.length });
   const line: Trace = {
@@ -96,6 +101,61 @@ function firedTrace(check: string, unit: string, label: string, fired: number[],
     hovertemplate: `${unit} %{x}<br>${label}: %{y}<extra>flagged</extra>`,
     marker: { color: HIGHLIGHT_COLOR, size: 9, symbol: "x" },
   };
+}
+
+/**
+ * What the flag was judged against, so a reader can judge it: the threshold as a dashed line over the
+ * flagged runs' x range, and the run's early window (shaded, with its median as a dotted line). One
+ * mark per distinct window (flags of one run share theirs).
+ */
+function windowMarks(flags: readonly HealthFlag[]): { shapes: FigureShape[]; annotations: FigureAnnotation[] } {
+  const shapes: FigureShape[] = [];
+  const annotations: FigureAnnotation[] = [];
+  const seen = new Set<string>();
+  for (const f of flags) {
+    const w = f.window;
+    if (w === undefined || w.side === "equal") continue;
+    const id = JSON.stringify([f.runId, w]);
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const from = w.baseline ? w.baseline.first - 0.5 : f.first - 0.5;
+    const line = (y: number, dash: "dash" | "dot"): FigureShape => ({
+      type: "line",
+      xref: "x",
+      yref: "y",
+      x0: from,
+      x1: f.last + 0.5,
+      y0: y,
+      y1: y,
+      line: { color: HIGHLIGHT_COLOR, width: 1.5, dash },
+    });
+    shapes.push(line(w.threshold, "dash"));
+    annotations.push(mark(f.last + 0.5, w.threshold, `threshold ${fmt(w.threshold)}`));
+    if (w.baseline === undefined) continue;
+    const b = w.baseline;
+    shapes.push({
+      type: "rect",
+      xref: "x",
+      yref: "paper",
+      x0: b.first - 0.5,
+      x1: b.last + 0.5,
+      y0: 0,
+      y1: 1,
+      layer: "below",
+      line: { width: 0 },
+      fillcolor: EARLY_FILL,
+    });
+    shapes.push({ ...line(b.value, "dot"), x1: b.last + 0.5, line: { color: SERIES_COLOR, width: 1.5, dash: "dot" } });
+    annotations.push(mark(b.first - 0.5, b.value, `early median ${fmt(b.value)}`, "left"));
+  }
+  return { shapes, annotations };
+}
+
+/** Fill of a run's early window (the level the flag is judged against). */
+export const EARLY_FILL = "rgba(31, 119, 180, 0.10)";
+
+function mark(x: number, y: number, text: string, xanchor: "left" | "right" = "right"): FigureAnnotation {
+  return { text, xref: "x", yref: "y", x, y, xanchor, yanchor: "bottom", showarrow: false, font: { color: HIGHLIGHT_COLOR, size: 11 } };
 }
 
 /** The shaded x range of one flag. */

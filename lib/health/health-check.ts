@@ -53,6 +53,19 @@ export interface HealthFlag {
   rule: string;
   /** Display update numbers or rollout ids that fired (for figures; not exported). */
   at: number[];
+  /** Where the rule's condition was first complete (e.g. the 2nd value of a streak of 2); absent = `first`. */
+  raisedAt?: number;
+  /** What the values were compared with (for the flag's figure); absent for rules without a threshold line. */
+  window?: FlagWindow;
+}
+
+/** The comparison behind a flag: the threshold, and the run's own early level it came from, if any. */
+export interface FlagWindow {
+  threshold: number;
+  /** Which side of the threshold fires: "above", "below", or "equal" (exactly the threshold). */
+  side: "above" | "below" | "equal";
+  /** The run's early window: its median, over the values logged at positions first..last. */
+  baseline?: { value: number; first: number; last: number };
 }
 
 /** What a check's function returns: flags, or why the check cannot say anything on these runs. */
@@ -65,6 +78,9 @@ export type HealthOutcome =
       evidence?: string;
     }
   | { applicable: false; reason: string };
+
+/** The failure classes of the labelled corpus of real runs (test/fixtures/real-runs/faults/), which checks are measured on. */
+export type FaultClass = "entropy_collapse" | "learning_stopped" | "length_runaway" | "length_collapse" | "non_finite" | "grad_spike" | "kl_drift" | "mismatch";
 
 /** A declared health check. */
 export interface HealthCheck {
@@ -85,6 +101,8 @@ export interface HealthCheck {
   is: string;
   /** What a flag is not: an observable diagnostic, never proof of a bug. */
   isNot: string;
+  /** The corpus's failure classes this check is meant to catch: its recall is measured on their runs (bench/detectors). */
+  detects?: readonly FaultClass[];
   /**
    * Computes the flags (without the check's own fields, which runHealthChecks adds; a flag's unit
    * defaults to the check's). `inputs`: what the report's checks share (absent when a check runs alone).

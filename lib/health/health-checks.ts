@@ -12,6 +12,13 @@ import { timerPartsExceedContainer } from "./timer-parts-exceed-container";
 import { throughputDrop } from "./throughput-drop";
 import { truncationSurge } from "./truncation-surge";
 import { zeroGradNormStreak } from "./zero-grad-norm-streak";
+import { entropyCollapse } from "./entropy-collapse";
+import { gradNormSpike } from "./grad-norm-spike";
+import { learningStalled } from "./learning-stalled";
+import { zeroAdvantages } from "./zero-advantages";
+import { truncationSaturation } from "./truncation-saturation";
+import { lengthCollapse } from "./length-collapse";
+import { klRefDrift } from "./kl-ref-drift";
 
 /** Every check the report runs, in order. */
 export const HEALTH_CHECKS: readonly HealthCheck[] = [
@@ -27,4 +34,12 @@ export const HEALTH_CHECKS: readonly HealthCheck[] = [
   stepTimeMismatch,
   timerPartsExceedContainer,
   throughputDrop,
+  // Concept rules measured on the labelled corpus of real failures (bench/detectors).
+  entropyCollapse,
+  learningStalled,
+  zeroAdvantages,
+  gradNormSpike,
+  truncationSaturation,
+  lengthCollapse,
+  klRefDrift,
 ];

@@ -19,6 +19,7 @@ export const logprobGapJump = defineCheck({
   is: "updates where trainer and inference engine disagree on the sampled tokens' log-probs far more than usual",
   isNot:
     "not proof of a weight-sync bug, and not a quality measure of the policy: precision changes, a different engine version or off-policy replay also widen the gap",
+  detects: ["mismatch"],
   run(aligned, p, profile) {
     const KEY = conceptKey(profile, "logprobGap");
     const updates = aligned.updates;

@@ -32,6 +32,7 @@ export const mismatchDrift = defineCheck({
   is: "a train/inference mismatch that grows (or an effective sample size that shrinks) from round to round, along a line fitted to the round means",
   isNot:
     "not a test that the level moved (no interval), not proof of a weight-sync or precision bug, and blind to what happens inside a round or in the per-token tails; the thresholds are declared starting points, not validated limits",
+  detects: ["mismatch"],
   run(aligned: AlignedRuns, p: HealthCheckParams, profile: FrameworkProfile, inputs = new CheckInputs(aligned, profile)) {
     const { series, notLogged } = inputs.mismatchSeries();
     if (series.length === 0) return { applicable: false, reason: mismatchNotLoggedReason(profile, notLogged) };

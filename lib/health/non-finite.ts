@@ -19,6 +19,7 @@ export const nonFinite = defineCheck({
     `a NaN, Inf or -Inf value in a numeric key of an optimizer update or rollout batch (one flag per key and round${profile.updates.criticPrefix === null ? "" : `; critic keys ${profile.updates.criticPrefix}* not read`})`,
   is: "values the logger received as NaN or ±Infinity: the workspace leaves them out of every mean, so they are easy to miss",
   isNot: "not proof of a diverged run: a NaN can be a mean over an empty set (e.g. no sample of that kind in the batch); read the key and its neighbours",
+  detects: ["non_finite"],
   run(aligned, _p, profile) {
     if (aligned.updates.length === 0 && aligned.rollouts.length === 0) {
       return { applicable: false, reason: "no optimizer update and no rollout batch to read" };

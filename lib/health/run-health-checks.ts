@@ -80,6 +80,8 @@ function runOne(inputs: CheckInputs, c: HealthCheck, p: HealthCheckParams): Heal
     value: f.value,
     rule,
     at: f.at,
+    ...(f.raisedAt === undefined ? {} : { raisedAt: f.raisedAt }),
+    ...(f.window === undefined ? {} : { window: f.window }),
   }));
   return { ...base, status: flags.length > 0 ? "flagged" : "no flags", reason: null, evidence: outcome.evidence ?? null, flags };
 }

@@ -23,6 +23,7 @@ export const truncationSurge = defineCheck({
   is: "rollout batches where most admitted samples hit the length limit, far more than the round's typical batch",
   isNot:
     "not an episode failure rate (aborted and filtered samples are excluded), and not proof of a generation bug: a batch of harder prompts, a changed length limit or a looping policy all raise it",
+  detects: ["length_runaway"],
   run(aligned, p, profile) {
     const KEY = conceptKey(profile, "truncated");
     if (!anyHasKey(aligned.rollouts, KEY)) return { applicable: false, reason: notLoggedReason("rollout batch", KEY) };

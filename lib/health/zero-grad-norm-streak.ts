@@ -1,28 +1,40 @@
 /**
- * `zero_grad_norm_streak`: several consecutive optimizer updates whose gradient norm is exactly 0.
- * Single zeros are common (every sample of the step had zero advantage) and stay in notebook 03's
- * zero-gradient-norm list; a streak means the optimizer did nothing for a while.
+ * `zero_grad_norm_streak`: several consecutive gradient norms exactly 0. Single zeros are common (every
+ * sample of the step had zero advantage) and stay in notebook 03's zero-gradient-norm list; a streak
+ * means the optimizer did nothing for a while. Read at the grain the framework logs: single updates
+ * (slime), or one value per logged step (verl, OpenRLHF; TRL's last step of each logging interval),
+ * where a logged 0 is still a step with an exactly-zero gradient.
  */
 import { conceptKey, defineCheck } from "./health-check";
-import { consecutiveFlags, type HealthHit } from "./flag-ranges";
+import { consecutiveFlags, flagOf, type CheckFlag, type HealthHit } from "./flag-ranges";
 import { notLoggedReason } from "./not-applicable";
 import { anyHasKey, forEachBlock } from "../values/key-column";
+import { conceptTraces, grainText } from "./concept-trace";
+import { metricOf, singular, type FrameworkProfile } from "../registry/framework-profile";
+import type { AlignedRuns } from "../types";
 
 /** The declared check. Streaks stay inside one round; a missing update ends a streak. */
 export const zeroGradNormStreak = defineCheck({
   name: "zero_grad_norm_streak",
   severity: "warning",
-  unit: "update",
-  needs: { concepts: ["gradNorm"], updates: true },
-  params: [{ name: "min_length", default: 3, min: 2, minInclusive: true, integer: true, doc: "shortest streak of consecutive display updates flagged" }],
-  rule: (p, profile) => `${p.min_length} or more consecutive display updates of one round with ${conceptKey(profile, "gradNorm")} exactly 0`,
+  unit: "update or rollout",
+  needs: { concepts: ["gradNorm"] },
+  params: [{ name: "min_length", default: 3, min: 2, minInclusive: true, integer: true, doc: "shortest streak of consecutive logged values flagged" }],
+  rule: (p, profile) =>
+    metricOf(profile, "gradNorm")?.grain === "update"
+      ? `${p.min_length} or more consecutive display updates of one round with ${conceptKey(profile, "gradNorm")} exactly 0`
+      : `${p.min_length} or more consecutive logged values of ${conceptKey(profile, "gradNorm")} (${grainText(profile, "gradNorm")}) exactly 0`,
   is: "a stretch of optimizer steps that changed no weight through the gradient (the recorded norm is exactly 0)",
   isNot:
     "not proof of a bug or of convergence: it follows when every sample of those steps had zero advantage (e.g. all groups with equal rewards) or when gradient clipping is off and Megatron reports 0; the cause needs the admitted minibatch advantages",
+  detects: ["learning_stopped"],
   run(aligned, p, profile) {
     const KEY = conceptKey(profile, "gradNorm");
+    const perUpdate = metricOf(profile, "gradNorm")?.grain === "update";
+    const records = perUpdate ? aligned.updates : aligned.rollouts;
+    if (!anyHasKey(records, KEY)) return { applicable: false, reason: notLoggedReason(perUpdate ? "optimizer update" : singular(profile.recordNoun), KEY) };
+    if (!perUpdate) return { applicable: true, flags: loggedZeroStreaks(aligned, profile, p.min_length).map((f) => ({ ...f, unit: "rollout" as const })) };
     const updates = aligned.updates;
-    if (!anyHasKey(updates, KEY)) return { applicable: false, reason: notLoggedReason("optimizer update", KEY) };
     const hits: HealthHit[] = [];
     forEachBlock(updates, [KEY], (from, to, [col]) => {
       for (let i = from; i < to; i++) {
@@ -32,7 +44,27 @@ export const zeroGradNormStreak = defineCheck({
         hits.push({ round: u.round, runId: u.runId, x: u.update, key: KEY, value: 0 });
       }
     });
-    const flags = consecutiveFlags(hits, aligned.rounds).filter((f) => f.count >= p.min_length);
+    const flags = consecutiveFlags(hits, aligned.rounds)
+      .filter((f) => f.count >= p.min_length)
+      .map((f) => ({ ...f, raisedAt: f.at[p.min_length - 1], window: { threshold: 0, side: "equal" as const } }));
     return { applicable: true, flags };
   },
 });
+
+/** Streaks of exact zeros among a run's logged values (consecutive in the log, whatever the step spacing). */
+function loggedZeroStreaks(aligned: AlignedRuns, profile: FrameworkProfile, minLength: number): CheckFlag[] {
+  const out: CheckFlag[] = [];
+  for (const t of conceptTraces(aligned, profile, "gradNorm")) {
+    let run: HealthHit[] = [];
+    const close = () => {
+      if (run.length >= minLength) out.push({ ...flagOf(run), raisedAt: run[minLength - 1].x, window: { threshold: 0, side: "equal" } });
+      run = [];
+    };
+    t.values.forEach((v, i) => {
+      if (v === 0) run.push({ round: t.round, runId: t.runId, x: t.xs[i], key: t.key, value: 0 });
+      else close();
+    });
+    close();
+  }
+  return out;
+}

@@ -21,7 +21,10 @@ export type ConceptId =
   | "actorTokPerS"
   | "stepTime"
   | "reward"
-  | "tokensSeen";
+  | "tokensSeen"
+  | "zeroStdFrac"
+  | "advantageMax"
+  | "advantageMin";
 
 /**
  * Which way is better when two runs differ: "higher", "lower", or "neither" (a diagnostic whose
@@ -169,6 +172,30 @@ export const CONCEPTS: Readonly<Record<ConceptId, Concept>> = {
     direction: "neither",
     corridor: band(0.01, 1),
     compareRule: "a position on the training axis (the comparison's tokens axis), not an outcome: never compared as a value",
+  }),
+  zeroStdFrac: c({
+    id: "zeroStdFrac",
+    label: "groups with zero reward spread",
+    unit: "fraction of prompt groups",
+    is: "fraction of prompt groups whose sampled responses all got the same reward: under group-relative advantages they carry no learning signal",
+    direction: "lower",
+    corridor: band(0.5, 0.05),
+  }),
+  advantageMax: c({
+    id: "advantageMax",
+    label: "largest advantage",
+    unit: "advantage units",
+    is: "largest advantage of the batch's tokens or samples, after the framework's normalisation",
+    direction: "neither",
+    corridor: band(0.5, 0.1),
+  }),
+  advantageMin: c({
+    id: "advantageMin",
+    label: "smallest advantage",
+    unit: "advantage units",
+    is: "smallest advantage of the batch's tokens or samples, after the framework's normalisation",
+    direction: "neither",
+    corridor: band(0.5, 0.1),
   }),
 };
 

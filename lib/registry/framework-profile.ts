@@ -173,7 +173,7 @@ export function profileMetrics(profile: FrameworkProfile): MetricSpec[] {
 /** Why the profile has no metric for a concept; null when it has one. */
 export function absentReason(profile: FrameworkProfile, concept: ConceptId): string | null {
   const m = profile.metrics[concept];
-  return "absent" in m ? `${profile.label} logs no ${concept}: ${m.absent}` : null;
+  return "absent" in m ? `${profile.label} logs no ${CONCEPTS[concept].label}: ${m.absent}` : null;
 }
 
 /** One record of a plural noun: "rollout batches" -> "rollout batch", "training steps" -> "training step". */

@@ -213,6 +213,12 @@ export const MILES_PROFILE: FrameworkProfile<"miles"> = {
     truncated: asSlime("truncated"),
     rolloutTime: asSlime("rolloutTime"),
     reward: asSlime("reward"),
+    zeroStdFrac: {
+      absent:
+        "miles logs rollout/zero_std/all_zero_percentage and all_one_percentage (percentages of groups whose rewards are all 0 or all 1), not yet read as this concept",
+    },
+    advantageMax: { absent: "no advantage statistic of miles is declared" },
+    advantageMin: { absent: "no advantage statistic of miles is declared" },
     tokensSeen: { absent: "miles logs no cumulative token count (perf/actor_train_tok_per_s is a throughput of one batch)" },
   },
   otherMetrics: MILES_OTHER_METRICS,

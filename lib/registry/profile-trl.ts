@@ -215,6 +215,13 @@ export const TRL_PROFILE: FrameworkProfile<"trl"> = {
       `mean over the completions of the weighted sum of the reward functions (GRPOTrainer's \`reward\`), ${AVERAGED}`,
       "defined by the run's reward function: not comparable across reward functions; the per-function means are train/rewards/<name>/mean",
     ),
+    zeroStdFrac: perRow(
+      "train/frac_reward_zero_std",
+      `fraction of prompt groups (num_generations completions of one prompt) whose rewards have zero std, ${AVERAGED}`,
+      "not a fraction of completions; 1 means no group of the logged steps had any reward spread",
+    ),
+    advantageMax: { absent: "TRL logs no advantage statistics (train/frac_reward_zero_std says when groups carry no signal)" },
+    advantageMin: { absent: "TRL logs no advantage statistics (train/frac_reward_zero_std says when groups carry no signal)" },
     tokensSeen: perRow(
       "train/num_tokens",
       "state.num_input_tokens_seen at the row's last generation: the prompt and completion tokens (attention mask) of every training batch so far, gathered over processes (grpo_trainer.py _generate_and_score_completions)",

@@ -316,6 +316,19 @@ export const VERL_PROFILE: FrameworkProfile<"verl"> = {
       "mean over the step's sequences of the sequence score (token_level_scores summed), as the reward function or model returned it (compute_data_metrics)",
       "defined by the run's reward function: not comparable across reward functions; not critic/rewards/mean, which has the in-reward KL penalty subtracted",
     ),
+    zeroStdFrac: {
+      absent: "verl logs no per-group reward spread; critic/advantages/max and /min (both exactly 0) say when no group carries signal",
+    },
+    advantageMax: perStep(
+      "critic/advantages/max",
+      "largest token advantage of the step's batch (compute_data_metrics, over response tokens)",
+      "not a per-sample mean",
+    ),
+    advantageMin: perStep(
+      "critic/advantages/min",
+      "smallest token advantage of the step's batch (compute_data_metrics, over response tokens)",
+      "not a per-sample mean",
+    ),
     tokensSeen: {
       absent:
         "perf/total_num_tokens counts the tokens of one step's batch, not the tokens seen so far (verl/trainer/ppo/metric_utils.py compute_throughout_metrics)",

@@ -149,7 +149,7 @@ test("refusals name the concept and both sides: missing on one side, different m
   const kl = comparability(slime, trl, "ppo_kl_first_update_mean")!;
   assert.match(kl, /^ppo_kl_first_update_mean \(ppo_kl\) is missing on one side: /);
   assert.match(kl, /slime\/s1 reads slime `train\/ppo_kl`/);
-  assert.match(kl, /trl\/s1: TRL GRPOTrainer logs no ppoKl: TRL logs no policy-ratio KL/);
+  assert.match(kl, /trl\/s1: TRL GRPOTrainer logs no ppo_kl: TRL logs no policy-ratio KL/);
   const entropy = comparability(slime, trl, "entropy_mean")!;
   assert.match(
     entropy,

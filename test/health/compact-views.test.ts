@@ -84,6 +84,9 @@ test("health checks and summary.csv read compact views exactly as plain objects 
     "step_time_mismatch",
     "timer_parts_exceed_container",
     "throughput_drop",
+    "entropy_collapse",
+    "grad_norm_spike",
+    "truncation_saturation",
   ]);
   assert.equal(exact(runHealthChecks(views)), exact(health));
   const a = collectingReporter();

@@ -8,10 +8,17 @@ import { defaultHealthParams, healthEnvName, healthSettings, readHealthConfig, r
 
 test("defaults are the issue's rules", () => {
   assert.deepEqual(defaultHealthParams(), {
-    ppo_kl_first_update: { threshold: 1e-8 },
+    entropy_collapse: { early: 4, fraction: 0.6, min_length: 2 },
+    learning_stalled: { min_fraction: 1, min_length: 2 },
+    zero_advantages: { min_length: 2 },
     zero_grad_norm_streak: { min_length: 3 },
+    grad_norm_spike: { multiple: 10, window: 8, min_history: 4 },
     non_finite: {},
+    truncation_saturation: { level: 0.8, min_length: 2 },
     truncation_surge: { min_fraction: 0.5, median_multiple: 3 },
+    length_collapse: { early: 4, fraction: 0.5, min_length: 2 },
+    kl_ref_drift: { early: 4, rise: 0.05, multiple: 5, min_length: 2 },
+    ppo_kl_first_update: { threshold: 1e-8 },
     logprob_gap_jump: { median_multiple: 5 },
     mismatch_drift: { scale: 1 },
     mismatch_resume_spike: { scale: 1, window: 3 },
@@ -37,7 +44,7 @@ test("runs.json health object overrides defaults, environment overrides both; so
   assert.equal(src["truncation_surge.min_fraction"], "environment");
   assert.equal(src["truncation_surge.median_multiple"], "runs.json");
   assert.equal(src["ppo_kl_first_update.threshold"], "default");
-  assert.equal(s.rows.length, 15);
+  assert.equal(s.rows.length, 33, "one row per parameter of every check");
 });
 
 test("invalid values read `invalid <option>: <value> (<allowed>)`", () => {

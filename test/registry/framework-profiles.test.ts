@@ -138,7 +138,7 @@ test("verl summary: means over the round's training steps through the profile's 
       empty,
     );
   }
-  assert.ok(s.notes.some((n) => n.startsWith("verl logs no actorTokPerS: perf/throughput is tokens per GPU-second of the whole step")));
+  assert.ok(s.notes.some((n) => n.startsWith("verl logs no actor tokens/s: perf/throughput is tokens per GPU-second of the whole step")));
   const policy = policyRoundTable(aligned);
   assert.equal(
     policy.columns.find((c) => c.field === "ppoKlFirst")!.absent,

@@ -42,7 +42,7 @@ test("npm run compare --axis: a binned axis needs --bin-width (exit 2); tokens r
   assert.equal(tokens.status, 1);
   assert.match(
     tokens.stdout,
-    /reward_mean: reward_mean \(reward\) is missing on the tokens axis \(tokens\): data\/wandb: slime logs no tokensSeen: slime logs no cumulative token count.*never estimated/,
+    /reward_mean: reward_mean \(reward\) is missing on the tokens axis \(tokens\): data\/wandb: slime logs no tokens seen: slime logs no cumulative token count.*never estimated/,
   );
   assert.match(tokens.stderr, /nothing compared/);
   const out = path.join(work, "u");

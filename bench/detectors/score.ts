@@ -1,0 +1,116 @@
+/**
+ * Scores of detectors on the labelled corpus: per rule and per fault class, recall (fault runs with a
+ * flag raised at or after k), median delay (logged values from k to the flag), and false alarms per
+ * 1,000 healthy logged values (every flag on a healthy twin, and every flag raised before k on a fault
+ * run, over the logged values of both).
+ */
+import { HEALTH_CHECKS } from "../../lib/health/health-checks";
+import { runHealthChecks } from "../../lib/health/run-health-checks";
+import type { CorpusRun } from "./corpus";
+import { peerFlags } from "./peer";
+
+/** One raised flag of a detector on one run. */
+export interface Raised {
+  rule: string;
+  raisedAt: number;
+}
+
+/** What a side (ours or the peer) raised on each run. */
+export interface SideFlags {
+  side: "ours" | "peer";
+  byRun: Map<string, Raised[]>;
+}
+
+/** Our checks' flags per run (one flag per range, raised where its condition was complete). */
+export function ourFlags(corpus: readonly CorpusRun[]): SideFlags {
+  const byRun = new Map<string, Raised[]>();
+  for (const r of corpus) {
+    const report = runHealthChecks(r.aligned);
+    byRun.set(
+      r.label.id,
+      report.flags.map((f) => ({ rule: f.check, raisedAt: f.raisedAt ?? f.first })),
+    );
+  }
+  return { side: "ours", byRun };
+}
+
+/** The peer's flags per run, consecutive raises of one rule merged into one flag (as ours are ranges). */
+export function theirFlags(corpus: readonly CorpusRun[]): SideFlags {
+  const byRun = new Map<string, Raised[]>();
+  for (const r of corpus) {
+    const raw = peerFlags(r.aligned);
+    const index = new Map(r.positions.map((x, i) => [x, i]));
+    const merged: Raised[] = [];
+    const last = new Map<string, number>();
+    for (const f of raw.sort((a, b) => a.raisedAt - b.raisedAt)) {
+      const i = index.get(f.raisedAt) ?? -2;
+      if (last.get(f.rule) !== i - 1) merged.push(f);
+      last.set(f.rule, i);
+    }
+    byRun.set(r.label.id, merged);
+  }
+  return { side: "peer", byRun };
+}
+
+/** A score over some runs. */
+export interface Score {
+  faultRuns: number;
+  caught: number;
+  /** Delays in logged values, one per caught run. */
+  delays: number[];
+  falseAlarms: number;
+  healthyValues: number;
+}
+
+const empty = (): Score => ({ faultRuns: 0, caught: 0, delays: [], falseAlarms: 0, healthyValues: 0 });
+
+/** Logged values of a run before position k (all of them for a healthy twin). */
+function healthyPart(r: CorpusRun): number {
+  const k = r.label.k;
+  return k === null ? r.positions.length : r.positions.filter((x) => x < k).length;
+}
+
+/** Logged values from the first at or after k up to (not including) the flag's position. */
+function delayOf(r: CorpusRun, raisedAt: number): number {
+  const k = r.label.k as number;
+  return r.positions.filter((x) => x >= k && x < raisedAt).length;
+}
+
+/**
+ * Scores `side` on `runs`, counting only flags that `counts` accepts (a rule, or all). Recall counts
+ * fault runs of `classes` only (all fault classes when null).
+ */
+export function scoreOf(runs: readonly CorpusRun[], side: SideFlags, counts: (rule: string) => boolean, classes: readonly string[] | null): Score {
+  const s = empty();
+  for (const r of runs) {
+    const flags = (side.byRun.get(r.label.id) ?? []).filter((f) => counts(f.rule));
+    const k = r.label.k;
+    s.healthyValues += healthyPart(r);
+    s.falseAlarms += flags.filter((f) => k === null || f.raisedAt < k).length;
+    if (k === null || (classes !== null && !classes.includes(r.label.fault))) continue;
+    s.faultRuns++;
+    const after = flags.filter((f) => f.raisedAt >= k).map((f) => f.raisedAt);
+    if (after.length === 0) continue;
+    s.caught++;
+    s.delays.push(delayOf(r, Math.min(...after)));
+  }
+  return s;
+}
+
+/** Median of some numbers; null for none. */
+export function median(xs: readonly number[]): number | null {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** False alarms per 1,000 healthy logged values. */
+export function perThousand(s: Score): number {
+  return s.healthyValues === 0 ? 0 : (1000 * s.falseAlarms) / s.healthyValues;
+}
+
+/** The classes each of our checks declares it detects (HealthCheck.detects). */
+export function declaredClasses(): Map<string, readonly string[]> {
+  return new Map(HEALTH_CHECKS.filter((c) => c.detects !== undefined).map((c) => [c.name, c.detects as readonly string[]]));
+}

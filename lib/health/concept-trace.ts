@@ -1,0 +1,135 @@
+/**
+ * A concept's logged values per run, at the grain the framework logs it (single optimizer updates,
+ * or one value per logged step, which TRL averages over logging_steps), and the streak logic the
+ * concept rules share: a rule compares each value with a threshold (fixed, or set by the run's own
+ * early window) and flags a run of consecutive logged values that cross it.
+ */
+import { metricOf, singular, type FrameworkProfile } from "../registry/framework-profile";
+import type { ConceptId } from "../registry/concepts";
+import type { AlignedRuns } from "../types";
+import { forEachBlock } from "../values/key-column";
+import { finiteMedian, flagOf, type CheckFlag, type HealthHit } from "./flag-ranges";
+import type { FlagWindow } from "./health-check";
+
+/** One run's logged values of one key, in record order (records without the key left out). */
+export interface ConceptTrace {
+  runId: string;
+  round: string;
+  key: string;
+  /** Display update numbers (update grain) or rollout ids / logged steps (per record). */
+  xs: number[];
+  /** As logged: NaN and ±Infinity kept. */
+  values: number[];
+}
+
+/**
+ * The concept's traces, one per run in order of first record. The check's `needs` guarantee that
+ * the profile maps the concept; a run that never logs the key has no trace.
+ */
+export function conceptTraces(aligned: AlignedRuns, profile: FrameworkProfile, concept: ConceptId): ConceptTrace[] {
+  const metric = metricOf(profile, concept);
+  if (metric === null) return [];
+  const byUpdate = metric.grain === "update";
+  const records = byUpdate ? aligned.updates : aligned.rollouts;
+  const traces = new Map<string, ConceptTrace>();
+  forEachBlock(records, [metric.key], (from, to, [col]) => {
+    for (let i = from; i < to; i++) {
+      if (col.found[i - from] === 0) continue;
+      const r = records[i];
+      let t = traces.get(r.runId);
+      if (t === undefined) {
+        t = { runId: r.runId, round: r.round, key: metric.key, xs: [], values: [] };
+        traces.set(r.runId, t);
+      }
+      t.xs.push(byUpdate ? (r as (typeof aligned.updates)[number]).update : (r as (typeof aligned.rollouts)[number]).rollout);
+      t.values.push(col.values[i - from]);
+    }
+  });
+  return [...traces.values()];
+}
+
+/** The grain in words for a rule's text: "per optimizer update" or "per logged step (as the framework aggregates it)". */
+export function grainText(profile: FrameworkProfile, concept: ConceptId): string {
+  const metric = metricOf(profile, concept);
+  if (metric === null) return "";
+  return metric.grain === "update" ? "per optimizer update" : `per ${singular(profile.recordNoun)}, as logged`;
+}
+
+/** How a rule reads a trace: which values fire, and from which value on it may fire. */
+export interface StreakRule {
+  /** Logged values needed in a row (consecutive in the trace). */
+  minLength: number;
+  /** Values of the early window: the baseline's values, which never fire themselves (0 = no baseline). */
+  early: number;
+  /** The threshold for this run, given its baseline (the median of its early window; null with early 0); null = the run cannot be judged. */
+  threshold(baseline: number | null): number | null;
+  /** True when a value crosses the threshold (non-finite values never do). */
+  fires(value: number, threshold: number): boolean;
+  side: FlagWindow["side"];
+}
+
+/** What {@link streakFlags} returns: the flags and, per run, the baseline and threshold used. */
+export interface StreakOutcome {
+  flags: CheckFlag[];
+  /** One line per run that could be judged, e.g. `R0 run-1: early median 3.07 (logged 1-4), threshold 1.84`. */
+  evidence: string[];
+  /** Runs too short for the early window, or whose baseline allows no threshold. */
+  unjudged: string[];
+}
+
+/**
+ * Runs of at least `minLength` consecutive logged values that fire, after the early window, per
+ * trace. A flag is raised at its minLength-th value (`raisedAt`); it carries the window.
+ */
+export function streakFlags(traces: readonly ConceptTrace[], rule: StreakRule): StreakOutcome {
+  const out: StreakOutcome = { flags: [], evidence: [], unjudged: [] };
+  for (const t of traces) {
+    const judged = judgeTrace(t, rule);
+    if (judged === null) {
+      out.unjudged.push(`${t.round} ${t.runId}`);
+      continue;
+    }
+    out.evidence.push(judged.evidence);
+    out.flags.push(...judged.flags);
+  }
+  return out;
+}
+
+function judgeTrace(t: ConceptTrace, rule: StreakRule): { flags: CheckFlag[]; evidence: string } | null {
+  if (t.values.length <= rule.early) return null;
+  const baseline = rule.early > 0 ? finiteMedian(t.values.slice(0, rule.early)) : null;
+  if (rule.early > 0 && baseline === null) return null;
+  const threshold = rule.threshold(baseline);
+  if (threshold === null) return null;
+  const window: FlagWindow = {
+    threshold,
+    side: rule.side,
+    ...(baseline === null ? {} : { baseline: { value: baseline, first: t.xs[0], last: t.xs[rule.early - 1] } }),
+  };
+  const flags: CheckFlag[] = [];
+  let run: HealthHit[] = [];
+  const close = () => {
+    if (run.length >= rule.minLength) flags.push({ ...flagOf(run), raisedAt: run[rule.minLength - 1].x, window });
+    run = [];
+  };
+  for (let i = rule.early; i < t.values.length; i++) {
+    const v = t.values[i];
+    if (v - v === 0 && rule.fires(v, threshold)) run.push({ round: t.round, runId: t.runId, x: t.xs[i], key: t.key, value: v });
+    else close();
+  }
+  close();
+  const early = baseline === null ? "" : `early median ${fmt(baseline)} (values at ${t.xs[0]}-${t.xs[rule.early - 1]}), `;
+  return { flags, evidence: `${t.round} ${t.runId}: ${early}threshold ${fmt(threshold)}` };
+}
+
+/** A number for evidence texts: 4 significant digits. */
+export function fmt(v: number): string {
+  return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(4)));
+}
+
+/** The evidence line of a streak check: per-run baselines and thresholds, and the runs it could not judge. */
+export function streakEvidence(o: StreakOutcome, early: number): string {
+  const parts = [...o.evidence];
+  if (o.unjudged.length > 0) parts.push(`not judged (fewer than ${early + 1} logged values, or no finite early value): ${o.unjudged.join(", ")}`);
+  return parts.join("; ");
+}

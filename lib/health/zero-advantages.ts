@@ -1,0 +1,47 @@
+/**
+ * `zero_advantages`: the batch's largest and smallest advantages are both exactly 0, logged value after
+ * logged value: no sample carries a learning signal (every group's rewards were equal, or the
+ * advantage computation zeroed them).
+ */
+import { conceptKey, defineCheck } from "./health-check";
+import { conceptTraces, grainText } from "./concept-trace";
+import { flagOf, type CheckFlag, type HealthHit } from "./flag-ranges";
+
+/** The declared check. */
+export const zeroAdvantages = defineCheck({
+  name: "zero_advantages",
+  severity: "warning",
+  unit: "update or rollout",
+  needs: { concepts: ["advantageMax", "advantageMin"] },
+  params: [{ name: "min_length", default: 2, min: 1, minInclusive: true, integer: true, doc: "consecutive logged values with both extremes exactly 0" }],
+  rule: (p, profile) =>
+    `${conceptKey(profile, "advantageMax")} and ${conceptKey(profile, "advantageMin")} (${grainText(profile, "advantageMax")}) both exactly 0, ${p.min_length} or more values in a row`,
+  is: "every advantage of those batches was 0: the policy-gradient term was zero, so the steps taught nothing (beyond a KL or entropy term)",
+  isNot: "not proof of a broken reward: a policy that solves every prompt (or none) gets equal rewards in every group too; read the reward's level",
+  detects: ["learning_stopped"],
+  run(aligned, p, profile) {
+    const max = conceptTraces(aligned, profile, "advantageMax");
+    const min = new Map(conceptTraces(aligned, profile, "advantageMin").map((t) => [t.runId, t]));
+    const flags: CheckFlag[] = [];
+    for (const t of max) {
+      const lows = min.get(t.runId);
+      if (lows === undefined) continue;
+      const minAt = new Map(lows.xs.map((x, i) => [x, lows.values[i]]));
+      let run: HealthHit[] = [];
+      const close = () => {
+        if (run.length >= p.min_length) flags.push({ ...flagOf(run), raisedAt: run[p.min_length - 1].x, window: { threshold: 0, side: "equal" } });
+        run = [];
+      };
+      t.xs.forEach((x, i) => {
+        if (t.values[i] === 0 && minAt.get(x) === 0) run.push({ round: t.round, runId: t.runId, x, key: t.key, value: 0 });
+        else close();
+      });
+      close();
+    }
+    const unit = profile.metrics.advantageMax;
+    return {
+      applicable: true,
+      flags: flags.map((f) => ({ ...f, unit: "grain" in unit && unit.grain === "update" ? ("update" as const) : ("rollout" as const) })),
+    };
+  },
+});
