@@ -89,7 +89,7 @@ function intro(all: readonly CorpusRun[]): string[] {
     `Measured by \`npm run bench -- detectors\` on ${all.length} real runs (${fws.map((fw) => `${fw} ${count((r) => r.label.framework === fw)}`).join(", ")}): ` +
       `${count((r) => r.label.fault !== "healthy")} with a fault injected at a known step k, ${count((r) => r.label.fault === "healthy")} healthy twins ` +
       "(test/fixtures/real-runs/faults/, made by the frameworks' own trainers: tools/real-runs/). " +
-      "Recall: fault runs with a flag raised at or after k. Delay: logged values from k to the first such flag. " +
+      "Recall: fault runs with a flag raised at or after k, of those whose fault showed in the framework's own record (a run where it never showed is listed, not counted). Delay: median logged values from k to the first such flag / from the step the fault became visible in the framework's own record (labels.json `visible`: no detector can see it earlier). " +
       "False alarms: flags on healthy twins and flags raised before k, per 1,000 of those logged values. " +
       `Peer: fixed rules as small RL-health packages use them (entropy < ${PEER.entropyFloor} for ${PEER.entropyN} logged values; any concept's value > mean + ${PEER.sigma} sigma of its ${PEER.window} previous values, at least ${PEER.minHistory}; NaN in any key), on the same records in the same run.`,
     "",
@@ -98,19 +98,19 @@ function intro(all: readonly CorpusRun[]): string[] {
 
 function splitTables(split: string, runs: readonly CorpusRun[], ours: SideFlags, peer: SideFlags): string[] {
   const classes = [...new Set(runs.map((r) => r.label.fault).filter((f) => f !== "healthy"))].sort();
-  const fmtDelay = (s: Score) => (s.delays.length === 0 ? "-" : String(median(s.delays)));
+  const fmtDelay = (s: Score) => (s.delays.length === 0 ? "-" : `${median(s.delays)} / ${s.visibleDelays.length === 0 ? "-" : median(s.visibleDelays)}`);
   const fmtRecall = (s: Score) => `${s.caught}/${s.faultRuns}`;
   const rows = classes.map((c) => {
     const o = scoreOf(runs, ours, () => true, [c]);
     const p = scoreOf(runs, peer, () => true, [c]);
-    return `| ${c} | ${o.faultRuns} | ${fmtRecall(o)} | ${fmtDelay(o)} | ${fmtRecall(p)} | ${fmtDelay(p)} |`;
+    return `| ${c} | ${o.faultRuns}${o.unseen.length > 0 ? ` (+${o.unseen.length} never shown: ${o.unseen.join(", ")})` : ""} | ${fmtRecall(o)} | ${fmtDelay(o)} | ${fmtRecall(p)} | ${fmtDelay(p)} |`;
   });
   const o = scoreOf(runs, ours, () => true, null);
   const p = scoreOf(runs, peer, () => true, null);
   const healthy = runs.filter((r) => r.label.fault === "healthy");
   const flaggedTwins = (side: SideFlags) => healthy.filter((r) => (side.byRun.get(r.label.id) ?? []).length > 0).length;
   const ruleRows = [...declaredClasses()].map(([rule, cls]) => {
-    const s = scoreOf(runs, ours, (r) => r === rule, cls);
+    const s = scoreOf(runs, ours, (r) => r === rule, cls, rule);
     return `| ${rule} | ${cls.join(", ")} | ${fmtRecall(s)} | ${fmtDelay(s)} | ${s.falseAlarms} | ${perThousand(s).toFixed(1)} |`;
   });
   return [
@@ -137,12 +137,13 @@ function splitTables(split: string, runs: readonly CorpusRun[], ours: SideFlags,
 export function measuredScores(test: readonly CorpusRun[], ours: SideFlags): MeasuredScores {
   const rules: MeasuredScores["rules"] = {};
   for (const [rule, cls] of declaredClasses()) {
-    const s = scoreOf(test, ours, (r) => r === rule, cls);
+    const s = scoreOf(test, ours, (r) => r === rule, cls, rule);
     rules[rule] = {
       classes: [...cls],
       faultRuns: s.faultRuns,
       caught: s.caught,
       medianDelay: median(s.delays),
+      medianVisibleDelay: median(s.visibleDelays),
       falseAlarms: s.falseAlarms,
       healthyValues: s.healthyValues,
     };

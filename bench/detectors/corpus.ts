@@ -5,7 +5,9 @@
  * workspace aligns any run; nothing here knows a framework.
  */
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
+import * as zlib from "node:zlib";
 
 import { alignRuns } from "../../lib/align/align-runs";
 import type { FaultClass } from "../../lib/health/health-check";
@@ -35,6 +37,22 @@ export interface CorpusRun {
   positions: number[];
 }
 
+/**
+ * A .wandb file, or a gzipped one (`.wandb.gz`: the corpus is stored compressed, TRL's profiling rows
+ * make its logs 6x larger than their gzip), read through a temporary copy under its original name.
+ */
+async function readMaybeGzipped(file: string): Promise<Awaited<ReturnType<typeof readWandbFile>>> {
+  if (!file.endsWith(".gz")) return readWandbFile(file);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "corpus-"));
+  try {
+    const plain = path.join(tmp, path.basename(file, ".gz"));
+    fs.writeFileSync(plain, zlib.gunzipSync(fs.readFileSync(file)));
+    return await readWandbFile(plain);
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
 /** The labels files under a corpus root (one folder per framework), sorted. */
 export function labelFiles(root: string): string[] {
   if (!fs.existsSync(root)) return [];
@@ -60,7 +78,7 @@ export async function loadCorpus(root: string, log: (line: string) => void = () 
 async function loadRun(dir: string, label: LabelledRun): Promise<CorpusRun> {
   const runs: RunHistory[] = [];
   for (const f of label.files) {
-    const read = await readWandbFile(path.join(dir, f));
+    const read = await readMaybeGzipped(path.join(dir, f));
     runs.push({ runId: read.runId, round: "R0", entity: "", project: read.project, state: read.state, rows: read.rows });
   }
   const aligned = alignRuns(runs);

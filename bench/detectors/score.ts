@@ -1,6 +1,6 @@
 /**
  * Scores of detectors on the labelled corpus: per rule and per fault class, recall (fault runs with a
- * flag raised at or after k), median delay (logged values from k to the flag), and false alarms per
+ * flag raised at or after k, of those whose fault showed in the framework's own record), median delay (logged values from k to the flag), and false alarms per
  * 1,000 healthy logged values (every flag on a healthy twin, and every flag raised before k on a fault
  * run, over the logged values of both).
  */
@@ -19,19 +19,23 @@ export interface Raised {
 export interface SideFlags {
   side: "ours" | "peer";
   byRun: Map<string, Raised[]>;
+  /** Per run, the rules that could read it (not applicable ones are left out of that rule's scores); absent: every rule. */
+  applicable?: Map<string, Set<string>>;
 }
 
 /** Our checks' flags per run (one flag per range, raised where its condition was complete). */
 export function ourFlags(corpus: readonly CorpusRun[]): SideFlags {
   const byRun = new Map<string, Raised[]>();
+  const applicable = new Map<string, Set<string>>();
   for (const r of corpus) {
     const report = runHealthChecks(r.aligned);
     byRun.set(
       r.label.id,
       report.flags.map((f) => ({ rule: f.check, raisedAt: f.raisedAt ?? f.first })),
     );
+    applicable.set(r.label.id, new Set(report.results.filter((x) => x.status !== "not applicable").map((x) => x.check)));
   }
-  return { side: "ours", byRun };
+  return { side: "ours", byRun, applicable };
 }
 
 /** The peer's flags per run, consecutive raises of one rule merged into one flag (as ours are ranges). */
@@ -54,15 +58,20 @@ export function theirFlags(corpus: readonly CorpusRun[]): SideFlags {
 
 /** A score over some runs. */
 export interface Score {
+  /** Fault runs whose fault showed in the framework's own record (labels.json `visible`): recall's denominator. */
   faultRuns: number;
+  /** Fault runs whose fault never showed in the framework's own record: not counted in recall. */
+  unseen: string[];
   caught: number;
-  /** Delays in logged values, one per caught run. */
+  /** Delays in logged values from k, one per caught run. */
   delays: number[];
+  /** Delays in logged values from the step the fault became visible in the framework's own record (labels.json), one per caught run that has one. */
+  visibleDelays: number[];
   falseAlarms: number;
   healthyValues: number;
 }
 
-const empty = (): Score => ({ faultRuns: 0, caught: 0, delays: [], falseAlarms: 0, healthyValues: 0 });
+const empty = (): Score => ({ faultRuns: 0, unseen: [], caught: 0, delays: [], visibleDelays: [], falseAlarms: 0, healthyValues: 0 });
 
 /** Logged values of a run before position k (all of them for a healthy twin). */
 function healthyPart(r: CorpusRun): number {
@@ -70,29 +79,42 @@ function healthyPart(r: CorpusRun): number {
   return k === null ? r.positions.length : r.positions.filter((x) => x < k).length;
 }
 
-/** Logged values from the first at or after k up to (not including) the flag's position. */
-function delayOf(r: CorpusRun, raisedAt: number): number {
-  const k = r.label.k as number;
-  return r.positions.filter((x) => x >= k && x < raisedAt).length;
+/** Logged values from the first at or after `from` up to (not including) the flag's position (0 when raised before `from`). */
+function delayOf(r: CorpusRun, from: number, raisedAt: number): number {
+  return r.positions.filter((x) => x >= from && x < raisedAt).length;
 }
 
 /**
  * Scores `side` on `runs`, counting only flags that `counts` accepts (a rule, or all). Recall counts
  * fault runs of `classes` only (all fault classes when null).
  */
-export function scoreOf(runs: readonly CorpusRun[], side: SideFlags, counts: (rule: string) => boolean, classes: readonly string[] | null): Score {
+export function scoreOf(
+  runs: readonly CorpusRun[],
+  side: SideFlags,
+  counts: (rule: string) => boolean,
+  classes: readonly string[] | null,
+  rule?: string,
+): Score {
   const s = empty();
   for (const r of runs) {
+    // A rule is scored only on the runs it can read (its framework logs what it reads).
+    if (rule !== undefined && side.applicable?.get(r.label.id)?.has(rule) === false) continue;
     const flags = (side.byRun.get(r.label.id) ?? []).filter((f) => counts(f.rule));
     const k = r.label.k;
     s.healthyValues += healthyPart(r);
     s.falseAlarms += flags.filter((f) => k === null || f.raisedAt < k).length;
     if (k === null || (classes !== null && !classes.includes(r.label.fault))) continue;
+    // A fault that never showed in the framework's own record cannot be seen in its history either.
+    if (r.label.visible === null) {
+      s.unseen.push(r.label.id);
+      continue;
+    }
     s.faultRuns++;
     const after = flags.filter((f) => f.raisedAt >= k).map((f) => f.raisedAt);
     if (after.length === 0) continue;
     s.caught++;
-    s.delays.push(delayOf(r, Math.min(...after)));
+    s.delays.push(delayOf(r, k, Math.min(...after)));
+    s.visibleDelays.push(delayOf(r, r.label.visible.step, Math.min(...after)));
   }
   return s;
 }

@@ -61,8 +61,11 @@ export interface StreakRule {
   minLength: number;
   /** Values of the early window: the baseline's values, which never fire themselves (0 = no baseline). */
   early: number;
-  /** The threshold for this run, given its baseline (the median of its early window; null with early 0); null = the run cannot be judged. */
-  threshold(baseline: number | null): number | null;
+  /**
+   * The threshold a value is compared with, given the run's baseline (the median of its early window;
+   * null with early 0) and the finite values logged before it; null = the value cannot be judged.
+   */
+  threshold(baseline: number | null, before: readonly number[]): number | null;
   /** True when a value crosses the threshold (non-finite values never do). */
   fires(value: number, threshold: number): boolean;
   side: FlagWindow["side"];
@@ -99,27 +102,40 @@ function judgeTrace(t: ConceptTrace, rule: StreakRule): { flags: CheckFlag[]; ev
   if (t.values.length <= rule.early) return null;
   const baseline = rule.early > 0 ? finiteMedian(t.values.slice(0, rule.early)) : null;
   if (rule.early > 0 && baseline === null) return null;
-  const threshold = rule.threshold(baseline);
-  if (threshold === null) return null;
-  const window: FlagWindow = {
-    threshold,
-    side: rule.side,
-    ...(baseline === null ? {} : { baseline: { value: baseline, first: t.xs[0], last: t.xs[rule.early - 1] } }),
-  };
+  const base = baseline === null ? {} : { baseline: { value: baseline, first: t.xs[0], last: t.xs[rule.early - 1] } };
   const flags: CheckFlag[] = [];
+  const before = t.values.slice(0, rule.early).filter((v) => v - v === 0);
+  const thresholds: number[] = [];
   let run: HealthHit[] = [];
+  let window: FlagWindow | null = null;
   const close = () => {
-    if (run.length >= rule.minLength) flags.push({ ...flagOf(run), raisedAt: run[rule.minLength - 1].x, window });
+    if (run.length >= rule.minLength && window !== null)
+      flags.push({ ...flagOf(run), value: furthest(run, rule.side), raisedAt: run[rule.minLength - 1].x, window });
     run = [];
   };
   for (let i = rule.early; i < t.values.length; i++) {
     const v = t.values[i];
-    if (v - v === 0 && rule.fires(v, threshold)) run.push({ round: t.round, runId: t.runId, x: t.xs[i], key: t.key, value: v });
-    else close();
+    const th = rule.threshold(baseline, before);
+    if (th !== null) thresholds.push(th);
+    if (th !== null && v - v === 0 && rule.fires(v, th)) {
+      // The figure's threshold line is the one the streak's first value crossed.
+      if (run.length === 0) window = { threshold: th, side: rule.side, ...base };
+      run.push({ round: t.round, runId: t.runId, x: t.xs[i], key: t.key, value: v });
+    } else close();
+    if (v - v === 0) before.push(v);
   }
   close();
+  if (thresholds.length === 0) return null;
   const early = baseline === null ? "" : `early median ${fmt(baseline)} (values at ${t.xs[0]}-${t.xs[rule.early - 1]}), `;
-  return { flags, evidence: `${t.round} ${t.runId}: ${early}threshold ${fmt(threshold)}` };
+  const lo = Math.min(...thresholds);
+  const hi = Math.max(...thresholds);
+  return { flags, evidence: `${t.round} ${t.runId}: ${early}threshold ${lo === hi ? fmt(lo) : `${fmt(lo)} to ${fmt(hi)}`}` };
+}
+
+/** The value furthest past the threshold: the lowest for a rule that fires below it, else the highest. */
+function furthest(run: readonly HealthHit[], side: FlagWindow["side"]): number {
+  const vs = run.map((h) => h.value as number);
+  return side === "below" ? Math.min(...vs) : Math.max(...vs);
 }
 
 /** A number for evidence texts: 4 significant digits. */

@@ -11,8 +11,10 @@ export interface RuleScore {
   classes: string[];
   faultRuns: number;
   caught: number;
-  /** Median logged values from the fault's step to the flag; null when nothing was caught. */
+  /** Median logged values from the fault's step k to the flag; null when nothing was caught. */
   medianDelay: number | null;
+  /** The same from the step the fault became visible in the framework's own record. */
+  medianVisibleDelay: number | null;
   falseAlarms: number;
   /** Healthy logged values the false alarms are counted over. */
   healthyValues: number;
@@ -35,6 +37,9 @@ export function measuredText(rule: string): string | null {
   if (s === undefined) return null;
   if (s.faultRuns === 0)
     return `not yet measured: the corpus has no ${s.classes.join(" or ")} run it applies to; ${s.falseAlarms} false alarms in ${s.healthyValues} healthy logged values (${MEASURED.corpus})`;
-  const delay = s.medianDelay === null ? "" : ` (median delay ${s.medianDelay} logged value${s.medianDelay === 1 ? "" : "s"})`;
+  const delay =
+    s.medianDelay === null
+      ? ""
+      : ` (median delay ${s.medianDelay} logged value${s.medianDelay === 1 ? "" : "s"} after the fault, ${s.medianVisibleDelay} after it showed in the framework's own record)`;
   return `caught ${s.caught}/${s.faultRuns} ${s.classes.join(" or ")} runs${delay}, ${s.falseAlarms} false alarm${s.falseAlarms === 1 ? "" : "s"} in ${s.healthyValues} healthy logged values (${MEASURED.corpus})`;
 }

@@ -69,13 +69,16 @@ test("reading markdown: result, rule, evidence, what a flag is and is not; not a
 
 test("thresholds table: value, default, where it came from, the variable", () => {
   const rows = healthParamRows(resolveHealthParams({ env: { HEALTH_THROUGHPUT_DROP_MAX_DROP: "0.3" } }));
-  assert.deepEqual(rows.find((r) => r.check === "throughput_drop"), {
-    check: "throughput_drop",
-    parameter: "max_drop",
-    value: "0.3",
-    default: "0.2",
-    from: "environment",
-    variable: "HEALTH_THROUGHPUT_DROP_MAX_DROP",
-    meaning: "largest accepted fall of the round median against the previous round's (fraction)",
-  });
+  assert.deepEqual(
+    rows.find((r) => r.check === "throughput_drop"),
+    {
+      check: "throughput_drop",
+      parameter: "max_drop",
+      value: "0.3",
+      default: "0.2",
+      from: "environment",
+      variable: "HEALTH_THROUGHPUT_DROP_MAX_DROP",
+      meaning: "largest accepted fall of the round median against the previous round's (fraction)",
+    },
+  );
 });

@@ -8,7 +8,7 @@ import { defaultHealthParams, healthEnvName, healthSettings, readHealthConfig, r
 
 test("defaults are the issue's rules", () => {
   assert.deepEqual(defaultHealthParams(), {
-    entropy_collapse: { early: 4, fraction: 0.6, min_length: 2 },
+    entropy_collapse: { early: 4, sudden: 0.4, window: 5, deep: 0.1, min_length: 1 },
     learning_stalled: { min_fraction: 1, min_length: 2 },
     zero_advantages: { min_length: 2 },
     zero_grad_norm_streak: { min_length: 3 },
@@ -17,7 +17,7 @@ test("defaults are the issue's rules", () => {
     truncation_saturation: { level: 0.8, min_length: 2 },
     truncation_surge: { min_fraction: 0.5, median_multiple: 3 },
     length_collapse: { early: 4, fraction: 0.5, min_length: 2 },
-    kl_ref_drift: { early: 4, rise: 0.05, multiple: 5, min_length: 2 },
+    kl_ref_drift: { early: 4, rise: 0.5, min_length: 2 },
     ppo_kl_first_update: { threshold: 1e-8 },
     logprob_gap_jump: { median_multiple: 5 },
     mismatch_drift: { scale: 1 },
@@ -44,7 +44,7 @@ test("runs.json health object overrides defaults, environment overrides both; so
   assert.equal(src["truncation_surge.min_fraction"], "environment");
   assert.equal(src["truncation_surge.median_multiple"], "runs.json");
   assert.equal(src["ppo_kl_first_update.threshold"], "default");
-  assert.equal(s.rows.length, 33, "one row per parameter of every check");
+  assert.equal(s.rows.length, 34, "one row per parameter of every check");
 });
 
 test("invalid values read `invalid <option>: <value> (<allowed>)`", () => {

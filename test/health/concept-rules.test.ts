@@ -1,0 +1,131 @@
+/**
+ * The concept rules on hand-computed series, at the grain each framework logs: TRL-shaped records
+ * (one per logged step, no single updates), verl-shaped (advantage extremes) and slime-shaped (per
+ * update). Each rule: where it fires, where it is raised, the window it reports, and what must not fire.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { defaultHealthParams } from "../../lib/health/health-params";
+import { HEALTH_CHECKS } from "../../lib/health/health-checks";
+import { runHealthChecks } from "../../lib/health/run-health-checks";
+import type { AlignedRuns } from "../../lib/types";
+import { buildAligned } from "../diagnostics/aligned-builder";
+
+/** One run of logged steps at `xs` (default 1, 2, ...) with the given values per key, read as `profile`. */
+function stepRun(profile: string, series: Record<string, number[]>, xs?: number[]): AlignedRuns {
+  const n = Object.values(series)[0].length;
+  const at = xs ?? Array.from({ length: n }, (_, i) => i + 1);
+  const aligned = buildAligned([{ round: "R0", batches: [] }]);
+  aligned.rollouts = at.map((x, i) => ({
+    runId: "run-a",
+    round: "R0",
+    rollout: x,
+    historySteps: [i],
+    values: Object.fromEntries(Object.entries(series).map(([k, v]) => [k, v[i]])),
+  }));
+  aligned.profile = { name: profile, how: "given", evidence: [] };
+  return aligned;
+}
+
+function flagsOf(aligned: AlignedRuns, check: string) {
+  const r = runHealthChecks(aligned).results.find((x) => x.check === check)!;
+  return { result: r, flags: r.flags.map((f) => ({ first: f.first, last: f.last, count: f.count, raisedAt: f.raisedAt, value: f.value })) };
+}
+
+test("entropy_collapse (TRL, per logged step): a sudden fall below 0.4 x the median of the 5 values before it fires at once; a recovery ends it", () => {
+  // Early median of 3, 3.1, 2.9, 3.0 = 3.0. At x = 6 the 5 values before have median 3.0: threshold max(0.1 x 3, 0.4 x 3) = 1.2.
+  const aligned = stepRun("trl", { "train/entropy": [3, 3.1, 2.9, 3.0, 2.9, 1.0, 2.8, 2.7] });
+  const { result, flags } = flagsOf(aligned, "entropy_collapse");
+  assert.deepEqual(flags, [{ first: 6, last: 6, count: 1, raisedAt: 6, value: 1 }]);
+  assert.deepEqual(result.flags[0].window, { threshold: 0.4 * 3.0, side: "below", baseline: { value: 3.0, first: 1, last: 4 } });
+  assert.equal(
+    result.rule,
+    "train/entropy (per logged step, as logged) below 0.4 x the median of the 5 values logged before it, or below 0.1 x the median of the run's first 4 logged values; 1 or more values in a row",
+  );
+  assert.match(result.evidence!, /^R0 run-a: early median 3 \(values at 1-4\), threshold 1\.16 to 1\.2$/);
+});
+
+test("entropy_collapse: a gradual fall (x0.8 per step) never looks sudden; it fires once below 0.1 x the early level, not before", () => {
+  const values = [3, 3, 3, 3];
+  while (values[values.length - 1] > 0.27) values.push(values[values.length - 1] * 0.8);
+  const aligned = stepRun("trl", { "train/entropy": values });
+  const deep = values.findIndex((v) => v < 0.3) + 1;
+  assert.deepEqual(
+    flagsOf(aligned, "entropy_collapse").flags.map((f) => f.first),
+    [deep],
+  );
+  const healthy = stepRun("trl", { "train/entropy": [3, 3, 3, 3, 2.8, 2.5, 2.2, 2.0, 1.9, 1.7, 1.5, 1.4] });
+  assert.deepEqual(flagsOf(healthy, "entropy_collapse").flags, []);
+});
+
+test("entropy_collapse (slime, per optimizer update): the same rule over single updates", () => {
+  const aligned = buildAligned([{ round: "R0", batches: [3, 3, 3, 3, 1, 1].map((e) => ({ rollout: {}, updates: [{ "train/entropy_loss": e }] })) }], { n: 1 });
+  const { result, flags } = flagsOf(aligned, "entropy_collapse");
+  assert.equal(result.flags[0].unit, "update");
+  assert.deepEqual(flags, [{ first: 5, last: 6, count: 2, raisedAt: 5, value: 1 }]);
+});
+
+test("truncation_saturation: >= 0.8 for 2 values in a row, as an absolute level (a whole run truncated fires; truncation_surge does not)", () => {
+  const aligned = stepRun("trl", { "train/completions/clipped_ratio": [0.1, 0.9, 0.2, 0.85, 0.9, 1.0] });
+  assert.deepEqual(flagsOf(aligned, "truncation_saturation").flags, [{ first: 4, last: 6, count: 3, raisedAt: 5, value: 1 }]);
+  const always = stepRun("verl", { "response_length/clip_ratio": [1, 0.875, 1, 1] });
+  assert.deepEqual(flagsOf(always, "truncation_saturation").flags, [{ first: 1, last: 4, count: 4, raisedAt: 2, value: 1 }]);
+  assert.deepEqual(flagsOf(always, "truncation_surge").flags, [], "every batch at its round's median: no surge");
+});
+
+test("learning_stalled (TRL): every group without reward spread for 2 logged values in a row", () => {
+  const aligned = stepRun("trl", { "train/frac_reward_zero_std": [0, 0.5, 1, 1, 1, 0.5, 1] });
+  assert.deepEqual(flagsOf(aligned, "learning_stalled").flags, [{ first: 3, last: 5, count: 3, raisedAt: 4, value: 1 }]);
+  const verl = runHealthChecks(stepRun("verl", { "actor/entropy": [1, 1] })).results.find((r) => r.check === "learning_stalled")!;
+  assert.equal(verl.status, "not applicable");
+  assert.match(verl.reason!, /^verl logs no groups with zero reward spread: verl logs no per-group reward spread; critic\/advantages\/max and \/min/);
+});
+
+test("zero_advantages (verl): largest and smallest advantage both exactly 0 for 2 values in a row; a zero maximum alone does not fire", () => {
+  const aligned = stepRun("verl", { "critic/advantages/max": [1, 0, 0, 0, 0.5], "critic/advantages/min": [-1, 0, 0, -1, -0.5] });
+  assert.deepEqual(flagsOf(aligned, "zero_advantages").flags, [{ first: 2, last: 3, count: 2, raisedAt: 3, value: 0 }]);
+});
+
+test("grad_norm_spike: over 10 x the median of the values before it (at least 4); 9 x does not fire; the first values are never judged", () => {
+  const aligned = stepRun("verl", { "actor/grad_norm": [50, 1, 1.2, 0.9, 1.1, 1.0, 15, 1.0, 9.5] });
+  // x = 7: trailing median of [50, 1, 1.2, 0.9, 1.1, 1.0] = 1.05 -> 15 > 10.5 fires; x = 9: median 1.05 -> 9.5 does not.
+  const { result, flags } = flagsOf(aligned, "grad_norm_spike");
+  assert.deepEqual(flags, [{ first: 7, last: 7, count: 1, raisedAt: 7, value: 15 }]);
+  assert.equal(result.flags[0].window!.threshold, 10.5);
+});
+
+test("zero_grad_norm_streak at the logged grain (TRL logging_steps 2): 3 logged zeros in a row fire whatever the step spacing", () => {
+  const aligned = stepRun("trl", { "train/grad_norm": [1, 0, 0, 0, 1, 0, 0] }, [2, 4, 6, 8, 10, 12, 14]);
+  const { result, flags } = flagsOf(aligned, "zero_grad_norm_streak");
+  assert.equal(result.status, "flagged");
+  assert.deepEqual(flags, [{ first: 4, last: 8, count: 3, raisedAt: 8, value: 0 }]);
+  assert.match(result.rule, /^3 or more consecutive logged values of train\/grad_norm \(per logged step, as logged\) exactly 0$/);
+});
+
+test("kl_ref_drift: above the early median + 0.5 for 2 values in a row; a single high value and KL growing from 0 to 0.4 do not fire", () => {
+  const aligned = stepRun("trl", { "train/kl": [0, 0.001, 0.002, 0.002, 0.01, 0.8, 0.1, 0.6, 0.9, 0.4] });
+  const { result, flags } = flagsOf(aligned, "kl_ref_drift");
+  assert.deepEqual(flags, [{ first: 8, last: 9, count: 2, raisedAt: 9, value: 0.9 }]);
+  assert.ok(Math.abs(result.flags[0].window!.threshold - 0.5015) < 1e-12);
+  const slow = stepRun("trl", { "train/kl": [0, 0.001, 0.002, 0.003, 0.01, 0.1, 0.2, 0.3, 0.4] });
+  assert.deepEqual(flagsOf(slow, "kl_ref_drift").flags, []);
+});
+
+test("length_collapse: below half the early median for 2 values in a row", () => {
+  const aligned = stepRun("trl", { "train/completions/mean_length": [6, 6, 5, 6, 4, 2.5, 2, 3.2] });
+  assert.deepEqual(flagsOf(aligned, "length_collapse").flags, [{ first: 6, last: 7, count: 2, raisedAt: 7, value: 2 }]);
+});
+
+test("a run shorter than the early window is not judged, and the evidence says so", () => {
+  const aligned = stepRun("trl", { "train/entropy": [3, 0.1, 0.1] });
+  const { result, flags } = flagsOf(aligned, "entropy_collapse");
+  assert.deepEqual(flags, []);
+  assert.match(result.evidence!, /not judged \(fewer than 5 logged values, or no finite early value\): R0 run-a/);
+});
+
+test("every concept rule declares the failure classes it is measured on", () => {
+  const concept = ["entropy_collapse", "learning_stalled", "zero_advantages", "grad_norm_spike", "truncation_saturation", "length_collapse", "kl_ref_drift"];
+  for (const name of concept) assert.ok((HEALTH_CHECKS.find((c) => c.name === name)?.detects ?? []).length > 0, name);
+  assert.ok(Object.keys(defaultHealthParams()).length === HEALTH_CHECKS.length);
+});
