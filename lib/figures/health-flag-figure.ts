@@ -48,7 +48,8 @@ export function healthFlagFigure(aligned: AlignedRuns, result: HealthCheckResult
   const records = flagPoints(aligned, key, unit);
   const byX = new Map(records.map((r) => [r.x, r.v]));
   const { label } = describeKey(key);
-  const xTitle = unit === "update" ? "optimizer update" : singular(profileOfAligned(aligned).recordNoun);
+  const recordNoun = profileOfAligned(aligned).recordNoun;
+  const xTitle = unit === "update" ? "optimizer update" : singular(recordNoun);
   // The line is reduced above REDUCE_ABOVE points; the fired records are all marked.
   const xs = records.map((r) => r.x);
   const ys = records.map((r) => plotValue(r.v));
@@ -74,12 +75,12 @@ export function healthFlagFigure(aligned: AlignedRuns, result: HealthCheckResult
     name: label,
     x: pickAt(xs, drawn),
     y: pickAt(ys, drawn),
-    hovertemplate: `${unit} %{x}<br>${label}: %{y}<extra></extra>`,
+    hovertemplate: `${xTitle} %{x}<br>${label}: %{y}<extra></extra>`,
     line: { color: SERIES_COLOR, width: 1.5 },
     marker: { color: SERIES_COLOR, size: 4 },
     connectgaps: false,
   };
-  return { data: [line, firedTrace(result.check, unit, label, fired, byX)], layout };
+  return { data: [line, firedTrace(result.check, unit === "update" ? ["update", "updates"] : [singular(recordNoun), recordNoun], label, fired, byX)], layout };
 }
 
 /** The key's value in every update or rollout record, in axis order. */
@@ -90,15 +91,15 @@ function flagPoints(aligned: AlignedRuns, key: string, unit: string): FlagPoint[
 }
 
 /** Crosses on the fired records that have a drawable value. */
-function firedTrace(check: string, unit: string, label: string, fired: number[], byX: Map<number, number | undefined>): Trace {
+function firedTrace(check: string, [one, many]: [string, string], label: string, fired: number[], byX: Map<number, number | undefined>): Trace {
   const drawable = fired.filter((x) => plotValue(byX.get(x)) !== null);
   return {
     type: "scatter",
     mode: "markers",
-    name: `fired ${check} (${fired.length} ${unit}${fired.length === 1 ? "" : "s"})`,
+    name: `fired ${check} (${fired.length} ${fired.length === 1 ? one : many})`,
     x: drawable,
     y: drawable.map((x) => plotValue(byX.get(x))),
-    hovertemplate: `${unit} %{x}<br>${label}: %{y}<extra>flagged</extra>`,
+    hovertemplate: `${one} %{x}<br>${label}: %{y}<extra>flagged</extra>`,
     marker: { color: HIGHLIGHT_COLOR, size: 9, symbol: "x" },
   };
 }

@@ -1,0 +1,90 @@
+/**
+ * The health checks on the labelled corpus of real failures (test/fixtures/real-runs/faults/, written
+ * by the frameworks' own trainers with a fault injected at a known step k): no flag on any healthy
+ * twin nor before k, each fault run's first flag pinned, and lib/health/measured-scores-data.ts equal
+ * to a fresh scoring of the committed corpus (what notebook 06 prints beside each rule).
+ */
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { before, test } from "node:test";
+
+import { loadCorpus, type CorpusRun } from "../../bench/detectors/corpus";
+import { ourFlags } from "../../bench/detectors/score";
+import { measuredScores } from "../../bench/detectors-bench";
+import { MEASURED_SCORES } from "../../lib/health/measured-scores-data";
+import { runHealthChecks } from "../../lib/health/run-health-checks";
+
+const ROOT = path.resolve(__dirname, "../fixtures/real-runs/faults");
+const SKIP = fs.existsSync(ROOT) ? false : `fault corpus absent (${ROOT})`;
+let corpus: CorpusRun[] = [];
+before(async () => {
+  if (!SKIP) corpus = await loadCorpus(ROOT);
+});
+
+/** Each fault run's first flag at or after k: [run, step it was raised at, check]. */
+const FIRST_FLAGS: [string, number, string][] = [
+  ["trl-entropy-collapse-s1-k10", 11, "entropy_collapse"],
+  ["trl-entropy-collapse-s2-k12", 13, "entropy_collapse"],
+  ["trl-entropy-collapse-s3-k15", 16, "entropy_collapse"],
+  ["trl-learning-stopped-s1-k10", 11, "learning_stalled"],
+  ["trl-learning-stopped-s2-k12", 13, "learning_stalled"],
+  ["trl-learning-stopped-s3-k15", 16, "learning_stalled"],
+  ["trl-length-runaway-s1-k10", 21, "truncation_surge"],
+  ["trl-length-runaway-s2-k12", 26, "truncation_surge"],
+  ["trl-length-runaway-s3-k15", 32, "truncation_surge"],
+  ["trl-length-collapse-s1-k10", 18, "learning_stalled"],
+  ["trl-length-collapse-s2-k12", 27, "length_collapse"],
+  ["trl-length-collapse-s3-k15", 21, "learning_stalled"],
+  ["trl-non-finite-s1-k10", 10, "non_finite"],
+  ["trl-non-finite-s2-k12", 12, "non_finite"],
+  ["trl-non-finite-s3-k15", 15, "non_finite"],
+  ["trl-grad-spike-s1-k10", 10, "grad_norm_spike"],
+  ["trl-grad-spike-s2-k12", 12, "grad_norm_spike"],
+  ["trl-grad-spike-s3-k15", 15, "grad_norm_spike"],
+  ["trl-kl-drift-s1-k10", 12, "kl_ref_drift"],
+  ["trl-kl-drift-s2-k12", 16, "kl_ref_drift"],
+  ["trl-kl-drift-s3-k15", 20, "kl_ref_drift"],
+];
+
+test("healthy twins of every setting and seed: no flag at all; fault runs: no flag before k", { skip: SKIP }, () => {
+  const healthy = corpus.filter((r) => r.label.fault === "healthy");
+  assert.ok(healthy.length >= 10, `${healthy.length} healthy twins`);
+  for (const r of corpus) {
+    const flags = runHealthChecks(r.aligned).flags.filter((f) => r.label.k === null || (f.raisedAt ?? f.first) < r.label.k);
+    assert.deepEqual(
+      flags.map((f) => `${f.check} at ${f.raisedAt ?? f.first}: ${f.key} = ${f.value}`),
+      [],
+      `${r.label.id} (${r.label.fault}, k ${r.label.k})`,
+    );
+  }
+});
+
+test("each fault run's first flag at or after k: the step and the check, pinned", { skip: SKIP }, () => {
+  const got = corpus
+    .filter((r) => r.label.k !== null && r.label.framework === "trl")
+    .map((r): [string, number, string] => {
+      const k = r.label.k as number;
+      const after = runHealthChecks(r.aligned)
+        .flags.map((f) => ({ check: f.check, at: f.raisedAt ?? f.first }))
+        .filter((f) => f.at >= k)
+        .sort((a, b) => a.at - b.at || (a.check < b.check ? -1 : 1));
+      return [r.label.id, after[0]?.at ?? -1, after[0]?.check ?? "none"];
+    });
+  assert.deepEqual(got, FIRST_FLAGS);
+});
+
+test("a flag is never raised before the fault showed in the framework's own record by more than the rule's own reading allows: at or after k", {
+  skip: SKIP,
+}, () => {
+  for (const [id, at] of FIRST_FLAGS) {
+    const r = corpus.find((c) => c.label.id === id)!;
+    assert.ok(at >= (r.label.k as number), id);
+    if (r.label.visible !== null) assert.ok(at <= r.label.visible.step + 3, `${id}: raised at ${at}, visible at ${r.label.visible.step}`);
+  }
+});
+
+test("lib/health/measured-scores-data.ts is what the committed corpus's test split gives now (npm run bench -- detectors rewrites it)", { skip: SKIP }, () => {
+  const test = corpus.filter((r) => r.label.split === "test");
+  assert.deepEqual(measuredScores(test, ourFlags(test)), MEASURED_SCORES);
+});
