@@ -4,7 +4,7 @@ fault enters only through what a user could get wrong: a reward function, the le
 by a callback, or the loss scaled for one step by a trainer subclass.
 
     python tools/real-runs/trl/make_trl_faults.py --out test/fixtures/real-runs/faults/trl
-    python tools/real-runs/trl/make_trl_faults.py --out /work/heldout-corpus/trl --heldout
+    python tools/real-runs/trl/make_trl_faults.py --out ../heldout-corpus/trl --heldout   # outside the repository
 
 Set-up (make_trl.py's tokenizer and 2-layer Qwen2) plus a few hundred steps of in-process supervised
 warm-up on random letter strings ending in <eos>, so that the base model stops on its own (a random
@@ -337,7 +337,7 @@ def main() -> None:
     t0 = time.time()
     made = {r["id"]: make_run(r, a.out, tmp) for r in runs}
     merged = [made.get(r["id"]) or next(o for o in old if o["id"] == r["id"]) for r in corpus(plan) if r["id"] in made or any(o["id"] == r["id"] for o in old)]
-    cmd = "python tools/real-runs/trl/make_trl_faults.py --out " + ("/work/heldout-corpus/trl --heldout" if a.heldout else "test/fixtures/real-runs/faults/trl")
+    cmd = "python tools/real-runs/trl/make_trl_faults.py --out " + ("<a folder outside the repository> --heldout" if a.heldout else "test/fixtures/real-runs/faults/trl")
     labels = {"framework": "trl", "maker": "tools/real-runs/trl/make_trl_faults.py", "command": cmd, "versions": versions(), "faults": {k: v["how"] for k, v in FAULTS.items()}, "runs": merged}
     with open(labels_path, "w") as f:
         json.dump(labels, f, indent=2)
