@@ -14,7 +14,7 @@ import { updateSeriesFigure } from "./update-series";
 
 /** Options of {@link conceptSeriesFigure}. */
 export interface ConceptSeriesOptions {
-  /** Mark exact zeros (per-update series only). */
+  /** Mark exact zeros (per update, or per record: a logged mean of exact zeros is exact zeros). */
   markZero?: boolean;
   /** Min/max band concepts (per-record series only). */
   band?: { min: ConceptId; max: ConceptId };
@@ -41,5 +41,9 @@ export function conceptSeriesFigure(aligned: AlignedRuns, concept: ConceptId, op
   const min = options.band ? metricOf(profile, options.band.min) : null;
   const max = options.band ? metricOf(profile, options.band.max) : null;
   const band = min !== null && max !== null && records.some((r) => min.key in r.values && max.key in r.values) ? { min: min.key, max: max.key } : undefined;
-  return { figure: rolloutSeriesFigure(aligned, metric.key, { band, yTickFormat: options.yTickFormat }), metric: meant, over: profile.recordNoun };
+  return {
+    figure: rolloutSeriesFigure(aligned, metric.key, { band, yTickFormat: options.yTickFormat, markZero: options.markZero }),
+    metric: meant,
+    over: profile.recordNoun,
+  };
 }

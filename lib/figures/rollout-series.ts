@@ -6,7 +6,7 @@
 import type { AlignedRuns, RolloutRecord } from "../types";
 import { profileOfAligned } from "../registry/profiles";
 import { baseLayout, describeKey, integerAxisTicks, keyAxisTitle, type Figure, type Trace } from "./figure";
-import { BAND_FILL, SERIES_COLOR } from "./palette";
+import { BAND_FILL, HIGHLIGHT_COLOR, SERIES_COLOR } from "./palette";
 import { noteReduction, pickAt, reducedIndices } from "./reduce-points";
 import { roundMarks, roundSpansOf } from "./round-marks";
 import { drawnValues, inOrder, numberColumn, valueColumn } from "./series-columns";
@@ -20,6 +20,8 @@ export interface RolloutSeriesOptions {
   title?: string;
   /** d3 tick format of the y axis, e.g. ".0%" for fractions. Default: plotly's. */
   yTickFormat?: string;
+  /** Mark the records whose value is exactly 0 (a mean of exact zeros is exact zeros at any grain). */
+  markZero?: boolean;
 }
 
 /** Rollout records in rollout-id order (then run id): the input itself when already in order, else a sorted copy. */
@@ -70,15 +72,33 @@ export function rolloutSeriesFigure(aligned: AlignedRuns, key: string, options: 
     connectgaps: false,
   });
 
+  const zeroAt = options.markZero ? zeroMarks(rollouts, key, label, data) : null;
   const { shapes, annotations } = roundMarks(roundSpansOf(aligned.rounds, rollouts, x));
   const layout = baseLayout(options.title ?? `${label} per rollout batch`, "rollout batch (rollout/step)", keyAxisTitle(key));
   if (options.yTickFormat !== undefined) layout.yaxis = { ...layout.yaxis, tickformat: options.yTickFormat };
   layout.xaxis = { ...layout.xaxis, ...integerAxisTicks(x) };
   layout.shapes = shapes;
   layout.annotations = annotations;
-  layout.meta = { figure: "rollout-series", key, missing, nonFinite, ...(options.band ? { band: { ...options.band } } : {}) };
+  layout.meta = { figure: "rollout-series", key, missing, nonFinite, ...(options.band ? { band: { ...options.band } } : {}), ...(zeroAt ? { zeroAt } : {}) };
   noteReduction(layout, drawn === null ? undefined : { from: x.length, to: drawn.length });
   return { data, layout };
+}
+
+/** Crosses on the records whose value is exactly 0 (all of them: never reduced), pushed onto `data`; their x. */
+function zeroMarks(rollouts: readonly RolloutRecord[], key: string, label: string, data: Trace[]): number[] {
+  const zeros = rollouts.filter((r) => r.values[key] === 0);
+  const zeroAt = zeros.map((r) => r.rollout);
+  data.push({
+    type: "scatter",
+    mode: "markers",
+    name: `exactly 0 (${zeros.length})`,
+    x: zeroAt.slice(),
+    y: zeros.map(() => 0),
+    customdata: zeros.map(rolloutCustomData),
+    hovertemplate: `%{x}<br>${label} exactly 0<br>round %{customdata[0]}, run %{customdata[1]}<extra></extra>`,
+    marker: { color: HIGHLIGHT_COLOR, size: 9, symbol: "x" },
+  });
+  return zeroAt;
 }
 
 /** The band between two keys: the lower edge first (invisible), then the upper edge filled down to it ("tonexty"). */
