@@ -3,8 +3,8 @@ import type { MetricSpec } from "./metric-spec";
 import type { ConceptId } from "./concepts";
 import { absentReason, metricOf, type FrameworkProfile } from "./framework-profile";
 import { MILES_PROFILE } from "./profile-miles";
-import { conditionText, runsWhereHolds, runsWhereMayHold, type RunFlags, type SemanticFlag } from "./semantic-flags";
-import { RECORDED_VERSIONS, type RunVersions } from "./versions";
+import { conditionText, runsWhereHolds, runsWhereMayHold, type ConditionRun, type SemanticFlag } from "./semantic-flags";
+import { RECORDED_VERSIONS } from "./versions";
 import { OPENRLHF_PROFILE } from "./profile-openrlhf";
 import { SLIME_PROFILE } from "./profile-slime";
 import { TRL_PROFILE } from "./profile-trl";
@@ -59,10 +59,7 @@ export function profileOfAligned(aligned: { profile?: { name: string } }): Frame
  * that holds in some runs only is added, naming them. Throws naming the profile and why when it logs
  * none (callers reach here only for concepts the profile maps).
  */
-export function metricOfAligned(
-  aligned: { profile?: { name: string }; runs?: readonly { runId: string; flags?: RunFlags; versions?: RunVersions }[] },
-  concept: ConceptId,
-): MetricSpec {
+export function metricOfAligned(aligned: { profile?: { name: string }; runs?: readonly ({ runId: string } & ConditionRun)[] }, concept: ConceptId): MetricSpec {
   const p = profileOfAligned(aligned);
   const m = metricOf(p, concept);
   if (m === null) throw new Error(`invalid concept: ${absentReason(p, concept)}`);
@@ -106,7 +103,7 @@ export function flagsLines(aligned: FlaggedRuns): string[] {
 }
 
 /** Aligned runs as flagsLines and meaningNotes read them. */
-type FlaggedRuns = { profile?: { name: string }; runs: readonly { runId: string; round: string; flags?: RunFlags; versions?: RunVersions }[] };
+type FlaggedRuns = { profile?: { name: string }; runs: readonly ({ runId: string; round: string } & ConditionRun)[] };
 
 /**
  * One note per conditional meaning of the profile that holds in some run, or may hold (its version is
