@@ -95,15 +95,14 @@ export function provenTableMarkdown(): string {
   const intervals = PROFILES.flatMap((p) => {
     const i = p.axis.kind === "step" ? p.axis.interval : undefined;
     if (i === undefined) return [];
-    const when = [i.strategy ? `${i.strategy.flag} = ${i.strategy.equals}` : "", i.firstStep ? `step 1 too with ${i.firstStep}` : ""].filter((x) => x !== "").join("; ");
-    return [`| ${p.label} | \`${i.steps}\`${when ? ` (${cell(when)})` : ""} | a row at every multiple; after the last: ${cell(i.lastPartial)} | ${cell(i.source)} |`];
+    const when = [i.strategy ? `${i.strategy.flag} = ${i.strategy.equals}` : "", i.firstStep ? `step 1 too with ${i.firstStep}` : ""]
+      .filter((x) => x !== "")
+      .join("; ");
+    return [
+      `| ${p.label} | \`${i.steps}\`${when ? ` (${cell(when)})` : ""} | a row at every multiple; after the last: ${cell(i.lastPartial)} | ${cell(i.source)} |`,
+    ];
   });
-  return [
-    "| framework | evidence | proves | source |",
-    "|---|---|---|---|",
-    ...keys,
-    ...intervals,
-  ].join("\n");
+  return ["| framework | evidence | proves | source |", "|---|---|---|---|", ...keys, ...intervals].join("\n");
 }
 
 /** Markers around the generated tables in a markdown file. */
