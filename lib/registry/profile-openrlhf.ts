@@ -7,7 +7,7 @@
  * (docs/framework-profiles.md).
  */
 import type { ConceptMetric } from "./metric-spec";
-import type { SemanticFlag } from "./semantic-flags";
+import type { ConditionalMeaning, SemanticFlag } from "./semantic-flags";
 import type { MismatchSpec } from "./mismatch";
 import { asLoggedStackCaption, stepRecordsDescription, type FrameworkProfile } from "./framework-profile";
 
@@ -49,6 +49,110 @@ const OPENRLHF_FLAGS: readonly SemanticFlag[] = [
   },
   { name: "algo.kl.init_coef", type: "number", concepts: ["klToRef"], checks: [], why: "the KL coefficient: with 0 no KL is computed", source: CLI },
   { name: "actor.entropy_coef", type: "number", concepts: ["entropy"], checks: [], why: "train/entropy_loss is logged only when it is set", source: CLI },
+  {
+    name: "reward.overlong_buffer_len",
+    type: "number",
+    concepts: ["reward"],
+    checks: [],
+    why: "DAPO overlong penalty on (None: off): subtracted from the logged reward",
+    source: CLI,
+  },
+  { name: "reward.overlong_penalty_factor", type: "number", concepts: ["reward"], checks: [], why: "the overlong penalty's largest value", source: CLI },
+  {
+    name: "reward.stop_properly_penalty_coef",
+    type: "number",
+    concepts: ["reward"],
+    checks: [],
+    why: "ProRL stop-properly penalty on (None: off): truncated samples' rewards scaled or replaced in the logged reward",
+    source: CLI,
+  },
+  {
+    name: "algo.dynamic_filtering_enable",
+    type: "bool",
+    concepts: ["reward"],
+    checks: [],
+    why: "prompts whose mean score is outside algo.dynamic_filtering_range are dropped before training: the logged reward is over the kept ones",
+    source: CLI,
+  },
+  {
+    name: "critic.freezing_steps",
+    type: "number",
+    concepts: ["reward"],
+    checks: [],
+    why: "the actor is not trained in the first freezing_steps steps, so its status keys (train/reward among them) are not logged there",
+    source: CLI,
+  },
+  {
+    name: "train.async_enable",
+    type: "bool",
+    concepts: [],
+    checks: ["step_time_mismatch"],
+    why: "the async trainer's timing/step_total is wall time with queue waits, not the sum of the phase timers",
+    source: CLI,
+  },
+];
+
+const ORL = "openrlhf 0.11.2 openrlhf/trainer";
+
+/** Length penalties, dynamic filtering, a frozen actor and the async trainer: what they change in the logged keys. */
+const OPENRLHF_MEANINGS: readonly ConditionalMeaning[] = [
+  {
+    when: {
+      rule: {
+        flags: ["reward.overlong_buffer_len", "reward.stop_properly_penalty_coef"],
+        text: "reward.overlong_buffer_len or reward.stop_properly_penalty_coef set (length penalties on)",
+        test: (v) => typeof v["reward.overlong_buffer_len"] === "number" || typeof v["reward.stop_properly_penalty_coef"] === "number",
+      },
+    },
+    concept: {
+      id: "reward",
+      is: "mean over the step's samples of the reward after OpenRLHF's length penalties: the DAPO overlong penalty subtracted past max_new_tokens - overlong_buffer_len, truncated samples' rewards scaled by (or set to) stop_properly_penalty_coef",
+      isNot:
+        "not the reward function's score: shaped by the penalties, not comparable with runs without them (train/rollout/reward_mean carries the same penalties)",
+    },
+    evidence: `${ORL}/ppo_utils/experience_maker.py:246-247 (apply_length_penalties before the baseline); ppo_utils/length_penalty.py:55,100,103 (the penalties), :150-153 (info["reward"] synced with the penalised rewards "so logged metrics reflect penalties")`,
+  },
+  {
+    when: { flag: "algo.dynamic_filtering_enable", equals: true },
+    concept: {
+      id: "reward",
+      is: "mean over the step's kept samples: prompts whose mean score lies outside algo.dynamic_filtering_range (exclusive) are dropped and replaced before training, so the mean is over the prompts that passed the filter",
+      isNot: "not the policy's mean reward over the prompts it saw: all-correct and all-wrong prompts are left out (by default range (0, 1))",
+    },
+    evidence: `${ORL}/ppo_utils/samples_generator.py:168-186 (_generate_vllm drops a prompt's samples by their mean score)`,
+  },
+  {
+    when: { flag: "algo.dynamic_filtering_enable", equals: true },
+    key: {
+      name: "train/dynamic_filtering_pass_rate",
+      note: "samples kept per prompt consumed x 100 (len(experiences) / prompts_consumed * 100): up to n_samples_per_prompt x 100, not a percentage of prompts; None for a step served from the sample buffer",
+    },
+    evidence: `${ORL}/ppo_utils/samples_generator.py:122-123; ppo_trainer.py:548-549`,
+  },
+  {
+    when: {
+      rule: {
+        flags: ["critic.freezing_steps"],
+        text: "critic.freezing_steps > 0 (the actor frozen while the critic warms up)",
+        test: (v) => typeof v["critic.freezing_steps"] === "number" && v["critic.freezing_steps"] > 0,
+      },
+    },
+    concept: {
+      id: "reward",
+      is: "mean over the step's samples of the reward, from the actor's training status: logged only in the steps after critic.freezing_steps, when the actor trains",
+      isNot:
+        "a round mean covers the trained steps only, not the frozen ones (train/rollout/reward_mean, from the rollout statistics, is logged at every step)",
+    },
+    evidence: `${ORL}/ppo_trainer.py:272 (run_actor = global_steps > critic.freezing_steps), :418-425 (rollout/reward_mean from every step's experiences)`,
+  },
+  {
+    when: { flag: "train.async_enable", equals: true },
+    check: {
+      name: "step_time_mismatch",
+      notApplicable: "the async trainer logs timing/step_total as the wall time since the last step, queue waits included, not the sum of its phase timers",
+    },
+    evidence: `${ORL}/ppo_trainer_async.py:237`,
+  },
 ];
 
 const LOSS = "openrlhf/models/loss.py PolicyLoss";
@@ -166,14 +270,18 @@ export const OPENRLHF_PROFILE: FrameworkProfile<"openrlhf"> = {
   keyFamilies: [],
   flags: OPENRLHF_FLAGS,
   package: "openrlhf",
-  meanings: [],
+  meanings: OPENRLHF_MEANINGS,
   timers: {
     isTimer,
     containers: { "train/timing/step_total": ["train/timing/generation", "train/timing/make_experience", "train/timing/ppo_train", "train/timing/broadcast"] },
     stackable: (k) => isTimer(k) && k !== "train/timing/step_total",
     separateTimer: null,
     remainderOf: null,
-    stepSum: null,
+    // The synchronous trainer sums its phase timers (ppo_trainer.py:545); the async one does not (a meaning above).
+    stepSum: {
+      total: "train/timing/step_total",
+      parts: ["train/timing/generation", "train/timing/make_experience", "train/timing/ppo_train", "train/timing/broadcast"],
+    },
     shortName: (k) => k,
     stackCaption: asLoggedStackCaption("training steps"),
   },

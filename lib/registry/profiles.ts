@@ -64,17 +64,22 @@ export function metricOfAligned(aligned: { profile?: { name: string }; runs?: re
   const m = metricOf(p, concept);
   if (m === null) throw new Error(`invalid concept: ${absentReason(p, concept)}`);
   const runs = aligned.runs ?? [];
-  let out = m;
+  // Several meanings can hold in every run at once (OpenRLHF's length penalties and dynamic filtering): all are said.
+  const full: { is: string; isNot: string }[] = [];
+  const some: string[] = [];
   for (const meaning of p.meanings) {
     if (meaning.concept?.id !== concept) continue;
     const holds = runsWhereHolds(meaning, runs);
     const may = runsWhereMayHold(meaning, runs);
     const when = conditionText(meaning.when);
-    if (holds.length > 0 && holds.length === runs.length) out = { ...out, is: meaning.concept.is, isNot: meaning.concept.isNot };
-    else if (holds.length > 0) out = { ...out, isNot: `${out.isNot}; in ${runsText(holds)} (${when}): ${meaning.concept.is}` };
-    if (may.length > 0) out = { ...out, isNot: `${out.isNot}; in ${runsText(may)}, if ${when} (version not recorded): ${meaning.concept.is}` };
+    if (holds.length > 0 && holds.length === runs.length) full.push(meaning.concept);
+    else if (holds.length > 0) some.push(`; in ${runsText(holds)} (${when}): ${meaning.concept.is}`);
+    if (may.length > 0) some.push(`; in ${runsText(may)}, if ${when} (version not recorded): ${meaning.concept.is}`);
   }
-  return out;
+  if (full.length === 0 && some.length === 0) return m;
+  const is = full.length === 0 ? m.is : full.map((x) => x.is).join("; and ");
+  const isNot = (full.length === 0 ? m.isNot : full.map((x) => x.isNot).join("; ")) + some.join("");
+  return { ...m, is, isNot };
 }
 
 function runsText(runs: readonly { runId: string }[]): string {

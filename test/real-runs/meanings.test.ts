@@ -18,6 +18,8 @@ import { after, test } from "node:test";
 import { fetchAndFreeze, type RunSelection } from "../../lib/archive/fetch-and-freeze";
 import { loadArchive } from "../../lib/archive/load-archive";
 import { alignRuns } from "../../lib/align/align-runs";
+import { buildExports } from "../../lib/export/build-exports";
+import { runHealthChecks } from "../../lib/health/run-health-checks";
 import { meaningNotes, metricOfAligned } from "../../lib/registry/profiles";
 import { keysOf } from "../../lib/values/compact-values";
 import type { AlignedRuns, HistoryRow } from "../../lib/types";
@@ -226,5 +228,57 @@ test("keys that prove a version range settle version notes from W&B and TensorBo
     const old = alignRuns(runs);
     assert.equal(old.runs[0].versionBounds, undefined);
     assert.match(meaningNotes(old).join("\n"), /^if trl < 0\.17\.0 \(version not recorded\) in run \S+: clipfrac: TRL before 0\.17/m, source);
+  }
+});
+
+test("OpenRLHF: train/timing/step_total is exactly the sum of its four phase timers in every step of the own records, so step_time_mismatch applies to the real runs and flags none; a step total off by 1 s is flagged", {
+  skip,
+}, async () => {
+  const parts = ["train/timing/generation", "train/timing/make_experience", "train/timing/ppo_train", "train/timing/broadcast"];
+  let steps = 0;
+  for (const c of CASES.filter((x) => x.framework === "openrlhf")) {
+    for (const entries of survivingEntries(c).values()) {
+      for (const e of entries) {
+        // OpenRLHF sums status's timing/* keys in insertion order: make_experience, ppo_train, broadcast, then generation (ppo_trainer.py:545).
+        const sum = e.values[parts[1]] + e.values[parts[2]] + e.values[parts[3]] + e.values[parts[0]];
+        assert.equal(e.values["train/timing/step_total"], sum, `${c.case} step ${e.step}`);
+        steps++;
+      }
+    }
+  }
+  assert.ok(steps >= 16, `steps checked: ${steps}`);
+  const plain = await aligned(find("openrlhf", "plain")!);
+  const check = runHealthChecks(plain).results.find((r) => r.check === "step_time_mismatch")!;
+  assert.equal(check.status, "no flags", check.reason ?? undefined);
+  assert.deepEqual(check.flags, []);
+  const off = {
+    ...plain,
+    rollouts: plain.rollouts.map((r) =>
+      r.rollout === 3 ? { ...r, values: { ...r.values, "train/timing/step_total": r.values["train/timing/step_total"] + 1 } } : r,
+    ),
+  };
+  const flagged = runHealthChecks(off).results.find((r) => r.check === "step_time_mismatch")!;
+  assert.deepEqual(
+    flagged.flags.map((f) => [f.round, f.first, f.last]),
+    [["R0", 3, 3]],
+  );
+});
+
+test("frameworks without observable updates: the export says single optimizer updates are not observable, never that a round had no optimizer updates", {
+  skip,
+}, async () => {
+  for (const [fw, name] of [
+    ["openrlhf", "plain"],
+    ["verl", "plain"],
+    ["trl", "grpo-log1"],
+  ] as const) {
+    const a = await aligned(find(fw, name)!);
+    const archive = await loadArchive(await archiveOf(find(fw, name)!));
+    const notes = buildExports(archive, a, { workspaceVersion: "test" }).manifest.summaryNotes;
+    assert.ok(!notes.some((n) => /no optimizer updates/.test(n)), `${fw}/${name}: ${notes.join(" | ")}`);
+    assert.ok(
+      notes.some((n) => /^zero-gradient-norm updates: single optimizer updates are not observable \(/.test(n)),
+      `${fw}/${name}: ${notes.join(" | ")}`,
+    );
   }
 });
