@@ -139,11 +139,11 @@ const OPENRLHF_MEANINGS: readonly ConditionalMeaning[] = [
     },
     concept: {
       id: "reward",
-      is: "mean over the step's samples of the reward, from the actor's training status: logged only in the steps after critic.freezing_steps, when the actor trains",
+      is: "mean reward of the samples the actor trained on (its training status): nothing in the frozen steps 1 .. freezing_steps + 1 (the actor trains once the step count before the step exceeds freezing_steps), and the first trained step averages every frozen step's samples too, which the actor's replay buffer kept",
       isNot:
-        "a round mean covers the trained steps only, not the frozen ones (train/rollout/reward_mean, from the rollout statistics, is logged at every step)",
+        "a round mean covers the trained steps only, its first value a mean over several steps (train/rollout/reward_mean, from each step's own samples, is logged at every step)",
     },
-    evidence: `${ORL}/ppo_trainer.py:272 (run_actor = global_steps > critic.freezing_steps), :418-425 (rollout/reward_mean from every step's experiences)`,
+    evidence: `${ORL}/ppo_trainer.py:233-236 (experiences appended to the actor every step), :240 (ppo_train(global_step) before the increment), :272 (run_actor = global_steps > critic.freezing_steps), :418-425 (rollout/reward_mean from the step's experiences); ray/ppo_actor.py:603 (the replay buffer cleared only after a fit)`,
   },
   {
     when: { flag: "train.async_enable", equals: true },

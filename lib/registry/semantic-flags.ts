@@ -291,9 +291,9 @@ export function conditionText(when: MeaningCondition): string {
 }
 
 /**
- * What a run has of the settings a condition reads, in words: each flag with its value (`not in its
- * config` when absent), the package's version (recorded, proven by a key, or not recorded);
- * `flags unknown` when no config was read. Refusals name it on each side.
+ * What a run has of the settings a condition reads, in words: each flag with its value (`not set` when
+ * its config lacks it or holds None), the package's version (recorded, proven by a key, or not
+ * recorded); `flags unknown` when no config was read. Refusals name it on each side.
  * @example settingsText({ flag: "importance_sampling_level", equals: "sequence" }, run) // "importance_sampling_level = token"
  */
 export function settingsText(when: MeaningCondition, run: ConditionRun): string {
@@ -301,7 +301,7 @@ export function settingsText(when: MeaningCondition, run: ConditionRun): string 
   const parts: string[] = [];
   if (names.length > 0) {
     if (run.flags === undefined) parts.push("flags unknown: no config was read");
-    else for (const n of names) parts.push(run.flags[n] === undefined ? `${n} not in its config` : `${n} = ${String(run.flags[n].value)}`);
+    else for (const n of names) parts.push(run.flags[n] === undefined ? `${n} not set` : `${n} = ${String(run.flags[n].value)}`);
   }
   if (when.version !== undefined) parts.push(versionSetting(when.version.package, run));
   return parts.join(", ");

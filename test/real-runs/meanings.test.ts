@@ -282,3 +282,75 @@ test("frameworks without observable updates: the export says single optimizer up
     );
   }
 });
+
+/** Per step of a one-round case's own record: its values. */
+function ownSteps(c: FixtureCase): Map<number, Record<string, number>> {
+  return new Map(
+    survivingEntries(c)
+      .get("R0")!
+      .map((e) => [e.step, e.values]),
+  );
+}
+
+test("OpenRLHF length penalties: train/reward is (score - 1) x 0.5 for samples 8 tokens long and truncated (overlong penalty 1 past 8 - 4 tokens, then x stop_properly_penalty_coef), not the score; the profile says so and compare refuses reward against the plain run, naming both settings", {
+  skip,
+}, async () => {
+  const c = find("openrlhf", "penalties")!;
+  const argv = c.options.openrlhfArgv as string[];
+  const arg = (n: string) => Number(argv[argv.indexOf(n) + 1]);
+  assert.deepEqual([arg("--reward.overlong_buffer_len"), arg("--reward.stop_properly_penalty_coef"), arg("--rollout.max_new_tokens")], [4, 0.5, 8]);
+  let checked = 0;
+  for (const [s, v] of ownSteps(c)) {
+    // Every sample ran to max_new_tokens without stopping here, so each got both penalties.
+    assert.deepEqual([v["train/rollout/response_length_mean"], v["train/rollout/truncated_rate"]], [8, 1], `step ${s}`);
+    const score = v["train/label_hit"];
+    assert.equal(v["train/reward"], (score - 1) * 0.5, `step ${s}`);
+    assert.notEqual(v["train/reward"], score);
+    checked++;
+  }
+  assert.equal(checked, 5);
+  const a = await aligned(c);
+  assert.match(metricOfAligned(a, "reward").is, /^mean over the step's samples of the reward after OpenRLHF's length penalties/);
+  assert.doesNotMatch(metricOfAligned(await aligned(find("openrlhf", "plain")!), "reward").is, /penalt/);
+  const reward = refusalOf(compare(await archiveOf(c), await archiveOf(find("openrlhf", "plain")!)), "reward_mean")!;
+  assert.match(reward, /its meaning depends on reward\.overlong_buffer_len or reward\.stop_properly_penalty_coef set \(length penalties on\)/);
+  assert.match(
+    reward,
+    /: holds \(reward\.overlong_buffer_len = 4, reward\.stop_properly_penalty_coef = 0\.5\); \S+: does not hold \(reward\.overlong_buffer_len not set, reward\.stop_properly_penalty_coef not set\)$/,
+  );
+});
+
+test("OpenRLHF dynamic filtering: dynamic_filtering_pass_rate is kept samples per prompt x 100 (above 100 with 2 samples a prompt), noted with its source; the reward is over the kept prompts", {
+  skip,
+}, async () => {
+  const c = find("openrlhf", "dynamic-filter")!;
+  const rates = [...ownSteps(c).values()].map((v) => v["train/dynamic_filtering_pass_rate"]);
+  assert.ok(rates.some((r) => r > 100) && rates.every((r) => r <= 200), `pass rates ${rates}`);
+  // A step that dropped one prompt: its 2 prompts' 4 samples kept of 3 prompts consumed.
+  assert.ok(
+    rates.some((r) => Math.abs(r - 400 / 3) < 1e-9),
+    `pass rates ${rates}`,
+  );
+  const a = await aligned(c);
+  const notes = meaningNotes(a).join("\n");
+  assert.match(notes, /algo\.dynamic_filtering_enable = true in run \S+: train\/dynamic_filtering_pass_rate: samples kept per prompt consumed x 100/);
+  assert.match(metricOfAligned(a, "reward").is, /^mean over the step's kept samples/);
+  assert.doesNotMatch(meaningNotes(await aligned(find("openrlhf", "plain")!)).join("\n"), /dynamic_filtering/);
+});
+
+test("OpenRLHF critic.freezing_steps 2: train/reward only from step 4, its first value the mean of steps 1-4's rewards (the replay buffer kept them), while train/rollout/reward_mean is at every step; the profile says so", {
+  skip,
+}, async () => {
+  const c = find("openrlhf", "frozen")!;
+  const steps = ownSteps(c);
+  assert.deepEqual(
+    [...steps].filter(([, v]) => v["train/reward"] !== undefined).map(([s]) => s),
+    [4, 5],
+  );
+  assert.equal([...steps.values()].filter((v) => v["train/rollout/reward_mean"] !== undefined).length, 5);
+  const rollout = [1, 2, 3, 4].map((s) => steps.get(s)!["train/rollout/reward_mean"]);
+  assert.ok(Math.abs(steps.get(4)!["train/reward"] - rollout.reduce((x, y) => x + y, 0) / 4) < 1e-12, `${steps.get(4)!["train/reward"]} vs ${rollout}`);
+  assert.equal(steps.get(5)!["train/reward"], steps.get(5)!["train/rollout/reward_mean"]);
+  const a = await aligned(c);
+  assert.match(metricOfAligned(a, "reward").is, /^mean reward of the samples the actor trained on .* nothing in the frozen steps 1 \.\. freezing_steps \+ 1/);
+});
