@@ -95,7 +95,8 @@ export function updatesUnobservable(aligned: { profile?: { name: string } }): st
 /**
  * One line per run on the semantic flags its meanings were read with: the profile's declared flags
  * found in its config, or "flags unknown" (no config was read: metrics keep their default meaning);
- * then one line per conditional meaning that holds, or may hold, in some run (meaningNotes).
+ * then the versions its keys prove; then one line per conditional meaning that holds, or may hold, in
+ * some run (meaningNotes).
  */
 export function flagsLines(aligned: FlaggedRuns): string[] {
   const p = profileOfAligned(aligned);
@@ -104,7 +105,13 @@ export function flagsLines(aligned: FlaggedRuns): string[] {
     const own = p.flags.filter((f) => r.flags![f.name] !== undefined).map((f) => `${f.name} = ${String(r.flags![f.name].value)}`);
     return `flags of run ${r.runId} (round ${r.round}): ${own.length > 0 ? own.join(", ") : `none of the ${p.label} flags set in its config`}`;
   });
-  return lines.concat(meaningNotes(aligned));
+  const proven = aligned.runs.flatMap((r) =>
+    (r.versionBounds ?? []).map(
+      (b) =>
+        `version of run ${r.runId} (round ${r.round}) proven by its keys: ${b.package} ${b.atLeast !== undefined ? `>= ${b.atLeast}` : `< ${b.below}`} (it logs ${b.key})`,
+    ),
+  );
+  return lines.concat(proven, meaningNotes(aligned));
 }
 
 /** Aligned runs as flagsLines and meaningNotes read them. */

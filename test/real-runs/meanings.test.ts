@@ -20,7 +20,7 @@ import { loadArchive } from "../../lib/archive/load-archive";
 import { alignRuns } from "../../lib/align/align-runs";
 import { buildExports } from "../../lib/export/build-exports";
 import { runHealthChecks } from "../../lib/health/run-health-checks";
-import { meaningNotes, metricOfAligned } from "../../lib/registry/profiles";
+import { flagsLines, meaningNotes, metricOfAligned } from "../../lib/registry/profiles";
 import { keysOf } from "../../lib/values/compact-values";
 import type { AlignedRuns, HistoryRow } from "../../lib/types";
 import { fixtureCases, survivingEntries, type FixtureCase } from "./own-record";
@@ -224,6 +224,10 @@ test("keys that prove a version range settle version notes from W&B and TensorBo
     const a = alignRuns(runs);
     assert.deepEqual(a.runs[0].versionBounds, [{ key: "train/clip_ratio/region_mean", package: "trl", atLeast: "0.17.0" }], source);
     assert.ok(!meaningNotes(a).some((n) => /trl < 0\.17\.0/.test(n)), `${source}: ${meaningNotes(a)}`);
+    assert.ok(
+      flagsLines(a).includes(`version of run ${runs[0].runId} (round R0) proven by its keys: trl >= 0.17.0 (it logs train/clip_ratio/region_mean)`),
+      source,
+    );
     runs[0].rows = withoutKey(runs[0].rows, "train/clip_ratio/region_mean");
     const old = alignRuns(runs);
     assert.equal(old.runs[0].versionBounds, undefined);
