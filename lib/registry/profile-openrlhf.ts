@@ -83,6 +83,14 @@ const OPENRLHF_FLAGS: readonly SemanticFlag[] = [
     source: CLI,
   },
   {
+    name: "logger.logging_steps",
+    type: "number",
+    concepts: [],
+    checks: [],
+    why: "a row every logging_steps training steps: coverage expects exactly those steps",
+    source: CLI,
+  },
+  {
     name: "train.async_enable",
     type: "bool",
     concepts: [],
@@ -214,6 +222,11 @@ export const OPENRLHF_PROFILE: FrameworkProfile<"openrlhf"> = {
     stepKeys: ["train/global_step", "eval/global_step"],
     summaryKeys: [],
     ownRows: [],
+    interval: {
+      steps: "logger.logging_steps",
+      lastPartial: "nothing: the steps after the last multiple of logging_steps are never logged",
+      source: "openrlhf 0.11.2 openrlhf/trainer/ppo_trainer.py:386 save_logs_and_checkpoints (global_step % logger.logging_steps == 0)",
+    },
   },
   recordNoun: "training steps",
   recordsDescription: stepRecordsDescription("training steps", "train/global_step"),

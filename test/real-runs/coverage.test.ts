@@ -14,6 +14,8 @@ import { after, test } from "node:test";
 import { fetchAndFreeze, type RunSelection } from "../../lib/archive/fetch-and-freeze";
 import { loadArchive } from "../../lib/archive/load-archive";
 import { alignRuns } from "../../lib/align/align-runs";
+import { knownInterval } from "../../lib/registry/logging-interval";
+import { OPENRLHF_PROFILE } from "../../lib/registry/profile-openrlhf";
 import type { RunHistory } from "../../lib/types";
 import { fixtureCases, survivingEntries, type FixtureCase, type FixtureRound } from "./own-record";
 
@@ -120,4 +122,22 @@ test("TRL over one epoch, logging_steps 3: rows 3, 6, 9, 12, 15 and the partial 
   // The partial last interval is no hole whichever way the interval is known; without it nothing is missing either.
   const last = await frozenRuns(c, "wandb");
   assert.deepEqual(alignRuns([withoutStep(last[0], 16)]).issues, []);
+});
+
+test("OpenRLHF: the interval is the frozen logger.logging_steps (1 in every fixture), read from the logger group's repr without any other entry of it (its W&B key)", {
+  skip,
+}, async () => {
+  for (const c of CASES.filter((x) => x.framework === "openrlhf")) {
+    const runs = await frozenRuns(c, "wandb");
+    for (const r of runs) {
+      assert.deepEqual(knownInterval(OPENRLHF_PROFILE.axis.kind === "step" ? OPENRLHF_PROFILE.axis.interval : undefined, r.flags), {
+        every: 1,
+        firstStep: false,
+        setting: "logger.logging_steps = 1",
+      });
+      assert.ok(!Object.keys(r.flags!).some((k) => k.startsWith("logger.") && k !== "logger.logging_steps"), Object.keys(r.flags!).join(", "));
+    }
+    const manifest = fs.readFileSync(path.join(tmp, "wandb", c.framework, c.case, "manifest.json"), "utf8");
+    assert.ok(!manifest.includes("offline0fixture0key"), `${c.case}: the logger's wandb key reaches the manifest`);
+  }
 });
