@@ -7,7 +7,7 @@
  * never 0, never null. (`null` from the JS SDK is read as NaN: it is how that SDK writes NaN.)
  */
 import type { RunFlags } from "./registry/semantic-flags";
-import type { RunVersions } from "./registry/versions";
+import type { RunVersions, VersionBound } from "./registry/versions";
 
 /** One W&B history row, numeric keys only, plus `_step` (and usually `_runtime`, `_timestamp`). */
 export type HistoryRow = Record<string, number>;
@@ -363,7 +363,8 @@ export interface AlignedRuns {
   mapping: AxisMapping;
   /** Round labels in run order. */
   rounds: string[];
-  runs: { runId: string; round: string; state: string; historyEvents: number; flags?: RunFlags; versions?: RunVersions }[];
+  /** Per run: identity, state, frozen rows, flags and versions as frozen, and the version bounds its keys prove (lib/align/version-bounds.ts). */
+  runs: { runId: string; round: string; state: string; historyEvents: number; flags?: RunFlags; versions?: RunVersions; versionBounds?: VersionBound[] }[];
   /** Surviving records only: each rollout id and each update once, under the round that owns it. */
   rollouts: RolloutRecord[];
   updates: UpdateRecord[];

@@ -11,6 +11,7 @@ import { mappedKeys } from "../registry/framework-profile";
 import { alignSlimeRuns } from "./slime/align-slime";
 import { alignSteps } from "./steps/align-steps";
 import { supersedingIssues } from "./superseding-guard";
+import { versionBoundsOf } from "./version-bounds";
 
 /**
  * Aligns runs given in round order into update, rollout and eval records with coverage and issues.
@@ -31,6 +32,8 @@ export function alignRuns(runs: RunHistory[], opts: AlignRunsOptions = {}): Alig
   let aligned: AlignedRuns;
   // Runs read from TensorBoard (one row per step) are read as the profile declares (lib/tensorboard/step-rows.ts).
   const asLogged = detected === null ? runs : runs.map((r) => tensorboardAsLogged(r, detected.profile));
+  // Read before the rows can be released: the keys a run logs settle version conditions on every source.
+  const bounds = runs.map((r) => versionBoundsOf(r, detected?.profile.versionKeys ?? []));
   if (detected !== null && detected.profile.axis.kind === "step") {
     aligned = alignSteps(asLogged, detected.profile, { reporter, memo: opts.memo });
     // TensorBoard runs count their frozen rows (one per step), not the rows split out for alignment.
@@ -44,6 +47,9 @@ export function alignRuns(runs: RunHistory[], opts: AlignRunsOptions = {}): Alig
     const ownRows = axis !== undefined && axis.kind !== "step" ? axis.ownRows : [];
     aligned = alignSlimeRuns(runs, opts, detected === null ? [] : mappedKeys(detected.profile), ownRows);
   }
+  aligned.runs.forEach((r, i) => {
+    if (bounds[i].length > 0) r.versionBounds = bounds[i];
+  });
   const guard = supersedingIssues(aligned, aligned.keyRows ?? []);
   for (const x of guard) reporter?.warn?.(`${x.kind}: ${x.message}`);
   return { ...aligned, issues: aligned.issues.concat(guard), profile };

@@ -7,7 +7,7 @@
  * flags and versions ({@link flagRefusal}).
  */
 import { ALL_ROUNDS } from "../export/summary-table";
-import { conditionText, holdsIn } from "../registry/semantic-flags";
+import { conditionText, holdsIn, settingsText, type MeaningCondition } from "../registry/semantic-flags";
 import { AXIS_MEANING } from "./compare-axis";
 import type { ComparedColumn } from "./compared-columns";
 import type { Experiment } from "./experiment";
@@ -36,7 +36,7 @@ function sideText(e: Experiment, c: ComparedColumn | undefined): string {
  * Why a flag or version gives the column's concept another meaning on one side than on the other
  * (lib/registry: the profile's conditional meanings, read per run), or null. A side where a meaning
  * holds in some runs and not in others is refused too; a run whose version is not recorded ("maybe")
- * refuses nothing by itself: it could be either.
+ * refuses nothing by itself: it could be either. The refusal names the setting each side has.
  */
 export function flagRefusal(a: Experiment, b: Experiment, column: string): string | null {
   const concept = columnOf(a, column)?.concept.id;
@@ -47,10 +47,19 @@ export function flagRefusal(a: Experiment, b: Experiment, column: string): strin
     const mixed = sides.some((s) => s.holds.size > 1);
     const differ = sides[0].holds.size === 1 && sides[1].holds.size === 1 && [...sides[0].holds][0] !== [...sides[1].holds][0];
     if (!mixed && !differ) continue;
-    const text = sides.map((s) => `${s.e.dir}: ${[...s.holds].map((h) => (h === "yes" ? "holds" : "does not hold")).join(" in some runs, ") || "unknown"}`);
+    const text = sides.map((s) => `${s.e.dir}: ${holdsText(s.holds)} (${sideSettings(m.when, s.e)})`);
     return `its meaning depends on ${conditionText(m.when)} (then: ${m.concept.is}), which ${text.join("; ")}`;
   }
   return null;
+}
+
+function holdsText(holds: ReadonlySet<string>): string {
+  return [...holds].map((h) => (h === "yes" ? "holds" : "does not hold")).join(" in some runs, ") || "unknown";
+}
+
+/** The settings a side's runs have of a condition, each distinct one once (`importance_sampling_level = token`). */
+function sideSettings(when: MeaningCondition, e: Experiment): string {
+  return [...new Set(e.runs.map((r) => settingsText(when, r)))].join(" / ");
 }
 
 /** Why the per-position column cannot be compared, or null: the batches must hold the same number of updates. */

@@ -15,8 +15,7 @@ import { ALL_ROUNDS, summaryTable } from "../export/summary-table";
 import type { FrameworkProfile } from "../registry/framework-profile";
 import { chooseProfile } from "../registry/profile-choice";
 import { profileByName, profileOfAligned } from "../registry/profiles";
-import type { RunFlags } from "../registry/semantic-flags";
-import type { RunVersions } from "../registry/versions";
+import type { ConditionRun } from "../registry/semantic-flags";
 import type { ExportTable } from "../export/csv-text";
 import type { Reporter } from "../types";
 import { axisCells, type AxisCells } from "./axis-cells";
@@ -37,7 +36,7 @@ export interface Experiment {
   rounds: string[];
   columns: ComparedColumn[];
   /** The runs' frozen flags and versions (absent: unknown), which decide the meanings that hold. */
-  runs: { runId: string; flags?: RunFlags; versions?: RunVersions }[];
+  runs: ({ runId: string } & ConditionRun)[];
   /** cells[column name][scope]: the summary cell, null when empty; a scope the experiment lacks is absent. */
   cells: Record<string, Record<string, number | null>>;
   /** The axis its scopes are on. */
@@ -119,7 +118,7 @@ export async function loadExperimentData(dir: string, reporter: Reporter = {}, l
     profileName: profile.name,
     axis: axis.name,
     updatesPerBatch: [...new Set(aligned.mapping.runs.map((r) => r.n))].sort((a, b) => a - b),
-    runs: aligned.runs.map((r) => ({ runId: r.runId, flags: r.flags, versions: r.versions })),
+    runs: aligned.runs.map((r) => ({ runId: r.runId, flags: r.flags, versions: r.versions, versionBounds: r.versionBounds })),
     ...scopedCells(summary, columns, axis.name === "round" ? null : axisCells(aligned, profile, columns, axis, wall)),
   };
 }

@@ -4,7 +4,7 @@
  */
 import type { AlignedRuns } from "../types";
 import type { MetricSpec } from "../registry/metric-spec";
-import { metricOfAligned } from "../registry/profiles";
+import { metricOfAligned, updatesUnobservable } from "../registry/profiles";
 import { roundIndex, RoundSlot, updateRoundPosition } from "./round-index";
 import { forEachBlock } from "../values/key-column";
 
@@ -36,6 +36,7 @@ export interface ZeroGradNormUpdates extends ZeroGradNormRow {
  */
 export function zeroGradNormUpdates(aligned: AlignedRuns): ZeroGradNormUpdates {
   const metric = metricOfAligned(aligned, "gradNorm");
+  const unobservable = updatesUnobservable(aligned);
   const key = metric.key;
   const index = roundIndex(aligned);
   const R = index.rounds.length;
@@ -66,7 +67,8 @@ export function zeroGradNormUpdates(aligned: AlignedRuns): ZeroGradNormUpdates {
     checked: checked[i],
     missing: missing[i],
     nonFinite: nonFinite[i],
-    note: noteFor(`round ${round}`, checked[i], missing[i], nonFinite[i], key),
+    // Where single updates are not observable (step frameworks), the run-wide note says so once.
+    note: unobservable === null ? noteFor(`round ${round}`, checked[i], missing[i], nonFinite[i], key) : null,
   }));
   const sum = (a: number[]) => a.reduce((x, y) => x + y, 0);
   const total = { checked: sum(checked), missing: sum(missing), nonFinite: sum(nonFinite) };
@@ -76,7 +78,10 @@ export function zeroGradNormUpdates(aligned: AlignedRuns): ZeroGradNormUpdates {
     runId: null,
     updates: ([] as number[]).concat(...found).sort(byNumber),
     ...total,
-    note: noteFor("all rounds", total.checked, total.missing, total.nonFinite, key),
+    note:
+      unobservable === null
+        ? noteFor("all rounds", total.checked, total.missing, total.nonFinite, key)
+        : `zero-gradient-norm updates: single optimizer updates are not observable (${unobservable})`,
     rows,
   };
 }

@@ -8,6 +8,7 @@ import type { ConceptMetric, KeyAlias, KeyFamily, MetricSpec } from "./metric-sp
 import { CONCEPTS, type ConceptId } from "./concepts";
 import type { ConditionalMeaning, SemanticFlag } from "./semantic-flags";
 import type { MismatchSpec } from "./mismatch";
+import type { VersionKey } from "./versions";
 
 /** A concept the framework does not log: the reason, printed wherever the concept would appear. */
 export interface AbsentConcept {
@@ -63,7 +64,30 @@ export type ProfileAxis =
       stepKeys: readonly string[];
       summaryKeys: readonly string[];
       ownRows: readonly OwnRows[];
+      /** How far apart training rows are logged, when a frozen setting says; absent: from the records' most common spacing. */
+      interval?: LoggingInterval;
     };
+
+/**
+ * How often a step framework logs a training row, from a frozen setting (TRL: `logging_steps`), so
+ * that coverage knows which steps must have a row: every multiple of the interval, step 1 with
+ * `firstStep` set, and after the last full interval whatever `lastPartial` says. A run whose setting
+ * is not a whole number of steps, or whose `strategy` flag has another value, or whose flags are
+ * unknown, falls back to the most common spacing of its records (never the smallest: a partial last
+ * interval is short).
+ */
+export interface LoggingInterval {
+  /** The flag holding the interval in steps; read only when it is a whole number >= 1. */
+  steps: string;
+  /** The flag and value under which `steps` is the rule (TRL: logging_strategy = steps). */
+  strategy?: { flag: string; equals: string };
+  /** A flag that, when true, logs step 1 as well (TRL: logging_first_step). */
+  firstStep?: string;
+  /** What is logged after the last full interval, in words. */
+  lastPartial: string;
+  /** Where the framework's code decides it. */
+  source: string;
+}
 
 /**
  * What a TensorBoard event step is for the framework, and how a TensorBoard run's rows (one per step,
@@ -140,6 +164,8 @@ export interface FrameworkProfile<N extends string = string> {
   package: string;
   /** Meanings that hold when a flag has a value (a concept's rule, a check that does not apply). */
   meanings: readonly ConditionalMeaning[];
+  /** Keys whose presence proves a range of the framework's version (settling version conditions of `meanings`); absent: none. */
+  versionKeys?: readonly VersionKey[];
   /** Its train/inference mismatch keys by quantity (lib/registry/mismatch.ts), and the keys that only look like them. */
   mismatch: MismatchSpec;
 }

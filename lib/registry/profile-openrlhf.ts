@@ -7,7 +7,7 @@
  * (docs/framework-profiles.md).
  */
 import type { ConceptMetric } from "./metric-spec";
-import type { SemanticFlag } from "./semantic-flags";
+import type { ConditionalMeaning, SemanticFlag } from "./semantic-flags";
 import type { MismatchSpec } from "./mismatch";
 import { asLoggedStackCaption, stepRecordsDescription, type FrameworkProfile } from "./framework-profile";
 
@@ -49,6 +49,118 @@ const OPENRLHF_FLAGS: readonly SemanticFlag[] = [
   },
   { name: "algo.kl.init_coef", type: "number", concepts: ["klToRef"], checks: [], why: "the KL coefficient: with 0 no KL is computed", source: CLI },
   { name: "actor.entropy_coef", type: "number", concepts: ["entropy"], checks: [], why: "train/entropy_loss is logged only when it is set", source: CLI },
+  {
+    name: "reward.overlong_buffer_len",
+    type: "number",
+    concepts: ["reward"],
+    checks: [],
+    why: "DAPO overlong penalty on (None: off): subtracted from the logged reward",
+    source: CLI,
+  },
+  { name: "reward.overlong_penalty_factor", type: "number", concepts: ["reward"], checks: [], why: "the overlong penalty's largest value", source: CLI },
+  {
+    name: "reward.stop_properly_penalty_coef",
+    type: "number",
+    concepts: ["reward"],
+    checks: [],
+    why: "ProRL stop-properly penalty on (None: off): truncated samples' rewards scaled or replaced in the logged reward",
+    source: CLI,
+  },
+  {
+    name: "algo.dynamic_filtering_enable",
+    type: "bool",
+    concepts: ["reward"],
+    checks: [],
+    why: "prompts whose mean score is outside algo.dynamic_filtering_range are dropped before training: the logged reward is over the kept ones",
+    source: CLI,
+  },
+  {
+    name: "critic.freezing_steps",
+    type: "number",
+    concepts: ["reward"],
+    checks: [],
+    why: "the actor is not trained in the first freezing_steps steps, so its status keys (train/reward among them) are not logged there",
+    source: CLI,
+  },
+  {
+    name: "logger.logging_steps",
+    type: "number",
+    concepts: [],
+    checks: [],
+    why: "a row every logging_steps training steps: coverage expects exactly those steps",
+    source: CLI,
+  },
+  {
+    name: "train.async_enable",
+    type: "bool",
+    concepts: [],
+    checks: ["step_time_mismatch"],
+    why: "the async trainer's timing/step_total is wall time with queue waits, not the sum of the phase timers",
+    source: CLI,
+  },
+];
+
+const ORL = "openrlhf 0.11.2 openrlhf/trainer";
+
+/** Length penalties, dynamic filtering, a frozen actor and the async trainer: what they change in the logged keys. */
+const OPENRLHF_MEANINGS: readonly ConditionalMeaning[] = [
+  {
+    when: {
+      rule: {
+        flags: ["reward.overlong_buffer_len", "reward.stop_properly_penalty_coef"],
+        text: "reward.overlong_buffer_len or reward.stop_properly_penalty_coef set (length penalties on)",
+        test: (v) => typeof v["reward.overlong_buffer_len"] === "number" || typeof v["reward.stop_properly_penalty_coef"] === "number",
+      },
+    },
+    concept: {
+      id: "reward",
+      is: "mean over the step's samples of the reward after OpenRLHF's length penalties: the DAPO overlong penalty subtracted past max_new_tokens - overlong_buffer_len, truncated samples' rewards scaled by (or set to) stop_properly_penalty_coef",
+      isNot:
+        "not the reward function's score: shaped by the penalties, not comparable with runs without them (train/rollout/reward_mean carries the same penalties)",
+    },
+    evidence: `${ORL}/ppo_utils/experience_maker.py:246-247 (apply_length_penalties before the baseline); ppo_utils/length_penalty.py:55,100,103 (the penalties), :150-153 (info["reward"] synced with the penalised rewards "so logged metrics reflect penalties")`,
+  },
+  {
+    when: { flag: "algo.dynamic_filtering_enable", equals: true },
+    concept: {
+      id: "reward",
+      is: "mean over the step's kept samples: prompts whose mean score lies outside algo.dynamic_filtering_range (exclusive) are dropped and replaced before training, so the mean is over the prompts that passed the filter",
+      isNot: "not the policy's mean reward over the prompts it saw: all-correct and all-wrong prompts are left out (by default range (0, 1))",
+    },
+    evidence: `${ORL}/ppo_utils/samples_generator.py:168-186 (_generate_vllm drops a prompt's samples by their mean score)`,
+  },
+  {
+    when: { flag: "algo.dynamic_filtering_enable", equals: true },
+    key: {
+      name: "train/dynamic_filtering_pass_rate",
+      note: "samples kept per prompt consumed x 100 (len(experiences) / prompts_consumed * 100): up to n_samples_per_prompt x 100, not a percentage of prompts; None for a step served from the sample buffer",
+    },
+    evidence: `${ORL}/ppo_utils/samples_generator.py:122-123; ppo_trainer.py:548-549`,
+  },
+  {
+    when: {
+      rule: {
+        flags: ["critic.freezing_steps"],
+        text: "critic.freezing_steps > 0 (the actor frozen while the critic warms up)",
+        test: (v) => typeof v["critic.freezing_steps"] === "number" && v["critic.freezing_steps"] > 0,
+      },
+    },
+    concept: {
+      id: "reward",
+      is: "mean reward of the samples the actor trained on (its training status): nothing in the frozen steps 1 .. freezing_steps + 1 (the actor trains once the step count before the step exceeds freezing_steps), and the first trained step averages every frozen step's samples too, which the actor's replay buffer kept",
+      isNot:
+        "a round mean covers the trained steps only, its first value a mean over several steps (train/rollout/reward_mean, from each step's own samples, is logged at every step)",
+    },
+    evidence: `${ORL}/ppo_trainer.py:233-236 (experiences appended to the actor every step), :240 (ppo_train(global_step) before the increment), :272 (run_actor = global_steps > critic.freezing_steps), :418-425 (rollout/reward_mean from the step's experiences); ray/ppo_actor.py:603 (the replay buffer cleared only after a fit)`,
+  },
+  {
+    when: { flag: "train.async_enable", equals: true },
+    check: {
+      name: "step_time_mismatch",
+      notApplicable: "the async trainer logs timing/step_total as the wall time since the last step, queue waits included, not the sum of its phase timers",
+    },
+    evidence: `${ORL}/ppo_trainer_async.py:237`,
+  },
 ];
 
 const LOSS = "openrlhf/models/loss.py PolicyLoss";
@@ -110,6 +222,11 @@ export const OPENRLHF_PROFILE: FrameworkProfile<"openrlhf"> = {
     stepKeys: ["train/global_step", "eval/global_step"],
     summaryKeys: [],
     ownRows: [],
+    interval: {
+      steps: "logger.logging_steps",
+      lastPartial: "nothing: the steps after the last multiple of logging_steps are never logged",
+      source: "openrlhf 0.11.2 openrlhf/trainer/ppo_trainer.py:386 save_logs_and_checkpoints (global_step % logger.logging_steps == 0)",
+    },
   },
   recordNoun: "training steps",
   recordsDescription: stepRecordsDescription("training steps", "train/global_step"),
@@ -169,14 +286,18 @@ export const OPENRLHF_PROFILE: FrameworkProfile<"openrlhf"> = {
   keyFamilies: [],
   flags: OPENRLHF_FLAGS,
   package: "openrlhf",
-  meanings: [],
+  meanings: OPENRLHF_MEANINGS,
   timers: {
     isTimer,
     containers: { "train/timing/step_total": ["train/timing/generation", "train/timing/make_experience", "train/timing/ppo_train", "train/timing/broadcast"] },
     stackable: (k) => isTimer(k) && k !== "train/timing/step_total",
     separateTimer: null,
     remainderOf: null,
-    stepSum: null,
+    // The synchronous trainer sums its phase timers (ppo_trainer.py:545); the async one does not (a meaning above).
+    stepSum: {
+      total: "train/timing/step_total",
+      parts: ["train/timing/generation", "train/timing/make_experience", "train/timing/ppo_train", "train/timing/broadcast"],
+    },
     shortName: (k) => k,
     stackCaption: asLoggedStackCaption("training steps"),
   },

@@ -7,7 +7,7 @@
  * (docs/framework-profiles.md).
  */
 import type { ConceptMetric } from "./metric-spec";
-import type { SemanticFlag } from "./semantic-flags";
+import type { ConditionalMeaning, SemanticFlag } from "./semantic-flags";
 import type { MismatchSpec } from "./mismatch";
 import { asLoggedStackCaption, stepRecordsDescription, type FrameworkProfile } from "./framework-profile";
 
@@ -15,6 +15,8 @@ const perRow = (key: string, is: string, isNot: string): ConceptMetric => ({ key
 const AVERAGED = "averaged over the logging_steps optimizer steps of the row";
 
 const GRPO_CONFIG = "trl/trainer/grpo_config.py";
+const TRAINING_ARGS = "transformers/training_args.py (GRPOConfig's base)";
+const LOSS = "trl 1.16 trl/trainer/grpo_trainer.py _compute_loss";
 
 /** TRL logs its GRPOConfig (a transformers TrainingArguments) as flat entries. */
 const TRL_FLAGS: readonly SemanticFlag[] = [
@@ -31,9 +33,42 @@ const TRL_FLAGS: readonly SemanticFlag[] = [
     type: "number",
     concepts: ["clipfrac"],
     checks: [],
-    why: "with 1 the policy ratio is 1 at every update, so clip ratios are 0 by construction",
+    why: "updates per generation: with steps_per_generation and gradient_accumulation_steps it decides whether the old log-probs are the current policy's (clip ratios 0 by construction)",
     source: GRPO_CONFIG,
   },
+  {
+    name: "steps_per_generation",
+    type: "number",
+    concepts: ["clipfrac"],
+    checks: [],
+    why: "optimizer steps one generation feeds (default gradient_accumulation_steps): beyond one optimizer step the policy has moved, so clip ratios are not 0 by construction",
+    source: GRPO_CONFIG,
+  },
+  {
+    name: "gradient_accumulation_steps",
+    type: "number",
+    concepts: ["clipfrac"],
+    checks: [],
+    why: "micro-batches per optimizer step: generations used within one optimizer step see unchanged weights",
+    source: TRAINING_ARGS,
+  },
+  {
+    name: "logging_steps",
+    type: "number",
+    concepts: [],
+    checks: [],
+    why: "a row every logging_steps optimizer steps: coverage expects exactly those steps (a value below 1 is a fraction of max_steps)",
+    source: TRAINING_ARGS,
+  },
+  {
+    name: "logging_strategy",
+    type: { oneOf: ["no", "steps", "epoch"] },
+    concepts: [],
+    checks: [],
+    why: "logging_steps is the rule only with steps",
+    source: TRAINING_ARGS,
+  },
+  { name: "logging_first_step", type: "bool", concepts: [], checks: [], why: "step 1 is logged as well", source: TRAINING_ARGS },
   {
     name: "loss_type",
     type: { oneOf: ["grpo", "dr_grpo", "dapo", "bnpo", "cispo", "sapo", "luspo", "vespo"] },
@@ -148,6 +183,57 @@ const TRL_MISMATCH: MismatchSpec = {
   ],
 };
 
+/** Sequence-level importance sampling (GSPO) and the settings under which the ratio is 1 by construction. */
+const TRL_MEANINGS: readonly ConditionalMeaning[] = [
+  {
+    when: { version: { package: "trl", below: "0.17.0" } },
+    concept: {
+      id: "clipfrac",
+      is: "TRL before 0.17 logs no train/clip_ratio/region_mean (a run that logs it is 0.17 or later); its train/clip_ratio counted the tokens whose unclipped term is the smaller one, where the clip does not bind",
+      isNot: "train/clip_ratio of those versions is never read as the clipped fraction",
+    },
+    evidence: "huggingface/trl#3144; fixed by #3145 and split into low/high/region by #3289, both first released in 0.17.0",
+  },
+  {
+    when: { flag: "importance_sampling_level", equals: "sequence" },
+    concept: {
+      id: "clipfrac",
+      is: `fraction of completions (sequences, not tokens) whose sequence-level ratio exp(mean token log-ratio) is in the clipped region (GSPO), ${AVERAGED}`,
+      isNot: "not a fraction of tokens: not comparable with token-level runs (importance_sampling_level = token)",
+    },
+    evidence: `${LOSS}: :3086-3088 one log-weight per sequence; :3259-3263 global_masked_mean counts one value per sequence (x.shape[1] == 1); :3274-3279 clip_ratio/*`,
+  },
+  {
+    when: {
+      rule: {
+        flags: ["gradient_accumulation_steps", "steps_per_generation", "num_iterations", "use_vllm", "vllm_importance_sampling_correction"],
+        text: "gradient_accumulation_steps is a multiple of steps_per_generation x num_iterations (and no vLLM importance-sampling correction)",
+        test: (v) =>
+          ratioIsOne(
+            v.gradient_accumulation_steps,
+            v.steps_per_generation,
+            v.num_iterations,
+            v.use_vllm === true && v.vllm_importance_sampling_correction !== false,
+          ),
+      },
+    },
+    concept: {
+      id: "clipfrac",
+      is: "0 by construction: each generation is used within one optimizer step, so TRL takes the current log-probs as the old ones (old_per_token_logps = None) and every policy ratio is exactly 1",
+      isNot:
+        "not a sign of small policy steps: nothing can be clipped; not comparable with runs where one generation feeds several optimizer steps (steps_per_generation or num_iterations > 1)",
+    },
+    evidence:
+      "trl 1.16 trl/trainer/grpo_trainer.py _generate_and_score_completions :2642-2657 (old_per_token_logps only when gradient_accumulation_steps % (steps_per_generation * num_iterations) != 0 or vLLM IS correction); _compute_loss :3065-3066",
+  },
+];
+
+/** Whether TRL's old log-probs are the current policy's (grpo_trainer.py:2643): every ratio is then 1. */
+function ratioIsOne(accumulation: unknown, perGeneration: unknown, iterations: unknown, vllmCorrection: boolean): boolean {
+  if (typeof accumulation !== "number" || typeof perGeneration !== "number" || typeof iterations !== "number" || perGeneration * iterations === 0) return false;
+  return accumulation % (perGeneration * iterations) === 0 && !vllmCorrection;
+}
+
 /** The TRL GRPOTrainer profile. */
 export const TRL_PROFILE: FrameworkProfile<"trl"> = {
   name: "trl",
@@ -163,6 +249,15 @@ export const TRL_PROFILE: FrameworkProfile<"trl"> = {
     // define_metric(step_sync=True) stamps the last train/global_step on it, so these rows look like
     // training rows of an earlier step unless classified by their keys.
     ownRows: [{ prefix: "profiling/", what: "TRL's profiling timers (profiling/Time taken: <Trainer>.<block>, one row per timed call)" }],
+    interval: {
+      steps: "logging_steps",
+      strategy: { flag: "logging_strategy", equals: "steps" },
+      firstStep: "logging_first_step",
+      lastPartial:
+        "the steps after the last multiple of logging_steps are logged once, at the run's last step, by the final log (GRPOTrainer.log merges the metrics still pending into the run-totals log)",
+      source:
+        "transformers 5.23 trainer_callback.py:570-573 DefaultFlowCallback.on_step_end (global_step % logging_steps == 0, step 1 with logging_first_step); trl 1.16 grpo_trainer.py:3302-3321 GRPOTrainer.log",
+    },
   },
   recordNoun: "logged steps",
   recordsDescription: stepRecordsDescription("logged steps", "train/global_step"),
@@ -233,15 +328,13 @@ export const TRL_PROFILE: FrameworkProfile<"trl"> = {
   keyFamilies: [],
   flags: TRL_FLAGS,
   package: "trl",
-  meanings: [
+  meanings: TRL_MEANINGS,
+  versionKeys: [
     {
-      when: { version: { package: "trl", below: "0.17.0" } },
-      concept: {
-        id: "clipfrac",
-        is: "TRL before 0.17 logs no train/clip_ratio/region_mean (a run that logs it is 0.17 or later); its train/clip_ratio counted the tokens whose unclipped term is the smaller one, where the clip does not bind",
-        isNot: "train/clip_ratio of those versions is never read as the clipped fraction",
-      },
-      evidence: "huggingface/trl#3144; fixed by #3145 and split into low/high/region by #3289, both first released in 0.17.0",
+      key: "train/clip_ratio/region_mean",
+      package: "trl",
+      atLeast: "0.17.0",
+      evidence: "huggingface/trl#3289 (clip_ratio split into low/high/region), first released in 0.17.0",
     },
   ],
   timers: {

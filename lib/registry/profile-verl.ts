@@ -31,6 +31,30 @@ const STEP_PHASES: readonly string[] = [
 ];
 
 const CONFIG = "verl/trainer/config/ppo_trainer.yaml";
+/** verl 0.9.1 core_algos.agg_loss's modes (any other raises). */
+const LOSS_AGG_MODES = ["token-mean", "token-sum", "seq-mean-token-sum", "seq-mean-token-sum-norm", "seq-mean-token-mean"] as const;
+const ENTROPY_AGG =
+  "verl 0.9.1 verl/trainer/ppo/ray_trainer.py:1588-1597 (actor/entropy = agg_loss(entropys, loss_agg_mode=actor.loss_agg_mode, loss_scale_factor=actor.loss_scale_factor)); verl/trainer/ppo/core_algos.py:1170-1204 agg_loss";
+
+/** What actor/entropy is under each loss_agg_mode but the default token-mean. */
+const ENTROPY_BY_MODE: readonly { mode: (typeof LOSS_AGG_MODES)[number]; is: string }[] = [
+  {
+    mode: "token-sum",
+    is: "the sum of the token entropies of the step's batch (verl's token-sum aggregation), not a mean: it grows with the number of tokens",
+  },
+  {
+    mode: "seq-mean-token-sum",
+    is: "the mean over the step's sequences of each sequence's summed token entropy (seq-mean-token-sum): it grows with response length",
+  },
+  {
+    mode: "seq-mean-token-sum-norm",
+    is: "the mean over the step's sequences of each sequence's summed token entropy divided by actor.loss_scale_factor, or by the batch's padded response length when unset (seq-mean-token-sum-norm): below the token mean whenever responses are shorter than that length",
+  },
+  {
+    mode: "seq-mean-token-mean",
+    is: "the mean over the step's sequences of each sequence's mean token entropy (seq-mean-token-mean): every sequence weighs the same whatever its length",
+  },
+];
 
 /** verl logs its Hydra config as nested entries (checked in verl 0.9.1's own runs). */
 const VERL_FLAGS: readonly SemanticFlag[] = [
@@ -97,6 +121,14 @@ const VERL_FLAGS: readonly SemanticFlag[] = [
     checks: [],
     why: "rollout rejection sampling masks samples whose train/rollout ratio is out of bounds",
     source: "verl/trainer/config/algorithm.py",
+  },
+  {
+    name: "actor_rollout_ref.actor.loss_agg_mode",
+    type: { oneOf: LOSS_AGG_MODES },
+    concepts: ["entropy"],
+    checks: [],
+    why: "verl aggregates actor/entropy with the actor's loss_agg_mode: only token-mean (the default) gives the mean token entropy",
+    source: "verl/trainer/config/actor/actor.yaml",
   },
   { name: "actor_rollout_ref.actor.use_kl_loss", type: "bool", concepts: ["klToRef"], checks: [], why: "actor/kl_loss is logged only with it", source: CONFIG },
   {
@@ -278,7 +310,7 @@ export const VERL_PROFILE: FrameworkProfile<"verl"> = {
   metrics: {
     entropy: perStep(
       "actor/entropy",
-      "mean token entropy of the step's batch under the policy before the update: verl 0.9.1 computes actor/entropy in the old-log-prob pass",
+      "mean token entropy of the step's batch under the policy before the update (actor.loss_agg_mode token-mean, verl's default: other modes aggregate it otherwise): verl 0.9.1 computes actor/entropy in the old-log-prob pass",
       "not the entropy during or after the update (that is actor/entropy_loss, logged when the update computes entropy); not per optimizer update; not slime's per-update entropy_loss",
     ),
     clipfrac: perStep(
@@ -349,6 +381,15 @@ export const VERL_PROFILE: FrameworkProfile<"verl"> = {
       },
       evidence: "thunlp/JustRL#5",
     },
+    ...ENTROPY_BY_MODE.map(({ mode, is }) => ({
+      when: { flag: "actor_rollout_ref.actor.loss_agg_mode", equals: mode },
+      concept: {
+        id: "entropy" as const,
+        is: `${is}; computed in the old-log-prob pass, before the update`,
+        isNot: "not the mean token entropy (loss_agg_mode token-mean): not comparable with runs under another loss_agg_mode",
+      },
+      evidence: ENTROPY_AGG,
+    })),
     {
       when: { flag: "trainer.use_v1", equals: true },
       concept: {

@@ -3,8 +3,8 @@ import type { MetricSpec } from "./metric-spec";
 import type { ConceptId } from "./concepts";
 import { absentReason, metricOf, type FrameworkProfile } from "./framework-profile";
 import { MILES_PROFILE } from "./profile-miles";
-import { conditionText, runsWhereHolds, runsWhereMayHold, type RunFlags, type SemanticFlag } from "./semantic-flags";
-import { RECORDED_VERSIONS, type RunVersions } from "./versions";
+import { conditionText, runsWhereHolds, runsWhereMayHold, type ConditionRun, type SemanticFlag } from "./semantic-flags";
+import { RECORDED_VERSIONS } from "./versions";
 import { OPENRLHF_PROFILE } from "./profile-openrlhf";
 import { SLIME_PROFILE } from "./profile-slime";
 import { TRL_PROFILE } from "./profile-trl";
@@ -59,25 +59,27 @@ export function profileOfAligned(aligned: { profile?: { name: string } }): Frame
  * that holds in some runs only is added, naming them. Throws naming the profile and why when it logs
  * none (callers reach here only for concepts the profile maps).
  */
-export function metricOfAligned(
-  aligned: { profile?: { name: string }; runs?: readonly { runId: string; flags?: RunFlags; versions?: RunVersions }[] },
-  concept: ConceptId,
-): MetricSpec {
+export function metricOfAligned(aligned: { profile?: { name: string }; runs?: readonly ({ runId: string } & ConditionRun)[] }, concept: ConceptId): MetricSpec {
   const p = profileOfAligned(aligned);
   const m = metricOf(p, concept);
   if (m === null) throw new Error(`invalid concept: ${absentReason(p, concept)}`);
   const runs = aligned.runs ?? [];
-  let out = m;
+  // Several meanings can hold in every run at once (OpenRLHF's length penalties and dynamic filtering): all are said.
+  const full: { is: string; isNot: string }[] = [];
+  const some: string[] = [];
   for (const meaning of p.meanings) {
     if (meaning.concept?.id !== concept) continue;
     const holds = runsWhereHolds(meaning, runs);
     const may = runsWhereMayHold(meaning, runs);
     const when = conditionText(meaning.when);
-    if (holds.length > 0 && holds.length === runs.length) out = { ...out, is: meaning.concept.is, isNot: meaning.concept.isNot };
-    else if (holds.length > 0) out = { ...out, isNot: `${out.isNot}; in ${runsText(holds)} (${when}): ${meaning.concept.is}` };
-    if (may.length > 0) out = { ...out, isNot: `${out.isNot}; in ${runsText(may)}, if ${when} (version not recorded): ${meaning.concept.is}` };
+    if (holds.length > 0 && holds.length === runs.length) full.push(meaning.concept);
+    else if (holds.length > 0) some.push(`; in ${runsText(holds)} (${when}): ${meaning.concept.is}`);
+    if (may.length > 0) some.push(`; in ${runsText(may)}, if ${when} (version not recorded): ${meaning.concept.is}`);
   }
-  return out;
+  if (full.length === 0 && some.length === 0) return m;
+  const is = full.length === 0 ? m.is : full.map((x) => x.is).join("; and ");
+  const isNot = (full.length === 0 ? m.isNot : full.map((x) => x.isNot).join("; ")) + some.join("");
+  return { ...m, is, isNot };
 }
 
 function runsText(runs: readonly { runId: string }[]): string {
@@ -93,7 +95,8 @@ export function updatesUnobservable(aligned: { profile?: { name: string } }): st
 /**
  * One line per run on the semantic flags its meanings were read with: the profile's declared flags
  * found in its config, or "flags unknown" (no config was read: metrics keep their default meaning);
- * then one line per conditional meaning that holds, or may hold, in some run (meaningNotes).
+ * then the versions its keys prove; then one line per conditional meaning that holds, or may hold, in
+ * some run (meaningNotes).
  */
 export function flagsLines(aligned: FlaggedRuns): string[] {
   const p = profileOfAligned(aligned);
@@ -102,11 +105,17 @@ export function flagsLines(aligned: FlaggedRuns): string[] {
     const own = p.flags.filter((f) => r.flags![f.name] !== undefined).map((f) => `${f.name} = ${String(r.flags![f.name].value)}`);
     return `flags of run ${r.runId} (round ${r.round}): ${own.length > 0 ? own.join(", ") : `none of the ${p.label} flags set in its config`}`;
   });
-  return lines.concat(meaningNotes(aligned));
+  const proven = aligned.runs.flatMap((r) =>
+    (r.versionBounds ?? []).map(
+      (b) =>
+        `version of run ${r.runId} (round ${r.round}) proven by its keys: ${b.package} ${b.atLeast !== undefined ? `>= ${b.atLeast}` : `< ${b.below}`} (it logs ${b.key})`,
+    ),
+  );
+  return lines.concat(proven, meaningNotes(aligned));
 }
 
 /** Aligned runs as flagsLines and meaningNotes read them. */
-type FlaggedRuns = { profile?: { name: string }; runs: readonly { runId: string; round: string; flags?: RunFlags; versions?: RunVersions }[] };
+type FlaggedRuns = { profile?: { name: string }; runs: readonly ({ runId: string; round: string } & ConditionRun)[] };
 
 /**
  * One note per conditional meaning of the profile that holds in some run, or may hold (its version is

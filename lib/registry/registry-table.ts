@@ -5,7 +5,8 @@
  * keeps the committed copies equal to it.
  */
 import { CONCEPT_IDS, CONCEPTS } from "./concepts";
-import { singular } from "./framework-profile";
+import { singular, type FrameworkProfile } from "./framework-profile";
+import { conditionText, type ConditionalMeaning } from "./semantic-flags";
 import { PROFILES } from "./profiles";
 
 function cell(text: string): string {
@@ -49,12 +50,85 @@ export function tensorboardTableMarkdown(): string {
   return ["| framework | TensorBoard step | read as | split into rows of their own |", "|---|---|---|---|", ...rows].join("\n");
 }
 
+/** What a conditional meaning changes, in a table cell. */
+function changeText(p: FrameworkProfile, m: ConditionalMeaning): string {
+  if (m.concept) {
+    const metric = p.metrics[m.concept.id];
+    const key = "absent" in metric ? "" : ` (\`${metric.key}\`)`;
+    return `**${CONCEPTS[m.concept.id].label}**${key}: ${m.concept.is}; not: ${m.concept.isNot}`;
+  }
+  if (m.check) return `\`${m.check.name}\` not applicable: ${m.check.notApplicable}`;
+  return `\`${m.key!.name}\`: ${m.key!.note}`;
+}
+
+/** Where a meaning rests: its evidence, else the declaring file of the flags its condition reads. */
+function sourceText(p: FrameworkProfile, m: ConditionalMeaning): string {
+  if (m.evidence !== undefined) return m.evidence;
+  const names = [m.when.flag, ...(m.when.rule?.flags ?? [])];
+  return [...new Set(p.flags.filter((f) => names.includes(f.name)).map((f) => f.source))].join(", ");
+}
+
+/**
+ * Every conditional meaning of every profile: the condition (flags, rule, version), what it changes
+ * and the source line or release note it rests on; a meaning two profiles share (miles' copies of
+ * slime's) is one row naming both.
+ */
+export function meaningsTableMarkdown(): string {
+  const rows = new Map<string, string[]>();
+  for (const p of PROFILES) {
+    for (const m of p.meanings) {
+      const text = `| \`${cell(conditionText(m.when))}\` | ${cell(changeText(p, m))} | ${cell(sourceText(p, m))} |`;
+      rows.set(text, [...(rows.get(text) ?? []), p.label]);
+    }
+  }
+  const lines = [...rows].map(([text, labels]) => `| ${labels.join(", ")} ${text}`);
+  return ["| framework | condition | what holds then | source |", "|---|---|---|---|", ...lines].join("\n");
+}
+
+/** Keys whose presence proves a version range, and each step profile's logging interval rule: what settles coverage and version notes. */
+export function provenTableMarkdown(): string {
+  const keys = PROFILES.flatMap((p) =>
+    (p.versionKeys ?? []).map(
+      (k) => `| ${p.label} | \`${k.key}\` logged | ${k.package} ${k.atLeast !== undefined ? `>= ${k.atLeast}` : `< ${k.below}`} | ${cell(k.evidence)} |`,
+    ),
+  );
+  const intervals = PROFILES.flatMap((p) => {
+    const i = p.axis.kind === "step" ? p.axis.interval : undefined;
+    if (i === undefined) return [];
+    const when = [i.strategy ? `${i.strategy.flag} = ${i.strategy.equals}` : "", i.firstStep ? `step 1 too with ${i.firstStep}` : ""]
+      .filter((x) => x !== "")
+      .join("; ");
+    return [
+      `| ${p.label} | \`${i.steps}\`${when ? ` (${cell(when)})` : ""} | a row at every multiple; after the last: ${cell(i.lastPartial)} | ${cell(i.source)} |`,
+    ];
+  });
+  return ["| framework | evidence | proves | source |", "|---|---|---|---|", ...keys, ...intervals].join("\n");
+}
+
 /** Markers around the generated tables in a markdown file. */
 export const TABLE_MARKERS = { start: "<!-- registry-tables:start (npm run registry-table -- --write) -->", end: "<!-- registry-tables:end -->" } as const;
 
 /** The generated block, markers included. */
 export function registryBlock(): string {
-  return [TABLE_MARKERS.start, "", conceptTableMarkdown(), "", profileTableMarkdown(), "", tensorboardTableMarkdown(), "", TABLE_MARKERS.end].join("\n");
+  return [
+    TABLE_MARKERS.start,
+    "",
+    conceptTableMarkdown(),
+    "",
+    profileTableMarkdown(),
+    "",
+    tensorboardTableMarkdown(),
+    "",
+    "Conditional meanings (`meanings` of each profile; lib/registry/semantic-flags.ts):",
+    "",
+    meaningsTableMarkdown(),
+    "",
+    "What a run's keys prove of its version (`versionKeys`), and the logging interval coverage reads from a frozen setting (`axis.interval`; without it, the most common spacing of the records):",
+    "",
+    provenTableMarkdown(),
+    "",
+    TABLE_MARKERS.end,
+  ].join("\n");
 }
 
 /** `text` with its marked block replaced by the generated one; throws when the markers are missing. */

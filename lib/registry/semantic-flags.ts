@@ -5,7 +5,7 @@
  * read from a run's config, and meanings with a condition say what holds when a flag is set.
  */
 import type { ConceptId } from "./concepts";
-import { compareVersions, type RunVersions } from "./versions";
+import { compareVersions, type RunVersions, type VersionBound } from "./versions";
 
 /** A flag's value type: a boolean, a number, a string from a declared set, or a comma-separated list of such strings (kept as written, trimmed). */
 export type FlagType = "bool" | "number" | { oneOf: readonly string[] } | { listOf: readonly string[] };
@@ -29,13 +29,26 @@ export interface SemanticFlag {
 }
 
 /**
- * When a meaning holds: a flag with a value, a framework version below a release, or both. A run
- * whose flags are unknown never meets a flag condition; a run whose version is not recorded may
- * meet a version condition (callers say so, never assume either way).
+ * A condition on several flags at once (TRL's clip ratios are 0 by construction when
+ * gradient_accumulation_steps is a multiple of steps_per_generation x num_iterations): `test` gets the
+ * run's values of `flags` (undefined where its config lacks one), `text` says the rule in words.
+ */
+export interface FlagRule {
+  flags: readonly string[];
+  text: string;
+  test(values: Readonly<Record<string, FlagValue | undefined>>): boolean;
+}
+
+/**
+ * When a meaning holds: a flag with a value, a rule over several flags, a framework version below a
+ * release, or several of these (all must hold). A run whose flags are unknown never meets a flag
+ * condition; a run whose version is neither recorded nor proven by its keys may meet a version
+ * condition (callers say so, never assume either way).
  */
 export interface MeaningCondition {
   flag?: string;
   equals?: FlagValue;
+  rule?: FlagRule;
   /** Holds for the recorded version of `package` below `below` (lib/registry/versions.ts). */
   version?: { package: string; below: string };
 }
@@ -49,7 +62,7 @@ export interface ConditionalMeaning {
   check?: { name: string; notApplicable: string };
   /** A key no concept reads (exported as logged) and what it then is: noted wherever the key is exported. */
   key?: { name: string; note: string };
-  /** Where the change is documented (issue, pull request, commit). */
+  /** Where the change is documented: the framework's source line, issue, pull request or release note. */
   evidence?: string;
 }
 
@@ -224,29 +237,80 @@ export function statedFlags(declared: readonly SemanticFlag[], raw: unknown, whe
 /** Whether a run meets a condition: yes, no, or maybe (its version is not recorded). */
 export type Holds = "yes" | "no" | "maybe";
 
+/** What a condition reads of a run: its frozen flags and versions, and the version bounds its logged keys prove. */
+export interface ConditionRun {
+  flags?: RunFlags;
+  versions?: RunVersions;
+  versionBounds?: readonly VersionBound[];
+}
+
 /** Whether a condition holds in a run (flags unknown: a flag condition never holds). */
-export function holdsIn(when: MeaningCondition, run: { flags?: RunFlags; versions?: RunVersions }): Holds {
+export function holdsIn(when: MeaningCondition, run: ConditionRun): Holds {
   if (when.flag !== undefined && run.flags?.[when.flag]?.value !== when.equals) return "no";
+  if (when.rule !== undefined && !ruleHolds(when.rule, run.flags)) return "no";
   if (when.version === undefined) return "yes";
   const v = run.versions?.[when.version.package]?.value;
-  if (v === undefined) return "maybe";
-  return compareVersions(v, when.version.below) < 0 ? "yes" : "no";
+  if (v !== undefined) return compareVersions(v, when.version.below) < 0 ? "yes" : "no";
+  return boundHolds(when.version, run.versionBounds ?? []);
+}
+
+function ruleHolds(rule: FlagRule, flags: RunFlags | undefined): boolean {
+  if (flags === undefined) return false;
+  const values: Record<string, FlagValue | undefined> = {};
+  for (const f of rule.flags) values[f] = flags[f]?.value;
+  return rule.test(values);
+}
+
+/** A version condition against what the run's keys prove: settled when a bound decides it, else maybe. */
+function boundHolds(version: { package: string; below: string }, bounds: readonly VersionBound[]): Holds {
+  for (const b of bounds) {
+    if (b.package !== version.package) continue;
+    if (b.atLeast !== undefined && compareVersions(b.atLeast, version.below) >= 0) return "no";
+    if (b.below !== undefined && compareVersions(b.below, version.below) <= 0) return "yes";
+  }
+  return "maybe";
 }
 
 /** The runs where a meaning's condition holds for certain (a run with flags unknown never does). */
-export function runsWhereHolds<R extends { flags?: RunFlags; versions?: RunVersions }>(meaning: ConditionalMeaning, runs: readonly R[]): R[] {
+export function runsWhereHolds<R extends ConditionRun>(meaning: ConditionalMeaning, runs: readonly R[]): R[] {
   return runs.filter((r) => holdsIn(meaning.when, r) === "yes");
 }
 
-/** The runs where it may hold: the flag part holds, the version is not recorded. */
-export function runsWhereMayHold<R extends { flags?: RunFlags; versions?: RunVersions }>(meaning: ConditionalMeaning, runs: readonly R[]): R[] {
+/** The runs where it may hold: the flag part holds, the version is neither recorded nor proven. */
+export function runsWhereMayHold<R extends ConditionRun>(meaning: ConditionalMeaning, runs: readonly R[]): R[] {
   return runs.filter((r) => holdsIn(meaning.when, r) === "maybe");
 }
 
-/** A condition in words: `use_rollout_logprobs = true`, `verl < 0.4.1`, both joined by "and". */
+/** A condition in words: `use_rollout_logprobs = true`, a rule's text, `verl < 0.4.1`, joined by "and". */
 export function conditionText(when: MeaningCondition): string {
   const parts: string[] = [];
   if (when.flag !== undefined) parts.push(`${when.flag} = ${String(when.equals)}`);
+  if (when.rule !== undefined) parts.push(when.rule.text);
   if (when.version !== undefined) parts.push(`${when.version.package} < ${when.version.below}`);
   return parts.join(" and ");
+}
+
+/**
+ * What a run has of the settings a condition reads, in words: each flag with its value (`not set` when
+ * its config lacks it or holds None), the package's version (recorded, proven by a key, or not
+ * recorded); `flags unknown` when no config was read. Refusals name it on each side.
+ * @example settingsText({ flag: "importance_sampling_level", equals: "sequence" }, run) // "importance_sampling_level = token"
+ */
+export function settingsText(when: MeaningCondition, run: ConditionRun): string {
+  const names = [...(when.flag !== undefined ? [when.flag] : []), ...(when.rule?.flags ?? [])];
+  const parts: string[] = [];
+  if (names.length > 0) {
+    if (run.flags === undefined) parts.push("flags unknown: no config was read");
+    else for (const n of names) parts.push(run.flags[n] === undefined ? `${n} not set` : `${n} = ${String(run.flags[n].value)}`);
+  }
+  if (when.version !== undefined) parts.push(versionSetting(when.version.package, run));
+  return parts.join(", ");
+}
+
+function versionSetting(pkg: string, run: ConditionRun): string {
+  const v = run.versions?.[pkg]?.value;
+  if (v !== undefined) return `${pkg} ${v}`;
+  const proven = (run.versionBounds ?? []).filter((b) => b.package === pkg);
+  if (proven.length === 0) return `${pkg} version not recorded`;
+  return proven.map((b) => `${pkg} ${b.atLeast !== undefined ? `>= ${b.atLeast}` : `< ${b.below}`} (it logs ${b.key})`).join(", ");
 }

@@ -9,6 +9,23 @@
 /** A version as frozen, with where it was read. */
 export type RunVersions = Readonly<Record<string, { value: string; source: VersionSource }>>;
 
+/**
+ * A key whose presence proves a range of a package's version (TRL logs `train/clip_ratio/region_mean`
+ * from 0.17.0 on): declared by a profile (`versionKeys`), with the release note or commit it rests on.
+ */
+export interface VersionKey {
+  key: string;
+  package: string;
+  /** The key is logged from this release on: a run that logs it is at least this version. */
+  atLeast?: string;
+  /** The key is logged only below this release. */
+  below?: string;
+  evidence: string;
+}
+
+/** What a run's logged keys prove of a version (a VersionKey the run logs), found at alignment. */
+export type VersionBound = Omit<VersionKey, "evidence">;
+
 /** Where a version was read: the run's `_wandb` config entry, a `.wandb` telemetry record, the run's requirements.txt, or stated by hand. */
 export type VersionSource = "config" | "telemetry" | "requirements" | "stated";
 

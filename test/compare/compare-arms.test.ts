@@ -64,14 +64,18 @@ test("a flag or a version that changes a concept's meaning on one side only is r
     experiment(dir, { ppo_kl_first_update_mean: { all: 0.01 } }, { runs: on.map((o, i) => ({ runId: `${dir}-${i}`, ...flag(o) })) });
   const reason = comparability(ex("on", true), ex("off", false), "ppo_kl_first_update_mean")!;
   assert.match(reason, /^ppo_kl_first_update_mean \(ppo_kl\): its meaning depends on use_rollout_logprobs = true \(then: mean of old_logp - new_logp/);
-  assert.match(reason, /which on: holds; off: does not hold$/);
+  // Each side with the setting it has.
+  assert.match(reason, /which on: holds \(use_rollout_logprobs = true\); off: does not hold \(use_rollout_logprobs = false\)$/);
   assert.match(
     flagRefusal(ex("mixed", true, false), ex("off", false), "ppo_kl_first_update_mean")!,
     /mixed: does not hold in some runs, holds|mixed: holds in some runs, does not hold/,
   );
   assert.equal(flagRefusal(ex("on1", true), ex("on2", true), "ppo_kl_first_update_mean"), null, "the same meaning on both sides");
   // Flags unknown count as the default meaning (the flag condition does not hold).
-  assert.match(flagRefusal(ex("on", true), ex("unknown", undefined), "ppo_kl_first_update_mean")!, /on: holds; unknown: does not hold/);
+  assert.match(
+    flagRefusal(ex("on", true), ex("unknown", undefined), "ppo_kl_first_update_mean")!,
+    /on: holds \(use_rollout_logprobs = true\); unknown: does not hold \(flags unknown: no config was read\)$/,
+  );
   // A concept no meaning changes: never refused by flags.
   assert.equal(flagRefusal(ex("on", true), ex("off", false), "reward_mean"), null);
   // A version condition: a version not recorded refuses nothing; recorded on both sides across the release, refused.
@@ -93,7 +97,7 @@ test("a flag or a version that changes a concept's meaning on one side only is r
   assert.equal(flagRefusal(verl("v040", "0.4.0"), verl("unrecorded"), "entropy_mean"), null);
   assert.match(
     flagRefusal(verl("v040", "0.4.0"), verl("v091", "0.9.1"), "entropy_mean")!,
-    /depends on actor_rollout_ref.actor.use_dynamic_bsz = true and verl < 0.4.1 .* v040: holds; v091: does not hold$/,
+    /depends on actor_rollout_ref.actor.use_dynamic_bsz = true and verl < 0.4.1 .* v040: holds \(actor_rollout_ref.actor.use_dynamic_bsz = true, verl 0.4.0\); v091: does not hold \(actor_rollout_ref.actor.use_dynamic_bsz = true, verl 0.9.1\)$/,
   );
 });
 

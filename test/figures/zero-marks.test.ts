@@ -16,7 +16,7 @@ test("exact zeros of a per-step gradient norm (TRL) are marked; -0 is 0, tiny va
     round: "R0",
     rollout: i + 1,
     historySteps: [i],
-    values: v === undefined ? { "train/loss": 1 } : { "train/grad_norm": v },
+    values: (v === undefined ? { "train/loss": 1 } : { "train/grad_norm": v }) as Record<string, number>,
   }));
   aligned.profile = { name: "trl", how: "given", evidence: [] };
   const s = conceptSeriesFigure(aligned, "gradNorm", { markZero: true });

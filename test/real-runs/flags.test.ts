@@ -91,6 +91,7 @@ test("verl rollout correction: rollout_is and the comma-list rollout_rs read as 
 test("verl: nested Hydra entries are read by their dot path; OpenRLHF: namespace reprs", { skip }, async () => {
   const verl = await freeze(findCase("verl", "plain")!);
   assert.deepEqual(Object.fromEntries(Object.entries(verl.run.flags!).map(([k, f]) => [k, f.value])), {
+    "actor_rollout_ref.actor.loss_agg_mode": "token-mean",
     "actor_rollout_ref.actor.use_dynamic_bsz": false,
     "actor_rollout_ref.actor.use_kl_loss": false,
     "algorithm.adv_estimator": "grpo",

@@ -83,7 +83,7 @@ test("export refuses a concept cell left empty while live frozen rows hold its k
   assert.equal(aligned.rollouts.length, 0);
   assert.throws(
     () => buildExports(archive, withProfile, { workspaceVersion: "test" }),
-    /^Error: refusing to export: summary cell entropy_mean of round R0 is empty, but run trlgrpolog1 \(round R0\): train\/entropy in 6 live frozen row\(s\); no logged steps record kept it \(round R0 has no logged steps; round R0: no optimizer updates\): the records miss rows that hold the metric .*\(and 11 more such cell\(s\)\)\. Nothing was written/,
+    /^Error: refusing to export: summary cell entropy_mean of round R0 is empty, but run trlgrpolog1 \(round R0\): train\/entropy in 6 live frozen row\(s\); no logged steps record kept it \(round R0 has no logged steps\): the records miss rows that hold the metric .*\(and 11 more such cell\(s\)\)\. Nothing was written/,
   );
   // Allowed: the manifest lists every such cell instead.
   const build = buildExports(archive, withProfile, { workspaceVersion: "test", allowIssues: true });

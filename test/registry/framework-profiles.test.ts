@@ -188,8 +188,15 @@ test("TRL: records every logging_steps, the final run-totals row kept out, eval 
   const holes = alignRuns([run("t", "R0", [row(10), row(20), row(30), row(50)])]);
   assert.deepEqual(
     holes.issues.map((x) => x.message),
-    ["run t (round R0): steps 40..40 missing between 30 and 50"],
+    ["run t (round R0): steps 40..40 missing between 30 and 50 (a row every 10 steps: the most common spacing of the records)"],
   );
+  // Flags unknown: the most common spacing, never the smallest (a partial last interval is short); a tie takes the larger.
+  const issuesOf = (steps: number[]) => alignRuns([run("t", "R0", steps.map(row))]).issues.map((x) => x.message);
+  assert.deepEqual(issuesOf([3, 6, 9, 12, 13]), []);
+  assert.deepEqual(issuesOf([3, 6, 7]), []);
+  assert.deepEqual(issuesOf([1, 2, 3, 5, 6]), [
+    "run t (round R0): steps 4..4 missing between 3 and 5 (a row every 1 step: the most common spacing of the records)",
+  ]);
 });
 
 test("OpenRLHF: bookkeeping-only rows (a samples table) are no records; eval rows are evals; entropy absent by default is a note, not a number", () => {

@@ -57,6 +57,7 @@ test("readFlags reads only declared entries, typed: nested dicts, W&B's {value} 
     "algo.advantage.is_correction_level": "off",
     "algo.kl.use_loss": true,
     "algo.kl.init_coef": 0.01,
+    "algo.dynamic_filtering_enable": false,
   });
   assert.deepEqual(orl.dropped, []);
   const slime = readFlags(SLIME_PROFILE.flags, { use_rollout_logprobs: 1, kl_coef: 0, advantage_estimator: "ppo" });

@@ -20,7 +20,8 @@ import type {
   RunHistory,
   SupersededRecords,
 } from "../../types";
-import { mappedKeys, singular, type FrameworkProfile, type ProfileAxis } from "../../registry/framework-profile";
+import { mappedKeys, singular, type FrameworkProfile, type LoggingInterval, type ProfileAxis } from "../../registry/framework-profile";
+import { expectedBetween, knownInterval } from "../../registry/logging-interval";
 import { keyRowsOf } from "../key-rows";
 import { rowReader } from "../row-reader";
 import { runMetaOf } from "../run-meta";
@@ -136,7 +137,7 @@ export function alignSteps(runs: RunHistory[], profile: FrameworkProfile, opts: 
   });
   const superseded = supersededOf(runs, infos);
   for (const s of superseded) notes.push({ runId: s.runId, round: s.round, kind: "superseded", step: s.rollouts[0] ?? null, message: s.message });
-  const coverage = coverageOf(runs, rollouts, issues);
+  const coverage = coverageOf(runs, rollouts, issues, axis.interval);
   const keys = mappedKeys(profile);
   const keyRows = runs.flatMap((run, ri) =>
     keyRowsOf(
@@ -334,36 +335,65 @@ function supersededOf(runs: RunHistory[], infos: RowInfo[][]): SupersededRecords
   return out;
 }
 
-/** Coverage per run: records owned, holes (steps further apart than the smallest spacing seen), gaps between rounds. */
-function coverageOf(runs: RunHistory[], rollouts: RolloutRecord[], issues: CoverageIssue[]): RunCoverage[] {
+/** The steps a run must have a row at between two logged steps, and how that is known (for messages). */
+interface SpacingRule {
+  between(after: number, before: number): { first: number; last: number } | null;
+  how: string;
+}
+
+/** The rule of a run: its logging setting where the profile declares one and its flags hold it, else the most common spacing. */
+function spacingRule(interval: LoggingInterval | undefined, run: RunHistory, common: number): SpacingRule {
+  const known = knownInterval(interval, run.flags);
+  if (known !== null) return { between: (a, b) => expectedBetween(known, a, b), how: `a row every ${known.every} steps: ${known.setting}` };
+  return {
+    between: (a, b) => (b - a > common ? { first: a + common, last: b - common } : null),
+    how: `a row every ${common} step${common === 1 ? "" : "s"}: the most common spacing of the records`,
+  };
+}
+
+/**
+ * The most common spacing of consecutive records over all runs, the larger on a tie; 1 when no run
+ * has two records. Never the smallest: a partial last logging interval (TRL's 15 -> 16 under
+ * logging_steps 3) would make every full interval look like a hole.
+ */
+function commonSpacing(byRun: Map<string, number[]>): number {
+  const counts = new Map<number, number>();
+  for (const steps of byRun.values())
+    for (let i = 1; i < steps.length; i++) if (steps[i] > steps[i - 1]) counts.set(steps[i] - steps[i - 1], (counts.get(steps[i] - steps[i - 1]) ?? 0) + 1);
+  let best = 1;
+  let most = 0;
+  for (const [d, n] of counts) if (n > most || (n === most && d > best)) [best, most] = [d, n];
+  return best;
+}
+
+/**
+ * Coverage per run: records owned, holes (steps the run's logging setting says must have a row, or
+ * further apart than the most common spacing when no setting is known), gaps between rounds.
+ */
+function coverageOf(runs: RunHistory[], rollouts: RolloutRecord[], issues: CoverageIssue[], interval: LoggingInterval | undefined): RunCoverage[] {
   const byRun = new Map<string, number[]>();
   for (const r of rollouts) {
     const list = byRun.get(r.runId);
     if (list) list.push(r.rollout);
     else byRun.set(r.runId, [r.rollout]);
   }
-  // Spacing: verl and OpenRLHF log every step (1), TRL every logging_steps.
-  let spacing = Infinity;
-  for (const steps of byRun.values()) for (let i = 1; i < steps.length; i++) if (steps[i] > steps[i - 1]) spacing = Math.min(spacing, steps[i] - steps[i - 1]);
-  if (spacing === Infinity) spacing = 1;
+  const common = commonSpacing(byRun);
   let prevLast: number | null = null;
   let prevRun: RunHistory | null = null;
   return runs.map((run) => {
     const steps = byRun.get(run.runId) ?? [];
+    const rule = spacingRule(interval, run, common);
     const add = (step: number, message: string, kind: CoverageIssue["kind"]) =>
-      issues.push({ runId: run.runId, round: run.round, kind, step, key: null, message: `run ${run.runId} (round ${run.round}): ${message}` });
+      issues.push({ runId: run.runId, round: run.round, kind, step, key: null, message: `run ${run.runId} (round ${run.round}): ${message} (${rule.how})` });
     for (let i = 1; i < steps.length; i++) {
-      if (steps[i] - steps[i - 1] > spacing)
-        add(
-          steps[i - 1] + spacing,
-          `steps ${steps[i - 1] + spacing}..${steps[i] - spacing} missing between ${steps[i - 1]} and ${steps[i]}`,
-          "missing-rollout",
-        );
+      const hole = rule.between(steps[i - 1], steps[i]);
+      if (hole !== null) add(hole.first, `steps ${hole.first}..${hole.last} missing between ${steps[i - 1]} and ${steps[i]}`, "missing-rollout");
     }
-    if (steps.length > 0 && prevLast !== null && prevRun !== null && steps[0] > prevLast + spacing) {
+    const gap = steps.length > 0 && prevLast !== null ? rule.between(prevLast, steps[0]) : null;
+    if (gap !== null && prevRun !== null) {
       add(
-        prevLast + spacing,
-        `steps ${prevLast + spacing}..${steps[0] - spacing} missing between round ${prevRun.round} (run ${prevRun.runId}), which ends at step ${prevLast}, and this round, which starts at step ${steps[0]}`,
+        gap.first,
+        `steps ${gap.first}..${gap.last} missing between round ${prevRun.round} (run ${prevRun.runId}), which ends at step ${prevLast}, and this round, which starts at step ${steps[0]}`,
         "gap-between-rounds",
       );
     }

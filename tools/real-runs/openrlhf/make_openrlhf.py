@@ -58,6 +58,10 @@ CASES = {
         ["--algo.advantage.is_correction_level", "token", "--algo.advantage.is_correction_threshold", "0.99", "1.01"],
         None,
     ),
+    # issue 39: the settings that change what train/reward and the pass rate are
+    "penalties": ("orlpenal1", ["--reward.overlong_buffer_len", "4", "--reward.stop_properly_penalty_coef", "0.5"], None),
+    "dynamic-filter": ("orldynfl1", ["--algo.dynamic_filtering_enable", "--algo.dynamic_filtering_range", "-0.5", "0.25"], None),
+    "frozen": ("orlfrozn1", ["--critic.freezing_steps", "2"], None),
 }
 NOTES = {
     "plain": "5 training steps (one rollout batch each: 2 prompts x 2 samples), eval every 2 steps (steps 2 and 4), "
@@ -69,6 +73,15 @@ NOTES = {
     "(--algo.advantage.is_correction_level token, mask mode, ratio gating, thresholds 0.99 and 1.01): the sampler "
     "returns the log-prob of each sampled token (vLLM's processed log-probs) from its bfloat16 copy of the weights, "
     "the trainer scores in float32, so train/vllm_kl and train/is_filter_ratio measure a real precision mismatch.",
+    "penalties": "As plain without entropy, with both length penalties: DAPO's overlong penalty past 8 - 4 tokens "
+    "(--reward.overlong_buffer_len 4) and ProRL's stop-properly penalty scaling truncated samples' rewards by 0.5 "
+    "(--reward.stop_properly_penalty_coef 0.5): the logged reward is the penalised one (length_penalty.py syncs info['reward']).",
+    "dynamic-filter": "As plain without entropy, with dynamic filtering (--algo.dynamic_filtering_enable, range (-0.5, 0.25)): "
+    "a prompt whose 2 samples' mean score is 0.5 or more is dropped and replaced; dynamic_filtering_pass_rate is "
+    "kept samples per prompt consumed x 100 (up to 200 here).",
+    "frozen": "As plain without entropy, with --critic.freezing_steps 2 (no critic: group_norm): the actor is not trained "
+    "while global_step <= 2 before the step, so its status keys (train/reward, train/policy_loss, ...) are logged "
+    "only in the later steps, while train/rollout/* are logged at every step.",
     "resumed": "Restart of the killed run: --ckpt.load_enable restores global_step 2 (and the dataloader state) from "
     "the killed run's checkpoint; OpenRLHF opens a NEW W&B run (no resume id) and re-logs steps 3..5 plus eval at 4.",
 }

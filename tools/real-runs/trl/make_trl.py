@@ -99,6 +99,21 @@ CASES: dict[str, dict] = {
     },
     # TRL's RLOOTrainer, when the installed TRL has it.
     "rloo-log1": {"trainer": "rloo", "options": {"max_steps": 4}},
+    # GSPO (issue 39): sequence-level importance sampling with GSPO's epsilons and two iterations per
+    # generation, so that the clip ratios (over sequences here) are not 0.
+    "grpo-gspo": {
+        "trainer": "grpo",
+        "options": {"importance_sampling_level": "sequence", "epsilon": 3e-4, "epsilon_high": 4e-4, "num_iterations": 2},
+    },
+    # One generation feeds two optimizer steps (issue 39): with num_iterations 1 the second step's
+    # policy has moved, so clip ratios are not 0 by construction (a larger step size makes them show).
+    "grpo-spg2": {"trainer": "grpo", "options": {"steps_per_generation": 2, "learning_rate": 0.05}},
+    # Over one epoch (no max_steps) with logging_steps 3: 16 steps, so the last interval (16) is partial
+    # and logged by TRL's final log at the run's last step (issue 39: no missing-step warning).
+    "grpo-epoch-log3": {
+        "trainer": "grpo",
+        "options": {"max_steps": -1, "num_train_epochs": 1, "per_device_train_batch_size": 8, "logging_steps": 3},
+    },
 }
 
 PROMPTS = [f"{a} {b} {c}" for a in "abcd" for b in "efgh" for c in "ij"]  # 32 prompts

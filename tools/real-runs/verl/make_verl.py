@@ -89,6 +89,14 @@ CASES = {
         ],
         notes="rollout correction on (decoupled mode): token-level truncated IS at 1.001 and token-level rejection sampling outside [0.999, 1.001], thresholds this tight so that the small mismatch of the CPU sampler is truncated and masked; verl then logs rollout_corr/rollout_is_* and rollout_corr/rollout_rs_* beside the off-policy metrics",
     ),
+    "loss-agg-seq-norm": dict(
+        total_steps=3,
+        val_before_train=False,
+        test_freq=-1,
+        save_freq=-1,
+        extra_overrides=["actor_rollout_ref.actor.loss_agg_mode=seq-mean-token-sum-norm"],
+        notes="actor.loss_agg_mode=seq-mean-token-sum-norm (issue 39): verl aggregates actor/entropy with the actor's loss_agg_mode (ray_trainer.py agg_loss), so it is each sequence's summed token entropy divided by the padded response length, averaged over sequences, not the token mean",
+    ),
     "killed": dict(total_steps=8, val_before_train=False, test_freq=-1, save_freq=-1, kill_at_step=6, notes="the process SIGKILLs itself 3 s after verl logged step 6 (as an OOM kill or a preempted node would): no exit record; wandb-core writes the transaction log in 32 KiB blocks and dies with the process before writing its last partial block, so the .wandb holds only the rows in its complete blocks (fewer than the 6 steps in own-record.jsonl)"),
 }
 
