@@ -30,7 +30,7 @@ after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 const EXPECTED_OTHER: Record<string, string[]> = {
   // mask_truncated_completions with every completion truncated: zero loss, zero gradient, NaN means.
   "trl/grpo-dapo-mask-truncated": ["non_finite", "zero_grad_norm_streak"],
-  // OpenRLHF's own record logs actor_grad_norm 0.0 at all 4 steps (every kept group's rewards equal after the filter).
+  // OpenRLHF's own record logs actor_grad_norm 0.0 at all 4 steps of this case: the optimizer never moved.
   "openrlhf/dynamic-filter": ["zero_grad_norm_streak"],
   // Rejection sampling at [0.999, 1.001] masked every token of a step: verl logged actor/loss and actor/pg_loss as NaN.
   "verl/rollout-corr": ["non_finite"],
