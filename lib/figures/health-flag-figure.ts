@@ -134,18 +134,7 @@ function windowMarks(flags: readonly HealthFlag[]): { shapes: FigureShape[]; ann
     annotations.push(mark(f.last + 0.5, w.threshold, `threshold ${fmt(w.threshold)}`));
     if (w.baseline === undefined) continue;
     const b = w.baseline;
-    shapes.push({
-      type: "rect",
-      xref: "x",
-      yref: "paper",
-      x0: b.first - 0.5,
-      x1: b.last + 0.5,
-      y0: 0,
-      y1: 1,
-      layer: "below",
-      line: { width: 0 },
-      fillcolor: EARLY_FILL,
-    });
+    shapes.push(xBand(b.first, b.last, EARLY_FILL));
     shapes.push({ ...line(b.value, "dot"), x1: b.last + 0.5, line: { color: SERIES_COLOR, width: 1.5, dash: "dot" } });
     annotations.push(mark(b.first - 0.5, b.value, `early median ${fmt(b.value)}`, "left"));
   }
@@ -161,18 +150,12 @@ function mark(x: number, y: number, text: string, xanchor: "left" | "right" = "r
 
 /** The shaded x range of one flag. */
 function flagRange(f: { first: number; last: number }): FigureShape {
-  return {
-    type: "rect",
-    xref: "x",
-    yref: "paper",
-    x0: f.first - 0.5,
-    x1: f.last + 0.5,
-    y0: 0,
-    y1: 1,
-    layer: "below",
-    line: { width: 0 },
-    fillcolor: FLAG_FILL,
-  };
+  return xBand(f.first, f.last, FLAG_FILL);
+}
+
+/** A band over positions first..last (half a step beyond each), the plot's full height, below the data. */
+function xBand(first: number, last: number, fillcolor: string): FigureShape {
+  return { type: "rect", xref: "x", yref: "paper", x0: first - 0.5, x1: last + 0.5, y0: 0, y1: 1, layer: "below", line: { width: 0 }, fillcolor };
 }
 
 /** "NaN" / "Inf" labels at the bottom of fired records whose value cannot be drawn. */

@@ -27,26 +27,18 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from make_trl import PROMPTS, build_model, build_tokenizer, versions, wandb_env  # noqa: E402
+from make_trl import BASE as TRL_BASE, PROMPTS, build_model, build_tokenizer, versions, wandb_env  # noqa: E402
 
 MAX_LEN = 12
 
-# Shared by every run of the corpus.
+# Shared by every run of the corpus: make_trl.py's set-up, with larger batches, longer answers and runs.
 BASE = {
+    **TRL_BASE,
     "per_device_train_batch_size": 8,
-    "num_generations": 4,
     "max_completion_length": MAX_LEN,
     "max_steps": 36,
-    "logging_steps": 1,
     "learning_rate": 2e-3,
     "lr_scheduler_type": "constant",
-    "beta": 0.0,
-    "loss_type": "grpo",
-    "num_iterations": 1,
-    "gradient_accumulation_steps": 1,
-    "save_strategy": "no",
-    "eval_strategy": "no",
-    "temperature": 1.0,
 }
 
 # Settings: options over BASE. Healthy twins and faults of a class share their setting.
@@ -316,15 +308,14 @@ def corpus(plan: dict) -> list[dict]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description="real TRL runs with injected failures, and healthy twins")
+    ap.add_argument("--round", help=argparse.SUPPRESS)
     ap.add_argument("--out", default="test/fixtures/real-runs/faults/trl")
     ap.add_argument("--heldout", action="store_true", help="the held-out plan (other seeds, steps and a logging_steps 2 setting)")
     ap.add_argument("--only", action="append", help="run id (default: every run of the plan)")
-    ap.add_argument("--round", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.round:
-        run_round(a.round)
-        return
+        return run_round(a.round)
     plan = HELDOUT if a.heldout else COMMITTED
     runs = [r for r in corpus(plan) if not a.only or r["id"] in a.only]
     os.makedirs(a.out, exist_ok=True)
