@@ -19,6 +19,7 @@ import { zeroAdvantages } from "./zero-advantages";
 import { truncationSaturation } from "./truncation-saturation";
 import { lengthCollapse } from "./length-collapse";
 import { klRefDrift } from "./kl-ref-drift";
+import { mismatchGrowth } from "./mismatch-growth";
 
 /** Every check the report runs, in order. */
 export const HEALTH_CHECKS: readonly HealthCheck[] = [
@@ -42,4 +43,5 @@ export const HEALTH_CHECKS: readonly HealthCheck[] = [
   truncationSaturation,
   lengthCollapse,
   klRefDrift,
+  mismatchGrowth,
 ];

@@ -112,5 +112,14 @@ export const MEASURED_SCORES: MeasuredScores = {
       falseAlarms: 0,
       healthyValues: 133,
     },
+    mismatch_growth: {
+      classes: ["mismatch"],
+      faultRuns: 0,
+      caught: 0,
+      medianDelay: null,
+      medianVisibleDelay: null,
+      falseAlarms: 0,
+      healthyValues: 0,
+    },
   },
 };

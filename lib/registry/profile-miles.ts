@@ -241,7 +241,7 @@ export const MILES_PROFILE: FrameworkProfile<"miles"> = {
         isNot: "not a measurement of the train/rollout mismatch in such a run",
       },
     },
-    ...["mismatch_drift", "mismatch_resume_spike"].map((name) => ({
+    ...["mismatch_drift", "mismatch_resume_spike", "mismatch_growth"].map((name) => ({
       when: { flag: "use_rollout_logprobs", equals: true },
       check: {
         name,

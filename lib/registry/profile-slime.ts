@@ -217,7 +217,7 @@ const SLIME_FLAGS: readonly SemanticFlag[] = [
     name: "use_rollout_logprobs",
     type: "bool",
     concepts: ["ppoKl", "logprobGap"],
-    checks: ["ppo_kl_first_update", "mismatch_drift", "mismatch_resume_spike"],
+    checks: ["ppo_kl_first_update", "mismatch_drift", "mismatch_resume_spike", "mismatch_growth"],
     why: "the old log-probs are the rollout engine's: ppo_kl at a batch's first update carries the engine mismatch instead of ~0, and the log-prob gap compares the current policy with the engine",
     source: ARGS,
   },
@@ -306,7 +306,7 @@ const SLIME_MEANINGS: readonly ConditionalMeaning[] = [
         "with --use-rollout-logprobs the old log-probs are the rollout engine's, so ppo_kl at a batch's first update is the engine mismatch and is expected to be non-zero",
     },
   },
-  ...["mismatch_drift", "mismatch_resume_spike"].map((name) => ({
+  ...["mismatch_drift", "mismatch_resume_spike", "mismatch_growth"].map((name) => ({
     when: { flag: "use_rollout_logprobs", equals: true },
     check: {
       name,

@@ -49,7 +49,7 @@ test("the per-check table carries a summary the HTML report reads back from the 
     { check: "non_finite", status: "flagged", flags: 2 },
     { check: "truncation_surge", status: "not applicable", flags: 0 },
   ]);
-  assert.equal(summary.length, 19, "one entry per declared check");
+  assert.equal(summary.length, 20, "one entry per declared check");
   assert.equal(healthSummaryFromNotebook({ ...nb, cells: [nb.cells[0]] }), null, "a notebook without the report has no summary");
   const d = fakeDisplay();
   showHealthResults(report, "caption", { display: d });

@@ -87,6 +87,7 @@ test("health checks and summary.csv read compact views exactly as plain objects 
     "entropy_collapse",
     "grad_norm_spike",
     "truncation_saturation",
+    "mismatch_growth",
   ]);
   assert.equal(exact(runHealthChecks(views)), exact(health));
   const a = collectingReporter();

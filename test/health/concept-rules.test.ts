@@ -117,6 +117,20 @@ test("length_collapse: below half the early median for 2 values in a row", () =>
   assert.deepEqual(flagsOf(aligned, "length_collapse").flags, [{ first: 6, last: 7, count: 2, raisedAt: 7, value: 2 }]);
 });
 
+test("mismatch_growth (verl): the mean |log-prob difference| above 4 x its early median for 2 values in a row; the k3 KL growing 30x is not read", () => {
+  const aligned = stepRun("verl", {
+    "rollout_corr/log_ppl_abs_diff": [0.002, 0.0025, 0.0025, 0.003, 0.009, 0.012, 0.011, 0.003, 0.011],
+    "rollout_corr/k3_kl": [2e-5, 2e-5, 2e-5, 2e-5, 1e-4, 3e-4, 6e-4, 6e-4, 6e-4],
+  });
+  // Early median 0.0025: threshold 0.01. 0.012, 0.011 fire; 0.009 does not; a lone 0.011 does not.
+  const { result, flags } = flagsOf(aligned, "mismatch_growth");
+  assert.deepEqual(flags, [{ first: 6, last: 7, count: 2, raisedAt: 7, value: 0.012 }]);
+  assert.equal(result.flags[0].key, "rollout_corr/log_ppl_abs_diff");
+  const trl = runHealthChecks(stepRun("trl", { "train/entropy": [1, 1] })).results.find((r) => r.check === "mismatch_growth")!;
+  assert.equal(trl.status, "not applicable");
+  assert.match(trl.reason!, /^these runs log none of TRL GRPOTrainer's mismatch keys/);
+});
+
 test("a run shorter than the early window is not judged, and the evidence says so", () => {
   const aligned = stepRun("trl", { "train/entropy": [3, 0.1, 0.1] });
   const { result, flags } = flagsOf(aligned, "entropy_collapse");

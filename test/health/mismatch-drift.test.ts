@@ -88,6 +88,11 @@ test("with --use-rollout-logprobs both mismatch checks are not applicable (slime
       "not applicable",
       "with --use-rollout-logprobs train/train_rollout_logprob_abs_diff compares ... (use_rollout_logprobs = true in run syn-r2 (round R2))",
     ],
+    [
+      "mismatch_growth",
+      "not applicable",
+      "with --use-rollout-logprobs train/train_rollout_logprob_abs_diff compares ... (use_rollout_logprobs = true in run syn-r2 (round R2))",
+    ],
     ["slime"],
   ]);
   aligned.profile = { name: "miles", how: "given", evidence: [] };

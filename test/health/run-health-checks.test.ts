@@ -38,6 +38,7 @@ test("the bundled sample: one flag (the NaN rollout/kl of rollout 47, R2); every
       ["truncation_saturation", "no flags", 0],
       ["length_collapse", "no flags", 0],
       ["kl_ref_drift", "not applicable", 0],
+      ["mismatch_growth", "no flags", 0],
     ],
   );
   const f = report.flags[0];

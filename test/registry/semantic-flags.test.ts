@@ -137,6 +137,7 @@ test("flagsLines: a run's declared flags, or 'unknown' when no config was read",
       "use_rollout_logprobs = true in run a: ppo_kl_first_update",
       "use_rollout_logprobs = true in run a: mismatch_drift",
       "use_rollout_logprobs = true in run a: mismatch_resume_spike",
+      "use_rollout_logprobs = true in run a: mismatch_growth",
     ],
   );
   assert.match(lines[4], /ppo_kl_first_update not applicable: with --use-rollout-logprobs/);
