@@ -3,7 +3,7 @@
  * P --run ID=LABEL ...`, and `--wandb-file PATH=LABEL ...`; with the option-error shape both print.
  */
 import { readRunsConfig } from "../lib/archive/runs-config";
-import type { RunSelection } from "../lib/archive/fetch-and-freeze";
+import { joinResumedLogs, type RunSelection } from "../lib/archive/fetch-and-freeze";
 import { locateWandbFile, peekWandbFileRunId } from "../lib/wandb-file/locate-wandb-file";
 
 /** An option error: printed as is with the usage, exit code 2. */
@@ -82,7 +82,7 @@ export function runSelection(v: RunSelectionValues, moreFiles: RunSelection[] = 
       throw new UsageError((e as Error).message);
     }
   }
-  if (files.length > 0 && !v.run && !v.entity && !v.project) return { entity: "", project: "", runs: files };
+  if (files.length > 0 && !v.run && !v.entity && !v.project) return { entity: "", project: "", runs: checkedRuns(files) };
   if (!v.entity) throw new UsageError("invalid --entity: missing");
   if (!v.project) throw new UsageError("invalid --project: missing");
   if (!v.run || v.run.length === 0) throw new UsageError("invalid --run: missing (give --run RUN_ID=ROUND_LABEL, once per run)");
@@ -91,7 +91,13 @@ export function runSelection(v: RunSelectionValues, moreFiles: RunSelection[] = 
     if (!m) throw new UsageError(`invalid --run: ${spec} (expected RUN_ID=ROUND_LABEL, e.g. 8ov14yyc=R0)`);
     return { runId: m[1], round: m[2] };
   });
-  return { entity: v.entity, project: v.project, runs: runs.concat(files) };
+  return { entity: v.entity, project: v.project, runs: checkedRuns(runs.concat(files)) };
+}
+
+/** The runs as given, once the rule fetchAndFreeze joins them with holds (a run twice, two runs in one round: option errors). */
+function checkedRuns(runs: RunSelection[]): RunSelection[] {
+  usageErrors(() => joinResumedLogs(runs));
+  return runs;
 }
 
 /**

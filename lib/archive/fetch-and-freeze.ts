@@ -54,8 +54,8 @@ function fromFiles(r: RunSelection): boolean {
 /**
  * Joins `.wandb` logs of one run id into one selection: a run resumed into its own id offline
  * writes a log per process, and they are one W&B run (frozen as one, `_step` continued; see
- * freezeWandbFileRun). Logs of one id must share a round; one file twice, or an id both a server run and
- * a log, is refused.
+ * freezeWandbFileRun). Logs of one id must share a round; one file twice, an id both a server run and
+ * a log, or two runs given one round label, is refused.
  * @example joinResumedLogs([{ runId: "a", round: "R0", file: "x.wandb" }, { runId: "a", round: "R0", file: "y.wandb" }])
  *   // [{ runId: "a", round: "R0", file: "x.wandb", resumedIn: ["y.wandb"] }]
  */
@@ -78,7 +78,33 @@ export function joinResumedLogs(runs: readonly RunSelection[]): RunSelection[] {
     }
     first.resumedIn = [...(first.resumedIn ?? []), r.file];
   }
+  refuseSharedRounds(out);
   return out;
+}
+
+/** A run in a message: its id, and the file or folder it is read from (what the user typed). */
+function describeSelection(r: RunSelection): string {
+  const from = r.file ?? r.tensorboard;
+  return from === undefined ? `run ${r.runId}` : `run ${r.runId} (${path.basename(from)})`;
+}
+
+/**
+ * Throws when two runs (after joining a run's logs) carry one round label: a round is one run of the
+ * sequence, and the export would only fail later with "round R0 is listed twice".
+ */
+function refuseSharedRounds(runs: readonly RunSelection[]): void {
+  const byRound = new Map<string, RunSelection>();
+  for (const r of runs) {
+    if (typeof r.round !== "string" || !r.round.trim()) continue; // checkSelection names a bad label
+    const first = byRound.get(r.round);
+    if (first === undefined) {
+      byRound.set(r.round, r);
+      continue;
+    }
+    throw new Error(
+      `invalid runs: round ${r.round} is given to two runs, ${describeSelection(first)} and ${describeSelection(r)}: give each run a round label of its own, in the order they trained (e.g. R0, R1); only the .wandb logs of one run resumed into its own id share a round`,
+    );
+  }
 }
 
 /** Options of `fetchAndFreeze`. */

@@ -70,6 +70,37 @@ test("joinResumedLogs: refuses logs of one id in two rounds, and an id given bot
   );
 });
 
+test("joinResumedLogs: two runs given one round label are refused naming both and the fix; one run's logs share theirs", () => {
+  assert.throws(
+    () =>
+      joinResumedLogs([
+        { runId: "a", round: "R0", file: "/x/a1.wandb" },
+        { runId: "s", round: "R1" },
+        { runId: "a", round: "R0", file: "/x/a2.wandb" },
+        { runId: "t", round: "R1", tensorboard: "/logs/grpo-2" },
+      ]),
+    {
+      message:
+        "invalid runs: round R1 is given to two runs, run s and run t (grpo-2): give each run a round label of its own, in the order they trained (e.g. R0, R1); only the .wandb logs of one run resumed into its own id share a round",
+    },
+  );
+  const cfg = path.join(tmp, "shared-round.json");
+  fs.writeFileSync(
+    cfg,
+    JSON.stringify({
+      entity: "e",
+      project: "p",
+      runs: [
+        { runId: "a", round: "R0" },
+        { runId: "b", round: "R0" },
+      ],
+    }),
+  );
+  assert.throws(() => readRunsConfig(cfg), {
+    message: `invalid runs config: ${cfg}: round R0 is given to two runs, run a and run b: give each run a round label of its own, in the order they trained (e.g. R0, R1); only the .wandb logs of one run resumed into its own id share a round`,
+  });
+});
+
 test("data/runs.json may list several logs of one run id in one round; a server run and a log of one id, one file twice, or two rounds stay refused", () => {
   const cfg = path.join(tmp, "runs.json");
   fs.writeFileSync(
