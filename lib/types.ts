@@ -8,6 +8,7 @@
  */
 import type { RunFlags } from "./registry/semantic-flags";
 import type { RunVersions } from "./registry/versions";
+import type { RunProfile } from "./registry/detect-profile";
 
 /** One W&B history row, numeric keys only, plus `_step` (and usually `_runtime`, `_timestamp`). */
 export type HistoryRow = Record<string, number>;
@@ -49,6 +50,8 @@ export interface RunHistory {
    * that step merged (step profiles read it through their `tensorboard` declaration); absent for W&B runs.
    */
   sourceKind?: "tensorboard";
+  /** The run's framework as the fetch decided it (manifest `profile`); absent in archives fetched before it was recorded. */
+  profile?: RunProfile;
 }
 
 /** One run of the source manifest (`data/manifest.json`). */
@@ -103,6 +106,12 @@ export interface ManifestRun {
    * framework's), each with where it was read; absent when none was recorded.
    */
   versions?: RunVersions;
+  /**
+   * The run's framework, decided when it was frozen (lib/registry/detect-profile.ts decideRunProfiles):
+   * its name, "detected" or "given", and the signature entries its keys match. Absent: not decided
+   * (an archive of an older fetch, or a fetch that was not asked to decide); read by detecting then.
+   */
+  profile?: RunProfile;
 }
 
 /** The first `bytes` bytes of a frozen file and their sha256 (`ManifestRun.frozenBefore`). */

@@ -5,11 +5,12 @@
  */
 import * as path from "node:path";
 
-import type { HistoryRow, ManifestRun, ManifestSource, Reporter } from "../types";
+import type { HistoryRow, ManifestSource, Reporter } from "../types";
 import { keysOf } from "../values/compact-values";
 import { readWandbFile, type WandbFileRun } from "../wandb-file/read-wandb-file";
 import { FrozenFileWriter, type FrozenFileInfo } from "./frozen-file-writer";
-import { frozenManifestRun, historyFile } from "./manifest";
+import { type FrozenEntry, frozenManifestRun, historyFile } from "./manifest";
+import { FrozenKeys } from "./frozen-keys";
 import { type ConfigFacts, configFacts, requirementsVersions, withRequirements } from "./run-config-facts";
 
 /** A run to freeze from a `.wandb` file: its path, the run id it must hold and the round label. */
@@ -29,7 +30,7 @@ function sourceOf(run: WandbFileRun): ManifestSource {
 
 /**
  * Reads `sel.file` (then each of `sel.resumedIn`) and writes its rows to
- * `<archiveTmp>/history/<runId>.jsonl`; returns the run's manifest entry. A later log's `_step`
+ * `<archiveTmp>/history/<runId>.jsonl`; returns the run's manifest entry and its keys. A later log's `_step`
  * restarts at 0 (offline, the SDK cannot ask where the run stopped): its rows get `_step` + the
  * offset that makes them continue the run's count, stated per log in `resumedIn`. State, exit code
  * and display name are the last log's. Throws `WandbFileError` (file, byte offset) on a damaged or
@@ -43,11 +44,12 @@ export async function freezeWandbFileRun(
   signal?: AbortSignal,
   /** The logs may still be written (a followed run; see ReadWandbFileOptions.live). */
   live = false,
-): Promise<ManifestRun> {
+): Promise<FrozenEntry> {
   const file = historyFile(sel.runId);
   const writer = await FrozenFileWriter.create(path.join(archiveTmp, file));
   let info: FrozenFileInfo;
   const logs: { run: WandbFileRun; stepOffset: number }[] = [];
+  const keys = new FrozenKeys();
   try {
     let nextStep = 0;
     for (const log of [sel.file, ...(sel.resumedIn ?? [])]) {
@@ -58,6 +60,7 @@ export async function freezeWandbFileRun(
         offset ??= Math.max(0, nextStep - rows[0]._step);
         const shifted = offset === 0 ? rows : rows.map((r) => withStep(r, r._step + offset!));
         nextStep = shifted[shifted.length - 1]._step + 1;
+        keys.add(shifted);
         await writer.writeRows(shifted);
       };
       const run = await readWandbFile(log, { expectRunId: sel.runId, reporter, signal, onRows, live });
@@ -80,13 +83,11 @@ export async function freezeWandbFileRun(
     later.length === 0
       ? { source: sourceOf(first.run) }
       : { source: sourceOf(first.run), resumedIn: later.map((l) => ({ ...sourceOf(l.run), stepOffset: l.stepOffset })) };
-  return {
-    ...frozenManifestRun(identity, sel.round, file, info, fetchedAt(), extra),
-    ...(await factsOf(
-      logs.map((l) => l.run),
-      sel.file,
-    )),
-  };
+  const facts = await factsOf(
+    logs.map((l) => l.run),
+    sel.file,
+  );
+  return { run: { ...frozenManifestRun(identity, sel.round, file, info, fetchedAt(), extra), ...facts }, keys: keys.sorted() };
 }
 
 /**

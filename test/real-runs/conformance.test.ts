@@ -50,6 +50,8 @@ async function freezeAndExport(c: FixtureCase) {
     outDir,
     env: {},
     now: () => new Date("2026-12-01T00:00:00.000Z"),
+    // As npm run fetch does: each run's framework decided at the freeze, then read from the manifest.
+    profile: "detect",
   });
   const archive = await loadArchive(outDir);
   const aligned = alignRuns(archive.runs);
@@ -106,6 +108,7 @@ for (const c of CASES) {
         else assert.equal(run.resumedIn?.length, logs.length - 1, `run ${run.runId}: later logs in resumedIn`);
       }
       assert.deepEqual(res.aligned.issues, []);
+      for (const run of res.manifest.runs) assert.equal(run.profile?.name, c.framework, `run ${run.runId}: the framework decided at fetch`);
       assert.equal(res.aligned.profile?.name, c.framework);
     });
 
