@@ -149,6 +149,8 @@ export interface ManifestSource {
   sdkVersion: string | null;
   /** Exit code of the run's exit record, null when the file has none (state crashed). */
   exitCode: number | null;
+  /** Where the file's end held no whole record (a killed run, or a copy cut short); absent when it ends whole. */
+  tornTail?: { offset: number; bytes: number };
   /** Always null: no server was involved in reading this run. */
   server: null;
 }

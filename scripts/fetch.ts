@@ -7,11 +7,12 @@
  *   options: --page-size N (1000)  --concurrency N (4)  --history-path auto|parquet|pages (auto)
  *            --threads N (default: one per core from 20,000 rows in 2+ runs; 0 = one thread)
  *            --profile NAME (default: runs.json "profile", else detected per run)
- *            --base-url URL  --allow-running  --help
+ *            --base-url URL  --allow-running  --replace  --help
  *
  * Each run's framework is decided as it is frozen and recorded in the manifest: runs of two
  * frameworks, or a run with none of any profile's keys (or of the named one's), are refused before
- * the archive is replaced.
+ * the archive is replaced. A run already frozen in the archive is never replaced with a worse copy
+ * (fewer rows, finished -> crashed, a torn end) unless --replace says so.
  *
  * Credentials: WANDB_API_KEY, else the ~/.netrc (or $NETRC) entry of the server host; never a flag,
  * so the key stays out of shell history. Server: --base-url, else WANDB_BASE_URL, else api.wandb.ai.
@@ -34,6 +35,7 @@ const USAGE = `usage: npm run fetch -- (--entity E --project P --run ID=LABEL [-
        npm run fetch -- [--wandb-file PATH=LABEL ...] [--tensorboard PATH=LABEL ...] [--entity E --project P --run ID=LABEL ...] --out DIR
          [--page-size N] [--concurrency N] [--threads N] [--history-path auto|parquet|pages] [--base-url URL] [--allow-running]
          [--profile slime|miles|verl|openrlhf|trl]   (the framework, when the keys do not decide; default: detected per run)
+         [--replace]   (replace frozen runs even with fewer rows, a worse state or a torn end)
          [--flag RUN_ID:NAME=VALUE ...]   (a semantic flag stated by hand, e.g. --flag 8ov14yyc:use_rollout_logprobs=true)
          [--version RUN_ID:PACKAGE=VERSION ...]   (a package version stated by hand, e.g. --version 8ov14yyc:trl=0.16.1)`;
 
@@ -50,6 +52,7 @@ interface CliOptions {
   allowRunning: boolean;
   /** "detect", or the profile named by --profile or the runs config. */
   profile: string;
+  replace: boolean;
 }
 
 /** What one per-run option states: its name, the usage example, and how a stated value lands on the run. */
@@ -130,6 +133,7 @@ function parseCli(argv: string[]): CliOptions | null {
         "base-url": { type: "string" },
         "allow-running": { type: "boolean", default: false },
         profile: { type: "string" },
+        replace: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
       strict: true,
@@ -158,6 +162,7 @@ function parseCli(argv: string[]): CliOptions | null {
     baseUrl: v["base-url"],
     allowRunning: v["allow-running"] ?? false,
     profile: usageErrors(() => chooseProfile(v.profile, v.config ?? "")) ?? "detect",
+    replace: v.replace ?? false,
   };
 }
 

@@ -30,6 +30,7 @@ import { checkRunId, type FrozenEntry, frozenManifestRun, HISTORY_DIR, historyFi
 import { decideRunProfiles } from "../registry/detect-profile";
 import { checkArchiveDir, replaceDirAtomically } from "./replace-dir";
 import { type ConfigFacts, configFacts } from "./run-config-facts";
+import { refuseWorseCopies } from "./worse-copy";
 
 /** One run to fetch and the round label the user gives it. */
 export interface RunSelection {
@@ -153,6 +154,12 @@ export interface FetchAndFreezeOptions {
    * absent, histories are frozen whatever their keys (the profile is detected when they are read).
    */
   profile?: string;
+  /**
+   * Replace frozen runs even with a worse copy (fewer rows, finished -> crashed, a torn end the frozen
+   * file did not have); default false: such a fetch is refused and the archive left as it was
+   * (lib/archive/worse-copy.ts).
+   */
+  replace?: boolean;
 }
 
 /** Throws `invalid <option>: <value>` for bad entity, project, runs or rounds. */
@@ -369,6 +376,7 @@ export async function fetchAndFreeze(given: FetchAndFreezeOptions): Promise<Sour
       const freeze = { tmp, now: () => clock().toISOString(), reporter, pageSize, historyPath };
       const frozen = await freezeAll(opts, conn, serverRuns, concurrency, freeze);
       const runs = withProfiles(frozen, opts.profile);
+      if (!opts.replace) await refuseWorseCopies(opts.outDir, runs);
       const manifest: SourceManifest = { kind: "wandb-frozen-history", formatVersion: 1, readerVersion: READER_VERSION, pageSize, runs };
       const text = serializeManifest(manifest);
       await writeSynced(path.join(tmp, MANIFEST_FILE), text);

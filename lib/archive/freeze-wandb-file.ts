@@ -25,7 +25,18 @@ export interface WandbFileSelection {
 
 /** The manifest source of a read `.wandb` file. */
 function sourceOf(run: WandbFileRun): ManifestSource {
-  return { kind: "wandb-file", file: run.fileName, sha256: run.sha256, bytes: run.bytes, sdkVersion: run.sdkVersion, exitCode: run.exitCode, server: null };
+  const source: ManifestSource = {
+    kind: "wandb-file",
+    file: run.fileName,
+    sha256: run.sha256,
+    bytes: run.bytes,
+    sdkVersion: run.sdkVersion,
+    exitCode: run.exitCode,
+    server: null,
+  };
+  // Recorded so that a later fetch can tell a copy cut short from this one (lib/archive/worse-copy.ts).
+  if (run.tornTail) source.tornTail = { offset: run.tornTail.offset, bytes: run.tornTail.bytes };
+  return source;
 }
 
 /**

@@ -73,7 +73,9 @@ function sortedByName<T, U>(o: Readonly<Record<string, T>>, f: (v: T) => U): Rec
 
 /** A run's file source with keys in their fixed order. */
 function orderedSource(s: ManifestSource): ManifestSource {
-  return { kind: s.kind, file: s.file, sha256: s.sha256, bytes: s.bytes, sdkVersion: s.sdkVersion, exitCode: s.exitCode, server: null };
+  // tornTail only where the file ends torn: sources of whole files keep their bytes.
+  const torn = s.tornTail ? { tornTail: { offset: s.tornTail.offset, bytes: s.tornTail.bytes } } : {};
+  return { kind: s.kind, file: s.file, sha256: s.sha256, bytes: s.bytes, sdkVersion: s.sdkVersion, exitCode: s.exitCode, ...torn, server: null };
 }
 
 /** A run's TensorBoard source with keys in their fixed order. */
@@ -126,6 +128,10 @@ function checkSource(source: unknown, where: string): void {
   if (!Number.isInteger(s.bytes)) throw new Error(`${where}.bytes is not an integer`);
   if (s.sdkVersion !== null && typeof s.sdkVersion !== "string") throw new Error(`${where}.sdkVersion is not a string or null`);
   if (s.exitCode !== null && !Number.isInteger(s.exitCode)) throw new Error(`${where}.exitCode is not an integer or null`);
+  if (s.tornTail !== undefined) {
+    const t = s.tornTail as Record<string, unknown> | null;
+    if (t === null || !Number.isInteger(t.offset) || !Number.isInteger(t.bytes)) throw new Error(`${where}.tornTail is not {offset, bytes}`);
+  }
   if (s.server !== null) throw new Error(`${where}.server must be null (no server was involved)`);
 }
 

@@ -156,3 +156,29 @@ test("a supervised run (not RL), as an offline W&B run or TensorBoard files: ref
   }
   assertSameTree(snapshotTree(good), before, "the archive fetched before");
 });
+
+test("a truncated copy of a run never replaces its complete archive (exit 1, byte-identical) unless --replace; the same file again, or a longer copy, still replaces", async () => {
+  const out = path.join(root, "my-trl-4", "wandb");
+  assert.equal((await fetchCli(["--wandb-file", `${TRL}=R0`, "--out", out])).code, 0);
+  const complete = snapshotTree(out);
+  // The first 33,000 bytes of the run's log: a copy taken while TRL was still writing, or cut short.
+  const half = path.join(root, "half.wandb");
+  fs.writeFileSync(half, fs.readFileSync(TRL).subarray(0, 33_000));
+  const r = await fetchCli(["--wandb-file", `${half}=R0`, "--out", out]);
+  assert.equal(
+    failureLine(r),
+    `fetch failed: refusing to replace the archive in ${out} with a worse copy: run trlgrpolog1 (round R0): 38 rows, not 49; state crashed, not finished; its file ends torn (the last 145 bytes hold no whole record), the frozen copy's did not. A copy made while a run was still being written, or cut short, would lose what is frozen; the archive was not changed. If the run really changed (rewound, or rows deleted), replace it anyway with --replace (replace: true)`,
+  );
+  assertSameTree(snapshotTree(out), complete, "the complete archive");
+  // The same file fetched again is not worse (same bytes): the archive is rewritten byte for byte.
+  assert.equal((await fetchCli(["--wandb-file", `${TRL}=R0`, "--out", out])).code, 0);
+  assertSameTree(snapshotTree(out), complete, "the complete archive fetched again");
+  // --replace overrides; then the complete copy replaces the truncated one without it (more rows is better).
+  const replaced = await fetchCli(["--wandb-file", `${half}=R0`, "--out", out, "--replace"]);
+  assert.equal(replaced.code, 0, replaced.stderr);
+  assert.match(replaced.stdout, /trlgrpolog1 {2}crashed {2}38 rows/);
+  const manifest = JSON.parse(fs.readFileSync(path.join(out, "manifest.json"), "utf8"));
+  assert.deepEqual(manifest.runs[0].source.tornTail, { offset: 32855, bytes: 145 });
+  assert.equal((await fetchCli(["--wandb-file", `${TRL}=R0`, "--out", out])).code, 0);
+  assertSameTree(snapshotTree(out), complete, "the complete archive, back");
+});
