@@ -51,6 +51,31 @@ export function locateWandbFile(p: string): string {
  * checked). Throws `WandbFileError` when the header is wrong or no run record comes that early.
  */
 export function peekWandbFileRunId(file: string): string {
+  const peeked = peekRunRecord(file);
+  if (typeof peeked === "string") return peeked;
+  throw peeked.error;
+}
+
+/**
+ * As peekWandbFileRunId for a log its writer may have only begun (a followed run): null when the
+ * file is still too short to hold its run record (not even the header, or no run record in less than
+ * the 1 MiB every SDK writes it within). Throws as peekWandbFileRunId otherwise.
+ */
+export function peekRunIdOfLogBeingWritten(file: string): string | null {
+  const peeked = peekRunRecord(file);
+  if (typeof peeked === "string") return peeked;
+  if (peeked.shortOfRecord) return null;
+  throw peeked.error;
+}
+
+/** Run id in a log's own name (`run-<id>.wandb`) or its run folder's, as the SDK names them; null when neither says. */
+export function runIdOfLogName(file: string): string | null {
+  const m = /^run-(.+)\.wandb$/.exec(path.basename(file));
+  return m ? m[1] : runIdOfFolderName(path.dirname(file));
+}
+
+/** The first run record's id, or why there is none (`shortOfRecord`: the file ends before one could come). */
+function peekRunRecord(file: string): string | { error: Error; shortOfRecord: boolean } {
   const fd = fs.openSync(file, "r");
   let got: number;
   const buf = Buffer.alloc(PEEK_BYTES);
@@ -59,7 +84,11 @@ export function peekWandbFileRunId(file: string): string {
   } finally {
     fs.closeSync(fd);
   }
-  checkFileHeader(buf.subarray(0, Math.min(got, HEADER_BYTES)), file);
+  try {
+    checkFileHeader(buf.subarray(0, Math.min(got, HEADER_BYTES)), file);
+  } catch (e) {
+    return { error: e as Error, shortOfRecord: got < HEADER_BYTES };
+  }
   const splitter = new LogRecordSplitter(file);
   const records: LogRecord[] = [];
   for (let b = 0; b < got; b += LOG_BLOCK_BYTES) {
@@ -76,5 +105,6 @@ export function peekWandbFileRunId(file: string): string {
     }
     records.length = 0;
   }
-  throw new WandbFileError({ file, offset: null, detail: `no run record in its first ${got} bytes: cannot tell which run it holds` });
+  const error = new WandbFileError({ file, offset: null, detail: `no run record in its first ${got} bytes: cannot tell which run it holds` });
+  return { error, shortOfRecord: got < PEEK_BYTES };
 }
