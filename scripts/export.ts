@@ -22,6 +22,7 @@ import { writeExports } from "../lib/export/write-exports";
 import { healthSettings, healthSummaryLine, type HealthSettings } from "../lib/health/index";
 import { ALIGN_OPTIONS, type AlignCliOptions, alignOptions } from "./cli-align-options";
 import { cliReporter } from "./cli-reporter";
+import { dataAndArchive } from "../lib/workspace/workspace-params";
 
 const USAGE =
   "usage: npm run export -- [--data DIR] [--out DIR] [--profile slime|verl|openrlhf|trl] [--allow-issues] [--n RUN=N ...] [--always-use-train-step RUN=true|false ...] [--config FILE] [--format csv|csv,parquet] [--layout flat|hive]\n" +
@@ -92,10 +93,12 @@ function parseCli(argv: string[]): ExportCli | null {
   if (!v.out) throw new UsageError(`invalid --out: ${JSON.stringify(v.out)}`);
   const align = alignOptions(v, (m) => new UsageError(m));
   if (v.config === "") throw new UsageError(`invalid --config: ""`);
-  // The workspace layout keeps runs.json beside the archive folder (data/runs.json, data/wandb/).
-  const config = v.config ?? path.join(path.dirname(v.data), "runs.json");
+  // The archive, or the data folder holding it as wandb/ (as WORKSPACE_DATA takes either); runs.json
+  // sits beside the archive folder (data/runs.json, data/wandb/).
+  const { dataDir, archiveDir } = dataAndArchive(v.data, "archive");
+  const config = v.config ?? path.join(dataDir, "runs.json");
   const parquet = parquetOption(v.format ?? "csv", v.layout);
-  return { dataDir: v.data, outDir: v.out, allowIssues: v["allow-issues"] === true, align, config, parquet };
+  return { dataDir: archiveDir, outDir: v.out, allowIssues: v["allow-issues"] === true, align, config, parquet };
 }
 
 async function main(): Promise<number> {
