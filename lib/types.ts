@@ -79,9 +79,9 @@ export interface ManifestRun {
   source?: ManifestSource | TensorboardSource;
   /**
    * Later `.wandb` logs of the same run id (the run resumed into its own id offline: each log is
-   * written apart), read after `source` in this order. Each log's `_step` restarts at 0; its rows
-   * are frozen with `_step` + `stepOffset`, continuing the run's count of logging calls as W&B does
-   * when a run resumes online.
+   * written apart), in the order their processes started (`source` first), whatever order they were
+   * given in. A log whose `_step` goes back (restarts at 0) has its rows frozen with `_step` +
+   * `stepOffset`, continuing the run's count of logging calls as W&B does when a run resumes online.
    */
   resumedIn?: ResumedSource[];
   /**

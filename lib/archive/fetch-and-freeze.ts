@@ -38,7 +38,7 @@ export interface RunSelection {
   round: string;
   /** Read this local `.wandb` file (holding run `runId`) instead of asking the server. */
   file?: string;
-  /** Later `.wandb` logs of the same run id (resumed into its own id offline), read after `file`. */
+  /** Other `.wandb` logs of the same run id (resumed into its own id offline); read with `file` in the order their processes started. */
   resumedIn?: string[];
   /** Read this TensorBoard log directory or event file instead of asking the server. */
   tensorboard?: string;

@@ -7,7 +7,8 @@ import * as path from "node:path";
 
 import type { HistoryRow, ManifestSource, Reporter } from "../types";
 import { keysOf } from "../values/compact-values";
-import { readWandbFile, type WandbFileRun } from "../wandb-file/read-wandb-file";
+import { peekWandbFileStartMs } from "../wandb-file/locate-wandb-file";
+import { type ReadWandbFileOptions, readWandbFile, type WandbFileRun } from "../wandb-file/read-wandb-file";
 import { FrozenFileWriter, type FrozenFileInfo } from "./frozen-file-writer";
 import { type FrozenEntry, frozenManifestRun, historyFile } from "./manifest";
 import { FrozenKeys } from "./frozen-keys";
@@ -19,7 +20,7 @@ export interface WandbFileSelection {
   round: string;
   /** Path of the `.wandb` file (already located, see lib/wandb-file/locate-wandb-file.ts). */
   file: string;
-  /** Later logs of the same run id (resumed into its own id offline), read after `file` in this order. */
+  /** Other logs of the same run id (resumed into its own id offline); all are read in the order their processes started. */
   resumedIn?: readonly string[];
 }
 
@@ -40,12 +41,13 @@ function sourceOf(run: WandbFileRun): ManifestSource {
 }
 
 /**
- * Reads `sel.file` (then each of `sel.resumedIn`) and writes its rows to
- * `<archiveTmp>/history/<runId>.jsonl`; returns the run's manifest entry and its keys. A later log's `_step`
- * restarts at 0 (offline, the SDK cannot ask where the run stopped): its rows get `_step` + the
- * offset that makes them continue the run's count, stated per log in `resumedIn`. State, exit code
- * and display name are the last log's. Throws `WandbFileError` (file, byte offset) on a damaged or
- * foreign file.
+ * Reads the run's logs (`sel.file` and `sel.resumedIn`, in the order their processes started, see
+ * logsInWrittenOrder) and writes their rows to `<archiveTmp>/history/<runId>.jsonl`; returns the
+ * run's manifest entry and its keys. A later log whose `_step` goes back (a new process counts from 0
+ * offline, where the SDK cannot ask where the run stopped) gets the offset that makes it continue
+ * the run's count, stated per log in `resumedIn`; one that goes on is kept as logged. State, exit
+ * code and display name are the last log's. Throws `WandbFileError` (file, byte offset) on a damaged
+ * or foreign file.
  */
 export async function freezeWandbFileRun(
   sel: WandbFileSelection,
@@ -56,27 +58,14 @@ export async function freezeWandbFileRun(
   /** The logs may still be written (a followed run; see ReadWandbFileOptions.live). */
   live = false,
 ): Promise<FrozenEntry> {
+  const files = logsInWrittenOrder(sel, reporter);
   const file = historyFile(sel.runId);
   const writer = await FrozenFileWriter.create(path.join(archiveTmp, file));
-  let info: FrozenFileInfo;
-  const logs: { run: WandbFileRun; stepOffset: number }[] = [];
   const keys = new FrozenKeys();
+  let logs: ReadLog[];
+  let info: FrozenFileInfo;
   try {
-    let nextStep = 0;
-    for (const log of [sel.file, ...(sel.resumedIn ?? [])]) {
-      // The first log's steps stay as logged; a later one's continue after the last step frozen.
-      let offset: number | null = logs.length === 0 ? 0 : null;
-      const onRows = async (rows: HistoryRow[]) => {
-        if (rows.length === 0) return;
-        offset ??= Math.max(0, nextStep - rows[0]._step);
-        const shifted = offset === 0 ? rows : rows.map((r) => withStep(r, r._step + offset!));
-        nextStep = shifted[shifted.length - 1]._step + 1;
-        keys.add(shifted);
-        await writer.writeRows(shifted);
-      };
-      const run = await readWandbFile(log, { expectRunId: sel.runId, reporter, signal, onRows, live });
-      logs.push({ run, stepOffset: offset ?? 0 });
-    }
+    logs = await readLogsInto(writer, keys, files, { expectRunId: sel.runId, reporter, signal, live });
     info = await writer.close();
   } catch (e) {
     await writer.abandon();
@@ -96,9 +85,59 @@ export async function freezeWandbFileRun(
       : { source: sourceOf(first.run), resumedIn: later.map((l) => ({ ...sourceOf(l.run), stepOffset: l.stepOffset })) };
   const facts = await factsOf(
     logs.map((l) => l.run),
-    sel.file,
+    files[0],
   );
   return { run: { ...frozenManifestRun(identity, sel.round, file, info, fetchedAt(), extra), ...facts }, keys: keys.sorted() };
+}
+
+/** A log as read, and the offset its `_step` was frozen with. */
+interface ReadLog {
+  run: WandbFileRun;
+  stepOffset: number;
+}
+
+/**
+ * A run's logs in the order their processes started (each log's run record start time), whatever
+ * order they were given in, so that the same logs always freeze to the same archive; logs without a
+ * start time keep their place after the others. Said when the order given was another.
+ */
+function logsInWrittenOrder(sel: WandbFileSelection, reporter: Reporter): string[] {
+  const given = [sel.file, ...(sel.resumedIn ?? [])];
+  if (given.length === 1) return given;
+  const started = given.map((file, i) => ({ file, i, ms: peekWandbFileStartMs(file) ?? Infinity }));
+  const ordered = started.sort((a, b) => a.ms - b.ms || a.i - b.i).map((s) => s.file);
+  if (ordered.some((f, i) => f !== given[i])) {
+    reporter.info?.(
+      `run ${sel.runId}: its logs read in the order their processes started: ${ordered.map((f) => path.basename(f)).join(", ")} (given in another order)`,
+    );
+  }
+  return ordered;
+}
+
+/** Reads each log in turn into `writer`, a later log's steps continuing the run's count (see freezeWandbFileRun). */
+async function readLogsInto(
+  writer: FrozenFileWriter,
+  keys: FrozenKeys,
+  files: readonly string[],
+  opts: Pick<ReadWandbFileOptions, "expectRunId" | "reporter" | "signal" | "live">,
+): Promise<ReadLog[]> {
+  const logs: ReadLog[] = [];
+  let nextStep = 0;
+  for (const log of files) {
+    // The first log's steps stay as logged; a later one's continue after the last step frozen.
+    let offset: number | null = logs.length === 0 ? 0 : null;
+    const onRows = async (rows: HistoryRow[]) => {
+      if (rows.length === 0) return;
+      offset ??= Math.max(0, nextStep - rows[0]._step);
+      const shifted = offset === 0 ? rows : rows.map((r) => withStep(r, r._step + offset!));
+      nextStep = shifted[shifted.length - 1]._step + 1;
+      keys.add(shifted);
+      await writer.writeRows(shifted);
+    };
+    const run = await readWandbFile(log, { ...opts, onRows });
+    logs.push({ run, stepOffset: offset ?? 0 });
+  }
+  return logs;
 }
 
 /**

@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 
 import { checkFileHeader, HEADER_BYTES, LOG_BLOCK_BYTES, LogRecordSplitter, type LogRecord } from "./log-records";
-import { type DecodedRecord, decodeRecord } from "./record-messages";
+import { type DecodedRecord, type DecodedRun, decodeRecord } from "./record-messages";
 import { WandbFileError } from "./wandb-file-error";
 
 /** The run record comes second in every SDK's files; this much is read to find it. */
@@ -52,7 +52,18 @@ export function locateWandbFile(p: string): string {
  */
 export function peekWandbFileRunId(file: string): string {
   const peeked = peekRunRecord(file);
-  if (typeof peeked === "string") return peeked;
+  if ("runId" in peeked) return peeked.runId;
+  throw peeked.error;
+}
+
+/**
+ * When the process that wrote a `.wandb` log started (its run record's start time, ms), or null when
+ * the record has none: each process of a run resumed into its own id offline writes a log of its own,
+ * and this orders them. Throws as peekWandbFileRunId.
+ */
+export function peekWandbFileStartMs(file: string): number | null {
+  const peeked = peekRunRecord(file);
+  if ("runId" in peeked) return peeked.startTimeMs;
   throw peeked.error;
 }
 
@@ -63,7 +74,7 @@ export function peekWandbFileRunId(file: string): string {
  */
 export function peekRunIdOfLogBeingWritten(file: string): string | null {
   const peeked = peekRunRecord(file);
-  if (typeof peeked === "string") return peeked;
+  if ("runId" in peeked) return peeked.runId;
   if (peeked.shortOfRecord) return null;
   throw peeked.error;
 }
@@ -74,8 +85,8 @@ export function runIdOfLogName(file: string): string | null {
   return m ? m[1] : runIdOfFolderName(path.dirname(file));
 }
 
-/** The first run record's id, or why there is none (`shortOfRecord`: the file ends before one could come). */
-function peekRunRecord(file: string): string | { error: Error; shortOfRecord: boolean } {
+/** The first run record, or why there is none (`shortOfRecord`: the file ends before one could come). */
+function peekRunRecord(file: string): DecodedRun | { error: Error; shortOfRecord: boolean } {
   const fd = fs.openSync(file, "r");
   let got: number;
   const buf = Buffer.alloc(PEEK_BYTES);
@@ -101,7 +112,7 @@ function peekRunRecord(file: string): string | { error: Error; shortOfRecord: bo
       } catch (e) {
         throw new WandbFileError({ file, offset: rec.offset, detail: `record is not a valid protobuf Record (${(e as Error).message})`, cause: e });
       }
-      if (decoded.kind === "run") return decoded.run.runId;
+      if (decoded.kind === "run") return decoded.run;
     }
     records.length = 0;
   }

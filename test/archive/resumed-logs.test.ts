@@ -185,3 +185,37 @@ test("two real logs of one run id freeze as one run: the second log's _step cont
     /^Error: invalid manifest m\.json: runs\[0\]\.resumedIn without a source/,
   );
 });
+
+test("the logs of one run given in the wrong order are read in the order their processes started: the same archive bytes, and a note says so", async () => {
+  const freeze = async (files: string[], name: string) => {
+    const notes: string[] = [];
+    const outDir = path.join(tmp, name);
+    await fetchAndFreeze({
+      entity: "",
+      project: "",
+      runs: files.map((file) => ({ runId: "trlgrporesumesa", round: "R0", file })),
+      outDir,
+      env: {},
+      now: () => new Date("2026-12-01T00:00:00.000Z"),
+      reporter: { warn: () => {}, info: (m) => notes.push(m) },
+      profile: "detect",
+    });
+    const bytes: Record<string, string> = {};
+    for (const f of ["manifest.json", "history/trlgrporesumesa.jsonl"]) bytes[f] = fs.readFileSync(path.join(outDir, f), "utf8");
+    return { bytes, notes };
+  };
+  const given = await freeze([FIRST, SECOND], "in-order");
+  const reversed = await freeze([SECOND, FIRST], "reversed");
+  assert.deepEqual(reversed.bytes, given.bytes);
+  assert.deepEqual(given.notes, []);
+  assert.deepEqual(reversed.notes, [
+    "run trlgrporesumesa: its logs read in the order their processes started: R0-run-trlgrporesumesa.wandb, R1-run-trlgrporesumesa.wandb (given in another order)",
+  ]);
+  // Not the reversed reading: the first log's 37 rows first, from _step 0.
+  const manifest = JSON.parse(given.bytes["manifest.json"]);
+  assert.equal(manifest.runs[0].source.file, "R0-run-trlgrporesumesa.wandb");
+  assert.deepEqual(
+    manifest.runs[0].resumedIn.map((x: { file: string; stepOffset: number }) => [x.file, x.stepOffset]),
+    [["R1-run-trlgrporesumesa.wandb", 37]],
+  );
+});
