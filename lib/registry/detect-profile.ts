@@ -99,12 +99,15 @@ export function detectProfile(runs: readonly RunHistory[], given?: string): Dete
     );
   }
   const tie = scored.filter((s) => s.evidence.length === best.evidence.length);
-  if (tie.length > 1) {
-    throw new Error(
-      `cannot tell which framework wrote these runs: ${tie.map((s) => `${s.profile.name} (${s.evidence.join(", ")})`).join(" and ")} match equally. Name the profile (data/runs.json "profile", CLI --profile)`,
-    );
-  }
+  if (tie.length > 1) throw tieError(tie);
   return { profile: best.profile, how: "detected", evidence: best.evidence };
+}
+
+/** The refusal of keys that match two profiles or more equally. */
+function tieError(tie: readonly { profile: FrameworkProfile; evidence: string[] }[]): Error {
+  return new Error(
+    `cannot tell which framework wrote these runs: ${tie.map((s) => `${s.profile.name} (${s.evidence.join(", ")})`).join(" and ")} match equally. Name the profile (data/runs.json "profile", CLI --profile)`,
+  );
 }
 
 /**
@@ -184,9 +187,7 @@ function profileOfMostRuns(runs: readonly RunKeys[]): FrameworkProfile {
   if (tie.length === 1) return scored[0].profile;
   const own = runs.map((r) => scoreProfiles(r.keys)[0].profile);
   if (own.some((p) => p !== own[0])) refuseTwoFrameworks(runs);
-  throw new Error(
-    `cannot tell which framework wrote these runs: ${tie.map((s) => `${s.profile.name} (${s.evidence.join(", ")})`).join(" and ")} match equally. Name the profile (data/runs.json "profile", CLI --profile)`,
-  );
+  throw tieError(tie);
 }
 
 /** Throws when a run (with metric keys) holds none of the named `profile`'s keys: naming each such run, what its keys match, and the fix. */
