@@ -8,6 +8,7 @@
  */
 import type { RunFlags } from "./registry/semantic-flags";
 import type { RunVersions, VersionBound } from "./registry/versions";
+import type { RunProfile } from "./registry/detect-profile";
 
 /** One W&B history row, numeric keys only, plus `_step` (and usually `_runtime`, `_timestamp`). */
 export type HistoryRow = Record<string, number>;
@@ -49,6 +50,8 @@ export interface RunHistory {
    * that step merged (step profiles read it through their `tensorboard` declaration); absent for W&B runs.
    */
   sourceKind?: "tensorboard";
+  /** The run's framework as the fetch decided it (manifest `profile`); absent in archives fetched before it was recorded. */
+  profile?: RunProfile;
 }
 
 /** One run of the source manifest (`data/manifest.json`). */
@@ -76,9 +79,9 @@ export interface ManifestRun {
   source?: ManifestSource | TensorboardSource;
   /**
    * Later `.wandb` logs of the same run id (the run resumed into its own id offline: each log is
-   * written apart), read after `source` in this order. Each log's `_step` restarts at 0; its rows
-   * are frozen with `_step` + `stepOffset`, continuing the run's count of logging calls as W&B does
-   * when a run resumes online.
+   * written apart), in the order their processes started (`source` first), whatever order they were
+   * given in. A log whose `_step` goes back (restarts at 0) has its rows frozen with `_step` +
+   * `stepOffset`, continuing the run's count of logging calls as W&B does when a run resumes online.
    */
   resumedIn?: ResumedSource[];
   /**
@@ -103,6 +106,12 @@ export interface ManifestRun {
    * framework's), each with where it was read; absent when none was recorded.
    */
   versions?: RunVersions;
+  /**
+   * The run's framework, decided when it was frozen (lib/registry/detect-profile.ts decideRunProfiles):
+   * its name, "detected" or "given", and the signature entries its keys match. Absent: not decided
+   * (an archive of an older fetch, or a fetch that was not asked to decide); read by detecting then.
+   */
+  profile?: RunProfile;
 }
 
 /** The first `bytes` bytes of a frozen file and their sha256 (`ManifestRun.frozenBefore`). */
@@ -140,6 +149,8 @@ export interface ManifestSource {
   sdkVersion: string | null;
   /** Exit code of the run's exit record, null when the file has none (state crashed). */
   exitCode: number | null;
+  /** Where the file's end held no whole record (a killed run, or a copy cut short); absent when it ends whole. */
+  tornTail?: { offset: number; bytes: number };
   /** Always null: no server was involved in reading this run. */
   server: null;
 }

@@ -3,8 +3,8 @@
  * P --run ID=LABEL ...`, and `--wandb-file PATH=LABEL ...`; with the option-error shape both print.
  */
 import { readRunsConfig } from "../lib/archive/runs-config";
-import type { RunSelection } from "../lib/archive/fetch-and-freeze";
-import { locateWandbFile, peekWandbFileRunId } from "../lib/wandb-file/locate-wandb-file";
+import { joinResumedLogs, type RunSelection } from "../lib/archive/fetch-and-freeze";
+import { locateWandbFile, peekRunIdOfLogBeingWritten, peekWandbFileRunId, runIdOfLogName } from "../lib/wandb-file/locate-wandb-file";
 
 /** An option error: printed as is with the usage, exit code 2. */
 export class UsageError extends Error {}
@@ -50,14 +50,19 @@ export function usageErrors<T>(f: () => T): T {
   }
 }
 
-/** `--wandb-file PATH=LABEL`: PATH a .wandb file or a run folder holding one; the run id is read from the file. */
-function wandbFileSelection(spec: string): RunSelection {
+/**
+ * `--wandb-file PATH=LABEL`: PATH a .wandb file or a run folder holding one; the run id is read from
+ * the file. `beingWritten` (a follow): a log whose writer has not written its run record yet is
+ * taken by the id in its name (`run-<id>.wandb`, or its run folder's), and the follow waits for the record.
+ */
+function wandbFileSelection(spec: string, beingWritten: boolean): RunSelection {
   const eq = spec.lastIndexOf("=");
   if (eq <= 0 || eq === spec.length - 1)
     throw new UsageError(`invalid --wandb-file: ${spec} (expected PATH=ROUND_LABEL, e.g. wandb/offline-run-20260101_120000-abc123=R0)`);
   try {
     const file = locateWandbFile(spec.slice(0, eq));
-    return { runId: peekWandbFileRunId(file), round: spec.slice(eq + 1), file };
+    const runId = beingWritten ? (peekRunIdOfLogBeingWritten(file) ?? runIdOfLogName(file)) : null;
+    return { runId: runId ?? peekWandbFileRunId(file), round: spec.slice(eq + 1), file };
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
@@ -66,9 +71,10 @@ function wandbFileSelection(spec: string): RunSelection {
 /**
  * The runs the options select, with `moreFiles` (runs from a source only one CLI reads, named by
  * `moreOption`) after the .wandb files; throws UsageError naming the option that is missing or wrong.
+ * `beingWritten`: the .wandb logs may not hold their run record yet (npm run follow).
  */
-export function runSelection(v: RunSelectionValues, moreFiles: RunSelection[] = [], moreOption = ""): CliRunSelection {
-  const files = (v["wandb-file"] ?? []).map(wandbFileSelection).concat(moreFiles);
+export function runSelection(v: RunSelectionValues, moreFiles: RunSelection[] = [], moreOption = "", beingWritten = false): CliRunSelection {
+  const files = (v["wandb-file"] ?? []).map((spec) => wandbFileSelection(spec, beingWritten)).concat(moreFiles);
   if (v.config !== undefined) {
     if (v.run || v.entity || v.project || files.length > 0) {
       const options = ["--entity", "--project", "--run", "--wandb-file", ...(moreOption ? [moreOption] : [])];
@@ -82,7 +88,7 @@ export function runSelection(v: RunSelectionValues, moreFiles: RunSelection[] = 
       throw new UsageError((e as Error).message);
     }
   }
-  if (files.length > 0 && !v.run && !v.entity && !v.project) return { entity: "", project: "", runs: files };
+  if (files.length > 0 && !v.run && !v.entity && !v.project) return { entity: "", project: "", runs: checkedRuns(files) };
   if (!v.entity) throw new UsageError("invalid --entity: missing");
   if (!v.project) throw new UsageError("invalid --project: missing");
   if (!v.run || v.run.length === 0) throw new UsageError("invalid --run: missing (give --run RUN_ID=ROUND_LABEL, once per run)");
@@ -91,7 +97,13 @@ export function runSelection(v: RunSelectionValues, moreFiles: RunSelection[] = 
     if (!m) throw new UsageError(`invalid --run: ${spec} (expected RUN_ID=ROUND_LABEL, e.g. 8ov14yyc=R0)`);
     return { runId: m[1], round: m[2] };
   });
-  return { entity: v.entity, project: v.project, runs: runs.concat(files) };
+  return { entity: v.entity, project: v.project, runs: checkedRuns(runs.concat(files)) };
+}
+
+/** The runs as given, once the rule fetchAndFreeze joins them with holds (a run twice, two runs in one round: option errors). */
+function checkedRuns(runs: RunSelection[]): RunSelection[] {
+  usageErrors(() => joinResumedLogs(runs));
+  return runs;
 }
 
 /**

@@ -20,8 +20,9 @@ import { parseArgs } from "node:util";
 import type { ParquetLayout } from "../lib/export/parquet-file";
 import { writeExports } from "../lib/export/write-exports";
 import { healthSettings, healthSummaryLine, type HealthSettings } from "../lib/health/index";
-import { PROFILES } from "../lib/registry/profiles";
+import { ALIGN_OPTIONS, type AlignCliOptions, alignOptions } from "./cli-align-options";
 import { cliReporter } from "./cli-reporter";
+import { dataAndArchive } from "../lib/workspace/workspace-params";
 
 const USAGE =
   "usage: npm run export -- [--data DIR] [--out DIR] [--profile slime|verl|openrlhf|trl] [--allow-issues] [--n RUN=N ...] [--always-use-train-step RUN=true|false ...] [--config FILE] [--format csv|csv,parquet] [--layout flat|hive]\n" +
@@ -32,7 +33,7 @@ interface ExportCli {
   dataDir: string;
   outDir: string;
   allowIssues: boolean;
-  align: { n?: Record<string, number>; alwaysUseTrainStep?: Record<string, boolean>; profile?: string };
+  align: AlignCliOptions;
   /** runs.json whose `health` object sets thresholds (a missing file sets none). */
   config: string;
   /** Parquet files too, in this layout; null: CSV only. */
@@ -53,19 +54,6 @@ function parquetOption(format: string, layout: string | undefined): ExportCli["p
   return { layout: layout ?? "flat" };
 }
 
-/** RUN=VALUE pairs of a repeatable option, each value checked by `parse`. */
-function pairs<T>(option: string, list: string[] | undefined, parse: (v: string) => T | undefined): Record<string, T> | undefined {
-  if (!list || list.length === 0) return undefined;
-  const out: Record<string, T> = {};
-  for (const item of list) {
-    const eq = item.indexOf("=");
-    const value = eq > 0 ? parse(item.slice(eq + 1)) : undefined;
-    if (value === undefined) throw new UsageError(`invalid --${option}: ${item}`);
-    out[item.slice(0, eq)] = value;
-  }
-  return out;
-}
-
 /** An option error: printed with the usage, exit code 2. */
 class UsageError extends Error {}
 
@@ -78,9 +66,7 @@ function parsedArgs(argv: string[]) {
         data: { type: "string", default: "data/wandb" },
         out: { type: "string", default: "exports" },
         "allow-issues": { type: "boolean", default: false },
-        n: { type: "string", multiple: true },
-        "always-use-train-step": { type: "string", multiple: true },
-        profile: { type: "string" },
+        ...ALIGN_OPTIONS,
         config: { type: "string" },
         format: { type: "string", default: "csv" },
         layout: { type: "string" },
@@ -105,21 +91,14 @@ function parseCli(argv: string[]): ExportCli | null {
   if (v.help) return null;
   if (!v.data) throw new UsageError(`invalid --data: ${JSON.stringify(v.data)}`);
   if (!v.out) throw new UsageError(`invalid --out: ${JSON.stringify(v.out)}`);
-  const n = pairs("n", v.n, (x) => (/^[1-9][0-9]*$/.test(x) ? Number(x) : undefined));
-  const flag = pairs("always-use-train-step", v["always-use-train-step"], (x) => (x === "true" ? true : x === "false" ? false : undefined));
-  const align: ExportCli["align"] = {};
-  if (n) align.n = n;
-  if (flag) align.alwaysUseTrainStep = flag;
-  if (v.profile !== undefined) {
-    const names = PROFILES.map((p) => p.name as string);
-    if (!names.includes(v.profile)) throw new UsageError(`invalid --profile: ${v.profile} (one of ${names.join(", ")})`);
-    align.profile = v.profile;
-  }
+  const align = alignOptions(v, (m) => new UsageError(m));
   if (v.config === "") throw new UsageError(`invalid --config: ""`);
-  // The workspace layout keeps runs.json beside the archive folder (data/runs.json, data/wandb/).
-  const config = v.config ?? path.join(path.dirname(v.data), "runs.json");
+  // The archive, or the data folder holding it as wandb/ (as WORKSPACE_DATA takes either); runs.json
+  // sits beside the archive folder (data/runs.json, data/wandb/).
+  const { dataDir, archiveDir } = dataAndArchive(v.data, "archive");
+  const config = v.config ?? path.join(dataDir, "runs.json");
   const parquet = parquetOption(v.format ?? "csv", v.layout);
-  return { dataDir: v.data, outDir: v.out, allowIssues: v["allow-issues"] === true, align, config, parquet };
+  return { dataDir: archiveDir, outDir: v.out, allowIssues: v["allow-issues"] === true, align, config, parquet };
 }
 
 async function main(): Promise<number> {

@@ -6,7 +6,13 @@
  *   npm run fetch -- --wandb-file PATH=LABEL [--wandb-file PATH=LABEL ...] --out DIR   (offline runs, no server)
  *   options: --page-size N (1000)  --concurrency N (4)  --history-path auto|parquet|pages (auto)
  *            --threads N (default: one per core from 20,000 rows in 2+ runs; 0 = one thread)
- *            --base-url URL  --allow-running  --help
+ *            --profile NAME (default: runs.json "profile", else detected per run)
+ *            --base-url URL  --allow-running  --replace  --help
+ *
+ * Each run's framework is decided as it is frozen and recorded in the manifest: runs of two
+ * frameworks, or a run with none of any profile's keys (or of the named one's), are refused before
+ * the archive is replaced. A run already frozen in the archive is never replaced with a worse copy
+ * (fewer rows, finished -> crashed, a torn end) unless --replace says so.
  *
  * Credentials: WANDB_API_KEY, else the ~/.netrc (or $NETRC) entry of the server host; never a flag,
  * so the key stays out of shell history. Server: --base-url, else WANDB_BASE_URL, else api.wandb.ai.
@@ -18,6 +24,7 @@ import { HISTORY_PATH_CHOICES, type HistoryPathChoice } from "../lib/wandb/read-
 import { cliReporter } from "./cli-reporter";
 import { checkRunId, sourceLabel } from "../lib/archive/manifest";
 import { allDeclaredFlags, allVersionPackages } from "../lib/registry/profiles";
+import { chooseProfile } from "../lib/registry/profile-choice";
 import { statedFlags } from "../lib/registry/semantic-flags";
 import { statedVersions } from "../lib/registry/versions";
 import { locateEventFiles } from "../lib/tensorboard/locate-event-files";
@@ -27,6 +34,8 @@ import { optionsOrExit, positiveInt, RUN_SELECTION_OPTIONS, runSelection, UsageE
 const USAGE = `usage: npm run fetch -- (--entity E --project P --run ID=LABEL [--run ...] | --config data/runs.json) --out DIR
        npm run fetch -- [--wandb-file PATH=LABEL ...] [--tensorboard PATH=LABEL ...] [--entity E --project P --run ID=LABEL ...] --out DIR
          [--page-size N] [--concurrency N] [--threads N] [--history-path auto|parquet|pages] [--base-url URL] [--allow-running]
+         [--profile slime|miles|verl|openrlhf|trl]   (the framework, when the keys do not decide; default: detected per run)
+         [--replace]   (replace frozen runs even with fewer rows, a worse state or a torn end)
          [--flag RUN_ID:NAME=VALUE ...]   (a semantic flag stated by hand, e.g. --flag 8ov14yyc:use_rollout_logprobs=true)
          [--version RUN_ID:PACKAGE=VERSION ...]   (a package version stated by hand, e.g. --version 8ov14yyc:trl=0.16.1)`;
 
@@ -41,6 +50,9 @@ interface CliOptions {
   historyPath?: HistoryPathChoice;
   baseUrl?: string;
   allowRunning: boolean;
+  /** "detect", or the profile named by --profile or the runs config. */
+  profile: string;
+  replace: boolean;
 }
 
 /** What one per-run option states: its name, the usage example, and how a stated value lands on the run. */
@@ -120,6 +132,8 @@ function parseCli(argv: string[]): CliOptions | null {
         "history-path": { type: "string" },
         "base-url": { type: "string" },
         "allow-running": { type: "boolean", default: false },
+        profile: { type: "string" },
+        replace: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
       strict: true,
@@ -147,6 +161,8 @@ function parseCli(argv: string[]): CliOptions | null {
     historyPath: historyPath as HistoryPathChoice | undefined,
     baseUrl: v["base-url"],
     allowRunning: v["allow-running"] ?? false,
+    profile: usageErrors(() => chooseProfile(v.profile, v.config ?? "")) ?? "detect",
+    replace: v.replace ?? false,
   };
 }
 

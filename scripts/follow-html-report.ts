@@ -23,6 +23,8 @@ export interface HtmlReportJob {
   runsConfig: string;
   /** The report folder (--report-out): `notebooks/` and `report/` are replaced in it. */
   outDir: string;
+  /** The profile named on the command line (--profile), given to the notebooks as WORKSPACE_PROFILE. */
+  profile?: string;
 }
 
 /** Runs one step of the build; rejects naming it, with the end of its output, when it fails. */
@@ -57,7 +59,7 @@ export async function rebuildHtmlReport(job: HtmlReportJob): Promise<string> {
     fs.mkdirSync(data);
     fs.symlinkSync(path.resolve(job.archiveDir), path.join(data, ARCHIVE_SUBDIR), "dir");
     if (fs.existsSync(job.runsConfig)) fs.copyFileSync(job.runsConfig, path.join(data, "runs.json"));
-    const env = { WORKSPACE_DATA: data, WORKSPACE_EXPORTS: path.join(tmp, "exports"), WORKSPACE_FETCH: "" };
+    const env = { WORKSPACE_DATA: data, WORKSPACE_EXPORTS: path.join(tmp, "exports"), WORKSPACE_FETCH: "", WORKSPACE_PROFILE: job.profile ?? "" };
     const notebooks = fs
       .readdirSync(path.join(ROOT, "notebooks"))
       .filter((f) => /^0[1-6]-.*\.ipynb$/.test(f))

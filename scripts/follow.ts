@@ -5,6 +5,8 @@
  *                     --out DIR [--interval SECONDS (60)] [--until finished | --polls N] [--report [--report-out DIR] [--html]]
  *   options: --overlap ROWS (100: last frozen rows read again to detect rewrites)  --stale SECONDS (600: a .wandb log
  *            without writes for this long and no exit record is reported, and called crashed when the follow ends)  --page-size N (1000)  --history-path auto|parquet|pages (a run's first read; later polls page)  --base-url URL
+ *            --profile NAME  --n RUN=N  --always-use-train-step RUN=true|false (what the data cannot decide, as npm run export takes them:
+ *            the options the analysis's messages suggest)
  *
  * Each poll prints one line per snapshot. A failed poll is a warning and is retried at the next
  * interval; the archive keeps its last snapshot. Ctrl-C stops between or inside a poll and leaves the
@@ -20,6 +22,7 @@ import { parseArgs } from "node:util";
 import { Follower, type FollowLoopOptions, type PollResult } from "../lib/follow/follower";
 import { FlagsSeen } from "../lib/follow/new-flags";
 import { NotAnalysedWarnings } from "../lib/follow/not-analysed";
+import { notesOnce } from "../lib/follow/notes-once";
 import { LiveArchive } from "../lib/follow/live-archive";
 import { analyseSnapshot, type OpenBatch, type SnapshotAnalysis } from "../lib/follow/poll-analysis";
 import type { HealthFlag } from "../lib/health/health-check";
@@ -28,12 +31,14 @@ import { healthSettings } from "../lib/health/index";
 import type { Reporter } from "../lib/types";
 import { HISTORY_PATH_CHOICES, type HistoryPathChoice } from "../lib/wandb/read-history";
 import { cliReporter } from "./cli-reporter";
+import { ALIGN_OPTIONS, ALIGN_USAGE, type AlignCliOptions, alignOptions } from "./cli-align-options";
 import { rebuildHtmlReport } from "./follow-html-report";
 import { type CliRunSelection, optionsOrExit, positiveInt, RUN_SELECTION_OPTIONS, runSelection, UsageError, usageErrors } from "./cli-run-selection";
 
 const USAGE = `usage: npm run follow -- (--entity E --project P --run ID=LABEL [--run ...] | --config data/runs.json | --wandb-file PATH=LABEL ...) --out DIR
          [--interval SECONDS (60)] [--until finished | --polls N] [--report [--report-out DIR (exports)] [--html]]
-         [--overlap ROWS (100)] [--stale SECONDS (600)] [--page-size N] [--history-path auto|parquet|pages] [--base-url URL]`;
+         [--overlap ROWS (100)] [--stale SECONDS (600)] [--page-size N] [--history-path auto|parquet|pages] [--base-url URL]
+         ${ALIGN_USAGE}`;
 
 interface FollowCli extends CliRunSelection {
   outDir: string;
@@ -49,6 +54,8 @@ interface FollowCli extends CliRunSelection {
   staleSeconds?: number;
   historyPath?: HistoryPathChoice;
   baseUrl?: string;
+  /** What the data cannot decide, stated: the profile, N, the rollout/step reading. */
+  align: AlignCliOptions;
 }
 
 function parseCli(argv: string[]): FollowCli | null {
@@ -69,6 +76,7 @@ function parseCli(argv: string[]): FollowCli | null {
         stale: { type: "string" },
         "history-path": { type: "string" },
         "base-url": { type: "string" },
+        ...ALIGN_OPTIONS,
         help: { type: "boolean", short: "h", default: false },
       },
       strict: true,
@@ -89,7 +97,7 @@ function parseCli(argv: string[]): FollowCli | null {
   if (v.html && !v.report) throw new UsageError("invalid --html: only with --report");
   const polls = positiveInt("polls", v.polls);
   return {
-    ...runSelection(v),
+    ...runSelection(v, [], "", true),
     outDir: v.out,
     intervalSeconds: Number(interval),
     until: polls === undefined ? "finished" : { polls },
@@ -101,6 +109,7 @@ function parseCli(argv: string[]): FollowCli | null {
     staleSeconds: positiveInt("stale", v.stale),
     historyPath: historyPath as HistoryPathChoice | undefined,
     baseUrl: v["base-url"],
+    align: alignOptions(v, (m) => new UsageError(m)),
   };
 }
 
@@ -156,7 +165,7 @@ async function analysePoll(opts: FollowCli, state: AnalysisState, result: Pick<P
     analysis =
       opts.report === null
         ? await live.analyse(health.params)
-        : await analyseSnapshot(opts.outDir, { health: health.params, exportsDir: opts.report, reporter });
+        : await analyseSnapshot(opts.outDir, { health: health.params, exportsDir: opts.report, reporter, align: opts.align });
   } catch (e) {
     reporter.warn?.(failures.failed(result.sequence, (e as Error).message));
     return;
@@ -173,7 +182,7 @@ async function analysePoll(opts: FollowCli, state: AnalysisState, result: Pick<P
 async function htmlReport(opts: FollowCli, sequence: number, failures: NotAnalysedWarnings, reporter: Reporter): Promise<void> {
   const t0 = Date.now();
   try {
-    const index = await rebuildHtmlReport({ archiveDir: opts.outDir, runsConfig: opts.healthConfig, outDir: opts.report! });
+    const index = await rebuildHtmlReport({ archiveDir: opts.outDir, runsConfig: opts.healthConfig, outDir: opts.report!, profile: opts.align.profile });
     process.stdout.write(`  report: ${index} (snapshot ${sequence}, ${((Date.now() - t0) / 1000).toFixed(0)} s)\n`);
     failures.analysed();
   } catch (e) {
@@ -195,9 +204,11 @@ async function main(): Promise<number> {
   process.on("SIGINT", onSigint);
   try {
     const follower = await Follower.open({ ...cli, reporter });
+    // The analyses' notes (alignment's, at every snapshot) each said once; the follow's own lines as they come.
+    const analysisReporter = notesOnce(reporter);
     const state: AnalysisState = {
       seen: await FlagsSeen.open(cli.outDir),
-      live: new LiveArchive(cli.outDir, { reporter }),
+      live: new LiveArchive(cli.outDir, { reporter: analysisReporter, align: cli.align }),
       failures: new NotAnalysedWarnings(),
       htmlFailures: new NotAnalysedWarnings("HTML report not rebuilt", "the last one stays"),
     };
@@ -205,7 +216,7 @@ async function main(): Promise<number> {
     const last = follower.lastManifest()?.snapshot;
     if (last && last.sequence > (state.seen.lastAnalysed() ?? 0)) {
       process.stdout.write(`snapshot ${last.sequence} (written before this follow, not analysed yet):\n`);
-      await analysePoll(cli, state, last, reporter);
+      await analysePoll(cli, state, last, analysisReporter);
     }
     const summary = await follower.follow({
       intervalSeconds: cli.intervalSeconds,
@@ -213,7 +224,7 @@ async function main(): Promise<number> {
       signal: controller.signal,
       onPoll: async (result, poll) => {
         process.stdout.write(`${pollLine(result, poll)}\n`);
-        await analysePoll(cli, state, result, reporter);
+        await analysePoll(cli, state, result, analysisReporter);
       },
     });
     stop();

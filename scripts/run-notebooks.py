@@ -68,12 +68,20 @@ def excerpt(source: str, lines: int = 6) -> str:
     return "\n".join("    " + s for s in src[:lines]) + more
 
 
+def shared_mode() -> int:
+    """The mode a new file gets under the umask (mkstemp's 0600 would keep the shared copies private)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def write_atomic(nb, path: str) -> None:
     folder = os.path.dirname(path) or "."
     os.makedirs(folder, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".ipynb", dir=folder)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         nbformat.write(nb, f)
+    os.chmod(tmp, shared_mode())
     os.replace(tmp, path)
 
 

@@ -4,7 +4,8 @@
 #   2. a project-local Python venv (.venv) with the pinned Jupyter side (requirements.txt);
 #   3. extra venvs named in EXTRA_VENVS (tests and benchmark: the current official W&B client);
 #   4. the project-local tslab kernelspec inside that venv (no global install, no IPython);
-#   5. the project's JupyterLab settings defaults inside that venv (jupyter/lab-settings-overrides.json).
+#   5. the project's JupyterLab settings defaults inside that venv (jupyter/lab-settings-overrides.json);
+#   6. the save hook that keeps the source notebooks clean (jupyter/clean_on_save.py) in that venv's server config.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -59,6 +60,22 @@ cat > "$KDIR/kernel.json.tmp" <<JSON
 }
 JSON
 mv "$KDIR/kernel.json.tmp" "$KDIR/kernel.json"
+
+# The save hook that keeps the source notebooks clean (jupyter/clean_on_save.py): JupyterLab's autosave
+# would otherwise write every output of a Run All into notebooks/*.ipynb. Loaded by path from the
+# venv's server config (a Python config: jupyter_server cannot take the hook as an import string).
+CDIR=".venv/etc/jupyter"
+mkdir -p "$CDIR"
+cat > "$CDIR/jupyter_server_config.py.tmp" <<PY
+# Written by scripts/setup.sh: source notebooks (notebooks/*.ipynb) are saved without outputs.
+import importlib.util
+
+_spec = importlib.util.spec_from_file_location("workspace_clean_on_save", "$ROOT/jupyter/clean_on_save.py")
+_hook = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_hook)
+c.ContentsManager.pre_save_hook = _hook.clean_on_save
+PY
+mv "$CDIR/jupyter_server_config.py.tmp" "$CDIR/jupyter_server_config.py"
 
 # JupyterLab reads default-setting overrides from <venv>/share/jupyter/lab/settings/overrides.d/*.json
 # (the user's own overrides.json there still wins): no "get notified about Jupyter news?" prompt, no

@@ -26,9 +26,11 @@ import { freezeWandbFileRun } from "./freeze-wandb-file";
 import { freezeServerRun, type ServerRunFrozen, type ServerRunJob } from "./freeze-server-run";
 import { startFreezeThreads } from "./freeze-threads";
 import type { ConnectionSpec } from "./freeze-worker";
-import { checkRunId, frozenManifestRun, HISTORY_DIR, historyFile, MANIFEST_FILE, serializeManifest } from "./manifest";
+import { checkRunId, type FrozenEntry, frozenManifestRun, HISTORY_DIR, historyFile, MANIFEST_FILE, serializeManifest } from "./manifest";
+import { decideRunProfiles } from "../registry/detect-profile";
 import { checkArchiveDir, replaceDirAtomically } from "./replace-dir";
 import { type ConfigFacts, configFacts } from "./run-config-facts";
+import { refuseWorseCopies } from "./worse-copy";
 
 /** One run to fetch and the round label the user gives it. */
 export interface RunSelection {
@@ -36,7 +38,7 @@ export interface RunSelection {
   round: string;
   /** Read this local `.wandb` file (holding run `runId`) instead of asking the server. */
   file?: string;
-  /** Later `.wandb` logs of the same run id (resumed into its own id offline), read after `file`. */
+  /** Other `.wandb` logs of the same run id (resumed into its own id offline); read with `file` in the order their processes started. */
   resumedIn?: string[];
   /** Read this TensorBoard log directory or event file instead of asking the server. */
   tensorboard?: string;
@@ -54,8 +56,8 @@ function fromFiles(r: RunSelection): boolean {
 /**
  * Joins `.wandb` logs of one run id into one selection: a run resumed into its own id offline
  * writes a log per process, and they are one W&B run (frozen as one, `_step` continued; see
- * freezeWandbFileRun). Logs of one id must share a round; one file twice, or an id both a server run and
- * a log, is refused.
+ * freezeWandbFileRun). Logs of one id must share a round; one file twice, an id both a server run and
+ * a log, or two runs given one round label, is refused.
  * @example joinResumedLogs([{ runId: "a", round: "R0", file: "x.wandb" }, { runId: "a", round: "R0", file: "y.wandb" }])
  *   // [{ runId: "a", round: "R0", file: "x.wandb", resumedIn: ["y.wandb"] }]
  */
@@ -78,7 +80,33 @@ export function joinResumedLogs(runs: readonly RunSelection[]): RunSelection[] {
     }
     first.resumedIn = [...(first.resumedIn ?? []), r.file];
   }
+  refuseSharedRounds(out);
   return out;
+}
+
+/** A run in a message: its id, and the file or folder it is read from (what the user typed). */
+function describeSelection(r: RunSelection): string {
+  const from = r.file ?? r.tensorboard;
+  return from === undefined ? `run ${r.runId}` : `run ${r.runId} (${path.basename(from)})`;
+}
+
+/**
+ * Throws when two runs (after joining a run's logs) carry one round label: a round is one run of the
+ * sequence, and the export would only fail later with "round R0 is listed twice".
+ */
+function refuseSharedRounds(runs: readonly RunSelection[]): void {
+  const byRound = new Map<string, RunSelection>();
+  for (const r of runs) {
+    if (typeof r.round !== "string" || !r.round.trim()) continue; // checkSelection names a bad label
+    const first = byRound.get(r.round);
+    if (first === undefined) {
+      byRound.set(r.round, r);
+      continue;
+    }
+    throw new Error(
+      `invalid runs: round ${r.round} is given to two runs, ${describeSelection(first)} and ${describeSelection(r)}: give each run a round label of its own, in the order they trained (e.g. R0, R1); only the .wandb logs of one run resumed into its own id share a round`,
+    );
+  }
 }
 
 /** Options of `fetchAndFreeze`. */
@@ -118,6 +146,20 @@ export interface FetchAndFreezeOptions {
    * at most one per run, when two or more runs hold 20,000 rows or more in all.
    */
   threads?: number;
+  /**
+   * Decide each run's framework from the keys it froze ("detect") or check it against a named profile,
+   * record it in the manifest (`profile`), and refuse, before the archive is replaced, runs of two
+   * frameworks, a run with none of any profile's keys, or none of the named one's
+   * (lib/registry/detect-profile.ts decideRunProfiles). The fetch CLI and notebook 01 always decide;
+   * absent, histories are frozen whatever their keys (the profile is detected when they are read).
+   */
+  profile?: string;
+  /**
+   * Replace frozen runs even with a worse copy (fewer rows, finished -> crashed, a torn end the frozen
+   * file did not have); default false: such a fetch is refused and the archive left as it was
+   * (lib/archive/worse-copy.ts).
+   */
+  replace?: boolean;
 }
 
 /** Throws `invalid <option>: <value>` for bad entity, project, runs or rounds. */
@@ -197,11 +239,12 @@ interface FreezeContext {
 }
 
 /** Freezes one selected run into the staging folder by its source: TensorBoard files, a .wandb log, or the server (`meta`). */
-async function freezeRun(ctx: FreezeContext, sel: RunSelection, read: ServerRunRead | null, signal: AbortSignal): Promise<ManifestRun> {
-  return withStated(await freezeBySource(ctx, sel, read, signal), sel);
+async function freezeRun(ctx: FreezeContext, sel: RunSelection, read: ServerRunRead | null, signal: AbortSignal): Promise<FrozenEntry> {
+  const frozen = await freezeBySource(ctx, sel, read, signal);
+  return { run: withStated(frozen.run, sel), keys: frozen.keys };
 }
 
-async function freezeBySource(ctx: FreezeContext, sel: RunSelection, read: ServerRunRead | null, signal: AbortSignal): Promise<ManifestRun> {
+async function freezeBySource(ctx: FreezeContext, sel: RunSelection, read: ServerRunRead | null, signal: AbortSignal): Promise<FrozenEntry> {
   if (sel.tensorboard) {
     const tb = { runId: sel.runId, round: sel.round, path: sel.tensorboard };
     return freezeTensorboardRun(tb, ctx.tmp, ctx.now, ctx.reporter, signal);
@@ -213,7 +256,21 @@ async function freezeBySource(ctx: FreezeContext, sel: RunSelection, read: Serve
   const file = historyFile(sel.runId);
   const job: ServerRunJob = { meta: read!.meta, filePath: path.join(ctx.tmp, file), pageSize: ctx.pageSize, historyPath: ctx.historyPath };
   const frozen = await ctx.run(job, signal);
-  return { ...manifestRun(read!.meta, sel.round, file, frozen, ctx.now()), ...read!.facts };
+  return { run: { ...manifestRun(read!.meta, sel.round, file, frozen, ctx.now()), ...read!.facts }, keys: frozen.keys };
+}
+
+/**
+ * Each run's entry with its framework (`profile`: "detect", or a profile's name), decided from the
+ * keys it froze; throws (lib/registry/detect-profile.ts) naming the runs that do not fit. Without
+ * `profile`, the entries as frozen (no framework recorded).
+ */
+function withProfiles(frozen: readonly FrozenEntry[], profile: string | undefined): ManifestRun[] {
+  if (profile === undefined) return frozen.map((f) => f.run);
+  const decided = decideRunProfiles(
+    frozen.map((f) => ({ runId: f.run.runId, round: f.run.round, keys: f.keys })),
+    profile === "detect" ? undefined : profile,
+  );
+  return frozen.map((f, i) => (decided === null ? f.run : { ...f.run, profile: decided[i] }));
 }
 
 /** A server run's metadata, and what its config gives the archive (its flags and versions; the config is not kept). */
@@ -269,6 +326,33 @@ function statedOver<V, S extends string>(
 }
 
 /**
+ * Reads the server runs' metadata (refusing running ones unless allowed), then freezes every selected
+ * run into `ctx.tmp`'s history folder, server runs on freeze threads when there are enough rows.
+ */
+async function freezeAll(
+  opts: FetchAndFreezeOptions,
+  conn: WandbConnection | null,
+  serverRuns: readonly RunSelection[],
+  concurrency: number,
+  ctx: Omit<FreezeContext, "run">,
+): Promise<FrozenEntry[]> {
+  const server = await readServerRuns(conn, opts, serverRuns, concurrency);
+  const serverMetas = server.map((s) => s.meta);
+  const metas = opts.runs.map((r) => (fromFiles(r) ? null : server[serverRuns.indexOf(r)])) as ServerRunRead[];
+  if (!opts.allowRunning) refuseRunning(serverMetas);
+  await fsp.mkdir(path.join(ctx.tmp, HISTORY_DIR));
+  const onCaller = (job: ServerRunJob, signal: AbortSignal) => freezeServerRun(conn!, job, signal);
+  const threadCount = freezeThreadCount(opts, serverMetas);
+  const threads = threadCount > 0 ? startFreezeThreads(threadCount, connectionSpec(conn!, opts.retry), ctx.reporter, onCaller) : null;
+  try {
+    const freeze: FreezeContext = { ...ctx, run: (job, signal) => (threads ? threads.run(job, signal) : onCaller(job, signal)) };
+    return await mapConcurrent(opts.runs, concurrency, (sel, i, signal) => freezeRun(freeze, sel, metas[i], signal), opts.signal);
+  } finally {
+    await threads?.close();
+  }
+}
+
+/**
  * Fetches every selected run's complete history and freezes it into `outDir`; returns the manifest
  * written. On any failure the previous archive stays byte-identical.
  * @example await fetchAndFreeze({ entity: "e", project: "p", runs: [{ runId: "8ov14yyc", round: "R0" }], outDir: "data/archive" });
@@ -289,28 +373,10 @@ export async function fetchAndFreeze(given: FetchAndFreezeOptions): Promise<Sour
   return replaceDirAtomically(
     opts.outDir,
     async (tmp) => {
-      const server = await readServerRuns(conn, opts, serverRuns, concurrency);
-      const serverMetas = server.map((s) => s.meta);
-      const metas = opts.runs.map((r) => (fromFiles(r) ? null : server[serverRuns.indexOf(r)])) as ServerRunRead[];
-      if (!opts.allowRunning) refuseRunning(serverMetas);
-      await fsp.mkdir(path.join(tmp, HISTORY_DIR));
-      const onCaller = (job: ServerRunJob, signal: AbortSignal) => freezeServerRun(conn!, job, signal);
-      const threadCount = freezeThreadCount(opts, serverMetas);
-      const threads = threadCount > 0 ? startFreezeThreads(threadCount, connectionSpec(conn!, opts.retry), reporter, onCaller) : null;
-      let runs: ManifestRun[];
-      try {
-        const freeze: FreezeContext = {
-          tmp,
-          now: () => clock().toISOString(),
-          reporter,
-          pageSize,
-          historyPath,
-          run: (job, signal) => (threads ? threads.run(job, signal) : onCaller(job, signal)),
-        };
-        runs = await mapConcurrent(opts.runs, concurrency, (sel, i, signal) => freezeRun(freeze, sel, metas[i], signal), opts.signal);
-      } finally {
-        await threads?.close();
-      }
+      const freeze = { tmp, now: () => clock().toISOString(), reporter, pageSize, historyPath };
+      const frozen = await freezeAll(opts, conn, serverRuns, concurrency, freeze);
+      const runs = withProfiles(frozen, opts.profile);
+      if (!opts.replace) await refuseWorseCopies(opts.outDir, runs);
       const manifest: SourceManifest = { kind: "wandb-frozen-history", formatVersion: 1, readerVersion: READER_VERSION, pageSize, runs };
       const text = serializeManifest(manifest);
       await writeSynced(path.join(tmp, MANIFEST_FILE), text);

@@ -23,6 +23,8 @@ export interface ServerRunFrozen {
   taken: HistoryPathTaken;
   /** The run's last step in the snapshot the read was complete against (a running run's grows after the Run query). */
   lastStep: number;
+  /** The numeric keys frozen, sorted (the fetch decides the run's framework from them). */
+  keys: string[];
 }
 
 /** Reads the run's complete history into its frozen file (fsynced); a failure leaves the file incomplete, closed. */
@@ -36,7 +38,7 @@ export async function freezeServerRun(conn: WandbConnection, job: ServerRunJob, 
       onLines: (lines) => writer.writeLines(lines),
     });
     const info = await writer.close();
-    return { info, droppedKeys: scan.droppedKeys, taken: scan.path, lastStep: scan.snapshot.lastStep };
+    return { info, droppedKeys: scan.droppedKeys, taken: scan.path, lastStep: scan.snapshot.lastStep, keys: scan.keys };
   } catch (e) {
     await writer.abandon();
     throw e;

@@ -6,12 +6,13 @@
  */
 import * as path from "node:path";
 
-import type { ManifestRun, Reporter, TensorboardSource } from "../types";
+import type { Reporter, TensorboardSource } from "../types";
 import { allConfigTextTags } from "../registry/profiles";
 import { readTensorboardRun, type TensorboardRun } from "../tensorboard/read-tensorboard-run";
 import { configFacts } from "./run-config-facts";
 import { FrozenFileWriter, type FrozenFileInfo } from "./frozen-file-writer";
-import { frozenManifestRun, historyFile } from "./manifest";
+import { type FrozenEntry, frozenManifestRun, historyFile } from "./manifest";
+import { FrozenKeys } from "./frozen-keys";
 
 /** A run to freeze from TensorBoard event files: the path, the run id to file it under and the round label. */
 export interface TensorboardSelection {
@@ -47,7 +48,7 @@ function wandbTime(seconds: number): string {
 
 /**
  * Reads the run at `sel.path` and writes its rows to `<archiveTmp>/history/<runId>.jsonl`; returns the
- * run's manifest entry. State: "crashed" when a file ends in a torn record (its writer was killed),
+ * run's manifest entry and its keys. State: "crashed" when a file ends in a torn record (its writer was killed),
  * else "unknown" (event files record no exit). `droppedKeys`: the tags of non-scalar summaries.
  * Throws `TensorboardError` (file, byte offset) on a damaged file.
  */
@@ -57,7 +58,7 @@ export async function freezeTensorboardRun(
   fetchedAt: () => string,
   reporter: Reporter,
   signal?: AbortSignal,
-): Promise<ManifestRun> {
+): Promise<FrozenEntry> {
   const run = await readTensorboardRun(sel.path, { reporter, signal, configTags: new Set(allConfigTextTags()) });
   const file = historyFile(sel.runId);
   const writer = await FrozenFileWriter.create(path.join(archiveTmp, file));
@@ -80,6 +81,8 @@ export async function freezeTensorboardRun(
     droppedKeys: run.droppedTags,
   };
   const entry = frozenManifestRun(identity, sel.round, file, info, fetchedAt(), { source: sourceOf(run) });
+  const keys = new FrozenKeys();
+  keys.add(run.rows);
   // Flags only where the files carry a config (hparams, a config text); else they stay unknown.
-  return run.configs.length === 0 ? entry : { ...entry, ...configFacts(run.configs) };
+  return { run: run.configs.length === 0 ? entry : { ...entry, ...configFacts(run.configs) }, keys: keys.sorted() };
 }

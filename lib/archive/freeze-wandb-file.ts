@@ -5,11 +5,13 @@
  */
 import * as path from "node:path";
 
-import type { HistoryRow, ManifestRun, ManifestSource, Reporter } from "../types";
+import type { HistoryRow, ManifestSource, Reporter } from "../types";
 import { keysOf } from "../values/compact-values";
-import { readWandbFile, type WandbFileRun } from "../wandb-file/read-wandb-file";
+import { peekWandbFileStartMs } from "../wandb-file/locate-wandb-file";
+import { type ReadWandbFileOptions, readWandbFile, type WandbFileRun } from "../wandb-file/read-wandb-file";
 import { FrozenFileWriter, type FrozenFileInfo } from "./frozen-file-writer";
-import { frozenManifestRun, historyFile } from "./manifest";
+import { type FrozenEntry, frozenManifestRun, historyFile } from "./manifest";
+import { FrozenKeys } from "./frozen-keys";
 import { type ConfigFacts, configFacts, requirementsVersions, withRequirements } from "./run-config-facts";
 
 /** A run to freeze from a `.wandb` file: its path, the run id it must hold and the round label. */
@@ -18,22 +20,34 @@ export interface WandbFileSelection {
   round: string;
   /** Path of the `.wandb` file (already located, see lib/wandb-file/locate-wandb-file.ts). */
   file: string;
-  /** Later logs of the same run id (resumed into its own id offline), read after `file` in this order. */
+  /** Other logs of the same run id (resumed into its own id offline); all are read in the order their processes started. */
   resumedIn?: readonly string[];
 }
 
 /** The manifest source of a read `.wandb` file. */
 function sourceOf(run: WandbFileRun): ManifestSource {
-  return { kind: "wandb-file", file: run.fileName, sha256: run.sha256, bytes: run.bytes, sdkVersion: run.sdkVersion, exitCode: run.exitCode, server: null };
+  const source: ManifestSource = {
+    kind: "wandb-file",
+    file: run.fileName,
+    sha256: run.sha256,
+    bytes: run.bytes,
+    sdkVersion: run.sdkVersion,
+    exitCode: run.exitCode,
+    server: null,
+  };
+  // Recorded so that a later fetch can tell a copy cut short from this one (lib/archive/worse-copy.ts).
+  if (run.tornTail) source.tornTail = { offset: run.tornTail.offset, bytes: run.tornTail.bytes };
+  return source;
 }
 
 /**
- * Reads `sel.file` (then each of `sel.resumedIn`) and writes its rows to
- * `<archiveTmp>/history/<runId>.jsonl`; returns the run's manifest entry. A later log's `_step`
- * restarts at 0 (offline, the SDK cannot ask where the run stopped): its rows get `_step` + the
- * offset that makes them continue the run's count, stated per log in `resumedIn`. State, exit code
- * and display name are the last log's. Throws `WandbFileError` (file, byte offset) on a damaged or
- * foreign file.
+ * Reads the run's logs (`sel.file` and `sel.resumedIn`, in the order their processes started, see
+ * logsInWrittenOrder) and writes their rows to `<archiveTmp>/history/<runId>.jsonl`; returns the
+ * run's manifest entry and its keys. A later log whose `_step` goes back (a new process counts from 0
+ * offline, where the SDK cannot ask where the run stopped) gets the offset that makes it continue
+ * the run's count, stated per log in `resumedIn`; one that goes on is kept as logged. State, exit
+ * code and display name are the last log's. Throws `WandbFileError` (file, byte offset) on a damaged
+ * or foreign file.
  */
 export async function freezeWandbFileRun(
   sel: WandbFileSelection,
@@ -43,26 +57,15 @@ export async function freezeWandbFileRun(
   signal?: AbortSignal,
   /** The logs may still be written (a followed run; see ReadWandbFileOptions.live). */
   live = false,
-): Promise<ManifestRun> {
+): Promise<FrozenEntry> {
+  const files = logsInWrittenOrder(sel, reporter);
   const file = historyFile(sel.runId);
   const writer = await FrozenFileWriter.create(path.join(archiveTmp, file));
+  const keys = new FrozenKeys();
+  let logs: ReadLog[];
   let info: FrozenFileInfo;
-  const logs: { run: WandbFileRun; stepOffset: number }[] = [];
   try {
-    let nextStep = 0;
-    for (const log of [sel.file, ...(sel.resumedIn ?? [])]) {
-      // The first log's steps stay as logged; a later one's continue after the last step frozen.
-      let offset: number | null = logs.length === 0 ? 0 : null;
-      const onRows = async (rows: HistoryRow[]) => {
-        if (rows.length === 0) return;
-        offset ??= Math.max(0, nextStep - rows[0]._step);
-        const shifted = offset === 0 ? rows : rows.map((r) => withStep(r, r._step + offset!));
-        nextStep = shifted[shifted.length - 1]._step + 1;
-        await writer.writeRows(shifted);
-      };
-      const run = await readWandbFile(log, { expectRunId: sel.runId, reporter, signal, onRows, live });
-      logs.push({ run, stepOffset: offset ?? 0 });
-    }
+    logs = await readLogsInto(writer, keys, files, { expectRunId: sel.runId, reporter, signal, live });
     info = await writer.close();
   } catch (e) {
     await writer.abandon();
@@ -80,13 +83,61 @@ export async function freezeWandbFileRun(
     later.length === 0
       ? { source: sourceOf(first.run) }
       : { source: sourceOf(first.run), resumedIn: later.map((l) => ({ ...sourceOf(l.run), stepOffset: l.stepOffset })) };
-  return {
-    ...frozenManifestRun(identity, sel.round, file, info, fetchedAt(), extra),
-    ...(await factsOf(
-      logs.map((l) => l.run),
-      sel.file,
-    )),
-  };
+  const facts = await factsOf(
+    logs.map((l) => l.run),
+    files[0],
+  );
+  return { run: { ...frozenManifestRun(identity, sel.round, file, info, fetchedAt(), extra), ...facts }, keys: keys.sorted() };
+}
+
+/** A log as read, and the offset its `_step` was frozen with. */
+interface ReadLog {
+  run: WandbFileRun;
+  stepOffset: number;
+}
+
+/**
+ * A run's logs in the order their processes started (each log's run record start time), whatever
+ * order they were given in, so that the same logs always freeze to the same archive; logs without a
+ * start time keep their place after the others. Said when the order given was another.
+ */
+function logsInWrittenOrder(sel: WandbFileSelection, reporter: Reporter): string[] {
+  const given = [sel.file, ...(sel.resumedIn ?? [])];
+  if (given.length === 1) return given;
+  const started = given.map((file, i) => ({ file, i, ms: peekWandbFileStartMs(file) ?? Infinity }));
+  const ordered = started.sort((a, b) => a.ms - b.ms || a.i - b.i).map((s) => s.file);
+  if (ordered.some((f, i) => f !== given[i])) {
+    reporter.info?.(
+      `run ${sel.runId}: its logs read in the order their processes started: ${ordered.map((f) => path.basename(f)).join(", ")} (given in another order)`,
+    );
+  }
+  return ordered;
+}
+
+/** Reads each log in turn into `writer`, a later log's steps continuing the run's count (see freezeWandbFileRun). */
+async function readLogsInto(
+  writer: FrozenFileWriter,
+  keys: FrozenKeys,
+  files: readonly string[],
+  opts: Pick<ReadWandbFileOptions, "expectRunId" | "reporter" | "signal" | "live">,
+): Promise<ReadLog[]> {
+  const logs: ReadLog[] = [];
+  let nextStep = 0;
+  for (const log of files) {
+    // The first log's steps stay as logged; a later one's continue after the last step frozen.
+    let offset: number | null = logs.length === 0 ? 0 : null;
+    const onRows = async (rows: HistoryRow[]) => {
+      if (rows.length === 0) return;
+      offset ??= Math.max(0, nextStep - rows[0]._step);
+      const shifted = offset === 0 ? rows : rows.map((r) => withStep(r, r._step + offset!));
+      nextStep = shifted[shifted.length - 1]._step + 1;
+      keys.add(shifted);
+      await writer.writeRows(shifted);
+    };
+    const run = await readWandbFile(log, { ...opts, onRows });
+    logs.push({ run, stepOffset: offset ?? 0 });
+  }
+  return logs;
 }
 
 /**

@@ -233,6 +233,7 @@ export function historyMetaOf(run: ManifestRun): Omit<RunHistory, "rows"> {
   if (run.source?.kind === "tensorboard") meta.sourceKind = "tensorboard";
   if (run.flags) meta.flags = run.flags;
   if (run.versions) meta.versions = run.versions;
+  if (run.profile) meta.profile = run.profile;
   return meta;
 }
 

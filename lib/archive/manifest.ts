@@ -59,6 +59,8 @@ function orderedRun(r: ManifestRun): ManifestRun {
   if (r.flags) run.flags = sortedByName(r.flags, (f) => ({ value: f.value, source: f.source }));
   if (r.flagsDropped && Object.keys(r.flagsDropped).length > 0) run.flagsDropped = sortedByName(r.flagsDropped, (x) => x);
   if (r.versions && Object.keys(r.versions).length > 0) run.versions = sortedByName(r.versions, (v) => ({ value: v.value, source: v.source }));
+  // Only where the fetch decided it: archives fetched without keep their bytes.
+  if (r.profile) run.profile = { name: r.profile.name, how: r.profile.how, evidence: [...r.profile.evidence] };
   return run;
 }
 
@@ -71,7 +73,9 @@ function sortedByName<T, U>(o: Readonly<Record<string, T>>, f: (v: T) => U): Rec
 
 /** A run's file source with keys in their fixed order. */
 function orderedSource(s: ManifestSource): ManifestSource {
-  return { kind: s.kind, file: s.file, sha256: s.sha256, bytes: s.bytes, sdkVersion: s.sdkVersion, exitCode: s.exitCode, server: null };
+  // tornTail only where the file ends torn: sources of whole files keep their bytes.
+  const torn = s.tornTail ? { tornTail: { offset: s.tornTail.offset, bytes: s.tornTail.bytes } } : {};
+  return { kind: s.kind, file: s.file, sha256: s.sha256, bytes: s.bytes, sdkVersion: s.sdkVersion, exitCode: s.exitCode, ...torn, server: null };
 }
 
 /** A run's TensorBoard source with keys in their fixed order. */
@@ -124,6 +128,10 @@ function checkSource(source: unknown, where: string): void {
   if (!Number.isInteger(s.bytes)) throw new Error(`${where}.bytes is not an integer`);
   if (s.sdkVersion !== null && typeof s.sdkVersion !== "string") throw new Error(`${where}.sdkVersion is not a string or null`);
   if (s.exitCode !== null && !Number.isInteger(s.exitCode)) throw new Error(`${where}.exitCode is not an integer or null`);
+  if (s.tornTail !== undefined) {
+    const t = s.tornTail as Record<string, unknown> | null;
+    if (t === null || !Number.isInteger(t.offset) || !Number.isInteger(t.bytes)) throw new Error(`${where}.tornTail is not {offset, bytes}`);
+  }
   if (s.server !== null) throw new Error(`${where}.server must be null (no server was involved)`);
 }
 
@@ -154,6 +162,12 @@ export interface FrozenRunIdentity {
   lastStep: number;
   createdAt: string | null;
   droppedKeys: Record<string, number>;
+}
+
+/** A run frozen into an archive being written: its manifest entry, and the keys of its rows (sorted), from which the fetch decides its framework. */
+export interface FrozenEntry {
+  run: ManifestRun;
+  keys: string[];
 }
 
 /** A run's manifest entry from what was read and the file it was frozen into; `extra`: the history path taken, or the .wandb source. */
@@ -234,6 +248,16 @@ function checkFrozenPart(value: unknown, where: string): void {
   if (typeof p.sha256 !== "string" || !SHA256.test(p.sha256)) throw new Error(`${where}.sha256 is not a sha256 hex digest`);
 }
 
+/** Throws unless a parsed `profile` names a profile, how it was decided and the signature entries matched. */
+function checkRunProfile(value: unknown, where: string, bad: (what: string) => Error): void {
+  const p = value as Record<string, unknown> | null;
+  if (p === null || typeof p !== "object" || Array.isArray(p)) throw bad(`${where} is not an object`);
+  // A name no profile has is refused where it is read (profileByName), naming the profiles.
+  if (typeof p.name !== "string" || !p.name) throw bad(`${where}.name is not a profile name`);
+  if (p.how !== "detected" && p.how !== "given") throw bad(`${where}.how is ${JSON.stringify(p.how)}, expected "detected" or "given"`);
+  if (!Array.isArray(p.evidence) || p.evidence.some((e) => typeof e !== "string")) throw bad(`${where}.evidence is not a list of keys`);
+}
+
 /** Validates parsed manifest JSON; throws `invalid manifest <file>: <what>`. */
 export function parseManifest(text: string, file: string): SourceManifest {
   const bad = (what: string) => new Error(`invalid manifest ${file}: ${what}`);
@@ -290,6 +314,7 @@ export function parseManifest(text: string, file: string): SourceManifest {
         throw bad((e as Error).message);
       }
     }
+    if (run.profile !== undefined) checkRunProfile(run.profile, `runs[${i}].profile`, bad);
     if (seen.has(runId)) throw bad(`run ${runId} is listed twice`);
     seen.add(runId);
   });

@@ -200,7 +200,11 @@ async function tempFolder(tmpPrefix: string, spare: SpareCopy | undefined): Prom
     );
     if (moved) return { tmp, recycled: true };
   }
-  return { tmp: await fsp.mkdtemp(tmpPrefix), recycled: false };
+  // Not mkdtemp: its 0700 would become the archive's mode once swapped in, unreadable to the
+  // colleagues it is shared with. mkdir's mode follows the umask, as every file inside does.
+  const tmp = `${tmpPrefix}${randomBytes(6).toString("hex")}`;
+  await fsp.mkdir(tmp);
+  return { tmp, recycled: false };
 }
 
 /** Renames the replaced archive to a spare name; removes it (null) when that fails. */

@@ -29,6 +29,7 @@ import { checkOverlap, DEFAULT_OVERLAP_ROWS, readFileTail } from "./overlap-wind
 import { appendServerRun, describeRun, type FrozenRun, NO_TAIL, refreezeWandbFileRun, type RunFrozenNow, unchangedRun } from "./run-tail";
 import { sha256Hex, snapshotFile, supersededFile } from "../archive/snapshot-chain";
 import { hashFrozenFile } from "./hash-frozen-file";
+import { peekRunIdOfLogBeingWritten } from "../wandb-file/locate-wandb-file";
 import { type CatchUp, catchUpSpare, copyArchiveFiles } from "./spare-catch-up";
 
 /** Run states after which a run's history no longer grows ("deleted": the server no longer has the run). */
@@ -106,14 +107,16 @@ interface LastSnapshot {
 interface PollPlan {
   metas: readonly (RunMeta | null)[];
   changed: readonly boolean[];
+  /** `.wandb` runs whose log holds no run record yet: left out of the snapshot until it does. */
+  waiting: readonly boolean[];
   rewrites: readonly (string | null)[];
   /** `.wandb` runs called crashed by this (last) poll. */
   crashed: readonly boolean[];
 }
 
-/** A snapshot written by a poll: each run's entry and file state, the manifest and its bytes. */
+/** A snapshot written by a poll: each run's entry and file state (null: a run still waiting for its run record), the manifest and its bytes. */
 interface WrittenSnapshot {
-  written: RunFrozenNow[];
+  written: (RunFrozenNow | null)[];
   manifest: SourceManifest;
   text: string;
 }
@@ -125,6 +128,8 @@ export class Follower {
   private readonly overlapRows: number;
   /** Per `.wandb` run: when its logs last grew (clock ms) and whether "no writes" was said since. */
   private readonly quiet = new Map<string, { since: number; said: boolean }>();
+  /** `.wandb` runs said to be waiting for their run record (said once per run). */
+  private readonly saidWaiting = new Set<string>();
   /** The archive as of the snapshot before the last, kept beside it: the next snapshot starts from it (spare-catch-up.ts). */
   private readonly spare: SpareCopy = { dir: null };
   /** Bytes the last snapshot wrote to start from the spare (null: it copied the archive whole). */
@@ -213,23 +218,41 @@ export class Follower {
     // Called crashed only at the end: a log can pause for a long checkpoint and go on.
     const crashed = stale.map((st) => final && st);
     const rewrites = await this.findRewrites(metas, signal);
-    const changed = this.changedRuns(metas, stamps).map((c, i) => c || rewrites[i] !== null || crashed[i]);
+    const waiting = this.waitingForRunRecord();
+    const changed = this.changedRuns(metas, stamps).map((c, i) => !waiting[i] && (c || rewrites[i] !== null || crashed[i]));
     const rowsAdded: Record<string, number> = {};
     let sequence: number | null = null;
     if (changed.some((c) => c)) {
-      const snapshot = await this.writeSnapshot({ metas, changed, rewrites, crashed }, takenAt, signal);
+      const snapshot = await this.writeSnapshot({ metas, changed, waiting, rewrites, crashed }, takenAt, signal);
       snapshot.written.forEach((w, i) => {
-        rowsAdded[w.entry.runId] = w.entry.historyEvents - (this.runs[i].entry?.historyEvents ?? 0);
+        if (w !== null) rowsAdded[w.entry.runId] = w.entry.historyEvents - (this.runs[i].entry?.historyEvents ?? 0);
       });
       this.commit(snapshot, stamps);
       sequence = snapshot.manifest.snapshot!.sequence;
     }
     const states: Record<string, string> = {};
     this.runs.forEach((run, i) => {
-      states[run.sel.runId] = metas[i]?.state ?? run.entry?.state ?? "unknown";
+      states[run.sel.runId] = waiting[i] ? "waiting" : (metas[i]?.state ?? run.entry?.state ?? "unknown");
     });
     const ended = this.runs.every((run, i) => ENDED_STATES.indexOf(states[run.sel.runId]) >= 0 || stale[i]);
     return { sequence, takenAt, rowsAdded, states, ended, stale: this.runs.filter((_, i) => stale[i]).map((r) => r.sel.runId) };
+  }
+
+  /**
+   * Which `.wandb` runs not frozen yet have a log without its run record (its writer has only begun
+   * it: wandb-core writes 32 KiB blocks): they wait, said once per run, instead of failing the poll.
+   */
+  private waitingForRunRecord(): boolean[] {
+    return this.runs.map((run) => {
+      if (!run.sel.file || run.entry !== null || peekRunIdOfLogBeingWritten(run.sel.file) !== null) return false;
+      if (!this.saidWaiting.has(run.sel.runId)) {
+        this.saidWaiting.add(run.sel.runId);
+        this.reporter.info?.(
+          `run ${describeRun(run, this.opts.entity, this.opts.project)}: its log holds no run record yet (its writer has not written its first block): waiting for it`,
+        );
+      }
+      return true;
+    });
   }
 
   /**
@@ -342,6 +365,7 @@ export class Follower {
           this.runs,
           DEFAULT_CONCURRENCY,
           async (run, i, s) => {
+            if (plan.waiting[i]) return null;
             if (!changed[i]) return unchangedRun(run, metas[i], takenAt);
             if (run.sel.file) {
               const frozen = await refreezeWandbFileRun(tmp, run, takenAt, this.reporter, s);
@@ -391,7 +415,7 @@ export class Follower {
   /** Writes `manifest.json` and `snapshots/<sequence>.json` (and snapshot 0, a one-shot archive the follow started from). */
   private async writeManifests(
     tmp: string,
-    written: readonly RunFrozenNow[],
+    written: readonly (RunFrozenNow | null)[],
     takenAt: string,
     rewrites: readonly string[],
   ): Promise<{ manifest: SourceManifest; text: string }> {
@@ -408,7 +432,7 @@ export class Follower {
       pageSize: this.pageSize,
       snapshot: { sequence, takenAt, lineage, lineageReason },
       previous: this.last.sha256,
-      runs: written.map((w) => w.entry),
+      runs: written.flatMap((w) => (w === null ? [] : [w.entry])),
     };
     const text = serializeManifest(manifest);
     if (this.last.base !== null) await writeSynced(path.join(tmp, snapshotFile(0)), this.last.base);
@@ -420,6 +444,7 @@ export class Follower {
   /** After the swap: the written snapshot becomes the last one. */
   private commit(snapshot: WrittenSnapshot, stamps: readonly (string | null)[]): void {
     snapshot.written.forEach((w, i) => {
+      if (w === null) return;
       this.runs[i].entry = w.entry;
       this.runs[i].file = w.file;
       this.runs[i].stamp = stamps[i];

@@ -11,6 +11,7 @@ import { promises as fsp } from "node:fs";
 import * as path from "node:path";
 import { StringDecoder } from "node:string_decoder";
 
+import type { AlignRunsOptions } from "../align/align-options";
 import { alignRuns } from "../align/align-runs";
 import { AlignMemo } from "../align/pass-memo";
 import { historyMetaOf } from "../archive/load-archive";
@@ -53,6 +54,8 @@ export interface LiveArchiveOptions {
   /** Health thresholds (default: the declared defaults), as `npm run export` reads them. */
   health?: HealthParams;
   reporter?: Reporter;
+  /** What the data cannot decide, stated (npm run follow --profile, --n, --always-use-train-step), as for `npm run export`. */
+  align?: Pick<AlignRunsOptions, "n" | "alwaysUseTrainStep" | "profile">;
 }
 
 /** The follow's archive in memory; `analyse()` after each snapshot. See the module doc. */
@@ -105,8 +108,8 @@ export class LiveArchive {
     allHashed.catch(() => undefined);
     const t1 = performance.now();
     const histories: RunHistory[] = manifest.runs.map((entry) => ({ ...historyMetaOf(entry), rows: next.get(entry.runId)!.rows }));
-    const profile = chooseProfile(undefined, path.join(path.dirname(path.resolve(this.dataDir)), "runs.json"));
-    const aligned = alignRuns(histories, { profile, reporter, compact: true, memo: this.memo });
+    const profile = chooseProfile(this.opts.align?.profile, path.join(path.dirname(path.resolve(this.dataDir)), "runs.json"));
+    const aligned = alignRuns(histories, { ...this.opts.align, profile, reporter, compact: true, memo: this.memo });
     if (aligned.issues.length > 0) reporter.warn?.(`alignment found ${aligned.issues.length} issue(s); first: ${aligned.issues[0].message}`);
     const t2 = performance.now();
     const open = openBatches(aligned);

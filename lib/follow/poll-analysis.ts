@@ -11,6 +11,7 @@ import type { HealthParams } from "../health/health-params";
 import { profileOfAligned } from "../registry/profiles";
 import { type HealthReport, runHealthChecks } from "../health/run-health-checks";
 import type { AlignedRuns, Reporter } from "../types";
+import type { AlignRunsOptions } from "../align/align-options";
 
 /** A running run's last record, not analysed until a later record shows it is complete. */
 export interface OpenBatch {
@@ -44,6 +45,8 @@ export interface AnalyseOptions {
   /** Also write the exports of the whole archive here, as `npm run export -- --allow-issues` does. */
   exportsDir?: string;
   reporter?: Reporter;
+  /** What the data cannot decide, stated (profile, N, rollout/step reading), as `npm run export` takes it. */
+  align?: Pick<AlignRunsOptions, "n" | "alwaysUseTrainStep" | "profile">;
 }
 
 /**
@@ -89,7 +92,7 @@ export function closedRecords(aligned: AlignedRuns, open: readonly OpenBatch[]):
 export async function analyseSnapshot(dataDir: string, opts: AnalyseOptions = {}): Promise<SnapshotAnalysis> {
   const reporter = opts.reporter ?? {};
   if (opts.exportsDir !== undefined) checkExportDirs(dataDir, opts.exportsDir);
-  const { manifest, aligned } = await loadAndAlign({ dataDir }, reporter);
+  const { manifest, aligned } = await loadAndAlign({ dataDir, align: opts.align }, reporter);
   const open = openBatches(aligned);
   const health = runHealthChecks(closedRecords(aligned, open), opts.health);
   if (opts.exportsDir === undefined) return { health, open, exports: null };

@@ -135,7 +135,7 @@ export async function refreezeWandbFileRun(dir: string, run: FrozenRun, fetchedA
   const sel = run.sel;
   const target = path.join(dir, historyFile(sel.runId));
   await fsp.rm(target, { force: true });
-  const fresh = await freezeWandbFileRun(
+  const { run: fresh } = await freezeWandbFileRun(
     { runId: sel.runId, round: sel.round, file: sel.file!, resumedIn: sel.resumedIn },
     dir,
     () => fetchedAt,

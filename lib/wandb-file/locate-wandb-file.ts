@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 
 import { checkFileHeader, HEADER_BYTES, LOG_BLOCK_BYTES, LogRecordSplitter, type LogRecord } from "./log-records";
-import { type DecodedRecord, decodeRecord } from "./record-messages";
+import { type DecodedRecord, type DecodedRun, decodeRecord } from "./record-messages";
 import { WandbFileError } from "./wandb-file-error";
 
 /** The run record comes second in every SDK's files; this much is read to find it. */
@@ -51,6 +51,42 @@ export function locateWandbFile(p: string): string {
  * checked). Throws `WandbFileError` when the header is wrong or no run record comes that early.
  */
 export function peekWandbFileRunId(file: string): string {
+  const peeked = peekRunRecord(file);
+  if ("runId" in peeked) return peeked.runId;
+  throw peeked.error;
+}
+
+/**
+ * When the process that wrote a `.wandb` log started (its run record's start time, ms), or null when
+ * the record has none: each process of a run resumed into its own id offline writes a log of its own,
+ * and this orders them. Throws as peekWandbFileRunId.
+ */
+export function peekWandbFileStartMs(file: string): number | null {
+  const peeked = peekRunRecord(file);
+  if ("runId" in peeked) return peeked.startTimeMs;
+  throw peeked.error;
+}
+
+/**
+ * As peekWandbFileRunId for a log its writer may have only begun (a followed run): null when the
+ * file is still too short to hold its run record (not even the header, or no run record in less than
+ * the 1 MiB every SDK writes it within). Throws as peekWandbFileRunId otherwise.
+ */
+export function peekRunIdOfLogBeingWritten(file: string): string | null {
+  const peeked = peekRunRecord(file);
+  if ("runId" in peeked) return peeked.runId;
+  if (peeked.shortOfRecord) return null;
+  throw peeked.error;
+}
+
+/** Run id in a log's own name (`run-<id>.wandb`) or its run folder's, as the SDK names them; null when neither says. */
+export function runIdOfLogName(file: string): string | null {
+  const m = /^run-(.+)\.wandb$/.exec(path.basename(file));
+  return m ? m[1] : runIdOfFolderName(path.dirname(file));
+}
+
+/** The first run record, or why there is none (`shortOfRecord`: the file ends before one could come). */
+function peekRunRecord(file: string): DecodedRun | { error: Error; shortOfRecord: boolean } {
   const fd = fs.openSync(file, "r");
   let got: number;
   const buf = Buffer.alloc(PEEK_BYTES);
@@ -59,7 +95,11 @@ export function peekWandbFileRunId(file: string): string {
   } finally {
     fs.closeSync(fd);
   }
-  checkFileHeader(buf.subarray(0, Math.min(got, HEADER_BYTES)), file);
+  try {
+    checkFileHeader(buf.subarray(0, Math.min(got, HEADER_BYTES)), file);
+  } catch (e) {
+    return { error: e as Error, shortOfRecord: got < HEADER_BYTES };
+  }
   const splitter = new LogRecordSplitter(file);
   const records: LogRecord[] = [];
   for (let b = 0; b < got; b += LOG_BLOCK_BYTES) {
@@ -72,9 +112,10 @@ export function peekWandbFileRunId(file: string): string {
       } catch (e) {
         throw new WandbFileError({ file, offset: rec.offset, detail: `record is not a valid protobuf Record (${(e as Error).message})`, cause: e });
       }
-      if (decoded.kind === "run") return decoded.run.runId;
+      if (decoded.kind === "run") return decoded.run;
     }
     records.length = 0;
   }
-  throw new WandbFileError({ file, offset: null, detail: `no run record in its first ${got} bytes: cannot tell which run it holds` });
+  const error = new WandbFileError({ file, offset: null, detail: `no run record in its first ${got} bytes: cannot tell which run it holds` });
+  return { error, shortOfRecord: got < PEEK_BYTES };
 }

@@ -60,6 +60,8 @@ export interface HistoryReadResult {
   rowCount: number;
   /** Non-numeric keys dropped: key -> rows, keys sorted. */
   droppedKeys: Record<string, number>;
+  /** The numeric keys the rows hold, sorted. */
+  keys: string[];
   path: HistoryPathTaken;
   /** Exported files read (0 on the pages path). */
   files: number;
@@ -223,6 +225,7 @@ async function readParquetPath(conn: WandbConnection, meta: RunMeta, listing: Pa
     rows: collected,
     rowCount: read.exported + tail.rowCount,
     droppedKeys: sortedCounts(read.dropped),
+    keys: [...new Set([...read.keys, ...tail.keys])].sort(),
     path: tail.rowCount > 0 ? "parquet+pages" : "parquet",
     files: files.length,
     pages: tail.pages,
@@ -261,7 +264,8 @@ async function readExportFile(
 /** What the exported files of one run gave so far, and the checks every row group passes (steps, keys, count). */
 class ExportedRows {
   readonly dropped: DroppedKeyCounts = new Map();
-  private readonly keys = new Set<string>();
+  /** Distinct numeric keys of the exported rows (columns: a key only some rows hold is a column of the file). */
+  readonly keys = new Set<string>();
   readonly prev = { step: -Infinity };
   exported = 0;
   private readonly path: string;
@@ -313,7 +317,7 @@ async function readLiveTail(
   done: { lastExported: number; exported: number },
   opts: ReadHistoryOptions,
   emit: (rows: HistoryRow[]) => Promise<void>,
-): Promise<{ rowCount: number; pages: number; droppedKeys: Record<string, number> }> {
+): Promise<{ rowCount: number; pages: number; droppedKeys: Record<string, number>; keys: string[] }> {
   const path = runPath(meta);
   const { lastExported, exported } = done;
   if (listing.minLiveStep !== null && listing.minLiveStep <= lastExported) {
@@ -325,7 +329,7 @@ async function readLiveTail(
   }
   const fromStep = Number.isFinite(lastExported) ? lastExported + 1 : 0;
   const liveRows = meta.historyLineCount - exported;
-  if (fromStep > meta.lastStep && liveRows === 0) return { rowCount: 0, pages: 0, droppedKeys: {} };
+  if (fromStep > meta.lastStep && liveRows === 0) return { rowCount: 0, pages: 0, droppedKeys: {}, keys: [] };
   if (listing.minLiveStep === null && liveRows > 0) {
     // wandb-core reads no live tail then; the counts say there is one, so it is read.
     conn.reporter.info?.(`W&B RunParquetHistory of ${path}: liveData lists no rows, but ${liveRows} rows follow the exports (historyLineCount); paging them`);
@@ -338,7 +342,7 @@ async function readLiveTail(
     rowsBefore: exported,
     onRows: emit,
   });
-  return { rowCount: scan.rowCount, pages: scan.pages, droppedKeys: scan.droppedKeys };
+  return { rowCount: scan.rowCount, pages: scan.pages, droppedKeys: scan.droppedKeys, keys: scan.keys };
 }
 
 /** `meta` with the counts of a snapshot read later (the listing's). */
@@ -380,5 +384,5 @@ export async function readHistory(conn: WandbConnection, meta: RunMeta, opts: Re
   const onRows = onLines ? (rows: HistoryRow[]) => onLines(rows.map(serialize)) : opts.onRows;
   const scan = await scanHistory(conn, current, { pageSize: opts.pageSize, signal: opts.signal, onRows });
   const snapshot = { historyLineCount: current.historyLineCount, lastStep: current.lastStep };
-  return { rows: scan.rows, rowCount: scan.rowCount, droppedKeys: scan.droppedKeys, path: "pages", files: 0, pages: scan.pages, snapshot };
+  return { rows: scan.rows, rowCount: scan.rowCount, droppedKeys: scan.droppedKeys, keys: scan.keys, path: "pages", files: 0, pages: scan.pages, snapshot };
 }

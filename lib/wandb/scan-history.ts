@@ -39,6 +39,8 @@ export interface ScanResult {
   rowCount: number;
   /** Non-numeric keys dropped: key -> rows it was dropped from, keys sorted. */
   droppedKeys: Record<string, number>;
+  /** The numeric keys the rows hold, sorted (what a fetch decides the run's framework from). */
+  keys: string[];
   /** Requests made (pages). */
   pages: number;
 }
@@ -92,7 +94,7 @@ export async function scanHistory(conn: WandbConnection, meta: RunMeta, opts: Sc
     scan.progress();
   }
   scan.checkComplete();
-  return { rows: collected, rowCount: scan.rowCount, droppedKeys: sortedCounts(scan.dropped), pages };
+  return { rows: collected, rowCount: scan.rowCount, droppedKeys: sortedCounts(scan.dropped), keys: scan.sortedKeys(), pages };
 }
 
 /** One run's scan: what it has read so far (rows, keys, last step) and the checks each page passes. */
@@ -120,6 +122,11 @@ class HistoryScan {
 
   progress(): void {
     this.conn.reporter.progress?.(`fetch ${this.path}`, this.before + this.rowCount, this.meta.historyLineCount);
+  }
+
+  /** The distinct numeric keys read so far, sorted. */
+  sortedKeys(): string[] {
+    return [...this.keys].sort();
   }
 
   private dataError(detail: string, cause?: unknown): WandbError {

@@ -58,6 +58,8 @@ export async function fetchOrVerify(params: WorkspaceParams, opts: FetchStepOpti
       pageSize: opts.pageSize,
       concurrency: opts.concurrency,
       reporter: opts.reporter,
+      // The framework is decided as the runs are frozen: runs the notebooks cannot read never replace the archive.
+      profile: params.profile ?? "detect",
     });
     const rows = manifest.runs.reduce((s, r) => s + r.historyEvents, 0);
     const files = manifest.runs.filter((r) => r.source).length;

@@ -4,15 +4,17 @@
  *
  * | variable            | default                 | meaning                                        |
  * |---------------------|-------------------------|------------------------------------------------|
- * | WORKSPACE_DATA      | data                    | data folder: runs.json, wandb/ archive, local/, tensorboard/ |
- * | WORKSPACE_EXPORTS   | exports                 | where notebook 05 writes the CSVs + manifest   |
+ * | WORKSPACE_DATA      | data                    | data folder (runs.json, wandb/ archive, local/, tensorboard/), or the archive itself (as `npm run export -- --data`) |
+ * | WORKSPACE_EXPORTS   | exports                 | where everything is written: the CSVs + manifest (notebook 05), notebooks/ and report/ (`npm start`), compare/ |
  * | WORKSPACE_FETCH     | (unset)                 | "1": notebook 01 fetches live (needs a key)    |
  * | WORKSPACE_PROFILE   | (unset: detected)       | framework profile: lib/registry/profiles.ts    |
  *
  * Notebook 07 compares the archives listed in <data>/compare.json and writes into <exports>/compare/.
  */
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 
+import { MANIFEST_FILE } from "../archive/manifest";
 import { chooseProfile } from "../registry/profile-choice";
 
 /** Resolved folders of the workspace. */
@@ -42,6 +44,22 @@ export interface WorkspaceParams {
 export const ARCHIVE_SUBDIR = "wandb";
 
 /**
+ * The data folder and archive of a folder a user names (WORKSPACE_DATA, `npm run export -- --data`):
+ * the archive itself when it holds a manifest.json (the data folder is then its parent, where
+ * runs.json sits), a data folder when its `wandb/` holds one; either is accepted by both. A folder
+ * with neither (nothing fetched yet) is taken as `unknown` says: "data" (a data folder, unless it is
+ * named `wandb`), or "archive".
+ * @example dataAndArchive("data") // { dataDir: "data", archiveDir: "data/wandb" }; so does dataAndArchive("data/wandb")
+ */
+export function dataAndArchive(dir: string, unknown: "data" | "archive" = "data"): { dataDir: string; archiveDir: string } {
+  const archive = { dataDir: dirname(dir), archiveDir: dir };
+  const data = { dataDir: dir, archiveDir: join(dir, ARCHIVE_SUBDIR) };
+  if (existsSync(join(dir, MANIFEST_FILE))) return archive;
+  if (existsSync(join(dir, ARCHIVE_SUBDIR, MANIFEST_FILE))) return data;
+  return unknown === "archive" || basename(dir) === ARCHIVE_SUBDIR ? archive : data;
+}
+
+/**
  * Resolve the workspace folders from the environment; relative paths are taken from `root`
  * (the kernel and the CLIs run in the workspace root).
  */
@@ -49,12 +67,12 @@ export function workspaceParams(env: NodeJS.ProcessEnv = process.env, root: stri
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(root, p));
   const fetch = env.WORKSPACE_FETCH ?? "";
   if (fetch !== "" && fetch !== "0" && fetch !== "1") throw new Error(`invalid WORKSPACE_FETCH: ${fetch} (use 1 to fetch live)`);
-  const dataDir = abs(env.WORKSPACE_DATA || "data");
+  const { dataDir, archiveDir } = dataAndArchive(abs(env.WORKSPACE_DATA || "data"));
   const runsConfig = join(dataDir, "runs.json");
   return {
     root,
     dataDir,
-    archiveDir: join(dataDir, ARCHIVE_SUBDIR),
+    archiveDir,
     localLogDir: join(dataDir, "local"),
     tensorboardArchiveDir: join(dataDir, "tensorboard"),
     runsConfig,

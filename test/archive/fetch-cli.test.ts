@@ -19,9 +19,10 @@ before(async () => {
     project: "p",
     runId: "r1",
     createdAt: "2024-01-01T00:00:00",
-    rows: Array.from({ length: 1500 }, (_, i) => ({ _step: i, x: i })),
+    // A key of verl's (the CLI refuses runs of no RL framework, test/reliability/fetch-user-runs.test.ts).
+    rows: Array.from({ length: 1500 }, (_, i) => ({ _step: i, "actor/x": i })),
   });
-  server.addRun({ entity: "e", project: "p", runId: "r2", createdAt: "2024-01-02T00:00:00", rows: ['{"_step": 0, "x": NaN}'] });
+  server.addRun({ entity: "e", project: "p", runId: "r2", createdAt: "2024-01-02T00:00:00", rows: ['{"_step": 0, "actor/x": NaN}'] });
 });
 after(async () => {
   await server.close();
@@ -59,7 +60,7 @@ test("--run flags: archive written, summary on stdout, plain progress lines on s
       "",
     ].join("\n"),
   );
-  assert.equal(fs.readFileSync(path.join(out, "history/r2.jsonl"), "utf8"), '{"_step":0,"x":"NaN"}\n');
+  assert.equal(fs.readFileSync(path.join(out, "history/r2.jsonl"), "utf8"), '{"_step":0,"actor/x":"NaN"}\n');
 });
 
 test("--config reads data/runs.json-style files", async () => {

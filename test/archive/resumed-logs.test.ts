@@ -70,6 +70,37 @@ test("joinResumedLogs: refuses logs of one id in two rounds, and an id given bot
   );
 });
 
+test("joinResumedLogs: two runs given one round label are refused naming both and the fix; one run's logs share theirs", () => {
+  assert.throws(
+    () =>
+      joinResumedLogs([
+        { runId: "a", round: "R0", file: "/x/a1.wandb" },
+        { runId: "s", round: "R1" },
+        { runId: "a", round: "R0", file: "/x/a2.wandb" },
+        { runId: "t", round: "R1", tensorboard: "/logs/grpo-2" },
+      ]),
+    {
+      message:
+        "invalid runs: round R1 is given to two runs, run s and run t (grpo-2): give each run a round label of its own, in the order they trained (e.g. R0, R1); only the .wandb logs of one run resumed into its own id share a round",
+    },
+  );
+  const cfg = path.join(tmp, "shared-round.json");
+  fs.writeFileSync(
+    cfg,
+    JSON.stringify({
+      entity: "e",
+      project: "p",
+      runs: [
+        { runId: "a", round: "R0" },
+        { runId: "b", round: "R0" },
+      ],
+    }),
+  );
+  assert.throws(() => readRunsConfig(cfg), {
+    message: `invalid runs config: ${cfg}: round R0 is given to two runs, run a and run b: give each run a round label of its own, in the order they trained (e.g. R0, R1); only the .wandb logs of one run resumed into its own id share a round`,
+  });
+});
+
 test("data/runs.json may list several logs of one run id in one round; a server run and a log of one id, one file twice, or two rounds stay refused", () => {
   const cfg = path.join(tmp, "runs.json");
   fs.writeFileSync(
@@ -152,5 +183,39 @@ test("two real logs of one run id freeze as one run: the second log's _step cont
   assert.throws(
     broken((r) => delete r.source),
     /^Error: invalid manifest m\.json: runs\[0\]\.resumedIn without a source/,
+  );
+});
+
+test("the logs of one run given in the wrong order are read in the order their processes started: the same archive bytes, and a note says so", async () => {
+  const freeze = async (files: string[], name: string) => {
+    const notes: string[] = [];
+    const outDir = path.join(tmp, name);
+    await fetchAndFreeze({
+      entity: "",
+      project: "",
+      runs: files.map((file) => ({ runId: "trlgrporesumesa", round: "R0", file })),
+      outDir,
+      env: {},
+      now: () => new Date("2026-12-01T00:00:00.000Z"),
+      reporter: { warn: () => {}, info: (m) => notes.push(m) },
+      profile: "detect",
+    });
+    const bytes: Record<string, string> = {};
+    for (const f of ["manifest.json", "history/trlgrporesumesa.jsonl"]) bytes[f] = fs.readFileSync(path.join(outDir, f), "utf8");
+    return { bytes, notes };
+  };
+  const given = await freeze([FIRST, SECOND], "in-order");
+  const reversed = await freeze([SECOND, FIRST], "reversed");
+  assert.deepEqual(reversed.bytes, given.bytes);
+  assert.deepEqual(given.notes, []);
+  assert.deepEqual(reversed.notes, [
+    "run trlgrporesumesa: its logs read in the order their processes started: R0-run-trlgrporesumesa.wandb, R1-run-trlgrporesumesa.wandb (given in another order)",
+  ]);
+  // Not the reversed reading: the first log's 37 rows first, from _step 0.
+  const manifest = JSON.parse(given.bytes["manifest.json"]);
+  assert.equal(manifest.runs[0].source.file, "R0-run-trlgrporesumesa.wandb");
+  assert.deepEqual(
+    manifest.runs[0].resumedIn.map((x: { file: string; stepOffset: number }) => [x.file, x.stepOffset]),
+    [["R1-run-trlgrporesumesa.wandb", 37]],
   );
 });

@@ -200,22 +200,34 @@ test("a manifest whose TensorBoard source names a file with its folder, or lacks
   assert.throws(() => parseManifest(manifest({ ...good, kind: "other" }), "m.json"), /expected "wandb-file" or "tensorboard"/);
 });
 
-test("npm run fetch -- --tensorboard PATH=LABEL freezes without a server and says what it read", async () => {
+test("npm run fetch -- --tensorboard PATH=LABEL freezes without a server and says what it read; a log of no RL framework is refused", async () => {
   const out = path.join(tmp, "cli", "archive");
-  const r = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      process.execPath,
-      ["--import", "tsx", path.join(ROOT, "scripts/fetch.ts"), "--tensorboard", `${path.join(TB, "tensor-scalars")}=R0`, "--out", out],
-      { cwd: ROOT, env: { PATH: process.env.PATH ?? "", HOME: tmp } },
-      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr }),
-    );
-  });
+  const fetchCli = (spec: string) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        ["--import", "tsx", path.join(ROOT, "scripts/fetch.ts"), "--tensorboard", spec, "--out", out],
+        { cwd: ROOT, env: { PATH: process.env.PATH ?? "", HOME: tmp } },
+        (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr }),
+      );
+    });
+  // TRL 1.16's own event file (test/fixtures/real-runs): one file given, not its folder.
+  const trl = path.join(__dirname, "../fixtures/real-runs/trl/grpo-log1/R0-0-events.out.tfevents");
+  const r = await fetchCli(`${trl}=R0`);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(
     r.stdout,
-    `froze 1 run(s), 3 rows, into ${out}\n  R0  //tensor-scalars  unknown  3 rows  history/tensor-scalars.jsonl  (2 non-numeric keys left out)  from TensorBoard: events.out.tfevents.1800000000.maker.2.0 (one row per step, no server)\n`,
+    `froze 1 run(s), 6 rows, into ${out}\n  R0  //R0-0-events_out_tfevents  unknown  6 rows  history/R0-0-events_out_tfevents.jsonl  (2 non-numeric keys left out)  from TensorBoard: R0-0-events.out.tfevents (one row per step, no server)\n`,
   );
-  assert.match(r.stderr, /left out 3 tensor, 3 text summaries \(not scalars\)/);
+  assert.match(r.stderr, /left out 2 text summaries \(not scalars\)/);
+  // Scalars of every writer, but no framework's keys: nothing the notebooks could read.
+  const generic = await fetchCli(`${path.join(TB, "tensor-scalars")}=R0`);
+  assert.equal(generic.code, 1);
+  assert.match(generic.stderr, /left out 3 tensor, 3 text summaries \(not scalars\)/);
+  assert.match(
+    generic.stderr,
+    /fetch failed: not a run of a framework the workspace reads: run tensor-scalars \(round R0\) holds none of them; its keys: half\/val, /,
+  );
   const bad = await new Promise<{ code: number; stderr: string }>((resolve) => {
     execFile(
       process.execPath,

@@ -25,8 +25,8 @@ const KEY = "sentinel-key-wandb-file-archive-0123456789";
 let server: WandbTestServer;
 const now = () => new Date("2025-01-02T03:04:05.000Z");
 
-/** An offline run folder as the SDK lays it out, with a hand-built log of `rows` rows. */
-function offlineRun(runId: string, rows: number, exit: number | null = 0): { folder: string; file: string; bytes: Buffer; offsets: number[] } {
+/** An offline run folder as the SDK lays it out, with a hand-built log of `rows` rows of the numeric key `key`. */
+function offlineRun(runId: string, rows: number, exit: number | null = 0, key = "x"): { folder: string; file: string; bytes: Buffer; offsets: number[] } {
   const folder = path.join(root, "wandb", `offline-run-20250101_120000-${runId}`);
   fs.mkdirSync(folder, { recursive: true });
   const recs = [
@@ -38,7 +38,7 @@ function offlineRun(runId: string, rows: number, exit: number | null = 0): { fol
       historyRecord(
         [
           { nested: ["_step"], json: String(i) },
-          { nested: ["x"], json: i === 1 ? "NaN" : String(i / 4) },
+          { nested: [key], json: i === 1 ? "NaN" : String(i / 4) },
           { nested: ["h", "_type"], json: '"histogram"' },
         ],
         i,
@@ -316,8 +316,9 @@ function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: st
 }
 
 test("fetch CLI --wandb-file PATH=LABEL: a run folder or a file, no credentials needed; bad specs exit 2 naming the option", async () => {
-  const a = offlineRun("clia1", 4);
-  const b = offlineRun("clib2", 2, null);
+  // A key of verl's: the CLI refuses runs of no RL framework (test/reliability/fetch-user-runs.test.ts).
+  const a = offlineRun("clia1", 4, 0, "actor/x");
+  const b = offlineRun("clib2", 2, null, "actor/x");
   const out = path.join(root, "cli", "archive");
   const r = await cli(["--wandb-file", `${a.folder}=R0`, "--wandb-file", `${b.file}=R1`, "--out", out]);
   assert.equal(r.code, 0, r.stderr);

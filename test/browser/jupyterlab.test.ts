@@ -4,7 +4,8 @@
  * 127.0.0.1, lists the project kernel and serves the project's settings defaults (no news prompt, no
  * update check); a copy of notebook 04 opened in headless Chromium runs all its cells
  * on `slime-diagnostics-ts` (menu Run > Run All Cells), no cell writes to stderr (tslab's only error
- * channel) and every plotly output is drawn by JupyterLab's plotly renderer.
+ * channel) and every plotly output is drawn by JupyterLab's plotly renderer; saved over the source
+ * notebook, the run notebook is written clean (the save hook, jupyter/clean_on_save.py).
  * Data: a temp copy of data/ (WORKSPACE_DATA, inherited by the kernel). The notebook copy lives in the
  * git-ignored tmp/ so the real notebook is never saved. Screenshots go to screenshots/ (git-ignored).
  * Skipped with a message without the venv's jupyter; the browser part also without Chromium.
@@ -283,5 +284,42 @@ describe("JupyterLab (npm run lab) with the project kernel and settings, in head
     assert.equal(await page.getByText("official Jupyter news").count(), 0, "JupyterLab asked about Jupyter news");
     assert.deepEqual(pageErrors, [], "page errors in JupyterLab");
     assert.deepEqual(offHost, [], "the lab page asked for something off 127.0.0.1 (blocked)");
+  });
+
+  it("saving the run notebook over its source (as autosave does) writes it clean: the source stays byte-identical; the copy in tmp/ keeps its outputs", {
+    skip: skipBrowser,
+    timeout: 60_000,
+  }, async (t) => {
+    assert.ok(lab && context, "the Run All test ran first");
+    const page = context.pages()[0];
+    const source = path.join(ROOT, NOTEBOOK);
+    const before = fs.readFileSync(source);
+    const checkpoints = path.join(ROOT, "notebooks", ".ipynb_checkpoints");
+    const hadCheckpoints = fs.existsSync(checkpoints);
+    t.after(() => {
+      // Whatever the hook did, the source goes back to its bytes.
+      fs.writeFileSync(source, before);
+      if (!hadCheckpoints) fs.rmSync(checkpoints, { recursive: true, force: true });
+    });
+    // The lab's own client saves the open notebook's model (every output of the Run All) to both paths.
+    const outputs = await page.evaluate(
+      async ([rel, target]) => {
+        const app = (globalThis as any).jupyterapp;
+        const p = Array.from(app.shell.widgets("main") as Iterable<any>).find((w: any) => w.context?.path === rel);
+        const content = p.context.model.toJSON();
+        for (const to of [target, rel]) await app.serviceManager.contents.save(to, { type: "notebook", format: "json", content });
+        return content.cells.reduce((n: number, c: any) => n + (c.outputs?.length ?? 0), 0);
+      },
+      [notebookRel, NOTEBOOK] as const,
+    );
+    assert.ok(outputs > 10, `the run notebook holds ${outputs} outputs`);
+    const saved = fs.readFileSync(source);
+    assert.ok(saved.equals(before), `${NOTEBOOK} changed on save:\n${saved.toString("utf8").slice(0, 400)}`);
+    const copy = JSON.parse(fs.readFileSync(path.join(ROOT, notebookRel), "utf8")) as { cells: { outputs?: unknown[] }[] };
+    assert.equal(
+      copy.cells.reduce((n, c) => n + (c.outputs?.length ?? 0), 0),
+      outputs,
+      "a notebook outside notebooks/ is saved as it is",
+    );
   });
 });

@@ -28,6 +28,18 @@ test("npm run export -- --data DIR --out DIR writes the six files, lists them an
   assert.equal(r.stdout.split("\n").filter((l) => /^ {2}[a-z_]+: (\d+ flags?|not applicable)/.test(l)).length, 12, "one line per check");
 });
 
+test("--data takes the data folder too (as WORKSPACE_DATA does): the same files as from its wandb/ archive", (t) => {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), "export-cli-"));
+  t.after(() => fs.rmSync(out, { recursive: true, force: true }));
+  const a = runCli(["--data", "data", "--out", path.join(out, "a")]);
+  const b = runCli(["--data", "data/wandb", "--out", path.join(out, "b")]);
+  assert.equal(a.code, 0, a.stderr);
+  assert.equal(b.code, 0, b.stderr);
+  assert.match(a.stdout, /^wrote 6 files into .* from data\/wandb\n/);
+  for (const f of fs.readdirSync(path.join(out, "b")))
+    assert.equal(fs.readFileSync(path.join(out, "a", f), "utf8"), fs.readFileSync(path.join(out, "b", f), "utf8"), f);
+});
+
 test("health thresholds from --config (runs.json health object) and HEALTH_* variables; a bad value is an option error", (t) => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "export-cli-health-"));
   t.after(() => fs.rmSync(tmp, { recursive: true, force: true }));

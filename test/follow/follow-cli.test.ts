@@ -191,3 +191,74 @@ test("a run whose keys match no profile yet: the reason in full at snapshot 1, a
   assert.equal(warnings[1], "warning: snapshot 2: not analysed, same reason as snapshot 1");
   assert.match(warnings[2], full(3, "x, y"));
 });
+
+test("a .wandb log whose run record is not written yet: the follow waits (said once), then freezes it as it grows; alignment's note is said once, not at every snapshot", async () => {
+  const real = fs.readFileSync(path.join(ROOT, "test/fixtures/real-runs/trl/grpo-killed/R0-run-trlgrpokilled.wandb"));
+  const file = path.join(root, "begun", "run-trlgrpokilled.wandb");
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, real.subarray(0, 7)); // the header alone: the writer has begun the log
+  const out = path.join(root, "begun", "archive");
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", path.join(ROOT, "scripts/follow.ts"), "--wandb-file", `${file}=R0`, "--out", out, "--interval", "1", "--polls", "3"],
+    { cwd: ROOT, env: bed.env() },
+  );
+  let stdout = "";
+  let stderr = "";
+  // The log grows between polls (a poll's line is printed a second before the next poll starts).
+  child.stdout.on("data", (d: Buffer) => {
+    const before = stdout;
+    stdout += d.toString();
+    if (!before.includes("poll 1:") && stdout.includes("poll 1:")) fs.writeFileSync(file, real.subarray(0, 60_000));
+    if (!before.includes("poll 2:") && stdout.includes("poll 2:")) fs.writeFileSync(file, real);
+  });
+  child.stderr.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+  assert.equal(code, 0, stderr);
+  assert.deepEqual(
+    stdout.split("\n").filter((l) => l.startsWith("poll")),
+    [
+      "poll 1: nothing new (trlgrpokilled waiting)",
+      "poll 2: snapshot 1: trlgrpokilled +77 rows (trlgrpokilled running)",
+      "poll 3: snapshot 2: trlgrpokilled +8 rows (trlgrpokilled running)",
+    ],
+  );
+  const waits = stderr.split("\n").filter((l) => l.includes("no run record yet"));
+  assert.deepEqual(waits, [`run trlgrpokilled (${file}): its log holds no run record yet (its writer has not written its first block): waiting for it`]);
+  // Both snapshots are aligned; TRL's profiling-timer note (68 rows, then 76) is said at the first only.
+  const notes = stderr.split("\n").filter((l) => l.includes("TRL's profiling timers"));
+  assert.equal(notes.length, 1, stderr);
+  assert.match(notes[0], /^run trlgrpokilled \(round R0\): 68 row\(s\) of TRL's profiling timers/);
+  assert.equal((await verifySnapshotChain(out)).links.length, 2);
+});
+
+test("the options the analysis's messages suggest (--profile, --n, --always-use-train-step) are follow options; a bad value is an option error", async () => {
+  const file = path.join(root, "opts", "run-trlgrpokilled.wandb");
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.copyFileSync(path.join(ROOT, "test/fixtures/real-runs/trl/grpo-killed/R0-run-trlgrpokilled.wandb"), file);
+  const out = path.join(root, "opts", "archive");
+  const r = await bed.follow([
+    "--wandb-file",
+    `${file}=R0`,
+    "--out",
+    out,
+    "--interval",
+    "0",
+    "--polls",
+    "1",
+    "--profile",
+    "trl",
+    "--n",
+    "trlgrpokilled=1",
+    "--always-use-train-step",
+    "trlgrpokilled=false",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^poll 1: snapshot 1: trlgrpokilled \+85 rows/);
+  assert.doesNotMatch(r.stderr, /not analysed/);
+  const bad = await bed.follow(["--wandb-file", `${file}=R0`, "--out", out, "--profile", "ppo"]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /^invalid --profile: ppo \(one of slime, miles, verl, openrlhf, trl\)\nusage: npm run follow/);
+});

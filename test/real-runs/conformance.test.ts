@@ -40,16 +40,27 @@ function archiveRound(c: FixtureCase, r: FixtureRound): string {
   return c.rounds.find((x) => x.wandbRunId === r.wandbRunId)!.round;
 }
 
+/** The case's runs as selected; `reversed`: the logs of each run id (a run resumed into its own id) given last first. */
+function selection(c: FixtureCase, reversed: boolean) {
+  const runs = c.rounds.map((r) => ({ runId: r.wandbRunId, round: archiveRound(c, r), file: path.join(c.dir, r.wandbFile) }));
+  if (!reversed) return runs;
+  const files = new Map<string, string[]>();
+  for (const r of runs) files.set(r.runId, [...(files.get(r.runId) ?? []), r.file]);
+  return runs.map((r) => ({ ...r, file: files.get(r.runId)!.pop()! }));
+}
+
 /** Freezes a case's .wandb files into an archive (one run per run id) and exports it in memory. */
-async function freezeAndExport(c: FixtureCase) {
-  const outDir = path.join(tmp, c.framework, c.case);
+async function freezeAndExport(c: FixtureCase, reversed = false) {
+  const outDir = path.join(tmp, c.framework, `${c.case}${reversed ? "-reversed" : ""}`);
   const manifest = await fetchAndFreeze({
     entity: "",
     project: "",
-    runs: c.rounds.map((r) => ({ runId: r.wandbRunId, round: archiveRound(c, r), file: path.join(c.dir, r.wandbFile) })),
+    runs: selection(c, reversed),
     outDir,
     env: {},
     now: () => new Date("2026-12-01T00:00:00.000Z"),
+    // As npm run fetch does: each run's framework decided at the freeze, then read from the manifest.
+    profile: "detect",
   });
   const archive = await loadArchive(outDir);
   const aligned = alignRuns(archive.runs);
@@ -106,7 +117,18 @@ for (const c of CASES) {
         else assert.equal(run.resumedIn?.length, logs.length - 1, `run ${run.runId}: later logs in resumedIn`);
       }
       assert.deepEqual(res.aligned.issues, []);
+      for (const run of res.manifest.runs) assert.equal(run.profile?.name, c.framework, `run ${run.runId}: the framework decided at fetch`);
       assert.equal(res.aligned.profile?.name, c.framework);
+    });
+
+    const sameIdLogs = new Set(c.rounds.map((r) => r.wandbRunId)).size < c.rounds.length;
+    test("the logs of one run id given in the reverse order freeze and export to the same bytes", { skip: !sameIdLogs && "one log per run" }, async () => {
+      const other = await freezeAndExport(c, true);
+      assert.deepEqual(other.manifest, res.manifest);
+      assert.deepEqual(
+        other.build.files.map((f) => [f.name, f.text]),
+        res.build.files.map((f) => [f.name, f.text]),
+      );
     });
 
     test("each summary cell equals the mean of the framework's own record (1e-12 relative), per round and over all", () => {

@@ -82,7 +82,12 @@ test("the profile is detected from the key set and printed with the keys that de
       'cannot tell which framework wrote these runs: openrlhf (train/policy_loss) and trl (train/num_tokens) match equally. Name the profile (data/runs.json "profile", CLI --profile)',
   });
   assert.throws(() => detectProfile([run("x", "R0", [{ loss: 1, acc: 2 }])]), /no key matches a profile .*; keys: acc, loss\. Name the profile/);
-  assert.equal(detectProfile([run("x", "R0", [{ loss: 1 }])], "trl").how, "given");
+  assert.equal(detectProfile([run("x", "R0", [{ "train/num_tokens": 1 }])], "trl").how, "given");
+  // A named profile never reads a run holding none of its keys as empty cells.
+  assert.throws(() => detectProfile([run("t", "R0", [{ "train/num_tokens": 1 }]), run("x", "R1", [{ loss: 1 }])], "trl"), {
+    message:
+      "run x (round R1) holds none of trl's keys (train/completions/, train/clip_ratio/, train/num_tokens, train/frac_reward_zero_std, train/rewards/), so the profile named would read it as empty cells; its keys match no profile (loss). Name the profile the run's keys match (data/runs.json \"profile\", CLI --profile), or fetch that run into an archive of its own",
+  });
   assert.throws(() => detectProfile([], "nope"), { message: `invalid profile: nope (one of ${PROFILE_NAMES.join(", ")})` });
 });
 

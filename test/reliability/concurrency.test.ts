@@ -33,9 +33,16 @@ before(async () => {
     project: "p",
     runId: "r1",
     createdAt: "2024-01-01T00:00:00",
-    rows: Array.from({ length: 2300 }, (_, i) => ({ _step: i, x: i / 3 })),
+    // A key of verl's: the fetch CLI decides each run's framework (and refuses runs of none).
+    rows: Array.from({ length: 2300 }, (_, i) => ({ _step: i, "actor/x": i / 3 })),
   });
-  server.addRun({ entity: "e", project: "p", runId: "r2", createdAt: "2024-01-02T00:00:00", rows: ['{"_step": 0, "x": NaN}', '{"_step": 5, "x": 1.5}'] });
+  server.addRun({
+    entity: "e",
+    project: "p",
+    runId: "r2",
+    createdAt: "2024-01-02T00:00:00",
+    rows: ['{"_step": 0, "actor/x": NaN}', '{"_step": 5, "actor/x": 1.5}'],
+  });
   const ref = freshDir();
   await fetchAndFreeze(opts(ref));
   reference = snapshotTree(ref);
@@ -58,6 +65,7 @@ function opts(outDir: string, extra: Partial<FetchAndFreezeOptions> = {}): Fetch
     apiKey: server.apiKey,
     env: {},
     now: () => NOW,
+    profile: "detect", // as the CLI: its archives are compared byte for byte with these
     ...extra,
   };
 }

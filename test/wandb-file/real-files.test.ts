@@ -111,7 +111,7 @@ test("SDK 0.15.5 run frozen, then loaded compactly (as npm run export and the no
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "real-compact-"));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   fs.mkdirSync(path.join(dir, "history"));
-  const entry = await freezeWandbFileRun(
+  const { run: entry } = await freezeWandbFileRun(
     { runId: "mxaehod4", round: "R0", file: path.join(HISTORY, "conceptppo__run-mxaehod4.wandb") },
     dir,
     () => "2026-01-01T00:00:00.000Z",

@@ -99,7 +99,7 @@ test("live with runs.json listing offline runs' .wandb files: frozen without any
       runRecord({ runId: "nbfile1", entity: "e", project: "p" }),
       historyRecord([
         { nested: ["_step"], json: "0" },
-        { nested: ["x"], json: "NaN" },
+        { nested: ["actor/x"], json: "NaN" }, // a key of verl's: notebook 01 refuses runs of no RL framework
       ]),
       exitRecord(0),
     ]);
@@ -112,7 +112,8 @@ test("live with runs.json listing offline runs' .wandb files: frozen without any
       r.manifest!.runs.map((m) => [m.runId, m.state, (m.source as ManifestSource).file]),
       [["nbfile1", "finished", "run-nbfile1.wandb"]],
     );
-    assert.equal(readFileSync(join(data, "wandb", "history", "nbfile1.jsonl"), "utf8"), '{"_step":0,"x":"NaN"}\n');
+    assert.equal(readFileSync(join(data, "wandb", "history", "nbfile1.jsonl"), "utf8"), '{"_step":0,"actor/x":"NaN"}\n');
+    assert.deepEqual(r.manifest!.runs[0].profile, { name: "verl", how: "detected", evidence: ["actor/"] });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
