@@ -135,8 +135,8 @@ function openLine(b: OpenBatch): string {
 }
 
 /** One stdout line for a flag printed the first time: the check, where, and its reading rule. */
-function flagLine(f: HealthFlag): string {
-  return `  new flag: ${f.check} (${f.severity}) run ${f.runId} ${f.unit} ${f.first}..${f.last} ${f.key}: ${f.rule}`;
+function flagLine(f: HealthFlag, recordNoun: string): string {
+  return `  new flag: ${f.check} (${f.severity}) run ${f.runId} ${f.unit === "update" ? "update" : recordNoun} ${f.first}..${f.last} ${f.key}: ${f.rule}`;
 }
 
 /** What a follow keeps between snapshots' analyses. */
@@ -172,7 +172,8 @@ async function analysePoll(opts: FollowCli, state: AnalysisState, result: Pick<P
   }
   failures.analysed();
   for (const b of analysis.open) process.stdout.write(`${openLine(b)}\n`);
-  for (const f of seen.take(analysis.health.flags, { snapshot: result.sequence, takenAt: result.takenAt })) process.stdout.write(`${flagLine(f)}\n`);
+  for (const f of seen.take(analysis.health.flags, { snapshot: result.sequence, takenAt: result.takenAt }))
+    process.stdout.write(`${flagLine(f, analysis.health.recordNoun)}\n`);
   // Printed, then recorded: a crash in between prints a flag twice, never loses one.
   await seen.save(opts.outDir, reporter);
   if (opts.html) await htmlReport(opts, result.sequence, state.htmlFailures, reporter);

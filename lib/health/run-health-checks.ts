@@ -2,7 +2,7 @@
  * Runs the declared health checks over aligned runs: each check's flags with the check's name,
  * severity, unit and rule (with the parameter values used), or why it is not applicable.
  */
-import { absentReason, type FrameworkProfile } from "../registry/framework-profile";
+import { absentReason, singular, type FrameworkProfile } from "../registry/framework-profile";
 import { profileOfAligned } from "../registry/profiles";
 import { conditionText, runsWhereHolds } from "../registry/semantic-flags";
 import { CheckInputs } from "./check-inputs";
@@ -34,6 +34,8 @@ export interface HealthCheckResult {
 export interface HealthReport {
   results: HealthCheckResult[];
   flags: HealthFlag[];
+  /** What a flag of unit "rollout" counts on these runs, from their profile: "rollout batch", "training step", "logged step". */
+  recordNoun: string;
 }
 
 /**
@@ -48,7 +50,7 @@ export function runHealthChecks(
 ): HealthReport {
   const inputs = new CheckInputs(aligned, profileOfAligned(aligned));
   const results = checks.map((c) => runOne(inputs, c, checkParams(c, params)));
-  return { results, flags: ([] as HealthFlag[]).concat(...results.map((r) => r.flags)) };
+  return { results, flags: ([] as HealthFlag[]).concat(...results.map((r) => r.flags)), recordNoun: singular(inputs.profile.recordNoun) };
 }
 
 function checkParams(c: HealthCheck, params: HealthParams): HealthCheckParams {

@@ -25,7 +25,7 @@ test("npm run export -- --data DIR --out DIR writes the six files, lists them an
   assert.deepEqual(fs.readdirSync(out).sort(), ["health.csv", "manifest.json", "rollouts.csv", "summary.csv", "superseded.csv", "updates.csv"]);
   assert.match(r.stdout, /\nhealth checks \(1 flag; thresholds: defaults\):\n {2}ppo_kl_first_update: 0 flags \[warning\] \(rule: \|train\/ppo_kl\| > 1e-8 /);
   assert.match(r.stdout, /\n {2}non_finite: 1 flag \[warning\]/);
-  assert.equal(r.stdout.split("\n").filter((l) => /^ {2}[a-z_]+: (\d+ flags?|not applicable)/.test(l)).length, 12, "one line per check");
+  assert.equal(r.stdout.split("\n").filter((l) => /^ {2}[a-z_]+: (\d+ flags?|not applicable)/.test(l)).length, 20, "one line per check");
 });
 
 test("--data takes the data folder too (as WORKSPACE_DATA does): the same files as from its wandb/ archive", (t) => {

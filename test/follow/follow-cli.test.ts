@@ -134,7 +134,7 @@ test("--report with --config: the exports rebuilt after each snapshot, each heal
   assert.match(lines[2], /^poll 2: snapshot 2: sim-r0-ghfk \+0, sim-r1-kf63 \+0, sim-r2-85gs \+80, sim-r3-1v8k \+0 rows/);
   const flags = lines.filter((l) => l.startsWith("  new flag:"));
   assert.deepEqual(flags, [
-    "  new flag: non_finite (warning) run sim-r2-85gs rollout 47..47 rollout/kl: a NaN, Inf or -Inf value in a numeric key of an optimizer update or rollout batch (one flag per key and round; critic keys train/critic-* not read)",
+    "  new flag: non_finite (warning) run sim-r2-85gs rollout batch 47..47 rollout/kl: a NaN, Inf or -Inf value in a numeric key of an optimizer update or rollout batch (one flag per key and round; critic keys train/critic-* not read)",
   ]);
   assert.ok(lines.indexOf(flags[0]) > 2, "printed after poll 2, when rollout 47 arrived");
   assert.match(lines[lines.length - 2], /^poll 3: nothing new/);

@@ -54,7 +54,7 @@ test("a flag whose batch closes at poll 2 is printed once, at poll 2, with its r
   assert.match(lines[poll2], /^poll 2: snapshot 2: .*sim-r2-85gs \+5/);
   assert.deepEqual(lines.slice(poll2 + 1, -1), [
     "  open: run sim-r2-85gs (round R2): rollout 48 (1 rollout record(s), 0 update(s) so far) is not analysed until a later one is logged",
-    `  new flag: non_finite (warning) run sim-r2-85gs rollout 47..47 rollout/kl: ${NON_FINITE_RULE}`,
+    `  new flag: non_finite (warning) run sim-r2-85gs rollout batch 47..47 rollout/kl: ${NON_FINITE_RULE}`,
   ]);
   assert.deepEqual(
     (await readFlagsPrinted(out)).map((f) => `${f.check} ${f.runId} ${f.first} snapshot ${f.snapshot}`),

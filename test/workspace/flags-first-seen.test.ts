@@ -18,7 +18,10 @@ test("each flag now with the snapshot that first printed it; one no follow print
   const grown = flag("a", 10, 14);
   const unprinted = flag("b", 3, 3);
   const gone = flag("c", 7, 7, "throughput_drop");
-  const rows = flagsFirstSeen({ results: [], flags: [grown, unprinted] }, [printed(flag("a", 10, 11), 4, "2026-01-01T00:04:00.000Z"), printed(gone, 2, null)]);
+  const rows = flagsFirstSeen({ results: [], flags: [grown, unprinted], recordNoun: "rollout batch" }, [
+    printed(flag("a", 10, 11), 4, "2026-01-01T00:04:00.000Z"),
+    printed(gone, 2, null),
+  ]);
   assert.deepEqual(rows, [
     {
       check: "non_finite",
