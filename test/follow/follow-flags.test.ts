@@ -104,7 +104,7 @@ test("a snapshot written but not analysed (the follow stopped in between) is ana
   assert.equal(first.code, 0, first.stderr);
   assert.deepEqual(first.stdout.trimEnd().split("\n").slice(0, 4), [
     "snapshot 1 (written before this follow, not analysed yet):",
-    `  new flag: non_finite (warning) run caught rollout 47..47 rollout/kl: ${NON_FINITE_RULE}`,
+    `  new flag: non_finite (warning) run caught rollout batch 47..47 rollout/kl: ${NON_FINITE_RULE}`,
     "poll 1: nothing new (caught finished)",
     "poll 2: nothing new (caught finished)",
   ]);

@@ -49,7 +49,7 @@ test("a run deleted mid-follow: the poll says deleted, a warning names the rows 
   assert.match(r.stderr, /warning: run e\/p\/live: the server no longer has it \(deleted\); its 40 frozen rows stay as frozen/);
   // Rollout 47 (steps 30..34) logs rollout/kl = NaN: closed once rollout 48 began (steps 35..39), at poll 4.
   const lines = r.stdout.split("\n");
-  const flag = lines.findIndex((l) => l.startsWith("  new flag: non_finite (warning) run live rollout 47..47 rollout/kl: a NaN, Inf or -Inf value"));
+  const flag = lines.findIndex((l) => l.startsWith("  new flag: non_finite (warning) run live rollout batch 47..47 rollout/kl: a NaN, Inf or -Inf value"));
   assert.ok(flag > lines.indexOf(polls[3]) && flag < lines.indexOf(polls[4]), r.stdout);
   assert.equal(lines.filter((l) => l.startsWith("  new flag:")).length, 1);
   assert.match(r.stdout, /followed 1 run\(s\) into .*: 6 poll\(s\), 5 snapshot\(s\), 0 failed; ended; snapshot chain verified/);
