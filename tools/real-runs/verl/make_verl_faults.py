@@ -531,7 +531,12 @@ def write_readme(out_root: Path, doc: dict, args):
         f"`entropy_collapse` uses x{args.lr_factor:g} (x10, x20, x30, x40, x50 were tried on two runs each: all of them made the model",
         "forget `<eos>` too, and the entropy fell below half its pre-k median 2 to 11 steps after k, or not within 20 steps).",
         "`visible` is null when the rule never fires (said in the table below).",
-        "Splits: seed 1 of every class and healthy seeds 1-2 are `calibrate`, the rest `test`.",
+        (
+            f"Split `heldout`: seeds 7 and 8 in `{SETTING['setting']}`, seed 9 in `{OTHER_SETTING['setting']}` (the same but "
+            f"`rollout.n={OTHER_SETTING['rollout_n']}`, `response_length={OTHER_SETTING['response_length']}`); k in 7, 9, 11."
+            if args.heldout
+            else "Splits: seed 1 of every class and healthy seeds 1-2 are `calibrate`, the rest `test`."
+        ),
         "",
         "## Runs",
         "",
