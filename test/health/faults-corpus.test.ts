@@ -45,24 +45,58 @@ const FIRST_FLAGS: [string, number, string][] = [
   ["trl-kl-drift-s1-k10", 12, "kl_ref_drift"],
   ["trl-kl-drift-s2-k12", 16, "kl_ref_drift"],
   ["trl-kl-drift-s3-k15", 20, "kl_ref_drift"],
+  ["verl-mismatch-s1-k8", 9, "mismatch_growth"],
+  ["verl-mismatch-s2-k10", 11, "mismatch_growth"],
+  ["verl-mismatch-s3-k12", 13, "mismatch_growth"],
+  ["verl-mismatch-noise-s1-k12", 13, "mismatch_growth"],
+  ["verl-mismatch-noise-s2-k8", 9, "mismatch_growth"],
+  ["verl-mismatch-noise-s3-k10", 11, "mismatch_growth"],
+  ["verl-learning-stopped-s1-k10", 11, "zero_advantages"],
+  ["verl-learning-stopped-s2-k12", 13, "zero_advantages"],
+  ["verl-learning-stopped-s3-k8", 9, "zero_advantages"],
+  ["verl-length-runaway-s1-k8", 14, "truncation_surge"],
+  ["verl-length-runaway-s2-k10", 15, "truncation_surge"],
+  ["verl-length-runaway-s3-k6", 13, "truncation_saturation"],
+  ["verl-length-collapse-s1-k6", 9, "length_collapse"],
+  ["verl-length-collapse-s2-k8", 14, "length_collapse"],
+  ["verl-length-collapse-s3-k10", 16, "length_collapse"],
+  ["verl-entropy-collapse-s1-k8", 10, "truncation_saturation"],
+  ["verl-entropy-collapse-s2-k6", 8, "entropy_collapse"],
+  ["verl-entropy-collapse-s3-k10", 12, "entropy_collapse"],
+  ["verl-non-finite-s1-k12", 12, "non_finite"],
+  ["verl-non-finite-s2-k8", 8, "non_finite"],
+  ["verl-non-finite-s3-k10", 10, "non_finite"],
+  ["verl-grad-spike-s1-k10", 10, "grad_norm_spike"],
+  ["verl-grad-spike-s2-k12", 12, "grad_norm_spike"],
+  ["verl-grad-spike-s3-k6", 6, "grad_norm_spike"],
 ];
 
-test("healthy twins of every setting and seed: no flag at all; fault runs: no flag before k", { skip: SKIP }, () => {
+/**
+ * The false alarms the test split has, pinned so that a change that adds or removes one is seen. Both
+ * are real events of healthy verl runs, flagged by rules whose thresholds were chosen on the calibrate
+ * split and not moved after: a gradient norm of 25.1 at step 16 against a trailing median of 1.3 (19x),
+ * and the mean response length dipping to 2.8 tokens (0.41x the early median) for two steps.
+ */
+const KNOWN_FALSE_ALARMS = ["verl-healthy-s4: length_collapse at 8", "verl-healthy-s5: grad_norm_spike at 16"];
+
+test("healthy twins of every setting and seed, and fault runs before k: no flag but the two pinned false alarms", { skip: SKIP }, () => {
   const healthy = corpus.filter((r) => r.label.fault === "healthy");
-  assert.ok(healthy.length >= 10, `${healthy.length} healthy twins`);
+  assert.ok(healthy.length >= 15, `${healthy.length} healthy twins`);
+  const alarms: string[] = [];
   for (const r of corpus) {
     const flags = runHealthChecks(r.aligned).flags.filter((f) => r.label.k === null || (f.raisedAt ?? f.first) < r.label.k);
-    assert.deepEqual(
-      flags.map((f) => `${f.check} at ${f.raisedAt ?? f.first}: ${f.key} = ${f.value}`),
-      [],
-      `${r.label.id} (${r.label.fault}, k ${r.label.k})`,
-    );
+    for (const f of flags) alarms.push(`${r.label.id}: ${f.check} at ${f.raisedAt ?? f.first}`);
   }
+  assert.deepEqual(alarms.sort(), KNOWN_FALSE_ALARMS);
+  assert.ok(
+    alarms.every((a) => corpus.find((r) => a.startsWith(`${r.label.id}:`))!.label.split === "test"),
+    "none on the calibrate split",
+  );
 });
 
 test("each fault run's first flag at or after k: the step and the check, pinned", { skip: SKIP }, () => {
   const got = corpus
-    .filter((r) => r.label.k !== null && r.label.framework === "trl")
+    .filter((r) => r.label.k !== null)
     .map((r): [string, number, string] => {
       const k = r.label.k as number;
       const after = runHealthChecks(r.aligned)

@@ -198,6 +198,17 @@ def run_case(name: str, work: Path, model_dir: Path, data_dir: Path) -> dict:
     case_dir.mkdir(parents=True)
     spec = dict(opts, case=name, work=str(work), case_dir=str(case_dir), model_dir=str(model_dir), data_dir=str(data_dir))
     (case_dir / "spec.json").write_text(json.dumps(spec))
+    env = child_env(case_dir, f"verl-{name}")
+    if opts.get("fail_after_reward_calls") is not None:
+        env["VERL_FIXTURE_FAIL_AFTER_REWARD_CALLS"] = str(opts["fail_after_reward_calls"])
+    t0 = time.time()
+    with open(case_dir / "child.log", "w") as log:
+        proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", str(case_dir / "spec.json")], env=env, stdout=log, stderr=subprocess.STDOUT, cwd=str(case_dir))
+    return {"returncode": proc.returncode, "seconds": round(time.time() - t0, 1)}
+
+
+def child_env(case_dir: Path, run_id: str) -> dict:
+    """The environment of a child: W&B offline into case_dir with a fixed run id, verl's CPU platform, no hub."""
     env = dict(os.environ)
     env.update(
         {
@@ -206,7 +217,7 @@ def run_case(name: str, work: Path, model_dir: Path, data_dir: Path) -> dict:
             "WANDB_CONSOLE": "off",
             "WANDB_X_DISABLE_STATS": "true",
             "WANDB_SILENT": "true",
-            "WANDB_RUN_ID": f"verl-{name}",
+            "WANDB_RUN_ID": run_id,
             "WANDB_CONFIG_DIR": str(case_dir / ".wandb-config"),
             "WANDB_CACHE_DIR": str(case_dir / ".wandb-cache"),
             "TENSORBOARD_DIR": str(case_dir / "tensorboard"),
@@ -225,12 +236,7 @@ def run_case(name: str, work: Path, model_dir: Path, data_dir: Path) -> dict:
             "CUDA_VISIBLE_DEVICES": "",
         }
     )
-    if opts.get("fail_after_reward_calls") is not None:
-        env["VERL_FIXTURE_FAIL_AFTER_REWARD_CALLS"] = str(opts["fail_after_reward_calls"])
-    t0 = time.time()
-    with open(case_dir / "child.log", "w") as log:
-        proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", str(case_dir / "spec.json")], env=env, stdout=log, stderr=subprocess.STDOUT, cwd=str(case_dir))
-    return {"returncode": proc.returncode, "seconds": round(time.time() - t0, 1)}
+    return env
 
 
 def rounds_of(name: str, out: Path, case: dict) -> list:
@@ -595,7 +601,8 @@ class WeightSync:
         return None
 
 
-def child_main(spec_path):
+def child_main(spec_path, after_init=None):
+    """One case. `after_init(trainer)`, when given, runs after init_workers and before fit (make_verl_faults.py)."""
     spec = json.loads(Path(spec_path).read_text())
     case_dir = Path(spec["case_dir"])
     name = spec["case"]
@@ -609,7 +616,7 @@ def child_main(spec_path):
     random.seed(SEED)
     np.random.seed(SEED)
     torch.manual_seed(SEED)
-    torch.set_num_threads(2)
+    torch.set_num_threads(int(spec.get("threads", 2)))
 
     used_device_fns = register_cpu_platform()
 
@@ -643,15 +650,15 @@ def child_main(spec_path):
         "actor_rollout_ref.actor.ppo_mini_batch_size=2",
         "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2",
         "actor_rollout_ref.actor.ppo_epochs=1",
-        "actor_rollout_ref.actor.optim.lr=1e-3",
+        f"actor_rollout_ref.actor.optim.lr={spec.get('lr', '1e-3')}",
         "actor_rollout_ref.actor.use_kl_loss=False",
         "actor_rollout_ref.actor.entropy_coeff=0",
         "actor_rollout_ref.actor.fsdp_config.param_offload=False",
         "actor_rollout_ref.actor.fsdp_config.optimizer_offload=False",
         "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=4",
         "actor_rollout_ref.rollout.name=vllm",
-        "actor_rollout_ref.rollout.n=2",
-        f"actor_rollout_ref.rollout.response_length={RESPONSE_LENGTH}",
+        f"actor_rollout_ref.rollout.n={spec.get('rollout_n', 2)}",
+        f"actor_rollout_ref.rollout.response_length={spec.get('response_length', RESPONSE_LENGTH)}",
         f"actor_rollout_ref.rollout.prompt_length={PROMPT_LENGTH}",
         "actor_rollout_ref.rollout.temperature=1.0",
         "actor_rollout_ref.rollout.agent.num_workers=1",
@@ -662,18 +669,18 @@ def child_main(spec_path):
         f"data.val_files={spec['data_dir']}/val.parquet",
         "data.train_batch_size=4",
         f"data.max_prompt_length={PROMPT_LENGTH}",
-        f"data.max_response_length={RESPONSE_LENGTH}",
+        f"data.max_response_length={spec.get('response_length', RESPONSE_LENGTH)}",
         "data.dataloader_num_workers=0",
-        f"data.seed={SEED}",
+        f"data.seed={spec.get('data_seed', SEED)}",
         "algorithm.adv_estimator=grpo",
-        f"reward.custom_reward_function.path={Path(__file__).resolve()}",
-        "reward.custom_reward_function.name=compute_score",
+        f"reward.custom_reward_function.path={spec.get('reward_path', Path(__file__).resolve())}",
+        f"reward.custom_reward_function.name={spec.get('reward_name', 'compute_score')}",
         "reward.num_workers=1",
         "trainer.device=cpu",
         "trainer.n_gpus_per_node=1",
         "trainer.nnodes=1",
-        "trainer.logger=[console,wandb,tensorboard]",
-        "trainer.project_name=verl-real-runs",
+        f"trainer.logger=[{spec.get('loggers', 'console,wandb,tensorboard')}]",
+        f"trainer.project_name={spec.get('project', 'verl-real-runs')}",
         f"trainer.experiment_name={name}",
         f"trainer.total_training_steps={steps}",
         "trainer.total_epochs=100",
@@ -731,7 +738,7 @@ def child_main(spec_path):
 
     write_extra()  # now, so that a killed run has it too
     try:
-        run_v0(config, spec)
+        run_v0(config, spec, after_init)
     except BaseException:
         write_extra()
         rec.close()
@@ -743,7 +750,7 @@ def child_main(spec_path):
         t.finish(exit_code=0)
 
 
-def run_v0(config, spec):
+def run_v0(config, spec, after_init=None):
     from omegaconf import OmegaConf, open_dict
 
     from verl.trainer.ppo.ray_trainer import RayPPOTrainer, Role
@@ -786,7 +793,7 @@ def run_v0(config, spec):
             cfg = self.config
             self.reward_loop_manager = None
             handles = [LocalActor(lambda: RewardLoopWorker(cfg, None))]
-            llm_client = TinyRolloutClient(rollout_model, self.config.actor_rollout_ref.rollout.response_length, SEED)
+            llm_client = TinyRolloutClient(rollout_model, self.config.actor_rollout_ref.rollout.response_length, spec.get("sampler_seed", SEED))
 
             class InProcessAgentLoopManager(AgentLoopManager):
                 async def _init_agent_loop_workers(self):
@@ -812,6 +819,8 @@ def run_v0(config, spec):
         device_name="cpu",
     )
     trainer.init_workers()
+    if after_init is not None:
+        after_init(trainer)
     trainer.fit()
 
 
