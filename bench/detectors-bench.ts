@@ -87,8 +87,9 @@ function intro(all: readonly CorpusRun[]): string[] {
   const fws = [...new Set(all.map((r) => r.label.framework))].sort();
   return [
     `Measured by \`npm run bench -- detectors\` on ${all.length} real runs (${fws.map((fw) => `${fw} ${count((r) => r.label.framework === fw)}`).join(", ")}): ` +
-      `${count((r) => r.label.fault !== "healthy")} with a fault injected at a known step k, ${count((r) => r.label.fault === "healthy")} healthy twins ` +
-      "(test/fixtures/real-runs/faults/, made by the frameworks' own trainers: tools/real-runs/). " +
+      `${count((r) => r.label.fault !== "healthy")} with a fault injected at a known step k, ${count((r) => r.label.fault === "healthy")} healthy twins, ` +
+      `all made by the frameworks' own trainers (tools/real-runs/): ${count((r) => r.label.split !== "heldout")} committed in test/fixtures/real-runs/faults/, ` +
+      `${count((r) => r.label.split === "heldout")} held out (kept outside the repository, \`--heldout DIR\`). ` +
       "Recall: fault runs with a flag raised at or after k, of those whose fault showed in the framework's own record (a run where it never showed is listed, not counted). Delay: median logged values from k to the first such flag / from the step the fault became visible in the framework's own record (labels.json `visible`: no detector can see it earlier). " +
       "False alarms: flags on healthy twins and flags raised before k, per 1,000 of those logged values. " +
       `Peer: fixed rules as small RL-health packages use them (entropy < ${PEER.entropyFloor} for ${PEER.entropyN} logged values; any concept's value > mean + ${PEER.sigma} sigma of its ${PEER.window} previous values, at least ${PEER.minHistory}; NaN in any key), on the same records in the same run.`,
