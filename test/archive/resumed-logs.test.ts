@@ -16,6 +16,8 @@ import { after, test } from "node:test";
 import { fetchAndFreeze, joinResumedLogs } from "../../lib/archive/fetch-and-freeze";
 import { loadArchive } from "../../lib/archive/load-archive";
 import { alignRuns } from "../../lib/align/align-runs";
+import { LiveArchive } from "../../lib/follow/live-archive";
+import { analyseSnapshot } from "../../lib/follow/poll-analysis";
 import { parseManifest, serializeManifest } from "../../lib/archive/manifest";
 import { readRunsConfig } from "../../lib/archive/runs-config";
 import { keysOf } from "../../lib/values/compact-values";
@@ -306,4 +308,27 @@ test("a frozen file whose _step goes back more often than its later logs allow i
     loadArchive(copy),
     /line 9: _step 2 does not increase \(previous 5\) \(run verl-resume-same-id: its 1 later log\(s\) may each go back once, 1 already did\)/,
   );
+});
+
+test("npm run follow's incremental reader takes the real verl resume in place as loadArchive does: the same analysis, no refusal", async () => {
+  const dir = path.join(tmp, "verl-followed");
+  await fetchAndFreeze({
+    entity: "",
+    project: "",
+    runs: VERL_LOGS.map((file) => ({ runId: "verl-resume-same-id", round: "R0", file })),
+    outDir: dir,
+    env: {},
+    now: () => new Date("2026-12-01T00:00:00.000Z"),
+    reporter: { warn: () => {}, info: () => {} },
+    profile: "detect",
+  });
+  const live = new LiveArchive(dir);
+  try {
+    const inc = await live.analyse();
+    const full = await analyseSnapshot(dir);
+    assert.deepEqual(inc.health, full.health);
+    assert.equal(live.stats.rowsParsed, 8, "the two logs' 4 + 4 rows");
+  } finally {
+    await live.close();
+  }
 });
