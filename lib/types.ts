@@ -80,8 +80,10 @@ export interface ManifestRun {
   /**
    * Later `.wandb` logs of the same run id (the run resumed into its own id offline: each log is
    * written apart), in the order their processes started (`source` first), whatever order they were
-   * given in. A log whose `_step` goes back (restarts at 0) has its rows frozen with `_step` +
-   * `stepOffset`, continuing the run's count of logging calls as W&B does when a run resumes online.
+   * given in. A log that restarts at `_step` 0 has its rows frozen with `_step` + `stepOffset`,
+   * continuing the run's count of logging calls as W&B does when a run resumes online; one that starts
+   * later (a framework's own step, as verl's) is kept as logged (`stepOffset` 0), so the frozen
+   * `_step` may go back once per later log, at the checkpoint it resumed from.
    */
   resumedIn?: ResumedSource[];
   /**

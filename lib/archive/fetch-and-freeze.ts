@@ -55,7 +55,7 @@ function fromFiles(r: RunSelection): boolean {
 
 /**
  * Joins `.wandb` logs of one run id into one selection: a run resumed into its own id offline
- * writes a log per process, and they are one W&B run (frozen as one, `_step` continued; see
+ * writes a log per process, and they are one W&B run (frozen as one, joined by their `_step`s; see
  * freezeWandbFileRun). Logs of one id must share a round; one file twice, an id both a server run and
  * a log, or two runs given one round label, is refused.
  * @example joinResumedLogs([{ runId: "a", round: "R0", file: "x.wandb" }, { runId: "a", round: "R0", file: "y.wandb" }])

@@ -43,9 +43,11 @@ function sourceOf(run: WandbFileRun): ManifestSource {
 /**
  * Reads the run's logs (`sel.file` and `sel.resumedIn`, in the order their processes started, see
  * logsInWrittenOrder) and writes their rows to `<archiveTmp>/history/<runId>.jsonl`; returns the
- * run's manifest entry and its keys. A later log whose `_step` goes back (a new process counts from 0
- * offline, where the SDK cannot ask where the run stopped) gets the offset that makes it continue
- * the run's count, stated per log in `resumedIn`; one that goes on is kept as logged. State, exit
+ * run's manifest entry and its keys. A later log that restarts at `_step` 0 (a new process counts
+ * from 0 offline, where the SDK cannot ask where the run stopped) gets the offset that makes it
+ * continue the run's count, stated per log in `resumedIn`; one that starts later (the framework's
+ * own step, as verl's) is kept as logged, so the frozen `_step` may go back once per later log
+ * (load-archive.ts allows that, where the run re-logged from its checkpoint). State, exit
  * code and display name are the last log's. Throws `WandbFileError` (file, byte offset) on a damaged
  * or foreign file.
  */
@@ -124,11 +126,10 @@ async function readLogsInto(
   const logs: ReadLog[] = [];
   let nextStep = 0;
   for (const log of files) {
-    // The first log's steps stay as logged; a later one's continue after the last step frozen.
     let offset: number | null = logs.length === 0 ? 0 : null;
     const onRows = async (rows: HistoryRow[]) => {
       if (rows.length === 0) return;
-      offset ??= Math.max(0, nextStep - rows[0]._step);
+      offset ??= laterLogOffset(rows[0]._step, nextStep);
       const shifted = offset === 0 ? rows : rows.map((r) => withStep(r, r._step + offset!));
       nextStep = shifted[shifted.length - 1]._step + 1;
       keys.add(shifted);
@@ -138,6 +139,17 @@ async function readLogsInto(
     logs.push({ run, stepOffset: offset ?? 0 });
   }
   return logs;
+}
+
+/**
+ * The shift of a later log's `_step`, from where its first row stands: a log that restarts at 0
+ * (transformers' WandbCallback lets wandb count calls, and offline a new process counts from 0)
+ * continues after the last step frozen; one that starts later was stamped by the framework (verl's
+ * Tracking passes step=global_steps, from the checkpoint's step on) and is kept as logged, even where
+ * it goes back over steps the earlier log holds: shifting it would move its rows off their steps.
+ */
+function laterLogOffset(firstStep: number, nextStep: number): number {
+  return firstStep === 0 ? nextStep : 0;
 }
 
 /**

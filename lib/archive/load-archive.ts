@@ -1,7 +1,8 @@
 /**
  * Loading a frozen archive: every history file is checked against the manifest's sha256 before a
  * row is read, and every line must be a JSON object of numbers (or "NaN"/"Infinity"/"-Infinity")
- * with a strictly increasing integer `_step`. Any violation refuses the whole archive with an
+ * with a strictly increasing integer `_step` (except where a later log of a run resumed in place starts
+ * back at its checkpoint's step, once per log in `resumedIn`). Any violation refuses the whole archive with an
  * error naming the file (and line, key, hashes).
  */
 import { createHash } from "node:crypto";
@@ -117,6 +118,12 @@ export interface RowSink {
   readonly length: number;
 }
 
+/** What a refused `_step` that goes back adds for a run of several logs: how many go-backs its logs allow. */
+function goBacksNote(run: ManifestRun, goBacks: number): string {
+  const later = run.resumedIn?.length ?? 0;
+  return later === 0 ? "" : ` (run ${run.runId}: its ${later} later log(s) may each go back once, ${goBacks} already did)`;
+}
+
 /** Reads, hashes and parses one history file (plain rows, or compact views made by `vb`); also run by load-worker.ts. */
 export async function readHistoryFile(filePath: string, run: ManifestRun, reporter: Reporter, vb: ValuesBuilder | null): Promise<HistoryRow[]> {
   const rows: HistoryRow[] = [];
@@ -139,6 +146,7 @@ export async function readHistoryInto(filePath: string, run: ManifestRun, report
   let lineNo = 0;
   let bytes = 0;
   let prevStep = -Infinity;
+  let goBacks = 0;
   const parseLine = (line: string) => {
     lineNo++;
     let row: HistoryRow;
@@ -150,7 +158,11 @@ export async function readHistoryInto(filePath: string, run: ManifestRun, report
     }
     const step = row._step;
     if (typeof step !== "number" || !Number.isInteger(step)) return `line ${lineNo} key "_step": missing or not an integer`;
-    if (step <= prevStep) return `line ${lineNo}: _step ${step} does not increase (previous ${prevStep})`;
+    if (step <= prevStep) {
+      // A later log of a run resumed in place, kept at the steps its framework logged, starts back at its checkpoint's step.
+      if (goBacks >= (run.resumedIn?.length ?? 0)) return `line ${lineNo}: _step ${step} does not increase (previous ${prevStep})${goBacksNote(run, goBacks)}`;
+      goBacks++;
+    }
     prevStep = step;
     rows.push(row);
     return null;

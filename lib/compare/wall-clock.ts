@@ -16,9 +16,17 @@ interface RunStamps {
   stamps: Float64Array;
 }
 
-/** The latest `_timestamp` of the rows at `steps` (binary search: `_step` increases in a frozen file); NaN when none has one. */
+/**
+ * The latest `_timestamp` of the rows at `steps` (binary search over the rows sorted by `_step`; a run
+ * resumed in place, its later log kept at its framework's steps, holds a step twice: the latest of
+ * them); NaN when none has one.
+ */
 function latestStamp(run: RunStamps, steps: readonly number[]): number {
   let latest = Number.NaN;
+  const take = (t: number) => {
+    // NaN <= x is false: the first stamped row sets `latest`, an unstamped one never does.
+    if (!Number.isNaN(t) && !(t <= latest)) latest = t;
+  };
   for (const s of steps) {
     let lo = 0;
     let hi = run.steps.length - 1;
@@ -26,9 +34,8 @@ function latestStamp(run: RunStamps, steps: readonly number[]): number {
       const mid = (lo + hi) >> 1;
       const at = run.steps[mid];
       if (at === s) {
-        const t = run.stamps[mid];
-        // NaN <= x is false: the first stamped row sets `latest`, an unstamped one never does.
-        if (!Number.isNaN(t) && !(t <= latest)) latest = t;
+        for (let i = mid; i >= 0 && run.steps[i] === s; i--) take(run.stamps[i]);
+        for (let i = mid + 1; i < run.steps.length && run.steps[i] === s; i++) take(run.stamps[i]);
         break;
       }
       if (at < s) lo = mid + 1;
@@ -36,6 +43,13 @@ function latestStamp(run: RunStamps, steps: readonly number[]): number {
     }
   }
   return latest;
+}
+
+/** The rows' steps and stamps in `_step` order (already so unless a later log of the run went back). */
+function sortedByStep(steps: Float64Array, stamps: Float64Array): RunStamps {
+  if (steps.every((s, i) => i === 0 || s > steps[i - 1])) return { steps, stamps };
+  const order = [...steps.keys()].sort((a, b) => steps[a] - steps[b] || a - b);
+  return { steps: Float64Array.from(order, (i) => steps[i]), stamps: Float64Array.from(order, (i) => stamps[i]) };
 }
 
 /** A number of a row, or NaN. */
@@ -62,7 +76,7 @@ export function wallClock(runs: readonly RunHistory[]): WallClock {
     if (Number.isNaN(start))
       return { none: `run ${run.runId} (round ${run.round}) has no row with both _timestamp and _runtime, so when it started is not known` };
     origin = Math.min(origin, start);
-    byRun.set(run.runId, { steps, stamps });
+    byRun.set(run.runId, sortedByStep(steps, stamps));
   }
   if (byRun.size === 0) return { none: "no run" };
   return {

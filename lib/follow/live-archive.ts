@@ -37,6 +37,8 @@ interface ReadRun {
   sha256: string;
   rows: HistoryRow[];
   lastStep: number;
+  /** Times `_step` went back in the rows read (a later log of a run resumed in place, kept at its framework's steps). */
+  goBacks: number;
 }
 
 /** What one analysis read: runs read whole (first analysis, new lineage) and rows parsed. */
@@ -224,7 +226,7 @@ function checkHashes(h: FileHashes, where: string, entry: ManifestRun, from: Rea
 async function readNewBytes(filePath: string, where: string, entry: ManifestRun, from: ReadRun | null, vb: ValuesBuilder): Promise<ReadRun> {
   const start = from?.bytes ?? 0;
   const rows = from ? from.rows.slice() : [];
-  const parser = lineParser(where, rows, from?.lastStep ?? -Infinity, vb);
+  const parser = lineParser(where, rows, { step: from?.lastStep ?? -Infinity, goBacks: from?.goBacks ?? 0, allowed: entry.resumedIn?.length ?? 0 }, vb);
   const decoder = new StringDecoder("utf8");
   let carry = "";
   let pos = start;
@@ -248,12 +250,21 @@ async function readNewBytes(filePath: string, where: string, entry: ManifestRun,
   if (pos < entry.bytes) throw new Error(`${where}: ${pos} bytes, ${MANIFEST_FILE} says ${entry.bytes}`);
   if (carry + decoder.end() !== "") throw new Error(`${where}: truncated (the file does not end with a newline)`);
   if (rows.length !== entry.historyEvents) throw new Error(`${where}: holds ${rows.length} rows, ${MANIFEST_FILE} says historyEvents ${entry.historyEvents}`);
-  return { file: entry.file, bytes: entry.bytes, sha256: entry.sha256, rows, lastStep: parser.lastStep() };
+  return { file: entry.file, bytes: entry.bytes, sha256: entry.sha256, rows, lastStep: parser.lastStep(), goBacks: parser.goBacks() };
 }
 
-/** Parses lines as loadArchive does (parseFrozenRowWith; `_step` an increasing integer), appending to `rows`. */
-function lineParser(where: string, rows: HistoryRow[], prevStep: number, vb: ValuesBuilder): ((line: string) => void) & { lastStep(): number } {
-  let last = prevStep;
+/**
+ * Parses lines as loadArchive does (parseFrozenRowWith; `_step` an increasing integer, going back at
+ * most `prev.allowed` times in all: once per later log of a run resumed in place), appending to `rows`.
+ */
+function lineParser(
+  where: string,
+  rows: HistoryRow[],
+  prev: { step: number; goBacks: number; allowed: number },
+  vb: ValuesBuilder,
+): ((line: string) => void) & { lastStep(): number; goBacks(): number } {
+  let last = prev.step;
+  let goBacks = prev.goBacks;
   const parse = (line: string) => {
     const lineNo = rows.length + 1;
     let row: HistoryRow;
@@ -265,9 +276,12 @@ function lineParser(where: string, rows: HistoryRow[], prevStep: number, vb: Val
     }
     const step = row._step;
     if (typeof step !== "number" || !Number.isInteger(step)) throw new Error(`${where} line ${lineNo} key "_step": missing or not an integer`);
-    if (step <= last) throw new Error(`${where} line ${lineNo}: _step ${step} does not increase (previous ${last})`);
+    if (step <= last) {
+      if (goBacks >= prev.allowed) throw new Error(`${where} line ${lineNo}: _step ${step} does not increase (previous ${last})`);
+      goBacks++;
+    }
     last = step;
     rows.push(row);
   };
-  return Object.assign(parse, { lastStep: () => last });
+  return Object.assign(parse, { lastStep: () => last, goBacks: () => goBacks });
 }

@@ -3,7 +3,9 @@
  * freezes them as ONE run (test/fixtures/real-runs/trl/grpo-resume-same-id, written by TRL 1.16 and
  * wandb 0.31: a run killed after step 5, resumed from checkpoint-3 with WANDB_RUN_ID and
  * WANDB_RESUME=allow). Each log's `_step` restarts at 0; the later log's rows are frozen with the
- * stated offset, every other value as read.
+ * stated offset, every other value as read. verl stamps its own step (test/fixtures/real-runs/verl/
+ * resume-same-id, verl 0.9.1: the second process resumes from global_step_2 and logs from step 2 on):
+ * its later log is kept at the steps verl logged.
  */
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
@@ -13,6 +15,9 @@ import { after, test } from "node:test";
 
 import { fetchAndFreeze, joinResumedLogs } from "../../lib/archive/fetch-and-freeze";
 import { loadArchive } from "../../lib/archive/load-archive";
+import { alignRuns } from "../../lib/align/align-runs";
+import { LiveArchive } from "../../lib/follow/live-archive";
+import { analyseSnapshot } from "../../lib/follow/poll-analysis";
 import { parseManifest, serializeManifest } from "../../lib/archive/manifest";
 import { readRunsConfig } from "../../lib/archive/runs-config";
 import { keysOf } from "../../lib/values/compact-values";
@@ -22,6 +27,8 @@ import type { ManifestSource } from "../../lib/types";
 const CASE = path.resolve(__dirname, "../fixtures/real-runs/trl/grpo-resume-same-id");
 const FIRST = path.join(CASE, "R0-run-trlgrporesumesa.wandb");
 const SECOND = path.join(CASE, "R1-run-trlgrporesumesa.wandb");
+const VERL = path.resolve(__dirname, "../fixtures/real-runs/verl/resume-same-id");
+const VERL_LOGS = ["R0", "R1"].map((r) => path.join(VERL, `${r}-run-verl-resume-same-id.wandb`));
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "resumed-logs-"));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
@@ -218,4 +225,110 @@ test("the logs of one run given in the wrong order are read in the order their p
     manifest.runs[0].resumedIn.map((x: { file: string; stepOffset: number }) => [x.file, x.stepOffset]),
     [["R1-run-trlgrporesumesa.wandb", 37]],
   );
+});
+
+/** The steps verl's Tracking.log was called with, per process (own-record.jsonl: one line per call), and the validation-only ones. */
+function verlOwnSteps(round: string): { steps: number[]; evalSteps: number[] } {
+  const calls = fs
+    .readFileSync(path.join(VERL, `${round}-own-record.jsonl`), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { step: number; data: Record<string, unknown> });
+  const evalOnly = (d: Record<string, unknown>) => Object.keys(d).every((k) => k.startsWith("val-core/") || k.startsWith("val-aux/"));
+  return { steps: calls.map((c) => c.step), evalSteps: calls.filter((c) => evalOnly(c.data)).map((c) => c.step) };
+}
+
+test("a real verl run resumed in place: the later log, logged from the checkpoint's step, is kept at verl's steps in either order given, and its validation row stays an eval", async () => {
+  const freeze = async (files: string[], name: string) => {
+    const outDir = path.join(tmp, name);
+    const manifest = await fetchAndFreeze({
+      entity: "",
+      project: "",
+      runs: files.map((file) => ({ runId: "verl-resume-same-id", round: "R0", file })),
+      outDir,
+      env: {},
+      now: () => new Date("2026-12-01T00:00:00.000Z"),
+      reporter: { warn: () => {}, info: () => {} },
+      profile: "detect",
+    });
+    const bytes: Record<string, string> = {};
+    for (const f of ["manifest.json", "history/verl-resume-same-id.jsonl"]) bytes[f] = fs.readFileSync(path.join(outDir, f), "utf8");
+    return { manifest, bytes, outDir };
+  };
+  const given = await freeze(VERL_LOGS, "verl-in-order");
+  const reversed = await freeze([...VERL_LOGS].reverse(), "verl-reversed");
+  assert.deepEqual(reversed.bytes, given.bytes);
+  const [r0, r1] = [verlOwnSteps("R0"), verlOwnSteps("R1")];
+  assert.deepEqual(
+    [r0.steps, r1.steps],
+    [
+      [0, 1, 2, 3],
+      [2, 3, 4, 5],
+    ],
+  );
+  const run = given.manifest.runs[0];
+  assert.deepEqual(
+    run.resumedIn?.map((x) => [x.file, x.stepOffset]),
+    [["R1-run-verl-resume-same-id.wandb", 0]],
+  );
+  assert.equal(run.lastStep, 5, "verl's last global step, not a shifted one");
+  const archive = await loadArchive(given.outDir);
+  // One frozen row per Tracking.log call, at the step verl passed (the .wandb logs hold one row per call).
+  assert.deepEqual(
+    archive.runs[0].rows.map((r) => r._step),
+    [...r0.steps, ...r1.steps],
+  );
+  const aligned = alignRuns(archive.runs);
+  assert.deepEqual(
+    aligned.evals.map((e) => [e.evalStep, e.historyStep]),
+    [...r0.evalSteps, ...r1.evalSteps].map((s) => [s, s]),
+    "the validation-only rows (R0's val-before-train at 0, R1's at the checkpoint step 2)",
+  );
+  assert.deepEqual(
+    aligned.rollouts.map((r) => r.rollout),
+    [1, 2, 3, 4, 5],
+  );
+});
+
+test("a frozen file whose _step goes back more often than its later logs allow is refused naming the run and line", async () => {
+  const out = path.join(tmp, "verl-in-order");
+  const file = path.join(out, "history/verl-resume-same-id.jsonl");
+  const lines = fs.readFileSync(file, "utf8").trim().split("\n");
+  const twice = [...lines, ...lines.slice(4)].join("\n") + "\n"; // R1's rows once more: a second go-back with one later log
+  const copy = path.join(tmp, "verl-twice");
+  fs.cpSync(out, copy, { recursive: true });
+  fs.writeFileSync(path.join(copy, "history/verl-resume-same-id.jsonl"), twice);
+  const manifest = JSON.parse(fs.readFileSync(path.join(copy, "manifest.json"), "utf8"));
+  const { createHash } = await import("node:crypto");
+  manifest.runs[0].sha256 = createHash("sha256").update(twice).digest("hex");
+  manifest.runs[0].bytes = Buffer.byteLength(twice);
+  manifest.runs[0].historyEvents = 12;
+  fs.writeFileSync(path.join(copy, "manifest.json"), JSON.stringify(manifest, null, 2));
+  await assert.rejects(
+    loadArchive(copy),
+    /line 9: _step 2 does not increase \(previous 5\) \(run verl-resume-same-id: its 1 later log\(s\) may each go back once, 1 already did\)/,
+  );
+});
+
+test("npm run follow's incremental reader takes the real verl resume in place as loadArchive does: the same analysis, no refusal", async () => {
+  const dir = path.join(tmp, "verl-followed");
+  await fetchAndFreeze({
+    entity: "",
+    project: "",
+    runs: VERL_LOGS.map((file) => ({ runId: "verl-resume-same-id", round: "R0", file })),
+    outDir: dir,
+    env: {},
+    now: () => new Date("2026-12-01T00:00:00.000Z"),
+    reporter: { warn: () => {}, info: () => {} },
+    profile: "detect",
+  });
+  const live = new LiveArchive(dir);
+  try {
+    const inc = await live.analyse();
+    const full = await analyseSnapshot(dir);
+    assert.deepEqual(inc.health, full.health);
+    assert.equal(live.stats.rowsParsed, 8, "the two logs' 4 + 4 rows");
+  } finally {
+    await live.close();
+  }
 });

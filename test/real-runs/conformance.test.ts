@@ -24,7 +24,7 @@ import { readExportCsv } from "../../lib/export/read-export-csv";
 import { summaryColumnsFor } from "../../lib/export/summary-table";
 import { profileOfAligned } from "../../lib/registry/profiles";
 import { keysOf } from "../../lib/values/compact-values";
-import { fixtureCases, ownMean, survivingEntries, upTo, type FixtureCase, type FixtureRound, type OwnEntry } from "./own-record";
+import { fixtureCases, ownMean, survivingEntries, upTo, verlEvalEntries, type FixtureCase, type FixtureRound, type OwnEntry } from "./own-record";
 
 const ROOT = path.resolve(__dirname, "../fixtures/real-runs");
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "real-runs-"));
@@ -149,6 +149,22 @@ for (const c of CASES) {
           else assert.ok(typeof actual === "number" && close(actual, expected), `round ${round} ${col.name} (${key}): ${actual} vs own record ${expected}`);
         }
       }
+    });
+
+    const ownEvals = verlEvalEntries(c);
+    test("each validation-only entry of verl's own record is an eval at the step verl logged, values as recorded", {
+      skip: ownEvals === null && "verl only",
+    }, () => {
+      const expected = c.rounds.flatMap((r) => ownEvals!.get(r.round)!.map((e) => ({ round: archiveRound(c, r), ...e })));
+      assert.deepEqual(
+        res.aligned.evals.map((e) => [e.round, e.evalStep, e.historyStep]),
+        expected.map((e) => [e.round, e.step, e.step]),
+        `${c.case}: evals (round, step, frozen _step) vs the own record's validation-only entries`,
+      );
+      expected.forEach((e, i) => {
+        const got = res.aligned.evals[i].values;
+        for (const [k, v] of Object.entries(e.values)) assert.ok(close(got[k], v), `${c.case} eval at step ${e.step} ${k}: ${got[k]} vs own record ${v}`);
+      });
     });
 
     test("history_events per round is the W&B row count", () => {

@@ -149,6 +149,39 @@ export function survivingEntries(c: FixtureCase): Map<string, OwnEntry[]> {
 }
 
 /**
+ * verl's validation-only entries (every key under val-core/ or val-aux/: a val-before-train row) that
+ * survive, per fixture round: a later round supersedes those at or after its first training step.
+ * Other frameworks: null (their evaluations are not compared here).
+ */
+export function verlEvalEntries(c: FixtureCase): Map<string, OwnEntry[]> | null {
+  if (c.framework !== "verl") return null;
+  const per = c.rounds.map((r) => evalOnlyEntries(path.join(c.dir, r.ownRecord)));
+  const firstTrain = c.rounds.map((r) => Math.min(...roundEntries(c, r).map((e) => e.step)));
+  const out = new Map<string, OwnEntry[]>();
+  c.rounds.forEach((r, i) =>
+    out.set(
+      r.round,
+      per[i].filter((e) => firstTrain.slice(i + 1).every((f) => e.step < f)),
+    ),
+  );
+  return out;
+}
+
+/** The entries of a verl own-record.jsonl whose keys are all validation keys, with their numeric values. */
+function evalOnlyEntries(file: string): OwnEntry[] {
+  const out: OwnEntry[] = [];
+  for (const line of fs.readFileSync(file, "utf8").split("\n")) {
+    if (line.trim() === "") continue;
+    const { step, data } = JSON.parse(line) as { step: number; data: Record<string, unknown> };
+    if (!Object.keys(data).every((k) => k.startsWith("val-core/") || k.startsWith("val-aux/"))) continue;
+    const values: Record<string, number> = {};
+    for (const [k, v] of Object.entries(data)) if (typeof v === "number") values[k] = v;
+    out.push({ step, values });
+  }
+  return out;
+}
+
+/**
  * A killed run's own record can outlast its transaction log: wandb-core writes the log a 32 KiB block
  * at a time and a SIGKILL loses the block being filled. Only the entries up to `lastStep` (the last
  * training step the log kept) can be compared.

@@ -75,6 +75,14 @@ CASES = {
     "val": dict(total_steps=4, val_before_train=True, test_freq=2, save_freq=-1, notes="val-before-train row at step 0, then validation merged into the rows of steps 2 and 4 (test_freq=2, and the last step)"),
     "ckpt": dict(total_steps=3, val_before_train=True, test_freq=2, save_freq=2, ckpt_dir="ckpt", notes="checkpoint saved at step 2 (save_freq=2) and at the last step 3; the run then ends cleanly. Its checkpoint directory global_step_2 is what `resume` starts from"),
     "resume": dict(total_steps=5, val_before_train=True, test_freq=2, save_freq=-1, ckpt_dir="ckpt", resume_from="global_step_2", needs="ckpt", notes="a NEW W&B run resuming from ckpt's global_step_2 checkpoint (trainer.resume_mode=resume_path): verl sets global_steps=2, logs a val-before-train row at step 2, then re-logs step 3 (which ckpt also logged) and continues to 5"),
+    "resume-same-id": dict(
+        total_steps=5,
+        val_before_train=True,
+        test_freq=2,
+        ckpt_dir="ckpt-same-id",
+        rounds=[dict(total_steps=3, save_freq=2), dict(save_freq=-1, resume_from="global_step_2", wandb_resume="allow")],
+        notes="one W&B run id, two processes (a resume in place): R0 runs as ckpt (3 steps, checkpoint at 2); R1 resumes from its global_step_2 with the same WANDB_RUN_ID and WANDB_RESUME=allow, so wandb offline writes a second .wandb log of the same id. verl's Tracking passes step=global_steps, so R1's log starts at _step 2 (its val-before-train row), re-logs step 3 and goes on to 5",
+    ),
     "failed": dict(total_steps=6, val_before_train=False, test_freq=-1, save_freq=-1, fail_after_reward_calls=24, notes="the reward function raises RuntimeError during step 4's rollout (after 3 x 8 reward calls): the exception propagates out of fit(), the process exits 1, wandb records a non-zero exit (state failed); rows for steps 1-3 only"),
     "rollout-corr": dict(
         total_steps=3,
@@ -196,15 +204,36 @@ def run_case(name: str, work: Path, model_dir: Path, data_dir: Path) -> dict:
     if case_dir.exists():
         shutil.rmtree(case_dir)
     case_dir.mkdir(parents=True)
+    if opts.get("rounds"):
+        return run_rounds(name, opts, work, case_dir, model_dir, data_dir)
     spec = dict(opts, case=name, work=str(work), case_dir=str(case_dir), model_dir=str(model_dir), data_dir=str(data_dir))
+    return run_child(spec, case_dir, child_env(case_dir, f"verl-{name}"))
+
+
+def run_child(spec: dict, case_dir: Path, env: dict) -> dict:
+    """Runs one verl process for `spec` in `case_dir`; its return code and wall time."""
     (case_dir / "spec.json").write_text(json.dumps(spec))
-    env = child_env(case_dir, f"verl-{name}")
-    if opts.get("fail_after_reward_calls") is not None:
-        env["VERL_FIXTURE_FAIL_AFTER_REWARD_CALLS"] = str(opts["fail_after_reward_calls"])
+    if spec.get("fail_after_reward_calls") is not None:
+        env["VERL_FIXTURE_FAIL_AFTER_REWARD_CALLS"] = str(spec["fail_after_reward_calls"])
     t0 = time.time()
     with open(case_dir / "child.log", "w") as log:
         proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", str(case_dir / "spec.json")], env=env, stdout=log, stderr=subprocess.STDOUT, cwd=str(case_dir))
     return {"returncode": proc.returncode, "seconds": round(time.time() - t0, 1)}
+
+
+def run_rounds(name: str, opts: dict, work: Path, case_dir: Path, model_dir: Path, data_dir: Path) -> dict:
+    """A case of several processes of ONE W&B run id (case_dir/R0, R1, ...): each round's options over the case's; a round with wandb_resume sets WANDB_RESUME."""
+    results = []
+    for i, round_opts in enumerate(opts["rounds"]):
+        round_dir = case_dir / f"R{i}"
+        round_dir.mkdir()
+        base = {k: v for k, v in opts.items() if k != "rounds"}
+        spec = dict(base, **round_opts, case=name, work=str(work), case_dir=str(round_dir), model_dir=str(model_dir), data_dir=str(data_dir))
+        env = child_env(round_dir, f"verl-{name}")
+        if round_opts.get("wandb_resume"):
+            env["WANDB_RESUME"] = round_opts["wandb_resume"]
+        results.append(run_child(spec, round_dir, env))
+    return {"returncode": max(r["returncode"] for r in results), "seconds": round(sum(r["seconds"] for r in results), 1), "rounds": results}
 
 
 def child_env(case_dir: Path, run_id: str) -> dict:
@@ -260,6 +289,8 @@ def collect(name: str, work: Path, result: dict, vers: dict, count_python: str):
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
+    if opts.get("rounds"):
+        return collect_rounds(name, case_dir, out, result, vers, count_python)
     wandb_files = sorted(case_dir.glob("wandb/offline-run-*/run-*.wandb"))
     for f in wandb_files:
         shutil.copy2(f, out / f.name)
@@ -291,6 +322,52 @@ def collect(name: str, work: Path, result: dict, vers: dict, count_python: str):
     case["rounds"] = rounds_of(name, out, case)
     (out / "case.json").write_text(json.dumps(case, indent=2) + "\n")
     print(f"[{name}] rc={result['returncode']} {result['seconds']}s -> {out} ({[p.name for p in out.iterdir()]})", flush=True)
+
+
+def collect_rounds(name: str, case_dir: Path, out: Path, result: dict, vers: dict, count_python: str):
+    """A case of several processes of one W&B run id: each round's files prefixed R<i>- (the .wandb logs keep one name)."""
+    opts = CASES[name]
+    rounds = []
+    for i, round_opts in enumerate(opts["rounds"]):
+        rdir, label = case_dir / f"R{i}", f"R{i}"
+        (wandb_file,) = sorted(rdir.glob("wandb/offline-run-*/run-*.wandb"))
+        shutil.copy2(wandb_file, out / f"{label}-{wandb_file.name}")
+        tb = [f"{label}-{f.name}" for f in sorted((rdir / "tensorboard").rglob("events.out.tfevents.*"))]
+        for f in sorted((rdir / "tensorboard").rglob("events.out.tfevents.*")):
+            shutil.copy2(f, out / f"{label}-{f.name}")
+        shutil.copy2(rdir / "own-record.jsonl", out / f"{label}-own-record.jsonl")
+        counted = counted_in(out / f"{label}-{wandb_file.name}", count_python)
+        resumed = round_opts.get("resume_from")
+        rounds.append(
+            {
+                "round": label,
+                "ownRecord": f"{label}-own-record.jsonl",
+                "wandbRunId": f"verl-{name}",
+                "wandbFile": f"{label}-{wandb_file.name}",
+                **{k: counted.get(k) for k in ("historyRecords", "lastStep", "exitRecord", "tornTail")},
+                "tensorboardFiles": tb,
+                "resumedFrom": resumed,
+                "resume": "same-id" if resumed else None,
+                "exitCode": result["rounds"][i]["returncode"],
+                "seconds": result["rounds"][i]["seconds"],
+            }
+        )
+    overrides = json.loads((case_dir / f"R{len(rounds) - 1}" / "extra.json").read_text()).get("overrides")
+    case = {
+        "framework": "verl",
+        "case": name,
+        "versions": vers,
+        "command": f"python tools/real-runs/verl/make_verl.py {name}",
+        "options": {k: v for k, v in opts.items() if k not in ("notes", "needs")},
+        "overrides": overrides,
+        "wandbRunId": f"verl-{name}",
+        "exitCode": result["returncode"],
+        "seconds": result["seconds"],
+        "notes": opts["notes"],
+        "rounds": rounds,
+    }
+    (out / "case.json").write_text(json.dumps(case, indent=2) + "\n")
+    print(f"[{name}] rc={result['returncode']} {result['seconds']}s -> {out} ({sorted(p.name for p in out.iterdir())})", flush=True)
 
 
 def parent_main(argv):
