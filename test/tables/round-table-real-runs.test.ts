@@ -3,50 +3,13 @@
  * a concept the framework never logs is a dash under its registry label, never NaN, never an internal id.
  */
 import assert from "node:assert/strict";
-import * as fs from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
-import { after, test } from "node:test";
+import { test } from "node:test";
 
-import { alignRuns } from "../../lib/align/align-runs";
-import { fetchAndFreeze } from "../../lib/archive/fetch-and-freeze";
-import { loadArchive } from "../../lib/archive/load-archive";
 import { policyRoundTable } from "../../lib/diagnostics/policy-round-table";
 import { rolloutRoundTable } from "../../lib/diagnostics/rollout-round-table";
 import { MISSING_CELL, tableHtml } from "../../lib/display/table-html";
-import type { AlignedRuns } from "../../lib/types";
+import { alignedFixture } from "../real-runs/aligned-fixture";
 import { roundTableFrame, roundTableRows, type RoundTableLike } from "../../lib/tables/round-table-frame";
-
-const ROOT = path.resolve(__dirname, "../fixtures/real-runs");
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "round-table-real-"));
-after(() => fs.rmSync(tmp, { recursive: true, force: true }));
-
-const frozen = new Map<string, Promise<AlignedRuns>>();
-
-/** One fixture's first .wandb file frozen as round R0 and aligned (once per fixture). */
-function alignedFixture(framework: string, name: string): Promise<AlignedRuns> {
-  const id = `${framework}/${name}`;
-  if (!frozen.has(id)) frozen.set(id, freezeFixture(framework, name));
-  return frozen.get(id)!;
-}
-
-/** Freezes a fixture's first .wandb file under the run id its case.json names. */
-async function freezeFixture(framework: string, name: string): Promise<AlignedRuns> {
-  const dir = path.join(ROOT, framework, name);
-  const c = JSON.parse(fs.readFileSync(path.join(dir, "case.json"), "utf8"));
-  const first = c.rounds?.[0] ?? c;
-  const outDir = path.join(tmp, framework, name);
-  await fetchAndFreeze({
-    entity: "",
-    project: "",
-    runs: [{ runId: first.wandbRunId, round: "R0", file: path.join(dir, first.wandbFile) }],
-    outDir,
-    env: {},
-    now: () => new Date("2026-12-01T00:00:00.000Z"),
-    profile: "detect",
-  });
-  return alignRuns((await loadArchive(outDir)).runs);
-}
 
 /** Internal field or concept ids that must never head a column. */
 const INTERNAL = /\b(actorTokPerS|logprobGap|ppoKl|gradNorm|klToRef|responseLen|rolloutTime|stepTime|clipfrac)\b/;
