@@ -13,6 +13,8 @@ export interface RoundTableLike<F extends string> {
   columns: readonly TableColumn<F>[];
   rows: readonly ({ round: string; runId: string | null } & Record<F, MeanResult>)[];
   all: { round: string; runId: string | null } & Record<F, MeanResult>;
+  /** Count columns the framework cannot observe (e.g. "updates" of a step-logged framework), with why: shown as a dash, never 0. */
+  unobservable?: Readonly<Record<string, string>>;
 }
 
 /** One displayed row: round, run, the count columns asked for, then one cell per mean column. */
@@ -26,7 +28,8 @@ function meanCell(m: MeanResult): number | null {
 }
 
 /**
- * Plain rows of a round table: `round`, `run`, the `counts` fields (e.g. "updates"), then each
+ * Plain rows of a round table: `round`, `run`, the `counts` fields (e.g. "updates"; null when the
+ * framework cannot observe it), then each
  * column's label with the mean (null when the round has no value, NaN when it logged only non-finite ones).
  * @example roundTableRows(policyRoundTable(aligned), ["updates", "rollouts"])
  */
@@ -37,7 +40,7 @@ export function roundTableRows<F extends string>(table: RoundTableLike<F>, count
     for (const c of counts) {
       const v = (row as unknown as Record<string, unknown>)[c];
       if (typeof v !== "number") throw new Error(`invalid count column: ${c}`);
-      r[c] = v;
+      r[c] = table.unobservable?.[c] === undefined ? v : null;
     }
     for (const col of table.columns) r[col.label] = meanCell(row[col.field]);
     out.push(r);

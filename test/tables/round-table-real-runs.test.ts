@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { policyRoundTable } from "../../lib/diagnostics/policy-round-table";
+import { recordCountsText } from "../../lib/diagnostics/record-counts";
 import { rolloutRoundTable } from "../../lib/diagnostics/rollout-round-table";
 import { MISSING_CELL, tableHtml } from "../../lib/display/table-html";
 import { alignedFixture } from "../real-runs/aligned-fixture";
@@ -61,4 +62,27 @@ test("a mean of only non-finite logged values is NaN; a mean never logged is nul
   const html = tableHtml(roundTableFrame(table));
   assert.match(html, />NaN</);
   assert.match(html, new RegExp(`<td title="missing">${MISSING_CELL}</td>`));
+});
+
+test("trl grpo-log1: 6 optimizer steps read as 6 logged steps with updates not observable, never 'updates 0, N = 0'", async () => {
+  const aligned = await alignedFixture("trl", "grpo-log1");
+  const text = recordCountsText(aligned);
+  assert.match(text, /^6 logged steps \(single optimizer updates are not observable: TRL GRPOTrainer: TRL logs every logging_steps optimizer steps/);
+  assert.doesNotMatch(text, /N = |0 optimizer updates/);
+  const policy = policyRoundTable(aligned);
+  const rows = roundTableRows(policy, ["updates", "rollouts"]);
+  assert.deepEqual(
+    rows.map((r) => [r.round, r.updates, r.rollouts]),
+    [
+      ["R0", null, 6],
+      ["all", null, 6],
+    ],
+  );
+  assert.ok(policy.unobservable?.updates.startsWith("TRL GRPOTrainer: "));
+  assert.equal(policy.notes.filter((n) => n === policy.unobservable!.updates).length, 1, "the reason once");
+  // The updates cell (third) is a dash, not a counted 0 (the 0 clip fraction beside it is a logged value).
+  assert.match(
+    tableHtml(roundTableFrame(policy, ["updates", "rollouts"])),
+    /<td style="text-align: left">trlgrpolog1<\/td><td title="missing">\u2014<\/td><td style="text-align: right">6<\/td>/,
+  );
 });
