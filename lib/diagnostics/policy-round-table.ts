@@ -36,6 +36,8 @@ export interface PolicyRoundTable {
   all: PolicyRoundRow;
   /** Unique notes of all cells (empty rounds, missing keys, excluded values), and why a count is not observable. */
   notes: string[];
+  /** Headers of the count fields: what they count for this framework ("optimizer updates", the profile's record noun). */
+  countLabels: Record<"updates" | "rollouts", string>;
   /** Count fields the framework cannot observe, with why (`updates` of a step-logged framework); absent when none. */
   unobservable?: Record<string, string>;
 }
@@ -84,8 +86,9 @@ export function policyRoundTable(aligned: AlignedRuns, opts: PolicyRoundTableOpt
   const all = row(R);
   const notes = collectNotes([...rows, all].flatMap((r) => columns.map((c) => r[c.field]))).concat(means.aliasNotes);
   // Zero counted updates on a step-logged framework means "not seen", not "none ran".
+  const countLabels = { updates: "optimizer updates", rollouts: profile.recordNoun };
   const unseen = updatesUnobservable(aligned);
-  if (unseen === null) return { columns, rows, all, notes };
+  if (unseen === null) return { columns, rows, all, notes, countLabels };
   if (!notes.includes(unseen)) notes.push(unseen);
-  return { columns, rows, all, notes, unobservable: { updates: unseen } };
+  return { columns, rows, all, notes, countLabels, unobservable: { updates: unseen } };
 }

@@ -13,6 +13,8 @@ export interface RoundTableLike<F extends string> {
   columns: readonly TableColumn<F>[];
   rows: readonly ({ round: string; runId: string | null } & Record<F, MeanResult>)[];
   all: { round: string; runId: string | null } & Record<F, MeanResult>;
+  /** Headers of count columns by field (e.g. rollouts: "logged steps", the profile's record noun); absent: the field name. */
+  countLabels?: Readonly<Record<string, string>>;
   /** Count columns the framework cannot observe (e.g. "updates" of a step-logged framework), with why: shown as a dash, never 0. */
   unobservable?: Readonly<Record<string, string>>;
 }
@@ -28,8 +30,8 @@ function meanCell(m: MeanResult): number | null {
 }
 
 /**
- * Plain rows of a round table: `round`, `run`, the `counts` fields (e.g. "updates"; null when the
- * framework cannot observe it), then each
+ * Plain rows of a round table: `round`, `run`, the `counts` fields (e.g. "updates", headed by the
+ * table's count label; null when the framework cannot observe it), then each
  * column's label with the mean (null when the round has no value, NaN when it logged only non-finite ones).
  * @example roundTableRows(policyRoundTable(aligned), ["updates", "rollouts"])
  */
@@ -40,7 +42,7 @@ export function roundTableRows<F extends string>(table: RoundTableLike<F>, count
     for (const c of counts) {
       const v = (row as unknown as Record<string, unknown>)[c];
       if (typeof v !== "number") throw new Error(`invalid count column: ${c}`);
-      r[c] = table.unobservable?.[c] === undefined ? v : null;
+      r[table.countLabels?.[c] ?? c] = table.unobservable?.[c] === undefined ? v : null;
     }
     for (const col of table.columns) r[col.label] = meanCell(row[col.field]);
     out.push(r);

@@ -44,6 +44,7 @@ test("trl grpo-log1: the policy table heads its unlogged columns with the regist
   assert.ok(labels.includes("|train - rollout log-prob|"), labels.join(", "));
   assert.ok(labels.includes("ppo_kl (first update of batch)"), labels.join(", "));
   assert.ok(labels.includes("actor tokens/s"), labels.join(", "));
+  assert.deepEqual(Object.keys(roundTableRows(policy, ["updates", "rollouts"])[0]).slice(0, 4), ["round", "run", "optimizer updates", "logged steps"]);
 });
 
 test("a mean of only non-finite logged values is NaN; a mean never logged is null", () => {
@@ -72,7 +73,7 @@ test("trl grpo-log1: 6 optimizer steps read as 6 logged steps with updates not o
   const policy = policyRoundTable(aligned);
   const rows = roundTableRows(policy, ["updates", "rollouts"]);
   assert.deepEqual(
-    rows.map((r) => [r.round, r.updates, r.rollouts]),
+    rows.map((r) => [r.round, r["optimizer updates"], r["logged steps"]]),
     [
       ["R0", null, 6],
       ["all", null, 6],
