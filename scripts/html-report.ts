@@ -4,8 +4,8 @@
  *
  * Usage: tsx scripts/html-report.ts [IN_DIR=exports/notebooks] [OUT_DIR=exports/report] [--interactive] [--manifest PATH]
  *
- * The index names the framework and the runs from the export manifest (default: IN_DIR/../manifest.json,
- * which the export notebook writes next to the executed notebooks), or says it has none.
+ * The index names the framework and the runs from the export manifest (default: $WORKSPACE_EXPORTS/manifest.json,
+ * else IN_DIR/../manifest.json, where the export notebook writes it), or says it has none.
  *
  * Default (static): each plotly figure shows as its `image/png` (added by add-static-figures.ts);
  * a page is a few hundred KB, needs no JavaScript, and shows exactly what GitHub/nbviewer show.
@@ -117,7 +117,9 @@ function main(): number {
   const outDir = positionals[1] ?? "exports/report";
   const interactive = values.interactive === true;
   const jupyter = values.jupyter ?? path.join(ROOT, ".venv/bin/jupyter");
-  const manifestPath = values.manifest ?? path.join(inDir, "..", "manifest.json");
+  // The export notebook writes the manifest into WORKSPACE_EXPORTS, the folder above the executed notebooks in npm start.
+  const exportsDir = process.env.WORKSPACE_EXPORTS || path.join(inDir, "..");
+  const manifestPath = values.manifest ?? path.join(exportsDir, "manifest.json");
   if (!fs.existsSync(inDir) || !fs.statSync(inDir).isDirectory()) throw new Error(`invalid IN_DIR: ${inDir} (no such folder)`);
   if (!fs.existsSync(jupyter)) throw new Error(`invalid jupyter: ${jupyter} (not found; run scripts/setup.sh)`);
   const files = fs

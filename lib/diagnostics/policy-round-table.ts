@@ -85,8 +85,8 @@ export function policyRoundTable(aligned: AlignedRuns, opts: PolicyRoundTableOpt
   const rows = index.rounds.map((_, i) => row(i));
   const all = row(R);
   const notes = collectNotes([...rows, all].flatMap((r) => columns.map((c) => r[c.field]))).concat(means.aliasNotes);
-  // Zero counted updates on a step-logged framework means "not seen", not "none ran".
   const countLabels = { updates: "optimizer updates", rollouts: profile.recordNoun };
+  // Zero counted updates on a step-logged framework means "not seen", not "none ran".
   const unseen = updatesUnobservable(aligned);
   if (unseen === null) return { columns, rows, all, notes, countLabels };
   if (!notes.includes(unseen)) notes.push(unseen);
