@@ -2,7 +2,10 @@
  * HTML report of executed notebooks: one page per notebook (nbconvert, with the workspace's venv)
  * and an index.html linking them. Figures are visible without a kernel and without network.
  *
- * Usage: tsx scripts/html-report.ts [IN_DIR=exports/notebooks] [OUT_DIR=exports/report] [--interactive]
+ * Usage: tsx scripts/html-report.ts [IN_DIR=exports/notebooks] [OUT_DIR=exports/report] [--interactive] [--manifest PATH]
+ *
+ * The index names the framework and the runs from the export manifest (default: $WORKSPACE_EXPORTS/manifest.json,
+ * else IN_DIR/../manifest.json, where the export notebook writes it), or says it has none.
  *
  * Default (static): each plotly figure shows as its `image/png` (added by add-static-figures.ts);
  * a page is a few hundred KB, needs no JavaScript, and shows exactly what GitHub/nbviewer show.
@@ -17,8 +20,9 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
-import { escapeHtml, parseNotebook, plotlyJsPath, plotlyOutputs, PLOTLY_MIME, type Notebook } from "../lib/display";
-import { healthSummaryFromNotebook, type HealthIndexEntry } from "../lib/display/show-health";
+import { parseNotebook, plotlyJsPath, plotlyOutputs, PLOTLY_MIME, type Notebook } from "../lib/display";
+import { reportIndexHtml, reportSourceOf, type ReportPage } from "../lib/display/report-index";
+import { healthSummaryFromNotebook } from "../lib/display/show-health";
 
 const NAME = "html-report";
 const ROOT = path.resolve(__dirname, "..");
@@ -90,69 +94,9 @@ function notebookHeading(nb: Notebook, fallback: string): { title: string; subti
   return { title: fallback, subtitle: "" };
 }
 
-interface PageInfo {
-  file: string;
-  html: string;
-  title: string;
-  subtitle: string;
-  figures: number;
-  withoutImage: number;
+/** A page as the index lists it, with its size for the log. */
+interface PageInfo extends ReportPage {
   bytes: number;
-  /** Flags per health check, when the notebook shows the health report. */
-  health: HealthIndexEntry[] | null;
-}
-
-/** Index line of a health report: the count of flags per check (or "not applicable"). */
-function healthIndexHtml(health: HealthIndexEntry[] | null): string {
-  if (!health) return "";
-  const total = health.reduce((n, e) => n + e.flags, 0);
-  const items = health.map((e) => {
-    const text = e.status === "not applicable" ? "not applicable" : `${e.flags} flag${e.flags === 1 ? "" : "s"}`;
-    return `<span${e.flags > 0 ? ' class="warn"' : ""}><code>${escapeHtml(e.check)}</code> ${text}</span>`;
-  });
-  return `<div class="health">health: ${total} flag${total === 1 ? "" : "s"} &middot; ${items.join(" &middot; ")}</div>`;
-}
-
-function indexHtml(pages: PageInfo[], inDir: string, interactive: boolean): string {
-  const items = pages
-    .map((p) => {
-      const note = p.withoutImage ? ` <span class="warn">${p.withoutImage} without a static image</span>` : "";
-      return [
-        `<li><a href="${escapeHtml(encodeURI(p.html))}">${escapeHtml(p.title)}</a>`,
-        p.subtitle ? `<div class="sub">${escapeHtml(p.subtitle)}</div>` : "",
-        `<div class="meta">${escapeHtml(path.basename(p.file))} &middot; ${p.figures} figure${p.figures === 1 ? "" : "s"}${note}</div>`,
-        `${healthIndexHtml(p.health)}</li>`,
-      ].join("");
-    })
-    .join("\n");
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Run diagnostics report</title>
-<style>
-body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Liberation Sans", sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem; color: #222; line-height: 1.45; }
-h1 { font-size: 1.5rem; margin-bottom: 0.25rem; }
-p.lead { color: #555; margin-top: 0; }
-ol { padding-left: 1.25rem; }
-li { margin: 0.9rem 0; }
-li a { font-weight: 600; font-size: 1.05rem; }
-.sub { color: #333; }
-.meta { color: #777; font-size: 0.85rem; }
-.warn { color: #b00020; }
-.health { font-size: 0.85rem; }
-</style>
-</head>
-<body>
-<h1>Run diagnostics report</h1>
-<p class="lead">Executed notebooks from <code>${escapeHtml(inDir)}</code>, ${pages.length} page${pages.length === 1 ? "" : "s"}; figures are ${interactive ? "interactive (plotly.js inlined in each page) with static images as fallback" : "static images"}. Written by <code>scripts/html-report.ts</code>.</p>
-<ol>
-${items}
-</ol>
-</body>
-</html>
-`;
 }
 
 function main(): number {
@@ -160,18 +104,22 @@ function main(): number {
     options: {
       interactive: { type: "boolean", default: false },
       jupyter: { type: "string" },
+      manifest: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     allowPositionals: true,
   });
   if (values.help || positionals.length > 2) {
-    console.log(`usage: ${NAME}.ts [IN_DIR=exports/notebooks] [OUT_DIR=exports/report] [--interactive] [--jupyter PATH]`);
+    console.log(`usage: ${NAME}.ts [IN_DIR=exports/notebooks] [OUT_DIR=exports/report] [--interactive] [--jupyter PATH] [--manifest PATH]`);
     return values.help ? 0 : 2;
   }
   const inDir = positionals[0] ?? "exports/notebooks";
   const outDir = positionals[1] ?? "exports/report";
   const interactive = values.interactive === true;
   const jupyter = values.jupyter ?? path.join(ROOT, ".venv/bin/jupyter");
+  // The export notebook writes the manifest into WORKSPACE_EXPORTS, the folder above the executed notebooks in npm start.
+  const exportsDir = process.env.WORKSPACE_EXPORTS || path.join(inDir, "..");
+  const manifestPath = values.manifest ?? path.join(exportsDir, "manifest.json");
   if (!fs.existsSync(inDir) || !fs.statSync(inDir).isDirectory()) throw new Error(`invalid IN_DIR: ${inDir} (no such folder)`);
   if (!fs.existsSync(jupyter)) throw new Error(`invalid jupyter: ${jupyter} (not found; run scripts/setup.sh)`);
   const files = fs
@@ -236,9 +184,18 @@ function main(): number {
     text = text.replace(PLOTLY_SLOT, () => inline);
     fs.writeFileSync(target, text);
     if (withoutImage) console.log(`${NAME}: warning: ${file}: ${withoutImage} figure(s) without a static image (run scripts/add-static-figures.ts first)`);
-    return { file, html, ...notebookHeading(nb, f), figures: refs.length, withoutImage, bytes: Buffer.byteLength(text), health: healthSummaryFromNotebook(nb) };
+    return {
+      notebook: f,
+      html,
+      ...notebookHeading(nb, f),
+      figures: refs.length,
+      withoutImage,
+      bytes: Buffer.byteLength(text),
+      health: healthSummaryFromNotebook(nb),
+    };
   });
-  fs.writeFileSync(path.join(outDir, "index.html"), indexHtml(pages, inDir, interactive));
+  const source = fs.existsSync(manifestPath) ? reportSourceOf(fs.readFileSync(manifestPath, "utf8")) : null;
+  fs.writeFileSync(path.join(outDir, "index.html"), reportIndexHtml(pages, { inDir, interactive, source, manifestPath }));
   for (const p of pages) console.log(`${NAME}: ${path.join(outDir, p.html)}: ${p.figures} figure(s), ${(p.bytes / 1024).toFixed(0)} KB`);
   console.log(`${NAME}: index ${path.join(outDir, "index.html")}`);
   return 0;

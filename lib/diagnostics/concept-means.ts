@@ -5,7 +5,7 @@
  * mean (never a look-alike key). The engine of the policy and rollout round tables.
  */
 import type { AlignedRuns, Reporter } from "../types";
-import type { ConceptId } from "../registry/concepts";
+import { CONCEPTS, type ConceptId } from "../registry/concepts";
 import { metricOf, absentReason, type FrameworkProfile } from "../registry/framework-profile";
 import { keysFor } from "../registry/metric-lookup";
 import { profileOfAligned } from "../registry/profiles";
@@ -43,7 +43,8 @@ export interface ResolvedColumn<F extends string> extends TableColumn<F> {
 export function resolveColumns<F extends string>(specs: readonly ConceptColumnSpec<F>[], profile: FrameworkProfile): ResolvedColumn<F>[] {
   return specs.map((s) => {
     const metric = metricOf(profile, s.concept);
-    const label = `${metric?.label ?? s.concept}${s.suffix ?? ""}`;
+    // An unlogged concept is still headed by its registry label, never by its internal id.
+    const label = `${metric?.label ?? CONCEPTS[s.concept].label}${s.suffix ?? ""}`;
     const concept = s.concept;
     if (metric === null) return { field: s.field, label, metric: null, over: "", subset: s.subset, concept, absent: absentReason(profile, s.concept)! };
     if (metric.grain === "rollout") {

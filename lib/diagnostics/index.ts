@@ -14,3 +14,4 @@ export * from "./mismatch-drift";
 export * from "./mismatch-resumes";
 export * from "./mismatch-correction";
 export * from "./mismatch-panel";
+export * from "./record-counts";

@@ -7,9 +7,7 @@
  */
 import type { AlignedRuns, Reporter } from "../types";
 import { MISMATCH_NOT_SHOWN, MISMATCH_QUANTITIES, MISMATCH_QUANTITY_IDS, type MismatchQuantityId } from "../registry/mismatch";
-import { singular } from "../registry/framework-profile";
-import { STEP_KEYS } from "../registry/profile-slime";
-import { profileOfAligned } from "../registry/profiles";
+import { profileOfAligned, recordAxisTitle } from "../registry/profiles";
 import { anyHasKey } from "../values/key-column";
 import { correctionEffect, type CorrectionEffect } from "./mismatch-correction";
 import { driftOverRounds, driftWithinRounds, type DriftOverRounds, type DriftWithinRound } from "./mismatch-drift";
@@ -75,7 +73,7 @@ export function mismatchPanel(aligned: AlignedRuns, opts: { window?: number; rep
   const lookAlikes = profile.mismatch.lookAlikes.filter((l) => anyHasKey(aligned.updates, [l.key]) || anyHasKey(aligned.rollouts, [l.key]));
   return {
     framework: profile.label,
-    xTitle: `${singular(profile.recordNoun)} (${profile.axis.kind === "step" ? profile.axis.stepKey : STEP_KEYS.rollout})`,
+    xTitle: recordAxisTitle(profile),
     entries,
     resumes,
     absent,

@@ -6,7 +6,7 @@
 import type { AlignedRuns, Reporter } from "../types";
 import { assertMappingHolds } from "../align/issues";
 import type { FrameworkProfile } from "../registry/framework-profile";
-import { profileOfAligned } from "../registry/profiles";
+import { profileOfAligned, updatesUnobservable } from "../registry/profiles";
 import { conceptMeans, resolveColumns, type ConceptColumnSpec } from "./concept-means";
 import { collectNotes, type MeanResult } from "./round-mean";
 import { roundIndex } from "./round-index";
@@ -34,8 +34,12 @@ export interface PolicyRoundTable {
   rows: PolicyRoundRow[];
   /** All records of all rounds together (not a mean of the round means). */
   all: PolicyRoundRow;
-  /** Unique notes of all cells (empty rounds, missing keys, excluded values). */
+  /** Unique notes of all cells (empty rounds, missing keys, excluded values), and why a count is not observable. */
   notes: string[];
+  /** Headers of the count fields: what they count for this framework ("optimizer updates", the profile's record noun). */
+  countLabels: Record<"updates" | "rollouts", string>;
+  /** Count fields the framework cannot observe, with why (`updates` of a step-logged framework); absent when none. */
+  unobservable?: Record<string, string>;
 }
 
 /** Options of {@link policyRoundTable}. */
@@ -81,5 +85,10 @@ export function policyRoundTable(aligned: AlignedRuns, opts: PolicyRoundTableOpt
   const rows = index.rounds.map((_, i) => row(i));
   const all = row(R);
   const notes = collectNotes([...rows, all].flatMap((r) => columns.map((c) => r[c.field]))).concat(means.aliasNotes);
-  return { columns, rows, all, notes };
+  const countLabels = { updates: "optimizer updates", rollouts: profile.recordNoun };
+  // Zero counted updates on a step-logged framework means "not seen", not "none ran".
+  const unseen = updatesUnobservable(aligned);
+  if (unseen === null) return { columns, rows, all, notes, countLabels };
+  if (!notes.includes(unseen)) notes.push(unseen);
+  return { columns, rows, all, notes, countLabels, unobservable: { updates: unseen } };
 }

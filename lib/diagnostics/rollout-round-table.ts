@@ -31,6 +31,8 @@ export interface RolloutRoundTable {
   /** All rollout batches together (not a mean of the round means). */
   all: RolloutRoundRow;
   notes: string[];
+  /** Header of the count field: the profile's record noun ("rollout batches", "logged steps"). */
+  countLabels: Record<"rollouts", string>;
 }
 
 /** The rollout table's columns: one concept each, per record (resolved per framework, lib/diagnostics/concept-means.ts). */
@@ -54,7 +56,8 @@ export function rolloutColumns(profile: FrameworkProfile): TableColumn<RolloutMe
  */
 export function rolloutRoundTable(aligned: AlignedRuns, opts: { reporter?: Reporter; allowIssues?: boolean } = {}): RolloutRoundTable {
   assertMappingHolds(aligned, { allowIssues: opts.allowIssues, what: "the rollout round table" });
-  const columns = resolveColumns(ROLLOUT_SPECS, profileOfAligned(aligned));
+  const profile = profileOfAligned(aligned);
+  const columns = resolveColumns(ROLLOUT_SPECS, profile);
   const means = conceptMeans(aligned, columns, { reporter: opts.reporter });
   const index = roundIndex(aligned);
   const R = index.rounds.length;
@@ -65,5 +68,5 @@ export function rolloutRoundTable(aligned: AlignedRuns, opts: { reporter?: Repor
   const rows = index.rounds.map((_, i) => row(i));
   const all = row(R);
   const notes = collectNotes([...rows, all].flatMap((r) => columns.map((c) => r[c.field]))).concat(means.aliasNotes);
-  return { columns, rows, all, notes };
+  return { columns, rows, all, notes, countLabels: { rollouts: profile.recordNoun } };
 }

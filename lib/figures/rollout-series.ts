@@ -1,10 +1,11 @@
 /**
- * A per-rollout-batch key (x = rollout id, i.e. `rollout/step`) with round boundaries and an
- * optional min..max band, e.g. mean response length inside the batch's min and max. Used for
+ * A per-record key (x = the record's id: slime's `rollout/step`, a step framework's step key) with
+ * round boundaries and an optional min..max band; axis title and hover name the profile's record, e.g. mean response length inside the batch's min and max. Used for
  * response length, truncated fraction, rollout wall time and actor tokens/s.
  */
 import type { AlignedRuns, RolloutRecord } from "../types";
-import { profileOfAligned } from "../registry/profiles";
+import { singular } from "../registry/framework-profile";
+import { profileOfAligned, recordAxisTitle } from "../registry/profiles";
 import { baseLayout, describeKey, integerAxisTicks, keyAxisTitle, type Figure, type Trace } from "./figure";
 import { BAND_FILL, HIGHLIGHT_COLOR, SERIES_COLOR } from "./palette";
 import { noteReduction, pickAt, reducedIndices } from "./reduce-points";
@@ -16,7 +17,7 @@ import { MARKER_LIMIT, requireKey } from "./update-series";
 export interface RolloutSeriesOptions {
   /** Keys of the band's lower and upper edge (e.g. `rollout/response_len/min` and `/max`). */
   band?: { min: string; max: string };
-  /** Figure title. Default: "<label> per rollout batch". */
+  /** Figure title. Default: "<label> per <record>", e.g. "... per rollout batch", "... per logged step". */
   title?: string;
   /** d3 tick format of the y axis, e.g. ".0%" for fractions. Default: plotly's. */
   yTickFormat?: string;
@@ -39,14 +40,16 @@ function rolloutCustomData(r: RolloutRecord): (string | number)[] {
  *   { band: { min: "rollout/response_len/min", max: "rollout/response_len/max" } })
  */
 export function rolloutSeriesFigure(aligned: AlignedRuns, key: string, options: RolloutSeriesOptions = {}): Figure {
+  const profile = profileOfAligned(aligned);
   // A framework that logs each optimizer update (slime) has a key family per update; others log it once per step.
-  const perUpdate = profileOfAligned(aligned).updates.keyPrefix;
+  const perUpdate = profile.updates.keyPrefix;
   if (perUpdate !== null && key.startsWith(perUpdate))
     throw new Error(`invalid key: ${key} (a ${perUpdate}* key is per optimizer update: use updateSeriesFigure)`);
-  requireKey(aligned.rollouts, key, "rollout batch");
+  const record = singular(profile.recordNoun);
+  requireKey(aligned.rollouts, key, record);
   if (options.band) {
-    requireKey(aligned.rollouts, options.band.min, "rollout batch");
-    requireKey(aligned.rollouts, options.band.max, "rollout batch");
+    requireKey(aligned.rollouts, options.band.min, record);
+    requireKey(aligned.rollouts, options.band.max, record);
   }
   const rollouts = rolloutsInOrder(aligned.rollouts);
   const { label } = describeKey(key);
@@ -66,15 +69,15 @@ export function rolloutSeriesFigure(aligned: AlignedRuns, key: string, options: 
     x: xDrawn,
     y: drawnValues(y, drawn),
     customdata: pickAt(rollouts, drawn).map(rolloutCustomData),
-    hovertemplate: `rollout %{x}<br>${label}: %{y}<br>round %{customdata[0]}, run %{customdata[1]}<extra></extra>`,
+    hovertemplate: `${record} %{x}<br>${label}: %{y}<br>round %{customdata[0]}, run %{customdata[1]}<extra></extra>`,
     line: { color: SERIES_COLOR, width: 1.5 },
     marker: { color: SERIES_COLOR, size: 4 },
     connectgaps: false,
   });
 
-  const zeroAt = options.markZero ? zeroMarks(rollouts, key, label, data) : null;
+  const zeroAt = options.markZero ? zeroMarks(rollouts, key, `${record} %{x}<br>${label}`, data) : null;
   const { shapes, annotations } = roundMarks(roundSpansOf(aligned.rounds, rollouts, x));
-  const layout = baseLayout(options.title ?? `${label} per rollout batch`, "rollout batch (rollout/step)", keyAxisTitle(key));
+  const layout = baseLayout(options.title ?? `${label} per ${record}`, recordAxisTitle(profile), keyAxisTitle(key));
   if (options.yTickFormat !== undefined) layout.yaxis = { ...layout.yaxis, tickformat: options.yTickFormat };
   layout.xaxis = { ...layout.xaxis, ...integerAxisTicks(x) };
   layout.shapes = shapes;
@@ -84,8 +87,8 @@ export function rolloutSeriesFigure(aligned: AlignedRuns, key: string, options: 
   return { data, layout };
 }
 
-/** Crosses on the records whose value is exactly 0 (all of them: never reduced), pushed onto `data`; their x. */
-function zeroMarks(rollouts: readonly RolloutRecord[], key: string, label: string, data: Trace[]): number[] {
+/** Crosses on the records whose value is exactly 0 (all of them: never reduced), pushed onto `data`; their x. `hover`: the record and label part of the hover text. */
+function zeroMarks(rollouts: readonly RolloutRecord[], key: string, hover: string, data: Trace[]): number[] {
   const zeros = rollouts.filter((r) => r.values[key] === 0);
   const zeroAt = zeros.map((r) => r.rollout);
   data.push({
@@ -95,7 +98,7 @@ function zeroMarks(rollouts: readonly RolloutRecord[], key: string, label: strin
     x: zeroAt.slice(),
     y: zeros.map(() => 0),
     customdata: zeros.map(rolloutCustomData),
-    hovertemplate: `%{x}<br>${label} exactly 0<br>round %{customdata[0]}, run %{customdata[1]}<extra></extra>`,
+    hovertemplate: `${hover} exactly 0<br>round %{customdata[0]}, run %{customdata[1]}<extra></extra>`,
     marker: { color: HIGHLIGHT_COLOR, size: 9, symbol: "x" },
   });
   return zeroAt;

@@ -1,8 +1,9 @@
 /**
- * Where a rollout batch's time goes, per round: one stacked bar per round, one segment per timing
+ * Where a record's time goes (a rollout batch, a training step: the profile's record), per round: one stacked bar per round, one segment per timing
  * key (`perf/*_time`), from per-round means computed by the summaries.
  */
 import { describeKey } from "../registry/metric-lookup";
+import { singular } from "../registry/framework-profile";
 import { PROFILES } from "../registry/profiles";
 import { baseLayout, type Figure, type Trace } from "./figure";
 import { categoryColor } from "./palette";
@@ -11,7 +12,7 @@ import { categoryColor } from "./palette";
 export interface TimeBreakdownRow {
   round: string;
   key: string;
-  /** Mean seconds per rollout batch; null (or non-finite) = no value, drawn as no segment. */
+  /** Mean seconds per record; null (or non-finite) = no value, drawn as no segment. */
   mean: number | null;
 }
 
@@ -19,8 +20,10 @@ export interface TimeBreakdownRow {
 export interface TimeBreakdownOptions {
   /** Round order on the x axis. Default: order of first appearance in the rows. */
   rounds?: readonly string[];
-  /** Figure title. Default: "Mean time per rollout batch, by phase". */
+  /** Figure title. Default: "Mean time per <record>, by phase". */
   title?: string;
+  /** What one bar's means are over, plural, as the profile's `recordNoun` says. Default "rollout batches". */
+  recordNoun?: string;
 }
 
 /** Legend name of a timing key: a described metric's label, else the short name of the first profile that times it, else the key. */
@@ -60,7 +63,8 @@ export function timeBreakdownFigure(rows: readonly TimeBreakdownRow[], options: 
     marker: { color: categoryColor(i) },
     hovertemplate: `%{x}<br>${key}: %{y:.1f} s<extra></extra>`,
   }));
-  const layout = baseLayout(options.title ?? "Mean time per rollout batch, by phase", "round", "seconds per rollout batch (mean)");
+  const record = singular(options.recordNoun ?? "rollout batches");
+  const layout = baseLayout(options.title ?? `Mean time per ${record}, by phase`, "round", `seconds per ${record} (mean)`);
   layout.barmode = "stack";
   layout.xaxis = { ...layout.xaxis, type: "category" };
   layout.meta = { figure: "time-breakdown", keys: keys.slice() };

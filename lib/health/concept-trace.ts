@@ -48,10 +48,11 @@ export function conceptTraces(aligned: AlignedRuns, profile: FrameworkProfile, c
   return [...traces.values()];
 }
 
-/** The grain in words for a rule's text: "per optimizer update" or "per logged step (as the framework aggregates it)". */
+/** The grain in words for a rule's text: "per optimizer update", "per logged step, as logged", or "not logged by <framework>". */
 export function grainText(profile: FrameworkProfile, concept: ConceptId): string {
   const metric = metricOf(profile, concept);
-  if (metric === null) return "";
+  // Rules put this in parentheses: an unmapped concept says so rather than leaving "()".
+  if (metric === null) return `not logged by ${profile.label}`;
   return metric.grain === "update" ? "per optimizer update" : `per ${singular(profile.recordNoun)}, as logged`;
 }
 

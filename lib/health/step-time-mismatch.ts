@@ -37,7 +37,9 @@ export const stepTimeMismatch = defineCheck({
   ],
   rule: (p, profile) => {
     const { total, parts } = stepSum(profile);
-    return `|${total} - (${parts.join(" + ")})| > max(${p.relative_tolerance} x ${total}, ${p.absolute_tolerance_s} s) (consecutive batches form one flag)`;
+    // A profile without a step sum gets a rule that says so, never an empty "()".
+    const sum = parts.length > 0 ? `(${parts.join(" + ")})` : `the sum of its parts (${profile.label} declares none)`;
+    return `|${total} - ${sum}| > max(${p.relative_tolerance} x ${total}, ${p.absolute_tolerance_s} s) (consecutive batches form one flag)`;
   },
   is: "batches whose trainer step time is not the sum of its two phases, against slime's timer nesting",
   isNot:

@@ -35,11 +35,7 @@ export const timerPartsExceedContainer = defineCheck({
     },
   ],
   rule: (p, profile) =>
-    `sum of the logged parts of ${nestedContainers(profile)
-      .map(([c]) => c)
-      .join(
-        " or ",
-      )} (schema nesting) > the container + max(${p.relative_tolerance} x the container, ${p.absolute_tolerance_s} s) (consecutive batches form one flag)`,
+    `sum of the logged parts of ${containerNames(profile)} (schema nesting) > the container + max(${p.relative_tolerance} x the container, ${p.absolute_tolerance_s} s) (consecutive batches form one flag)`,
   is: "batches where timers nested in a container add up to more than the container, against slime's timer nesting",
   isNot:
     "not lost or extra training time: the timers were nested differently (another slime version, a timer moved between phases), so notebook 04's stacked breakdown counts some time twice for these batches",
@@ -76,3 +72,9 @@ export const timerPartsExceedContainer = defineCheck({
     return { applicable: true, flags: consecutiveFlags(hits, aligned.rounds) };
   },
 });
+
+/** The containers a rule names; a profile that nests none says so rather than leaving a blank. */
+function containerNames(profile: FrameworkProfile): string {
+  const names = nestedContainers(profile).map(([c]) => c);
+  return names.length > 0 ? names.join(" or ") : `a container timer (${profile.label} declares none)`;
+}

@@ -1,12 +1,12 @@
 /** The framework profiles, by name. Adding a framework is one profile file plus its entry here. */
 import type { MetricSpec } from "./metric-spec";
 import type { ConceptId } from "./concepts";
-import { absentReason, metricOf, type FrameworkProfile } from "./framework-profile";
+import { absentReason, metricOf, singular, type FrameworkProfile } from "./framework-profile";
 import { MILES_PROFILE } from "./profile-miles";
 import { conditionText, runsWhereHolds, runsWhereMayHold, type ConditionRun, type SemanticFlag } from "./semantic-flags";
 import { RECORDED_VERSIONS } from "./versions";
 import { OPENRLHF_PROFILE } from "./profile-openrlhf";
-import { SLIME_PROFILE } from "./profile-slime";
+import { SLIME_PROFILE, STEP_KEYS } from "./profile-slime";
 import { TRL_PROFILE } from "./profile-trl";
 import { VERL_PROFILE } from "./profile-verl";
 
@@ -145,4 +145,25 @@ export function profileLine(aligned: { profile?: { name: string; how: string; ev
   const p = profileOfAligned(aligned);
   const why = aligned.profile === undefined ? "default" : aligned.profile.how === "given" ? "given" : `detected from ${aligned.profile.evidence.join(", ")}`;
   return `framework profile: ${p.label} (${why}); records: ${p.recordNoun}; ${p.updates.note}`;
+}
+
+/** The key that numbers the framework's records: the step key of a step axis, rollout/step on slime's batch axis. */
+export function recordStepKey(profile: FrameworkProfile): string {
+  const axis = profile.axis;
+  switch (axis.kind) {
+    case "step":
+      return axis.stepKey;
+    case "slime":
+      return STEP_KEYS.rollout;
+    default: {
+      // A new axis kind is a type error here until it names its record key.
+      const unhandled: never = axis;
+      throw new Error(`invalid axis: ${JSON.stringify(unhandled)}`);
+    }
+  }
+}
+
+/** The x-axis title of a per-record figure: one record and its key, e.g. "logged step (train/global_step)". */
+export function recordAxisTitle(profile: FrameworkProfile): string {
+  return `${singular(profile.recordNoun)} (${recordStepKey(profile)})`;
 }

@@ -26,6 +26,13 @@ test("one stacked bar per round, one trace per key in first-seen order", () => {
   assert.deepEqual(fig.layout.meta, { figure: "time-breakdown", keys: ["perf/rollout_time", "perf/actor_train_time", "perf/update_weights_time"] });
 });
 
+test("a step framework's record noun titles the figure and the y axis, not a rollout batch", () => {
+  const fig = timeBreakdownFigure(rows, { recordNoun: "training steps" });
+  assert.equal(fig.layout.title!.text, "Mean time per training step, by phase");
+  assert.equal((fig.layout.yaxis!.title as any).text, "seconds per training step (mean)");
+  assert.doesNotMatch(JSON.stringify(fig.layout), /rollout batch/);
+});
+
 test("round order option, and errors", () => {
   assert.deepEqual((timeBreakdownFigure(rows, { rounds: ["R1", "R0", "R2"] }).data[0] as any).y, [245, 234, null]);
   assert.throws(() => timeBreakdownFigure(rows, { rounds: ["R0"] }), { message: "invalid rounds: R0 (rows have round R1)" });

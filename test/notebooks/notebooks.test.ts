@@ -119,7 +119,7 @@ for (const nb of NOTEBOOKS) {
       if (nb.startsWith("04")) assert.match(text, /R1: truncated 20\.4%/);
       if (nb.startsWith("06")) {
         // The sample's one flag: the NaN rollout/kl of rollout 47 (R2); single zero gradient norms make no streak.
-        assert.match(text, /4 runs \(R0, R1, R2, R3\), 160 optimizer updates, 80 rollout batches: 1 flag\(s\) from 1 of 20 checks/);
+        assert.match(text, /4 runs \(R0, R1, R2, R3\), 160 optimizer updates, 80 rollout batches, N = 2: 1 flag\(s\) from 1 of 20 checks/);
         assert.match(text, /non_finite: 1 flag \[warning\]/);
         assert.match(text, /zero_grad_norm_streak: 0 flags \[warning\] \(rule: 3 or more consecutive display updates/);
         assert.match(text, /<td[^>]*>rollout\/kl<\/td><td[^>]*>NaN<\/td>/);
