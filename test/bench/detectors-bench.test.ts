@@ -19,7 +19,10 @@ test("the Detectors section replaces itself and keeps the others; the scores mod
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const out = path.join(dir, "RESULTS.md");
   const scores = path.join(dir, "scores.ts");
-  fs.writeFileSync(out, "# Results\n\n## Fetch\n\nfetch numbers\n\n## Detectors: health checks on real runs with injected failures\n\nold\n\n## Later\n\nlater numbers\n");
+  fs.writeFileSync(
+    out,
+    "# Results\n\n## Fetch\n\nfetch numbers\n\n## Detectors: health checks on real runs with injected failures\n\nold\n\n## Later\n\nlater numbers\n",
+  );
   const write = process.stdout.write.bind(process.stdout);
   process.stdout.write = (() => true) as typeof process.stdout.write;
   try {
