@@ -111,7 +111,7 @@ function judgeTrace(t: ConceptTrace, rule: StreakRule): { flags: CheckFlag[]; ev
   let window: FlagWindow | null = null;
   const close = () => {
     if (run.length >= rule.minLength && window !== null)
-      flags.push({ ...flagOf(run), value: furthest(run, rule.side), raisedAt: run[rule.minLength - 1].x, window });
+      flags.push({ ...flagOf(run), value: furthest(run, window), raisedAt: run[rule.minLength - 1].x, window });
     run = [];
   };
   for (let i = rule.early; i < t.values.length; i++) {
@@ -133,10 +133,21 @@ function judgeTrace(t: ConceptTrace, rule: StreakRule): { flags: CheckFlag[]; ev
   return { flags, evidence: `${t.round} ${t.runId}: ${early}threshold ${lo === hi ? fmt(lo) : `${fmt(lo)} to ${fmt(hi)}`}` };
 }
 
-/** The value furthest past the threshold: the lowest for a rule that fires below it, else the highest. */
-function furthest(run: readonly HealthHit[], side: FlagWindow["side"]): number {
+/** The value furthest past the threshold: the lowest for a rule that fires below it, the highest above it, the threshold itself for one that fires on it. */
+function furthest(run: readonly HealthHit[], window: FlagWindow): number {
+  if (window.side === "equal") return window.threshold;
   const vs = run.map((h) => h.value as number);
-  return side === "below" ? Math.min(...vs) : Math.max(...vs);
+  return window.side === "below" ? Math.min(...vs) : Math.max(...vs);
+}
+
+/** The rule of a streak of exact zeros (-0 is 0): `minLength` logged values in a row, no early window. */
+export function exactZeroRule(minLength: number): StreakRule {
+  return { minLength, early: 0, side: "equal", threshold: () => 0, fires: (v, th) => v === th };
+}
+
+/** The unit of a concept's flags: "update" when the framework logs it per optimizer update, else "rollout" (one record per rollout batch or logged step). */
+export function flagUnit(profile: FrameworkProfile, concept: ConceptId): "update" | "rollout" {
+  return metricOf(profile, concept)?.grain === "update" ? "update" : "rollout";
 }
 
 /** A number for evidence texts: 4 significant digits. */

@@ -3,7 +3,7 @@
  * such step is how a bad batch, a loss-scale bug or a reward outlier shows before clipping hides it.
  */
 import { conceptKey, defineCheck } from "./health-check";
-import { conceptTraces, grainText, type ConceptTrace } from "./concept-trace";
+import { conceptTraces, flagUnit, grainText, type ConceptTrace } from "./concept-trace";
 import { finiteMedian, flagOf, type CheckFlag, type HealthHit } from "./flag-ranges";
 
 /** The declared check. Consecutive spiking values form one flag. */
@@ -25,8 +25,7 @@ export const gradNormSpike = defineCheck({
   detects: ["grad_spike"],
   run(aligned, p, profile) {
     const traces = conceptTraces(aligned, profile, "gradNorm");
-    const grain = profile.metrics.gradNorm;
-    const unit = "grain" in grain && grain.grain === "update" ? ("update" as const) : ("rollout" as const);
+    const unit = flagUnit(profile, "gradNorm");
     const flags: CheckFlag[] = [];
     for (const t of traces) flags.push(...spikeFlags(t, p.multiple, p.window, p.min_history).map((f) => ({ ...f, unit })));
     return { applicable: true, flags };

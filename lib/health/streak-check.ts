@@ -5,7 +5,7 @@
  */
 import type { ConceptId } from "../registry/concepts";
 import { metricOf, singular, type FrameworkProfile } from "../registry/framework-profile";
-import { conceptTraces, streakEvidence, streakFlags, type StreakRule } from "./concept-trace";
+import { conceptTraces, flagUnit, streakEvidence, streakFlags, type StreakRule } from "./concept-trace";
 import { conceptKey, defineCheck, type HealthCheck, type HealthCheckParams, type HealthParamSpec, type HealthSeverity } from "./health-check";
 import { notLoggedReason } from "./not-applicable";
 
@@ -44,7 +44,7 @@ export function defineStreakCheck(spec: StreakCheckSpec): HealthCheck {
         };
       const rule = spec.streak(p);
       const o = streakFlags(traces, rule);
-      const unit = metric.grain === "update" ? "update" : "rollout";
+      const unit = flagUnit(profile, spec.concept);
       return { applicable: true, flags: o.flags.map((f) => ({ ...f, unit })), evidence: streakEvidence(o, rule.early) };
     },
   });

@@ -4,8 +4,7 @@
  * advantage computation zeroed them).
  */
 import { conceptKey, defineCheck } from "./health-check";
-import { conceptTraces, grainText } from "./concept-trace";
-import { flagOf, type CheckFlag, type HealthHit } from "./flag-ranges";
+import { conceptTraces, exactZeroRule, flagUnit, grainText, streakFlags, type ConceptTrace } from "./concept-trace";
 
 /** The declared check. */
 export const zeroAdvantages = defineCheck({
@@ -22,26 +21,15 @@ export const zeroAdvantages = defineCheck({
   run(aligned, p, profile) {
     const max = conceptTraces(aligned, profile, "advantageMax");
     const min = new Map(conceptTraces(aligned, profile, "advantageMin").map((t) => [t.runId, t]));
-    const flags: CheckFlag[] = [];
+    const traces: ConceptTrace[] = [];
     for (const t of max) {
       const lows = min.get(t.runId);
       if (lows === undefined) continue;
       const minAt = new Map(lows.xs.map((x, i) => [x, lows.values[i]]));
-      let run: HealthHit[] = [];
-      const close = () => {
-        if (run.length >= p.min_length) flags.push({ ...flagOf(run), raisedAt: run[p.min_length - 1].x, window: { threshold: 0, side: "equal" } });
-        run = [];
-      };
-      t.xs.forEach((x, i) => {
-        if (t.values[i] === 0 && minAt.get(x) === 0) run.push({ round: t.round, runId: t.runId, x, key: t.key, value: 0 });
-        else close();
-      });
-      close();
+      // 0 where both extremes are exactly 0 at that record, 1 (ending a streak) where either is not or the minimum is absent.
+      traces.push({ ...t, values: t.xs.map((x, i) => (t.values[i] === 0 && minAt.get(x) === 0 ? 0 : 1)) });
     }
-    const unit = profile.metrics.advantageMax;
-    return {
-      applicable: true,
-      flags: flags.map((f) => ({ ...f, unit: "grain" in unit && unit.grain === "update" ? ("update" as const) : ("rollout" as const) })),
-    };
+    const unit = flagUnit(profile, "advantageMax");
+    return { applicable: true, flags: streakFlags(traces, exactZeroRule(p.min_length)).flags.map((f) => ({ ...f, unit })) };
   },
 });

@@ -6,12 +6,11 @@
  * where a logged 0 is still a step with an exactly-zero gradient.
  */
 import { conceptKey, defineCheck } from "./health-check";
-import { consecutiveFlags, flagOf, type CheckFlag, type HealthHit } from "./flag-ranges";
+import { consecutiveFlags, type HealthHit } from "./flag-ranges";
 import { notLoggedReason } from "./not-applicable";
 import { anyHasKey, forEachBlock } from "../values/key-column";
-import { conceptTraces, grainText } from "./concept-trace";
-import { metricOf, singular, type FrameworkProfile } from "../registry/framework-profile";
-import type { AlignedRuns } from "../types";
+import { conceptTraces, exactZeroRule, grainText, streakFlags } from "./concept-trace";
+import { metricOf, singular } from "../registry/framework-profile";
 
 /** The declared check. Streaks stay inside one round; a missing update ends a streak. */
 export const zeroGradNormStreak = defineCheck({
@@ -33,7 +32,11 @@ export const zeroGradNormStreak = defineCheck({
     const perUpdate = metricOf(profile, "gradNorm")?.grain === "update";
     const records = perUpdate ? aligned.updates : aligned.rollouts;
     if (!anyHasKey(records, KEY)) return { applicable: false, reason: notLoggedReason(perUpdate ? "optimizer update" : singular(profile.recordNoun), KEY) };
-    if (!perUpdate) return { applicable: true, flags: loggedZeroStreaks(aligned, profile, p.min_length).map((f) => ({ ...f, unit: "rollout" as const })) };
+    // One value per logged step: streaks of consecutive logged values, whatever the step spacing.
+    if (!perUpdate) {
+      const logged = streakFlags(conceptTraces(aligned, profile, "gradNorm"), exactZeroRule(p.min_length)).flags;
+      return { applicable: true, flags: logged.map((f) => ({ ...f, unit: "rollout" as const })) };
+    }
     const updates = aligned.updates;
     const hits: HealthHit[] = [];
     forEachBlock(updates, [KEY], (from, to, [col]) => {
@@ -50,21 +53,3 @@ export const zeroGradNormStreak = defineCheck({
     return { applicable: true, flags };
   },
 });
-
-/** Streaks of exact zeros among a run's logged values (consecutive in the log, whatever the step spacing). */
-function loggedZeroStreaks(aligned: AlignedRuns, profile: FrameworkProfile, minLength: number): CheckFlag[] {
-  const out: CheckFlag[] = [];
-  for (const t of conceptTraces(aligned, profile, "gradNorm")) {
-    let run: HealthHit[] = [];
-    const close = () => {
-      if (run.length >= minLength) out.push({ ...flagOf(run), raisedAt: run[minLength - 1].x, window: { threshold: 0, side: "equal" } });
-      run = [];
-    };
-    t.values.forEach((v, i) => {
-      if (v === 0) run.push({ round: t.round, runId: t.runId, x: t.xs[i], key: t.key, value: 0 });
-      else close();
-    });
-    close();
-  }
-  return out;
-}

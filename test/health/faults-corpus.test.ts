@@ -13,13 +13,17 @@ import { loadCorpus, type CorpusRun } from "../../bench/detectors/corpus";
 import { ourFlags } from "../../bench/detectors/score";
 import { measuredScores } from "../../bench/detectors-bench";
 import { MEASURED_SCORES } from "../../lib/health/measured-scores-data";
-import { runHealthChecks } from "../../lib/health/run-health-checks";
+import { runHealthChecks, type HealthReport } from "../../lib/health/run-health-checks";
 
 const ROOT = path.resolve(__dirname, "../fixtures/real-runs/faults");
 const SKIP = fs.existsSync(ROOT) ? false : `fault corpus absent (${ROOT})`;
 let corpus: CorpusRun[] = [];
+/** Each run's health report, by run id (computed once for the tests below). */
+const reports = new Map<string, HealthReport>();
 before(async () => {
-  if (!SKIP) corpus = await loadCorpus(ROOT);
+  if (SKIP) return;
+  corpus = await loadCorpus(ROOT);
+  for (const r of corpus) reports.set(r.label.id, runHealthChecks(r.aligned));
 });
 
 /** Each fault run's first flag at or after k: [run, step it was raised at, check]. */
@@ -84,7 +88,7 @@ test("healthy twins of every setting and seed, and fault runs before k: no flag 
   assert.ok(healthy.length >= 15, `${healthy.length} healthy twins`);
   const alarms: string[] = [];
   for (const r of corpus) {
-    const flags = runHealthChecks(r.aligned).flags.filter((f) => r.label.k === null || (f.raisedAt ?? f.first) < r.label.k);
+    const flags = reports.get(r.label.id)!.flags.filter((f) => r.label.k === null || (f.raisedAt ?? f.first) < r.label.k);
     for (const f of flags) alarms.push(`${r.label.id}: ${f.check} at ${f.raisedAt ?? f.first}`);
   }
   assert.deepEqual(alarms.sort(), KNOWN_FALSE_ALARMS);
@@ -99,7 +103,8 @@ test("each fault run's first flag at or after k: the step and the check, pinned"
     .filter((r) => r.label.k !== null)
     .map((r): [string, number, string] => {
       const k = r.label.k as number;
-      const after = runHealthChecks(r.aligned)
+      const after = reports
+        .get(r.label.id)!
         .flags.map((f) => ({ check: f.check, at: f.raisedAt ?? f.first }))
         .filter((f) => f.at >= k)
         .sort((a, b) => a.at - b.at || (a.check < b.check ? -1 : 1));
