@@ -1,0 +1,160 @@
+/**
+ * The `history` tool: a run's frozen rows exactly as its history file holds them (row i is line i + 1;
+ * NaN and ±Infinity as the file writes them), never sampled: over a `_step` range, for chosen keys,
+ * in pages a cursor continues. Each page cites the file, its sha256 and the lines it covers.
+ */
+import { type RowReader, rowReader } from "../align/row-reader";
+import type { ManifestRun, RunHistory } from "../types";
+import { type JsonCell, jsonCell } from "./json-cell";
+import type { ArchiveSet, ServedArchive } from "./served-archive";
+
+/** Rows per page unless asked, and at most. */
+export const HISTORY_PAGE_DEFAULT = 1000;
+export const HISTORY_PAGE_MAX = 10_000;
+
+/** Input of the `history` tool. */
+export interface HistoryInput {
+  archive?: string;
+  run?: string;
+  /** Keys to return (with `_step` always); rows holding none of them are left out. Default: every key of every row. */
+  keys?: string[];
+  /** Inclusive `_step` bounds (default: the whole run). */
+  fromStep?: number;
+  toStep?: number;
+  /** Rows per page, 1..10,000 (default 1,000). */
+  limit?: number;
+  /** The `nextCursor` of the previous page: it carries run, keys and range, which need not be given again. */
+  cursor?: string;
+}
+
+/** One frozen row: its line in the history file and its values (the chosen keys, in the file's order). */
+export interface HistoryRowEntry {
+  line: number;
+  values: Record<string, JsonCell>;
+}
+
+/** The `history` answer: one page. */
+export interface HistoryAnswer {
+  archive: string;
+  manifestSha256: string;
+  run: string;
+  round: string;
+  /** The frozen file, its sha256 (as the manifest lists it) and its lines in all. */
+  file: string;
+  fileSha256: string;
+  fileLines: number;
+  keys: string[] | null;
+  fromStep: number | null;
+  toStep: number | null;
+  /** First and last line of the rows on this page (1-based, inclusive). */
+  lines: { first: number; last: number };
+  rows: HistoryRowEntry[];
+  /** Continues after this page; null on the last page of the range. */
+  nextCursor: string | null;
+}
+
+/** What a cursor carries: the query and where the next page starts. */
+interface CursorState {
+  m: string;
+  run: string;
+  keys: string[] | null;
+  from: number | null;
+  to: number | null;
+  at: number;
+}
+
+function encodeCursor(c: CursorState): string {
+  return Buffer.from(JSON.stringify(c), "utf8").toString("base64url");
+}
+
+/** The cursor's state; refused when it is not one of this archive's cursors. */
+function decodeCursor(a: ServedArchive, cursor: string): CursorState {
+  let c: CursorState;
+  try {
+    c = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as CursorState;
+  } catch {
+    throw a.refuse("invalid_cursor", `invalid cursor: ${JSON.stringify(cursor.slice(0, 40))} is not a cursor of this server`);
+  }
+  if (typeof c?.at !== "number" || typeof c.run !== "string") throw a.refuse("invalid_cursor", "invalid cursor: not a cursor of this server");
+  // A cursor names the manifest it paged: the archive it would continue may not be the one open now.
+  if (c.m !== a.manifestSha256) throw a.refuse("invalid_cursor", `invalid cursor: it pages the archive of manifest ${c.m}, not this one (${a.manifestSha256})`);
+  return c;
+}
+
+/** The run's frozen rows, its manifest entry and a reader (kept per run on the archive). */
+function runOf(a: ServedArchive, runId: string | undefined): { run: RunHistory; entry: ManifestRun; reader: RowReader } {
+  const { archive } = a.opened;
+  const ids = archive.runs.map((r) => r.runId);
+  if (runId === undefined) {
+    if (ids.length !== 1) throw a.refuse("unknown_run", `name a run (argument run): the archive has ${ids.join(", ")}`);
+    runId = ids[0];
+  }
+  const i = ids.indexOf(runId);
+  if (i < 0) throw a.refuse("unknown_run", `no run ${runId}: the archive has ${ids.join(", ")}`);
+  return { run: archive.runs[i], entry: archive.manifest.runs[i], reader: a.reader(runId, () => rowReader(archive.runs[i])) };
+}
+
+/** Refuses keys the run never logged, naming them. */
+function checkKeys(a: ServedArchive, runId: string, reader: RowReader, keys: readonly string[] | null): void {
+  if (keys === null) return;
+  const logged = a.keysOf(runId, reader);
+  const unknown = keys.filter((k) => !logged.has(k));
+  if (unknown.length > 0)
+    throw a.refuse("unknown_key", `run ${runId} never logged ${unknown.join(", ")} (it logs ${logged.size} keys; the runs tool names its file)`);
+}
+
+/** Whether row i is on the page's query: in the step range, and holding a chosen key. */
+function matches(reader: RowReader, i: number, q: CursorState): boolean {
+  const step = reader.value(i, "_step")!;
+  if ((q.from !== null && step < q.from) || (q.to !== null && step > q.to)) return false;
+  return q.keys === null || q.keys.some((k) => reader.value(i, k) !== undefined);
+}
+
+/** Row i with the chosen keys (all keys when none was chosen), in the file's key order. */
+function rowEntry(reader: RowReader, i: number, keys: ReadonlySet<string> | null, out: number[]): HistoryRowEntry {
+  const names = reader.read(i, out);
+  const values: Record<string, JsonCell> = {};
+  for (let j = 0; j < names.length; j++) if (keys === null || keys.has(names[j]) || names[j] === "_step") values[names[j]] = jsonCell(out[j]);
+  return { line: i + 1, values };
+}
+
+/** The `history` answer: one page of at most `limit` rows. */
+export function historyAnswer(set: ArchiveSet, input: HistoryInput): HistoryAnswer {
+  const a = set.get(input.archive);
+  const limit = input.limit ?? HISTORY_PAGE_DEFAULT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > HISTORY_PAGE_MAX) throw a.refuse("invalid_argument", `invalid limit: ${limit} (1..${HISTORY_PAGE_MAX})`);
+  const q: CursorState =
+    input.cursor !== undefined
+      ? decodeCursor(a, input.cursor)
+      : { m: a.manifestSha256, run: input.run ?? "", keys: input.keys ?? null, from: input.fromStep ?? null, to: input.toStep ?? null, at: 0 };
+  const { run, entry, reader } = runOf(a, input.cursor !== undefined ? q.run : input.run);
+  q.run = run.runId;
+  checkKeys(a, run.runId, reader, q.keys);
+  const keySet = q.keys === null ? null : new Set(q.keys);
+  const rows: HistoryRowEntry[] = [];
+  const out: number[] = [];
+  let i = q.at;
+  for (; i < reader.length && rows.length < limit; i++) if (matches(reader, i, q)) rows.push(rowEntry(reader, i, keySet, out));
+  // The next page starts at the next matching row; none: this page is the last.
+  while (i < reader.length && !matches(reader, i, q)) i++;
+  if (rows.length === 0)
+    throw a.refuse(
+      "nothing_in_range",
+      `run ${run.runId} has no row${q.keys ? ` holding ${q.keys.join(", ")}` : ""} with _step in [${q.from ?? "start"}, ${q.to ?? "end"}] after line ${q.at} (its last step is ${entry.lastStep})`,
+    );
+  return {
+    archive: a.name,
+    manifestSha256: a.manifestSha256,
+    run: run.runId,
+    round: run.round,
+    file: entry.file,
+    fileSha256: entry.sha256,
+    fileLines: reader.length,
+    keys: q.keys,
+    fromStep: q.from,
+    toStep: q.to,
+    lines: { first: rows[0].line, last: rows[rows.length - 1].line },
+    rows,
+    nextCursor: i < reader.length ? encodeCursor({ ...q, at: i }) : null,
+  };
+}
