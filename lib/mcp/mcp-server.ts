@@ -26,10 +26,19 @@ export function callTool(set: ArchiveSet, tool: ToolDef, input: Record<string, u
   }
 }
 
-/** An outcome as MCP's tool result. */
+/** Answers longer than this travel as structured content only, with a short text saying so. */
+const TEXT_COPY_CHARS = 2 ** 20;
+
+/**
+ * An outcome as MCP's tool result. The answer's JSON is also sent as text (the spec's advice, for
+ * hosts that read only text) unless it is long: a copy would double a message that clients buffer
+ * whole (the official SDK's at most 10 MiB).
+ */
 function toolResult(outcome: ToolOutcome): CallToolResult {
   if ("refusal" in outcome) return { isError: true, content: [{ type: "text", text: JSON.stringify(outcome) }] };
-  return { structuredContent: outcome.answer as Record<string, unknown>, content: [{ type: "text", text: JSON.stringify(outcome.answer) }] };
+  const json = JSON.stringify(outcome.answer);
+  const text = json.length <= TEXT_COPY_CHARS ? json : `${json.length} characters of JSON: read the structured content (a shorter page: a smaller limit)`;
+  return { structuredContent: outcome.answer as Record<string, unknown>, content: [{ type: "text", text }] };
 }
 
 /**

@@ -11,6 +11,11 @@ import type { ArchiveSet, ServedArchive } from "./served-archive";
 /** Rows per page unless asked, and at most. */
 export const HISTORY_PAGE_DEFAULT = 1000;
 export const HISTORY_PAGE_MAX = 10_000;
+/**
+ * A page also ends once its rows' JSON reaches this many characters (the cursor continues): MCP
+ * clients buffer a message whole, the official SDK's at most 10 MiB by default.
+ */
+export const HISTORY_PAGE_CHARS = 8 * 2 ** 20;
 
 /** Input of the `history` tool. */
 export interface HistoryInput {
@@ -134,7 +139,13 @@ export function historyAnswer(set: ArchiveSet, input: HistoryInput): HistoryAnsw
   const rows: HistoryRowEntry[] = [];
   const out: number[] = [];
   let i = q.at;
-  for (; i < reader.length && rows.length < limit; i++) if (matches(reader, i, q)) rows.push(rowEntry(reader, i, keySet, out));
+  let chars = 0;
+  for (; i < reader.length && rows.length < limit && chars < HISTORY_PAGE_CHARS; i++) {
+    if (!matches(reader, i, q)) continue;
+    const row = rowEntry(reader, i, keySet, out);
+    rows.push(row);
+    chars += JSON.stringify(row.values).length + 20;
+  }
   // The next page starts at the next matching row; none: this page is the last.
   while (i < reader.length && !matches(reader, i, q)) i++;
   if (rows.length === 0)

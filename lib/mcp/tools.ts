@@ -198,7 +198,7 @@ export const TOOLS: readonly ToolDef[] = [
   {
     name: "history",
     title: "Frozen history rows",
-    description: `A run's frozen rows exactly as its history file holds them, never sampled: row i is line i + 1, NaN/Infinity as the file writes them. Optional keys (rows holding none are left out; _step always kept) and an inclusive _step range. Paged: up to ${HISTORY_PAGE_MAX} rows a page; pass nextCursor back until it is null. Each page cites the file's sha256 and its lines.`,
+    description: `A run's frozen rows exactly as its history file holds them, never sampled: row i is line i + 1, NaN/Infinity as the file writes them. Optional keys (rows holding none are left out; _step always kept) and an inclusive _step range. Paged: up to ${HISTORY_PAGE_MAX} rows (and 8 MiB of JSON) a page; pass nextCursor back until it is null. Each page cites the file's sha256 and its lines.`,
     input: {
       archive: archiveArg,
       run: z.string().optional().describe("run id (default: the only run)"),
