@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const { reporter } = cliReporter({ tty: false });
   let set: ArchiveSet;
   try {
-    set = await ArchiveSet.open(specs, reporter);
+    set = await ArchiveSet.open(specs, reporter, { prepare: true });
   } catch (e) {
     process.stderr.write(`mcp: ${(e as Error).message}\n`);
     process.exit(1);

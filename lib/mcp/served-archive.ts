@@ -21,11 +21,8 @@ import { ToolRefusal } from "./refusal";
 
 /** One archive as the server serves it. */
 export class ServedArchive {
-  private summaryMemo: SummaryExport | null = null;
-  private healthMemo: { report: HealthReport; settings: HealthSettings } | null = null;
-  private readonly experiments = new Map<string, Experiment>();
-  private readonly readers = new Map<string, RowReader>();
-  private readonly runKeys = new Map<string, Set<string>>();
+  /** What its tools derived from it, by id: a value, or the refusal (asked again, it is refused again without recomputing). */
+  private readonly memos = new Map<string, { value: unknown } | { error: unknown }>();
 
   constructor(
     /** The name agents give it (`--data NAME=DIR`). */
@@ -42,6 +39,35 @@ export class ServedArchive {
     return new ToolRefusal(code, `${this.name}: ${reason}`, this.manifestSha256);
   }
 
+  /** `make()` once per id: its value, or its error thrown again. */
+  private once<T>(id: string, make: () => T): T {
+    let m = this.memos.get(id);
+    if (m === undefined) {
+      try {
+        m = { value: make() };
+      } catch (error) {
+        m = { error };
+      }
+      this.memos.set(id, m);
+    }
+    if ("error" in m) throw m.error;
+    return m.value as T;
+  }
+
+  /**
+   * Works out the summary and the health report now (a server does, when it opens the archive), so
+   * that answering them is a lookup: at 10^6 rows the summary alone takes about a second.
+   */
+  prepare(): void {
+    for (const work of [() => this.summary(), () => this.health()]) {
+      try {
+        work();
+      } catch {
+        // Remembered: the tool that asks gets the refusal.
+      }
+    }
+  }
+
   /** Refuses, as the export does, when the axis mapping does not hold for a run. */
   checkMapping(what: string): void {
     try {
@@ -56,62 +82,52 @@ export class ServedArchive {
    * axis mapping does not hold, or a cell stays empty although frozen rows hold its key).
    */
   summary(): SummaryExport {
-    if (this.summaryMemo !== null) return this.summaryMemo;
-    this.checkMapping("the summary");
-    const aligned = this.opened.aligned;
-    const summary = summaryTable(aligned, { allowIssues: true });
-    const unfilled = unfilledCells(summary.table, summaryColumnsFor(profileOfAligned(aligned)), aligned, summary.notes);
-    if (unfilled.length > 0) throw this.refuse("unfilled_cells", `${unfilled.map((u) => u.message).join("; ")} (the export refuses these too)`);
-    this.summaryMemo = summary;
-    return summary;
+    return this.once("summary", () => {
+      this.checkMapping("the summary");
+      const aligned = this.opened.aligned;
+      const summary = summaryTable(aligned, { allowIssues: true });
+      const unfilled = unfilledCells(summary.table, summaryColumnsFor(profileOfAligned(aligned)), aligned, summary.notes);
+      if (unfilled.length > 0) throw this.refuse("unfilled_cells", `${unfilled.map((u) => u.message).join("; ")} (the export refuses these too)`);
+      return summary;
+    });
   }
 
-  /** The health report with the thresholds the export would use (defaults, runs.json's `health`, HEALTH_* variables). */
-  health(env: Record<string, string | undefined> = process.env): { report: HealthReport; settings: HealthSettings } {
-    if (this.healthMemo !== null) return this.healthMemo;
-    const settings = healthSettings(env, path.join(this.opened.dataDir, "runs.json"));
-    this.healthMemo = { report: runHealthChecks(this.opened.aligned, settings.params), settings };
-    return this.healthMemo;
+  /** The health report with the thresholds the export would use (defaults, runs.json's `health`, HEALTH_* variables of the server's environment). */
+  health(): { report: HealthReport; settings: HealthSettings } {
+    return this.once("health", () => {
+      const settings = healthSettings(process.env, path.join(this.opened.dataDir, "runs.json"));
+      return { report: runHealthChecks(this.opened.aligned, settings.params), settings };
+    });
   }
 
   /** The run's row reader, made once. */
   reader(runId: string, make: () => RowReader): RowReader {
-    let r = this.readers.get(runId);
-    if (r === undefined) {
-      r = make();
-      this.readers.set(runId, r);
-    }
-    return r;
+    return this.once(`reader ${runId}`, make);
   }
 
   /** Every key the run logged in some row, found once (rows of one key list are read once). */
   keysOf(runId: string, reader: RowReader): Set<string> {
-    let keys = this.runKeys.get(runId);
-    if (keys !== undefined) return keys;
-    keys = new Set<string>();
-    const shapes = new Set<number>();
-    for (let i = 0; i < reader.length; i++) {
-      const s = reader.shape(i);
-      if (s >= 0 && shapes.has(s)) continue;
-      shapes.add(s);
-      for (const k of reader.keys(i)) keys.add(k);
-    }
-    this.runKeys.set(runId, keys);
-    return keys;
+    return this.once(`keys ${runId}`, () => {
+      const keys = new Set<string>();
+      const shapes = new Set<number>();
+      for (let i = 0; i < reader.length; i++) {
+        const s = reader.shape(i);
+        if (s >= 0 && shapes.has(s)) continue;
+        shapes.add(s);
+        for (const k of reader.keys(i)) keys.add(k);
+      }
+      return keys;
+    });
   }
 
   /** The archive as one experiment of a comparison on `axis`, summarised as `npm run compare` does. */
   experiment(axis: CompareAxis = ROUND_AXIS): Experiment {
-    const id = `${axis.name}/${axis.width}`;
-    let e = this.experiments.get(id);
-    if (e === undefined) {
+    return this.once(`experiment ${axis.name} ${axis.width}`, () => {
       this.checkMapping("to compare");
       const { aligned, archive } = this.opened;
       const wall = axis.name === "wall" ? wallClock(archive.runs) : null;
-      e = experimentOf(experimentDataOf(aligned, { label: this.name, manifestSha256: this.manifestSha256, axis, wall }));
-      this.experiments.set(id, e);
-    }
-    return e;
+      return experimentOf(experimentDataOf(aligned, { label: this.name, manifestSha256: this.manifestSha256, axis, wall }));
+    });
   }
 }
 
@@ -119,12 +135,17 @@ export class ServedArchive {
 export class ArchiveSet {
   private constructor(private readonly byName: Map<string, ServedArchive>) {}
 
-  /** Opens every archive once (in order; a failure names the archive). */
-  static async open(specs: readonly { name: string; dir: string }[], reporter: Reporter = {}): Promise<ArchiveSet> {
+  /**
+   * Opens every archive once (in order; a failure names the archive); `prepare`: also works out each
+   * one's summary and health report now (a server's start), rather than at the first question.
+   */
+  static async open(specs: readonly { name: string; dir: string }[], reporter: Reporter = {}, opts: { prepare?: boolean } = {}): Promise<ArchiveSet> {
     const byName = new Map<string, ServedArchive>();
     for (const s of specs) {
       try {
-        byName.set(s.name, new ServedArchive(s.name, await openArchive(s.dir, reporter)));
+        const a = new ServedArchive(s.name, await openArchive(s.dir, reporter));
+        if (opts.prepare) a.prepare();
+        byName.set(s.name, a);
       } catch (e) {
         throw new Error(`archive ${s.name} (${s.dir}): ${(e as Error).message}`);
       }
