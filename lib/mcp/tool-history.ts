@@ -8,8 +8,9 @@ import type { ManifestRun, RunHistory } from "../types";
 import { type JsonCell, jsonCell } from "./json-cell";
 import type { ArchiveSet, ServedArchive } from "./served-archive";
 
-/** Rows per page unless asked, and at most. */
+/** Rows per page unless asked. */
 export const HISTORY_PAGE_DEFAULT = 1000;
+/** Rows per page at most. */
 export const HISTORY_PAGE_MAX = 10_000;
 /**
  * A page also ends once its rows' JSON reaches this many characters (the cursor continues): MCP
@@ -144,6 +145,7 @@ export function historyAnswer(set: ArchiveSet, input: HistoryInput): HistoryAnsw
     if (!matches(reader, i, q)) continue;
     const row = rowEntry(reader, i, keySet, out);
     rows.push(row);
+    // Measured, not estimated: a page must stay under the clients' buffer whatever its keys.
     chars += JSON.stringify(row.values).length + 20;
   }
   // The next page starts at the next matching row; none: this page is the last.
