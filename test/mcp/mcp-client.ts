@@ -1,16 +1,12 @@
 /**
  * The MCP server as a real client sees it: the official SDK's Client spawns `scripts/mcp.ts` over
  * stdio (StdioClientTransport) with the archives given, and calls tools; answers come back as the
- * structured content, refusals as the JSON of the tool error's text. Also freezes real fixture runs
- * into archives, as the conformance tests freeze them.
+ * structured content, refusals as the JSON of the tool error's text.
  */
-import * as fs from "node:fs";
 import * as path from "node:path";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-
-import { fetchAndFreeze } from "../../lib/archive/fetch-and-freeze";
 
 const ROOT = path.resolve(__dirname, "../..");
 
@@ -57,20 +53,4 @@ export async function refusal(
   if (!r.isError) throw new Error(`${name} answered: ${JSON.stringify(r.structuredContent).slice(0, 200)}`);
   const text = (r.content as { type: string; text: string }[])[0].text;
   return (JSON.parse(text) as { refusal: { tool: string; code: string; reason: string; manifestSha256: string | null } }).refusal;
-}
-
-/** Freezes a real fixture's first .wandb file (test/fixtures/real-runs/<framework>/<name>) as round R0 into `outDir`. */
-export async function freezeFixture(framework: string, name: string, outDir: string): Promise<void> {
-  const dir = path.join(ROOT, "test/fixtures/real-runs", framework, name);
-  const c = JSON.parse(fs.readFileSync(path.join(dir, "case.json"), "utf8"));
-  const first = c.rounds?.[0] ?? c;
-  await fetchAndFreeze({
-    entity: "",
-    project: "",
-    runs: [{ runId: first.wandbRunId, round: "R0", file: path.join(dir, first.wandbFile) }],
-    outDir,
-    env: {},
-    now: () => new Date("2026-12-01T00:00:00.000Z"),
-    profile: "detect",
-  });
 }

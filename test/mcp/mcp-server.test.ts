@@ -16,7 +16,8 @@ import { EXPORT_TEXT_COLUMNS } from "../../lib/export/read-export-csv";
 import { healthSettings } from "../../lib/health/health-params";
 import { MEASURED_SCORES } from "../../lib/health/measured-scores-data";
 import { cellOfCsv, csvFile, fileSha256, frozenLines } from "./expected";
-import { answer, freezeFixture, refusal, type ServerClient, startServer } from "./mcp-client";
+import { freezeFixtureInto } from "../real-runs/aligned-fixture";
+import { answer, refusal, type ServerClient, startServer } from "./mcp-client";
 
 const ROOT = path.resolve(__dirname, "../..");
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mcp-server-"));
@@ -28,8 +29,8 @@ const EXPORTED = ["sample", "trl", "verl"];
 let server: ServerClient;
 
 before(async () => {
-  await freezeFixture("trl", "grpo-gspo", ARCHIVES.trl);
-  await freezeFixture("verl", "plain", ARCHIVES.verl);
+  await freezeFixtureInto("trl", "grpo-gspo", ARCHIVES.trl);
+  await freezeFixtureInto("verl", "plain", ARCHIVES.verl);
   for (const name of EXPORTED) {
     // The thresholds `npm run export` reads: runs.json beside the archive (none here sets any) and no HEALTH_* variables.
     const health = healthSettings({}, path.join(path.dirname(ARCHIVES[name]), "runs.json")).params;
