@@ -46,7 +46,9 @@ async function inProcess(dir: string, reps: number, lastStep: number): Promise<v
   console.log(`open (verify + parse + align), in process: ${(ms(t0) / 1000).toFixed(2)} s`);
   t0 = performance.now();
   set.get("big").prepare();
-  console.log(`prepare (summary + health, as the server does at start): ${(ms(t0) / 1000).toFixed(2)} s; ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB RSS`);
+  console.log(
+    `prepare (summary + health, as the server does at start): ${(ms(t0) / 1000).toFixed(2)} s; ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB RSS`,
+  );
   for (const c of calls(lastStep)) {
     const times: number[] = [];
     let rows = 0;
