@@ -16,6 +16,8 @@ import { EXPORT_TEXT_COLUMNS } from "../../lib/export/read-export-csv";
 import { healthSettings } from "../../lib/health/health-params";
 import { MEASURED_SCORES } from "../../lib/health/measured-scores-data";
 import { cellOfCsv, csvFile, fileSha256, frozenLines } from "./expected";
+import { ids, slimeRun } from "../align/slime-history";
+import { makeArchive } from "../archive/make-archive";
 import { freezeFixtureInto } from "../real-runs/aligned-fixture";
 import { answer, refusal, type ServerClient, startServer } from "./mcp-client";
 
@@ -25,10 +27,13 @@ const COMPARE = ["n8-s1", "n8-s2", "n8-s3", "n16-s4", "n16-s5", "n16-s6", "refer
 /** Archive name -> folder. */
 const ARCHIVES: Record<string, string> = { sample: path.join(ROOT, "data/wandb"), trl: path.join(tmp, "trl"), verl: path.join(tmp, "verl") };
 for (const c of COMPARE) ARCHIVES[c] = path.join(ROOT, "data/compare", c);
+// A slime run whose rollout 2 lacks train/step 5: the axis mapping does not hold (test/export/refuse-export.test.ts).
+ARCHIVES.broken = path.join(tmp, "broken");
 const EXPORTED = ["sample", "trl", "verl"];
 let server: ServerClient;
 
 before(async () => {
+  makeArchive(ARCHIVES.broken, [{ runId: "a", round: "R0", rows: slimeRun({ runId: "a", round: "R0", n: 2, rollouts: ids(1, 3), dropSteps: [5] }).rows }]);
   await freezeFixtureInto("trl", "grpo-gspo", ARCHIVES.trl);
   await freezeFixtureInto("verl", "plain", ARCHIVES.verl);
   for (const name of EXPORTED) {
@@ -332,6 +337,12 @@ test("refusals arrive as tool errors naming the reason and the manifest, never a
     assert.match(r.reason, reason);
     if (args.archive === "sample") assert.equal(r.manifestSha256, sampleSha);
   }
+  // Where the export refuses, the tools refuse with its reason; the frozen rows can still be read.
+  const broken = await refusal(c, "summary", { archive: "broken" });
+  assert.equal(broken.code, "mapping_does_not_hold");
+  assert.match(broken.reason, /^broken: refusing the summary: the axis mapping does not hold for run a, round R0, train\/step 5: missing-update/);
+  assert.equal((await refusal(c, "compare", { arms: [{ name: "x", archives: ["broken"] }] })).code, "mapping_does_not_hold");
+  assert.equal((await answer<{ rows: unknown[] }>(c, "history", { archive: "broken" })).rows.length, manifestOf("broken").runs[0].historyEvents);
   // A cursor of another archive is refused, not read against this one.
   const page = await answer<{ nextCursor: string }>(c, "history", { archive: "sample", run: "sim-r0-ghfk", limit: 10 });
   assert.equal((await refusal(c, "history", { archive: "trl", cursor: page.nextCursor })).code, "invalid_cursor");
