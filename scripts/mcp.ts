@@ -3,8 +3,9 @@
  *
  *   npm run --silent mcp -- --data DIR [--data NAME=DIR ...]
  *
- * Opens every archive once (each file's sha256 checked against its manifest), aligns it and keeps it
- * in memory, then answers the tools of lib/mcp/tools.ts until the client closes stdin. Never fetches,
+ * Answers the handshake at once, then opens every archive once (each file's sha256 checked against
+ * its manifest), aligns it and keeps it in memory; tool calls wait for that, then answer the tools of
+ * lib/mcp/tools.ts until the client closes stdin. Never fetches,
  * never reads credentials. stdout carries only the protocol: progress and warnings go to stderr.
  */
 import { parseArgs } from "node:util";
@@ -32,15 +33,16 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const { reporter } = cliReporter({ tty: false });
-  let set: ArchiveSet;
+  // Connected before the archives are open: hosts time a server's start, and at 10^6 rows opening takes
+  // tens of seconds; calls wait for it.
+  const opening = ArchiveSet.open(specs, reporter, { prepare: true });
+  await mcpServer(opening, workspaceVersion()).connect(new StdioServerTransport());
   try {
-    set = await ArchiveSet.open(specs, reporter, { prepare: true });
+    await opening;
+    process.stderr.write(`mcp: serving ${specs.map((s) => s.name).join(", ")} on stdio\n`);
   } catch (e) {
-    process.stderr.write(`mcp: ${(e as Error).message}\n`);
-    process.exit(1);
+    process.stderr.write(`mcp: ${(e as Error).message} (every call is refused with this reason)\n`);
   }
-  await mcpServer(set, workspaceVersion()).connect(new StdioServerTransport());
-  process.stderr.write(`mcp: serving ${specs.map((s) => s.name).join(", ")} on stdio\n`);
 }
 
 main();

@@ -42,10 +42,12 @@ function toolResult(outcome: ToolOutcome): CallToolResult {
 }
 
 /**
- * The server (not yet connected to a transport).
- * @example await mcpServer(await ArchiveSet.open([{ name: "data", dir: "data" }]), "0.1.0").connect(new StdioServerTransport());
+ * The server (not yet connected to a transport). `archives` may still be opening: the server answers
+ * the handshake and lists its tools at once (hosts time a server's start), and a call waits for the
+ * archives; when they could not be opened, every call is refused with the reason.
+ * @example await mcpServer(ArchiveSet.open([{ name: "data", dir: "data" }]), "0.1.0").connect(new StdioServerTransport());
  */
-export function mcpServer(set: ArchiveSet, version: string): McpServer {
+export function mcpServer(archives: ArchiveSet | Promise<ArchiveSet>, version: string): McpServer {
   const server = new McpServer(
     { name: SERVER_NAME, version },
     {
@@ -63,7 +65,15 @@ export function mcpServer(set: ArchiveSet, version: string): McpServer {
         outputSchema: tool.output,
         annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
       },
-      async (args: Record<string, unknown>) => toolResult(callTool(set, tool, args)),
+      async (args: Record<string, unknown>) => {
+        let set: ArchiveSet;
+        try {
+          set = await archives;
+        } catch (e) {
+          return toolResult(refusalBody(tool.name, e));
+        }
+        return toolResult(callTool(set, tool, args));
+      },
     );
   }
   return server;
