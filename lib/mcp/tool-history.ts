@@ -124,6 +124,53 @@ function rowEntry(reader: RowReader, i: number, keys: ReadonlySet<string> | null
   return { line: i + 1, values };
 }
 
+/** First row index whose `_step` is at least `step` in rows of increasing `_step` (binary search). */
+function firstAtLeast(reader: RowReader, step: number): number {
+  let lo = 0;
+  let hi = reader.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (reader.value(mid, "_step")! < step) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The rows a query's step range can hold: found by binary search when the run's `_step` only increases
+ * (the loader checks it does, except where a later log of a run resumed in place goes back), else all.
+ */
+function stepRange(reader: RowReader, entry: ManifestRun, q: CursorState): { start: number; end: number } {
+  if ((entry.resumedIn?.length ?? 0) > 0) return { start: q.at, end: reader.length };
+  const start = q.from === null ? 0 : firstAtLeast(reader, q.from);
+  const end = q.to === null ? reader.length : firstAtLeast(reader, q.to + 1);
+  return { start: Math.max(start, q.at), end };
+}
+
+/** Up to `limit` matching rows from `range.start` (and 8 MiB of JSON), and where the next page starts (`end`: none). */
+function pageRows(
+  reader: RowReader,
+  q: CursorState,
+  limit: number,
+  range: { start: number; end: number },
+): { rows: HistoryRowEntry[]; next: number; end: number } {
+  const keySet = q.keys === null ? null : new Set(q.keys);
+  const rows: HistoryRowEntry[] = [];
+  const out: number[] = [];
+  let i = range.start;
+  let chars = 0;
+  for (; i < range.end && rows.length < limit && chars < HISTORY_PAGE_CHARS; i++) {
+    if (!matches(reader, i, q)) continue;
+    const row = rowEntry(reader, i, keySet, out);
+    rows.push(row);
+    // Measured, not estimated: a page must stay under the clients' buffer whatever its keys.
+    chars += JSON.stringify(row.values).length + 20;
+  }
+  // The next page starts at the next matching row; none: this page is the last.
+  while (i < range.end && !matches(reader, i, q)) i++;
+  return { rows, next: i, end: range.end };
+}
+
 /** The `history` answer: one page of at most `limit` rows. */
 export function historyAnswer(set: ArchiveSet, input: HistoryInput): HistoryAnswer {
   const a = set.get(input.archive);
@@ -136,20 +183,7 @@ export function historyAnswer(set: ArchiveSet, input: HistoryInput): HistoryAnsw
   const { run, entry, reader } = runOf(a, input.cursor !== undefined ? q.run : input.run);
   q.run = run.runId;
   checkKeys(a, run.runId, reader, q.keys);
-  const keySet = q.keys === null ? null : new Set(q.keys);
-  const rows: HistoryRowEntry[] = [];
-  const out: number[] = [];
-  let i = q.at;
-  let chars = 0;
-  for (; i < reader.length && rows.length < limit && chars < HISTORY_PAGE_CHARS; i++) {
-    if (!matches(reader, i, q)) continue;
-    const row = rowEntry(reader, i, keySet, out);
-    rows.push(row);
-    // Measured, not estimated: a page must stay under the clients' buffer whatever its keys.
-    chars += JSON.stringify(row.values).length + 20;
-  }
-  // The next page starts at the next matching row; none: this page is the last.
-  while (i < reader.length && !matches(reader, i, q)) i++;
+  const { rows, next, end } = pageRows(reader, q, limit, stepRange(reader, entry, q));
   if (rows.length === 0)
     throw a.refuse(
       "nothing_in_range",
@@ -168,6 +202,6 @@ export function historyAnswer(set: ArchiveSet, input: HistoryInput): HistoryAnsw
     toStep: q.to,
     lines: { first: rows[0].line, last: rows[rows.length - 1].line },
     rows,
-    nextCursor: i < reader.length ? encodeCursor({ ...q, at: i }) : null,
+    nextCursor: next < end ? encodeCursor({ ...q, at: next }) : null,
   };
 }
