@@ -4,6 +4,7 @@
  * -- --axis` bins them; with each column's meaning and the notes the export manifest would carry.
  */
 import { AXIS_MEANING, compareAxis } from "../compare/compare-axis";
+import { comparedColumns } from "../compare/compared-columns";
 import { summaryColumnEntry, type SummaryColumnEntry } from "../export/export-manifest";
 import { ALL_ROUNDS, summaryColumnsFor } from "../export/summary-table";
 import { metricOfAligned, meaningNotes, profileOfAligned } from "../registry/profiles";
@@ -13,7 +14,7 @@ import type { ArchiveSet, ServedArchive } from "./served-archive";
 /** Input of the `summary` tool. */
 export interface SummaryInput {
   archive?: string;
-  /** summary.csv column names to keep (default: every column); `round` always comes first. */
+  /** summary.csv column names, or concept ids (`gradNorm`: its mean columns), to keep (default: every column); `round` always comes first. */
   columns?: string[];
   /** Round labels (or bin labels) to keep, `all` included (default: every row). */
   rounds?: string[];
@@ -46,12 +47,23 @@ function checkNames(a: ServedArchive, what: "unknown_column" | "unknown_round", 
   if (bad.length > 0) throw a.refuse(what, `no ${what === "unknown_column" ? "column" : "round"} ${bad.join(", ")}: the summary has ${known.join(", ")}`);
 }
 
+/** The asked columns as summary.csv names: a concept id stands for the mean columns of that concept (ppoKl: first and later updates). */
+function columnNames(a: ServedArchive, asked: readonly string[] | undefined): string[] | undefined {
+  if (asked === undefined) return undefined;
+  const means = comparedColumns(profileOfAligned(a.opened.aligned));
+  return asked.flatMap((name) => {
+    const of = means.filter((c) => c.concept.id === name).map((c) => c.name);
+    return of.length > 0 ? of : [name];
+  });
+}
+
 /** The table narrowed to the asked columns and rows (round first, always). */
 function narrowed(a: ServedArchive, columns: string[], rows: JsonCell[][], input: SummaryInput): { columns: string[]; rows: JsonCell[][] } {
-  checkNames(a, "unknown_column", input.columns, columns);
+  const asked = columnNames(a, input.columns);
+  checkNames(a, "unknown_column", asked, columns);
   const scopes = rows.map((r) => String(r[0]));
   checkNames(a, "unknown_round", input.rounds, scopes);
-  const keep = columns.map((c, i) => (i === 0 || input.columns === undefined || input.columns.includes(c) ? i : -1)).filter((i) => i >= 0);
+  const keep = columns.map((c, i) => (i === 0 || asked === undefined || asked.includes(c) ? i : -1)).filter((i) => i >= 0);
   const kept = rows.filter((r) => input.rounds === undefined || input.rounds.includes(String(r[0])));
   return { columns: keep.map((i) => columns[i]), rows: kept.map((r) => keep.map((i) => r[i])) };
 }

@@ -177,7 +177,7 @@ export const TOOLS: readonly ToolDef[] = [
       "The cells of summary.csv exactly as `npm run export` computes them: one row per round, then `all` (every record of every round, not a mean of round means); or bins of an axis as `npm run compare -- --axis` makes them. With each column's meaning and the export's notes. Refused when the export would refuse.",
     input: {
       archive: archiveArg,
-      columns: z.array(z.string()).optional().describe("summary.csv column names to keep (default all)"),
+      columns: z.array(z.string()).optional().describe("summary.csv column names, or concept ids (gradNorm: its mean columns), to keep (default all)"),
       rounds: z.array(z.string()).optional().describe("round or bin labels to keep, `all` included (default all)"),
       axis: axisArg,
       binWidth: binWidthArg,

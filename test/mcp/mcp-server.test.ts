@@ -120,6 +120,9 @@ test("summary narrowed to columns and rounds is the same cells", async () => {
   const want = csv.rows.filter((r) => r[0] === "R2" || r[0] === "all").map((r) => [r[0], Number(r[at("grad_norm_mean")]), Number(r[at("reward_mean")])]);
   assert.deepEqual(a.columns, ["round", "grad_norm_mean", "reward_mean"]);
   assert.deepEqual(a.rows, want);
+  // A concept id stands for its mean columns: ppoKl's first and later updates.
+  const byConcept = await answer<{ columns: string[] }>(server.client, "summary", { archive: "sample", columns: ["ppoKl"] });
+  assert.deepEqual(byConcept.columns, ["round", "ppo_kl_first_update_mean", "ppo_kl_later_updates_mean"]);
 });
 
 test("summary by update bins equals the values npm run compare bins on that axis", async () => {
