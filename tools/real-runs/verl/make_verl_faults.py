@@ -106,26 +106,36 @@ def compute_score(data_source, solution_str, ground_truth, extra_info=None, **kw
 # --------------------------------------------------------------------------------------------
 
 
-# k per class for seeds 1, 2, 3 (committed) and 7, 8, 9 (held out). The classes that build up over several
+# k per class for seeds 1, 2, 3 (committed, calibrate), 7, 8, 9 (held out) and 4, 5, 6 (committed, test). The classes that build up over several
 # steps (length_runaway, length_collapse, entropy_collapse) get the earlier k, so that they have 10+ steps to show.
 KS = {
-    "mismatch": ((8, 10, 12), (7, 9, 11)),
-    "mismatch-noise": ((12, 8, 10), (11, 7, 9)),
-    "learning-stopped": ((10, 12, 8), (9, 11, 7)),
-    "length-runaway": ((8, 10, 6), (9, 7, 9)),
-    "length-collapse": ((6, 8, 10), (7, 9, 7)),
-    "entropy-collapse": ((8, 6, 10), (7, 9, 7)),
-    "non-finite": ((12, 8, 10), (11, 9, 7)),
-    "grad-spike": ((10, 12, 6), (7, 11, 9)),
+    "mismatch": ((8, 10, 12), (7, 9, 11), (9, 11, 7)),
+    "mismatch-noise": ((12, 8, 10), (11, 7, 9), (10, 12, 8)),
+    "learning-stopped": ((10, 12, 8), (9, 11, 7), (11, 9, 13)),
+    "length-runaway": ((8, 10, 6), (9, 7, 9), (7, 9, 8)),
+    "length-collapse": ((6, 8, 10), (7, 9, 7), (9, 7, 8)),
+    "entropy-collapse": ((8, 6, 10), (7, 9, 7), (9, 8, 6)),
+    "non-finite": ((12, 8, 10), (11, 9, 7), (9, 13, 11)),
+    "grad-spike": ((10, 12, 6), (7, 11, 9), (8, 13, 11)),
 }
 
 
+# Round 2 (after round 1's test split had been scored): every round-1 run calibrates, with six more healthy
+# twins (seeds 10-15, the calibrate split had 2 verl twins); the test split is new runs made after the rules
+# were frozen: seeds 4-6 per fault class (k from KS[cls][2]) and healthy seeds 16-20.
+CALIBRATE_HEALTHY_SEEDS = (1, 2, 3, 4, 5, *range(10, 16))
+TEST_HEALTHY_SEEDS = tuple(range(16, 21))
+
+
 def committed_runs():
-    """Seeds 1-3 per fault class (k from KS), healthy seeds 1-5; seed 1 (healthy 1-2) calibrates, the rest tests."""
-    runs = [dict(cls="healthy", seed=s, k=None, split="calibrate" if s <= 2 else "test", **SETTING) for s in range(1, 6)]
+    """Calibrate: seeds 1-3 per fault class and healthy seeds 1-5, 10-15; test: seeds 4-6 per class, healthy 16-20."""
+    runs = [dict(cls="healthy", seed=s, k=None, split="calibrate", **SETTING) for s in CALIBRATE_HEALTHY_SEEDS]
+    runs += [dict(cls="healthy", seed=s, k=None, split="test", **SETTING) for s in TEST_HEALTHY_SEEDS]
     for cls in FAULTS:
         for seed, k in zip((1, 2, 3), KS[cls][0]):
-            runs.append(dict(cls=cls, seed=seed, k=k, split="calibrate" if seed == 1 else "test", **SETTING))
+            runs.append(dict(cls=cls, seed=seed, k=k, split="calibrate", **SETTING))
+        for seed, k in zip((4, 5, 6), KS[cls][2]):
+            runs.append(dict(cls=cls, seed=seed, k=k, split="test", **SETTING))
     return runs
 
 
