@@ -378,8 +378,17 @@ def collect(r: dict, work: Path, out_root: Path, result: dict, vers: dict, count
     return label
 
 
-def label_run(r: dict, out_root: Path) -> dict:
-    """The run's label from its folder (own record -> visible); the same fields go into its case.json."""
+def counted_in_gz(gz: Path, count_python: str) -> dict:
+    """count_history's counts of a gzipped .wandb, read through a plain copy under its original name."""
+    with tempfile.TemporaryDirectory() as tmp:
+        plain = Path(tmp) / gz.name.removesuffix(".gz")
+        plain.write_bytes(gzip.decompress(gz.read_bytes()))
+        return mv.counted_in(plain, count_python)
+
+
+def label_run(r: dict, out_root: Path, count_python: str | None = None) -> dict:
+    """The run's label from its folder (own record -> visible); the same fields go into its case.json. With
+    `count_python` (--relabel), history counts a run was made without (no wandb 0.21 Python then) are added."""
     rid = run_id(r)
     out = out_root / rid
     fault, variant, injected = FAULTS.get(r["cls"], ("healthy", None, None))
@@ -387,6 +396,8 @@ def label_run(r: dict, out_root: Path) -> dict:
     visible = visible_of(fault, r["k"], rows)
     wandb_files = sorted(out.glob("run-*.wandb.gz"))
     case = json.loads((out / "case.json").read_text())
+    if count_python and wandb_files and "historyRecords" not in case:
+        case |= counted_in_gz(wandb_files[0], count_python)
     head = {key: case[key] for key in ("framework", "id")}
     fields = {"fault": fault, "variant": variant, "k": r["k"], "seed": r["seed"], "setting": r["setting"], "split": r["split"], "injected": injected}
     rest = {key: v for key, v in case.items() if key not in head and key not in fields and key not in ("ownRecordRows", "lastOwnStep", "visible")}
@@ -432,7 +443,7 @@ def parent_main(argv):
     command = f"python {MAKER}" + (" --heldout" if args.heldout else "") + (f" --out {args.out}" if args.out else "")
     if args.relabel:
         old = json.loads((out_root / "labels.json").read_text())
-        doc = labels_doc(args, command, old["versions"], old.get("makerSeconds"), old["warmStart"], [label_run(r, out_root) for r in runs if (out_root / run_id(r)).exists()])
+        doc = labels_doc(args, command, old["versions"], old.get("makerSeconds"), old["warmStart"], [label_run(r, out_root, count_python) for r in runs if (out_root / run_id(r)).exists()])
         (out_root / "labels.json").write_text(json.dumps(doc, indent=2) + "\n")
         write_readme(out_root, doc, args)
         return
