@@ -559,6 +559,8 @@ def kl_setting_lines(labels: list) -> list:
         f"`actor/kl_coef` and `timing_s/ref`. The fault raises the lr x{KL_LR_FACTOR:g} from step k (to 4e-2, what x20 gives the other",
         "classes' 2e-3). Chosen on trial runs of calibrate seeds 1-3: at lr 2e-3 the healthy twins' `actor/kl_loss` reached",
         "0.22-0.48 in 20 steps (coef 0.1 or 0.05), and at coef 0.1 a raised lr (x20, x50) moved seed 1's only to 0.5-1.0.",
+        f"Splits: `kl_drift` seeds 1-3 and healthy `-kl` seeds {', '.join(map(str, CLASS_SETTING_HEALTHY_SEEDS['calibrate']))} are `calibrate`; seeds 4-6 and healthy `-kl` seeds",
+        f"{', '.join(map(str, CLASS_SETTING_HEALTHY_SEEDS['test']))} (made after the setting was chosen) are `test`.",
         "",
     ]
 
