@@ -705,6 +705,14 @@ def child_main(spec_path, after_init=None):
     class CpuFSDPEngineWithLMHead(FSDPEngineWithLMHead):
         """verl's FSDPEngineWithLMHead, unchanged, registered for device='cpu'."""
 
+    # verl's FSDP2 engine puts a forward-only model (the reference policy) under CPUOffloadPolicy(pin_memory=True);
+    # pinned host memory needs a CUDA driver. On the CPU platform the parameters live in host memory anyway:
+    # the same policy, unpinned.
+    from verl.utils.fsdp_utils import CPUOffloadPolicy
+    from verl.workers.engine.fsdp import transformer_impl
+
+    transformer_impl.CPUOffloadPolicy = lambda pin_memory=True: CPUOffloadPolicy(pin_memory=False)
+
     import torch.distributed as dist
 
     if not dist.is_initialized():
@@ -728,7 +736,7 @@ def child_main(spec_path, after_init=None):
         "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2",
         "actor_rollout_ref.actor.ppo_epochs=1",
         f"actor_rollout_ref.actor.optim.lr={spec.get('lr', '1e-3')}",
-        "actor_rollout_ref.actor.use_kl_loss=False",
+        f"actor_rollout_ref.actor.use_kl_loss={bool(spec.get('use_kl_loss', False))}",
         "actor_rollout_ref.actor.entropy_coeff=0",
         "actor_rollout_ref.actor.fsdp_config.param_offload=False",
         "actor_rollout_ref.actor.fsdp_config.optimizer_offload=False",
@@ -767,6 +775,13 @@ def child_main(spec_path, after_init=None):
         f"trainer.use_v1={spec.get('use_v1', False)}",
         *spec.get("extra_overrides", []),
     ]
+    if spec.get("use_kl_loss"):
+        # KL loss against a reference model (need_reference_policy): verl's own worker in role "ref" computes it
+        overrides += [
+            f"actor_rollout_ref.actor.kl_loss_coef={spec['kl_loss_coef']}",
+            f"actor_rollout_ref.actor.kl_loss_type={spec['kl_loss_type']}",
+            "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=4",
+        ]
     ckpt_dir = spec.get("ckpt_dir")
     if ckpt_dir:
         overrides.append(f"trainer.default_local_dir={Path(spec['work']) / ckpt_dir}")
@@ -858,10 +873,20 @@ def run_v0(config, spec, after_init=None):
             from verl.experimental.reward_loop.reward_loop import RewardLoopWorker
             from verl.workers.engine_workers import ActorRolloutRefWorker
 
+            self.ref_policy_wg = None
+            if self.use_reference_policy and not self.ref_in_actor:
+                # verl's Role.RefPolicy path (ray_trainer.init_workers: all_wg["ref"].init_model(), before the
+                # actor): the same ActorRolloutRefWorker class in role "ref", a frozen copy of the initial
+                # model whose compute_ref_log_prob fit() calls every step. main_ppo_v0 fuses it into the
+                # actor's worker (role "actor_rollout_ref"), which would also build the rollout engine.
+                ref_worker = ActorRolloutRefWorker(config=self.config.actor_rollout_ref, role=str(Role.RefPolicy))
+                self.ref_policy_wg = InProcessWorkerGroup(ref_worker)
+                self.ref_policy_wg.init_model()
             worker = ActorRolloutRefWorker(config=self.config.actor_rollout_ref, role="actor")
             self.actor_rollout_wg = InProcessWorkerGroup(worker)
             self.actor_rollout_wg.init_model()
-            self.ref_policy_wg = self.actor_rollout_wg if self.ref_in_actor else None
+            if self.ref_in_actor:
+                self.ref_policy_wg = self.actor_rollout_wg
 
             rollout_model = AutoModelForCausalLM.from_pretrained(self.config.actor_rollout_ref.model.path, torch_dtype="float32")
             rollout_model.eval()
@@ -886,7 +911,7 @@ def run_v0(config, spec, after_init=None):
         config=config,
         tokenizer=tokenizer,
         processor=None,
-        role_worker_mapping={Role.ActorRollout: object},
+        role_worker_mapping={Role.ActorRollout: object, **({Role.RefPolicy: object} if need_reference_policy(config) else {})},
         resource_pool_manager=_Pool(),
         ray_worker_group_cls=None,
         train_dataset=train_dataset,

@@ -20,6 +20,8 @@ Faults (`FAULTS` below; README.md beside the corpus says the same):
   entropy_collapse  the actor's learning rate x30 from step k (optimizer param groups and the scheduler's base lrs)
   non_finite        compute_score returns NaN for responses with an odd number of words from step k
   grad_spike        the actor's loss multiplied by 1e3 at step k only (the gradient norm verl logs is pre-clip)
+  kl_drift          in setting verl-grpo-kl (a KL loss to verl's reference worker): the actor's learning rate x40
+                    from step k, so the policy drifts from the reference (actor/kl_loss)
 
 Each run: its own child process (wandb and torch.distributed are process-global), `--child SPEC`.
 """
@@ -48,11 +50,19 @@ import make_verl as mv  # noqa: E402  (beside this file)
 REPO = mv.REPO
 OUT_ROOT = REPO / "test" / "fixtures" / "real-runs" / "faults" / "verl"
 MAKER = "tools/real-runs/verl/make_verl_faults.py"
-FAULT_NAMES = ["healthy", "entropy_collapse", "learning_stopped", "length_runaway", "length_collapse", "non_finite", "grad_spike", "mismatch"]
+FAULT_NAMES = ["healthy", "entropy_collapse", "learning_stopped", "length_runaway", "length_collapse", "non_finite", "grad_spike", "mismatch", "kl_drift"]
 
 # The setting every committed run shares (held-out runs may use OTHER_SETTING too).
 SETTING = {"setting": "verl-grpo", "total_steps": 20, "rollout_n": 4, "response_length": 12, "lr": "2e-3"}
 OTHER_SETTING = {"setting": "verl-grpo-n2-len16", "total_steps": 20, "rollout_n": 2, "response_length": 16, "lr": "2e-3"}
+# kl_drift's setting (and its healthy twins'): verl's KL loss against a reference model (actor/kl_loss), which
+# verl's own worker in role "ref" computes (make_verl.py), with the k3 estimator (low_var_kl, what TRL's KL is).
+# Chosen on trial runs of calibrate seeds 1-3: at lr 2e-3 the healthy twins' actor/kl_loss climbed to 0.22-0.48
+# in 20 steps (kl_loss_coef 0.1 or 0.05), and at coef 0.1 a raised lr (x20, x50) moved seed 1's only to
+# 0.5-1.0 (kl_ref_drift flagged it 5 steps after k); so the lr is halved, as TRL's trl-beta halves its own,
+# and the fault raises it x40 to 4e-2 (x20 of the other classes' 2e-3).
+KL_SETTING = {**SETTING, "setting": "verl-grpo-kl", "lr": "1e-3", "use_kl_loss": True, "kl_loss_coef": 0.05, "kl_loss_type": "low_var_kl"}
+KL_LR_FACTOR = 40.0
 LR_FACTOR = 100.0
 LOSS_FACTOR = 1e3
 NOISE_REL = 0.05  # mismatch "noise": each tensor += NOISE_REL * its std * N(0, 1)
@@ -67,7 +77,10 @@ FAULTS = {
     "entropy-collapse": ("entropy_collapse", None, f"the actor's learning rate x{LR_FACTOR:g} from step k: the optimizer's param groups and the LR scheduler's base_lrs, in-process, before step k's update (`actor/lr` shows it). The tiny model also forgets `<eos>`: clip ratio near 1 from step k+1, before the entropy halves; once the samples of a prompt are identical, advantages and grad norm go to 0"),
     "non-finite": ("non_finite", None, "compute_score returns NaN for every response with an odd number of words from step k"),
     "grad-spike": ("grad_spike", None, f"the actor's loss (verl's ppo_loss) multiplied by {LOSS_FACTOR:g} in step k's update only"),
+    "kl-drift": ("kl_drift", None, f"in setting {KL_SETTING['setting']} (KL loss coef {KL_SETTING['kl_loss_coef']}, {KL_SETTING['kl_loss_type']}, lr {KL_SETTING['lr']}): the actor's learning rate x{KL_LR_FACTOR:g} from step k, set as entropy_collapse sets it: the policy drifts from the reference faster than the KL loss holds it"),
 }
+# The setting of a class's runs when it is not SETTING (healthy twins of it are made too, see committed_runs).
+CLASS_SETTING = {"kl-drift": KL_SETTING}
 
 # --------------------------------------------------------------------------------------------
 # The reward function verl calls (reward.custom_reward_function.path points at this file).
@@ -106,42 +119,67 @@ def compute_score(data_source, solution_str, ground_truth, extra_info=None, **kw
 # --------------------------------------------------------------------------------------------
 
 
-# k per class for seeds 1, 2, 3 (committed) and 7, 8, 9 (held out). The classes that build up over several
+# k per class for seeds 1, 2, 3 (committed, calibrate), 7, 8, 9 (held out) and 4, 5, 6 (committed, test). The classes that build up over several
 # steps (length_runaway, length_collapse, entropy_collapse) get the earlier k, so that they have 10+ steps to show.
 KS = {
-    "mismatch": ((8, 10, 12), (7, 9, 11)),
-    "mismatch-noise": ((12, 8, 10), (11, 7, 9)),
-    "learning-stopped": ((10, 12, 8), (9, 11, 7)),
-    "length-runaway": ((8, 10, 6), (9, 7, 9)),
-    "length-collapse": ((6, 8, 10), (7, 9, 7)),
-    "entropy-collapse": ((8, 6, 10), (7, 9, 7)),
-    "non-finite": ((12, 8, 10), (11, 9, 7)),
-    "grad-spike": ((10, 12, 6), (7, 11, 9)),
+    "mismatch": ((8, 10, 12), (7, 9, 11), (9, 11, 7)),
+    "mismatch-noise": ((12, 8, 10), (11, 7, 9), (10, 12, 8)),
+    "learning-stopped": ((10, 12, 8), (9, 11, 7), (11, 9, 13)),
+    "length-runaway": ((8, 10, 6), (9, 7, 9), (7, 9, 8)),
+    "length-collapse": ((6, 8, 10), (7, 9, 7), (9, 7, 8)),
+    "entropy-collapse": ((8, 6, 10), (7, 9, 7), (9, 8, 6)),
+    "non-finite": ((12, 8, 10), (11, 9, 7), (9, 13, 11)),
+    "grad-spike": ((10, 12, 6), (7, 11, 9), (8, 13, 11)),
+    "kl-drift": ((10, 12, 8), (7, 9, 11), (9, 11, 7)),
 }
 
 
+# Round 2 (after round 1's test split had been scored): every round-1 run calibrates, with six more healthy
+# twins (seeds 10-15, the calibrate split had 2 verl twins); the test split is new runs made after the rules
+# were frozen: seeds 4-6 per fault class (k from KS[cls][2]) and healthy seeds 16-20.
+CALIBRATE_HEALTHY_SEEDS = (1, 2, 3, 4, 5, *range(10, 16))
+TEST_HEALTHY_SEEDS = tuple(range(16, 21))
+# Healthy twins of each CLASS_SETTING (round 3, with kl-drift): calibrate seeds 1-3, test seeds 16-18.
+CLASS_SETTING_HEALTHY_SEEDS = {"calibrate": (1, 2, 3), "test": (16, 17, 18)}
+
+
 def committed_runs():
-    """Seeds 1-3 per fault class (k from KS), healthy seeds 1-5; seed 1 (healthy 1-2) calibrates, the rest tests."""
-    runs = [dict(cls="healthy", seed=s, k=None, split="calibrate" if s <= 2 else "test", **SETTING) for s in range(1, 6)]
+    """Calibrate: seeds 1-3 per fault class and healthy seeds 1-5, 10-15; test: seeds 4-6 per class, healthy 16-20.
+    A class with its own setting (CLASS_SETTING: kl-drift) runs in it, beside healthy twins of that setting
+    (calibrate seeds 1-3, test seeds 16-18)."""
+    runs = [dict(cls="healthy", seed=s, k=None, split="calibrate", **SETTING) for s in CALIBRATE_HEALTHY_SEEDS]
+    runs += [dict(cls="healthy", seed=s, k=None, split="test", **SETTING) for s in TEST_HEALTHY_SEEDS]
+    for setting in {s["setting"]: s for s in CLASS_SETTING.values()}.values():
+        for split, seeds in CLASS_SETTING_HEALTHY_SEEDS.items():
+            runs += [dict(cls="healthy", seed=s, k=None, split=split, **setting) for s in seeds]
     for cls in FAULTS:
+        setting = CLASS_SETTING.get(cls, SETTING)
         for seed, k in zip((1, 2, 3), KS[cls][0]):
-            runs.append(dict(cls=cls, seed=seed, k=k, split="calibrate" if seed == 1 else "test", **SETTING))
+            runs.append(dict(cls=cls, seed=seed, k=k, split="calibrate", **setting))
+        for seed, k in zip((4, 5, 6), KS[cls][2]):
+            runs.append(dict(cls=cls, seed=seed, k=k, split="test", **setting))
     return runs
 
 
 def heldout_runs():
-    """Seeds 7, 8 (committed setting) and 9 (OTHER_SETTING) per class, k from KS (7, 9, 11); healthy 7, 8, 9."""
+    """Seeds 7, 8 (committed setting) and 9 (OTHER_SETTING) per class, k from KS (7, 9, 11); healthy 7, 8, 9.
+    A class with its own setting (kl-drift) runs seeds 7-9 in it, beside healthy twins 7, 8 of that setting."""
     runs = []
     for s in (7, 8, 9):
         runs.append(dict(cls="healthy", seed=s, k=None, split="heldout", **(OTHER_SETTING if s == 9 else SETTING)))
+    for setting in {s["setting"]: s for s in CLASS_SETTING.values()}.values():
+        runs += [dict(cls="healthy", seed=s, k=None, split="heldout", **setting) for s in (7, 8)]
     for cls in FAULTS:
         for seed, k in zip((7, 8, 9), KS[cls][1]):
-            runs.append(dict(cls=cls, seed=seed, k=k, split="heldout", **(OTHER_SETTING if seed == 9 else SETTING)))
+            setting = CLASS_SETTING.get(cls, OTHER_SETTING if seed == 9 else SETTING)
+            runs.append(dict(cls=cls, seed=seed, k=k, split="heldout", **setting))
     return runs
 
 
 def run_id(r: dict) -> str:
-    suffix = "" if r["setting"] == SETTING["setting"] else "-" + r["setting"].removeprefix("verl-grpo-")
+    """verl-<class>-s<seed>-k<k>, with -<setting> when the run is not in its class's setting (a healthy twin's: SETTING)."""
+    home = CLASS_SETTING.get(r["cls"], SETTING)["setting"]
+    suffix = "" if r["setting"] == home else "-" + r["setting"].removeprefix("verl-grpo-")
     if r["cls"] == "healthy":
         return f"verl-healthy-s{r['seed']}{suffix}"
     return f"verl-{r['cls']}-s{r['seed']}-k{r['k']}{suffix}"
@@ -188,7 +226,7 @@ def warm_start(model_dir: Path, data_dir: Path, steps=200, batch=16):
     return {"steps": steps, "batch": batch, "lr": 3e-3, "answer_words": "0-14 uniform", "first_loss": round(losses[0], 4), "last_loss": round(statistics.mean(losses[-20:]), 4)}
 
 
-def start_run(r: dict, work: Path, model_dir: Path, data_dir: Path, threads: int, lr_factor: float) -> dict:
+def start_run(r: dict, work: Path, model_dir: Path, data_dir: Path, threads: int, lr_factor: float, kl_lr_factor: float = KL_LR_FACTOR) -> dict:
     rid = run_id(r)
     case_dir = work / "cases" / rid
     if case_dir.exists():
@@ -218,9 +256,10 @@ def start_run(r: dict, work: Path, model_dir: Path, data_dir: Path, threads: int
         "fault": fault,
         "variant": variant,
         "k": r["k"],
-        "lr_factor": lr_factor,
+        "lr_factor": kl_lr_factor if fault == "kl_drift" else lr_factor,
         "loss_factor": LOSS_FACTOR,
         "noise_rel": NOISE_REL,
+        **{key: r[key] for key in ("use_kl_loss", "kl_loss_coef", "kl_loss_type") if key in r},
     }
     (case_dir / "spec.json").write_text(json.dumps(spec))
     env = mv.child_env(case_dir, rid)
@@ -269,6 +308,7 @@ VISIBLE_RULES = {
     "length_collapse": ("response_length/mean", lambda v, m: v < 0.5 * m, "below half its median over steps 1..k-1"),
     "entropy_collapse": ("actor/entropy", lambda v, m: v < 0.5 * m, "below half its median over steps 1..k-1"),
     "grad_spike": ("actor/grad_norm", lambda v, m: v > 10 * m, "above 10x its median over steps 1..k-1"),
+    "kl_drift": ("actor/kl_loss", lambda v, m: v > 3 * m + 0.01, "over 3x its median over steps 1..k-1 plus 0.01"),
 }
 
 
@@ -322,7 +362,7 @@ def collect(r: dict, work: Path, out_root: Path, result: dict, vers: dict, count
         "id": rid,
         "versions": vers,
         "command": f"{command} --only {rid}",
-        "options": {key: r[key] for key in ("total_steps", "rollout_n", "response_length", "lr")} | {"data_seed": r["seed"], "sampler_seed": r["seed"], "model_seed": mv.SEED, "loggers": ["console", "wandb"]},
+        "options": {key: r[key] for key in ("total_steps", "rollout_n", "response_length", "lr", "use_kl_loss", "kl_loss_coef", "kl_loss_type") if key in r} | {"data_seed": r["seed"], "sampler_seed": r["seed"], "model_seed": mv.SEED, "loggers": ["console", "wandb"]},
         "modelWarmStart": warm,
         "overrides": extra.get("overrides"),
         "wandbRunId": rid,
@@ -338,8 +378,17 @@ def collect(r: dict, work: Path, out_root: Path, result: dict, vers: dict, count
     return label
 
 
-def label_run(r: dict, out_root: Path) -> dict:
-    """The run's label from its folder (own record -> visible); the same fields go into its case.json."""
+def counted_in_gz(gz: Path, count_python: str) -> dict:
+    """count_history's counts of a gzipped .wandb, read through a plain copy under its original name."""
+    with tempfile.TemporaryDirectory() as tmp:
+        plain = Path(tmp) / gz.name.removesuffix(".gz")
+        plain.write_bytes(gzip.decompress(gz.read_bytes()))
+        return mv.counted_in(plain, count_python)
+
+
+def label_run(r: dict, out_root: Path, count_python: str | None = None) -> dict:
+    """The run's label from its folder (own record -> visible); the same fields go into its case.json. With
+    `count_python` (--relabel), history counts a run was made without (no wandb 0.21 Python then) are added."""
     rid = run_id(r)
     out = out_root / rid
     fault, variant, injected = FAULTS.get(r["cls"], ("healthy", None, None))
@@ -347,6 +396,8 @@ def label_run(r: dict, out_root: Path) -> dict:
     visible = visible_of(fault, r["k"], rows)
     wandb_files = sorted(out.glob("run-*.wandb.gz"))
     case = json.loads((out / "case.json").read_text())
+    if count_python and wandb_files and "historyRecords" not in case:
+        case |= counted_in_gz(wandb_files[0], count_python)
     head = {key: case[key] for key in ("framework", "id")}
     fields = {"fault": fault, "variant": variant, "k": r["k"], "seed": r["seed"], "setting": r["setting"], "split": r["split"], "injected": injected}
     rest = {key: v for key, v in case.items() if key not in head and key not in fields and key not in ("ownRecordRows", "lastOwnStep", "visible")}
@@ -376,6 +427,7 @@ def parent_main(argv):
     ap.add_argument("--work", default=None, help="work dir to use (and keep); its model and data are reused when a previous run left them")
     ap.add_argument("--relabel", action="store_true", help="no runs: recompute the labels, case.json's label fields and README.md from the runs' folders")
     ap.add_argument("--lr-factor", type=float, default=LR_FACTOR, help="entropy_collapse: factor on the actor's learning rate")
+    ap.add_argument("--kl-lr-factor", type=float, default=KL_LR_FACTOR, help="kl_drift: factor on the actor's learning rate")
     ap.add_argument("--count-python", default=str(REPO / ".venv" / "bin" / "python"), help="a Python with wandb 0.21 (count_history.py); skipped when absent")
     args = ap.parse_args(argv)
     if args.heldout and not args.out:
@@ -391,7 +443,7 @@ def parent_main(argv):
     command = f"python {MAKER}" + (" --heldout" if args.heldout else "") + (f" --out {args.out}" if args.out else "")
     if args.relabel:
         old = json.loads((out_root / "labels.json").read_text())
-        doc = labels_doc(args, command, old["versions"], old.get("makerSeconds"), old["warmStart"], [label_run(r, out_root) for r in runs if (out_root / run_id(r)).exists()])
+        doc = labels_doc(args, command, old["versions"], old.get("makerSeconds"), old["warmStart"], [label_run(r, out_root, count_python) for r in runs if (out_root / run_id(r)).exists()])
         (out_root / "labels.json").write_text(json.dumps(doc, indent=2) + "\n")
         write_readme(out_root, doc, args)
         return
@@ -410,7 +462,7 @@ def parent_main(argv):
     threads = max(1, 2 // max(1, args.jobs))
 
     def one(r):
-        res = start_run(r, work, model_dir, data_dir, threads, args.lr_factor)
+        res = start_run(r, work, model_dir, data_dir, threads, args.lr_factor, args.kl_lr_factor)
         return collect(r, work, out_root, res, vers, count_python, command, warm)
 
     with ThreadPoolExecutor(max_workers=args.jobs) as ex:
@@ -435,7 +487,7 @@ def labels_doc(args, command: str, vers: dict, seconds, warm: dict, labels: list
         "maker": MAKER,
         "command": command,
         "versions": vers,
-        "settings": {SETTING["setting"]: SETTING, OTHER_SETTING["setting"]: OTHER_SETTING} if args.heldout else {SETTING["setting"]: SETTING},
+        "settings": ({SETTING["setting"]: SETTING, OTHER_SETTING["setting"]: OTHER_SETTING} if args.heldout else {SETTING["setting"]: SETTING}) | {s["setting"]: s for s in CLASS_SETTING.values()},
         "faults": {f"{fault}{' (' + variant + ')' if variant else ''}": what for fault, variant, what in FAULTS.values()},
         "visibleRules": {f: f"{key} {words}" for f, (key, _, words) in VISIBLE_RULES.items()} | {"non_finite": "any non-finite value in the row (key: critic/score/mean when it is one of them)"},
         "makerSeconds": seconds,
@@ -451,6 +503,7 @@ HEALTHY_KEYS = [
     "actor/grad_norm",
     "critic/score/mean",
     "critic/advantages/max",
+    "actor/kl_loss",
     "training/rollout_probs_diff_mean",
     "training/rollout_probs_diff_max",
     "training/rollout_actor_probs_pearson_corr",
@@ -491,6 +544,27 @@ def healthy_table(out_root: Path, labels: list) -> list:
     return lines
 
 
+def kl_setting_lines(labels: list) -> list:
+    """The README paragraph of KL_SETTING, when runs of it are in the corpus."""
+    kl = KL_SETTING
+    if not any(lab["setting"] == kl["setting"] for lab in labels):
+        return []
+    return [
+        f"## Setting `{kl['setting']}` (`kl_drift` and its healthy twins)",
+        "",
+        f"The same, but actor lr {kl['lr']} and a KL loss to a reference model: `actor.use_kl_loss=True`, `kl_loss_coef={kl['kl_loss_coef']}`,",
+        f"`kl_loss_type={kl['kl_loss_type']}` (k3, the estimator TRL's KL is). verl's own `ActorRolloutRefWorker` in role `ref`",
+        "(a frozen copy of the warm-started model) computes the reference log-probs each step, as `Role.RefPolicy`'s",
+        "worker group does in a Ray run; verl logs `actor/kl_loss` (the KL term, token-mean over the step's mini-batches),",
+        f"`actor/kl_coef` and `timing_s/ref`. The fault raises the lr x{KL_LR_FACTOR:g} from step k (to 4e-2, what x20 gives the other",
+        "classes' 2e-3). Chosen on trial runs of calibrate seeds 1-3: at lr 2e-3 the healthy twins' `actor/kl_loss` reached",
+        "0.22-0.48 in 20 steps (coef 0.1 or 0.05), and at coef 0.1 a raised lr (x20, x50) moved seed 1's only to 0.5-1.0.",
+        f"Splits: `kl_drift` seeds 1-3 and healthy `-kl` seeds {', '.join(map(str, CLASS_SETTING_HEALTHY_SEEDS['calibrate']))} are `calibrate`; seeds 4-6 and healthy `-kl` seeds",
+        f"{', '.join(map(str, CLASS_SETTING_HEALTHY_SEEDS['test']))} (made after the setting was chosen) are `test`.",
+        "",
+    ]
+
+
 def write_readme(out_root: Path, doc: dict, args):
     labels = doc["runs"]
     v = doc["versions"]
@@ -528,6 +602,7 @@ def write_readme(out_root: Path, doc: dict, args):
         "`data.seed` (shuffle) and the sampler's seed. Runs are seeded but not bit-reproducible (the sampler's requests",
         "interleave with the reward thread).",
         "",
+        *kl_setting_lines(labels),
         "## Faults",
         "",
         "| fault | injected from step k | label's `visible` rule (from the own record) |",
@@ -614,7 +689,7 @@ def install_fault(trainer, spec):
 
         sync.update_weights = update_weights
 
-    if fault in ("entropy_collapse", "grad_spike"):
+    if fault in ("entropy_collapse", "grad_spike", "kl_drift"):
         wg = trainer.actor_rollout_wg
         worker = wg.worker
         orig_update_actor = wg.update_actor
@@ -627,7 +702,7 @@ def install_fault(trainer, spec):
 
         def update_actor(data):
             step = trainer.global_steps
-            if fault == "entropy_collapse" and step >= k and not state["lr_raised"]:
+            if fault in ("entropy_collapse", "kl_drift") and step >= k and not state["lr_raised"]:
                 engine = worker.actor.engine
                 for g in engine.optimizer.param_groups:
                     g["lr"] = g["lr"] * spec["lr_factor"]
