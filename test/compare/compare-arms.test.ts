@@ -233,3 +233,22 @@ test("the refused list names each concept once, each side once with its own reas
       "single updates and their positions are averaged away; t1, t2, t3: TRL GRPOTrainer logs no ppo_kl: TRL logs no policy-ratio KL; its train/kl is the KL to the reference model",
   );
 });
+
+test("improvement.csv: welch_p_holm is Holm's adjustment over every Welch p of the comparison (all pairs, concepts, scopes), beside the raw one", () => {
+  const r = compareArms([base, cand], null, { seed: 1, resamples: 100 });
+  const col = (name: string) => r.improvement.rows.map((row) => row[r.improvement.columns.indexOf(name)] as number | null);
+  const raw = col("welch_p");
+  const holm = col("welch_p_holm");
+  const tests = raw.filter((p) => p !== null) as number[];
+  assert.ok(tests.length >= 6, `${tests.length} tests`);
+  // By the definition: the j-th smallest of m (0-based) times m - j, running maximum, capped at 1.
+  const order = [...tests].sort((a, b) => a - b);
+  let running = 0;
+  const expected = new Map<number, number>();
+  order.forEach((p, j) => {
+    running = Math.max(running, Math.min(1, (order.length - j) * p));
+    if (!expected.has(p)) expected.set(p, running);
+  });
+  raw.forEach((p, i) => (p === null ? assert.equal(holm[i], null) : assert.ok(Math.abs(holm[i]! - expected.get(p)!) < 1e-15, `row ${i}`)));
+  assert.deepEqual(r.improvement.columns.slice(-3), ["welch_p", "n_needed", "welch_p_holm"]);
+});

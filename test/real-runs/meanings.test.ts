@@ -75,7 +75,7 @@ function compare(a: string, b: string): string {
 
 /** The refusal line of one summary column in compare's stdout; undefined when it was compared. */
 function refusalOf(stdout: string, column: string): string | undefined {
-  return stdout.split("\n").find((l) => l.startsWith(`  ${column}: `));
+  return stdout.split("\n").find((l) => l.startsWith(`  ${column} (`));
 }
 
 test("TRL GSPO: clip ratios count completions (each logged step a multiple of 1/4 with 4 completions a step), the token-level run's do not; the profile says so from W&B and TensorBoard", {
@@ -183,7 +183,7 @@ test("npm run compare refuses clipfrac GSPO vs token level and entropy across ve
   const trl = compare(gspo, token);
   assert.equal(
     refusalOf(trl, "clipfrac_mean"),
-    `  clipfrac_mean: clipfrac_mean (clip fraction): its meaning depends on importance_sampling_level = sequence (then: fraction of completions (sequences, not tokens) whose sequence-level ratio exp(mean token log-ratio) is in the clipped region (GSPO), averaged over the logging_steps optimizer steps of the row), which ${gspo}: holds (importance_sampling_level = sequence); ${token}: does not hold (importance_sampling_level = token)`,
+    `  clipfrac_mean (clip fraction): its meaning depends on importance_sampling_level = sequence (then: fraction of completions (sequences, not tokens) whose sequence-level ratio exp(mean token log-ratio) is in the clipped region (GSPO), averaged over the logging_steps optimizer steps of the row), which ${gspo}: holds (importance_sampling_level = sequence); ${token}: does not hold (importance_sampling_level = token)`,
   );
   assert.equal(refusalOf(trl, "reward_mean"), undefined, "reward means the same on both sides");
   assert.equal(refusalOf(trl, "entropy_mean"), undefined);
@@ -193,7 +193,7 @@ test("npm run compare refuses clipfrac GSPO vs token level and entropy across ve
   const entropy = refusalOf(verl, "entropy_mean")!;
   assert.match(
     entropy,
-    /^ {2}entropy_mean: entropy_mean \(entropy\): its meaning depends on actor_rollout_ref\.actor\.loss_agg_mode = seq-mean-token-sum-norm /,
+    /^ {2}entropy_mean \(entropy\): its meaning depends on actor_rollout_ref\.actor\.loss_agg_mode = seq-mean-token-sum-norm /,
   );
   assert.ok(
     entropy.endsWith(
