@@ -358,3 +358,27 @@ test("OpenRLHF critic.freezing_steps 2: train/reward only from step 4, its first
   const a = await aligned(c);
   assert.match(metricOfAligned(a, "reward").is, /^mean reward of the samples the actor trained on .* nothing in the frozen steps 1 \.\. freezing_steps \+ 1/);
 });
+
+test("npm run compare verl against TRL: nothing comparable, so nothing written; why first, each concept refused once; verl's per-position ppo_kl is averaged away, not unlogged", {
+  skip,
+}, async () => {
+  const verl = await archiveOf(find("verl", "plain")!);
+  const trl = await archiveOf(find("trl", "grpo-log1")!);
+  const out = path.join(tmp, "compare-verl-trl");
+  const run = spawnSync(
+    process.execPath,
+    ["--import", "tsx", path.join(REPO, "scripts/compare.ts"), "--arm", `verl=${verl}`, "--arm", `trl=${trl}`, "--out", out, "--resamples", "100"],
+    { cwd: REPO, encoding: "utf8" },
+  );
+  assert.equal(run.status, 1, run.stderr);
+  assert.equal(fs.existsSync(out), false, "no header-only CSVs");
+  const lines = run.stderr.split("\n").filter((l) => !l.startsWith("run "));
+  assert.match(lines[0], /^compare: nothing compared, nothing written into .*: every concept was refused, for the reasons below$/);
+  const reasons = lines.slice(1).filter((l) => l.startsWith("  "));
+  const concepts = reasons.map((l) => l.trim().split(" ")[0]);
+  assert.equal(concepts.length, 11, reasons.join("\n"));
+  assert.deepEqual(concepts, [...new Set(concepts)], "each concept once");
+  const kl = reasons.find((l) => l.startsWith("  ppo_kl_first_update_mean "))!;
+  assert.match(kl, /is missing on both sides: .*plain: verl: verl logs one row per training step .* single updates and their positions are averaged away; .*grpo-log1: TRL GRPOTrainer logs no ppo_kl/);
+  assert.doesNotMatch(kl, /no value logged/);
+});
