@@ -62,7 +62,19 @@ export interface Comparison {
 
 export const COMPARE_COLUMNS = ["arm", "concept", "scope", "n", "mean", "iqm", "mean_ci_low", "mean_ci_high", "iqm_ci_low", "iqm_ci_high", "values"];
 // welch_p_holm last, so that the columns before it keep their positions (it came after the others).
-export const IMPROVEMENT_COLUMNS = ["arm_x", "arm_y", "concept", "scope", "p_improve", "p_ci_low", "p_ci_high", "mean_diff", "welch_p", "n_needed", "welch_p_holm"];
+export const IMPROVEMENT_COLUMNS = [
+  "arm_x",
+  "arm_y",
+  "concept",
+  "scope",
+  "p_improve",
+  "p_ci_low",
+  "p_ci_high",
+  "mean_diff",
+  "welch_p",
+  "n_needed",
+  "welch_p_holm",
+];
 export const CORRIDOR_COLUMNS = ["arm", "archive", "concept", "scope", "value", "ref", "band", "outside"];
 
 /** The experiment's cell of a column in a scope: null when empty or when it has no such round. */

@@ -69,7 +69,8 @@ export function pairRows(arms: readonly Arm[], result: Comparison, scope: string
  * below 0.05 raw and how many after Holm's adjustment over all of them.
  */
 export function multipleComparisonsMarkdown(result: Comparison): string {
-  const col = (name: string) => result.improvement.rows.map((r) => r[result.improvement.columns.indexOf(name)]).filter((v): v is number => typeof v === "number");
+  const col = (name: string) =>
+    result.improvement.rows.map((r) => r[result.improvement.columns.indexOf(name)]).filter((v): v is number => typeof v === "number");
   const raw = col("welch_p");
   const below = (ps: number[]) => ps.filter((p) => p < 0.05).length;
   return (
@@ -91,7 +92,10 @@ export function outsideRows(arms: readonly Arm[], table: ExportTable): Record<st
   return table.rows
     .filter((r) => r[at] === "true")
     .map((r) => {
-      const shown = table.columns.map((c, i): [string, ExportCell] => [c, c === "concept" ? comparedLabel(arms, r[i]) : typeof r[i] === "number" ? rounded(r[i]) : r[i]]);
+      const shown = table.columns.map((c, i): [string, ExportCell] => [
+        c,
+        c === "concept" ? comparedLabel(arms, r[i]) : typeof r[i] === "number" ? rounded(r[i]) : r[i],
+      ]);
       return Object.fromEntries(shown.filter(([c]) => c !== "outside"));
     });
 }

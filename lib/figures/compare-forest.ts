@@ -58,7 +58,14 @@ function armTraces(arm: Arm, index: number, result: Comparison, column: string):
       x: [iqm],
       y: [arm.name],
       marker: { size: 11, color, symbol: "diamond" },
-      error_x: { type: "data", symmetric: false, array: [high === null || iqm === null ? 0 : high - iqm], arrayminus: [low === null || iqm === null ? 0 : iqm - low], color, thickness: 2 },
+      error_x: {
+        type: "data",
+        symmetric: false,
+        array: [high === null || iqm === null ? 0 : high - iqm],
+        arrayminus: [low === null || iqm === null ? 0 : iqm - low],
+        color,
+        thickness: 2,
+      },
       hovertemplate: `${arm.name} IQM %{x} [${shown(low)}, ${shown(high)}]<extra></extra>`,
       name: `${arm.name}: IQM, 95% interval`,
     },
@@ -82,12 +89,30 @@ export function compareForestFigure(arms: readonly Arm[], result: Comparison, co
   const corridor = corridorOf(result, column);
   if (corridor !== null) {
     const shapes: FigureShape[] = [
-      { type: "rect", xref: "x", yref: "paper", x0: corridor.ref - corridor.band, x1: corridor.ref + corridor.band, y0: 0, y1: 1, fillcolor: "rgba(136, 136, 136, 0.18)", line: { width: 0 }, layer: "below" },
+      {
+        type: "rect",
+        xref: "x",
+        yref: "paper",
+        x0: corridor.ref - corridor.band,
+        x1: corridor.ref + corridor.band,
+        y0: 0,
+        y1: 1,
+        fillcolor: "rgba(136, 136, 136, 0.18)",
+        line: { width: 0 },
+        layer: "below",
+      },
       { type: "line", xref: "x", yref: "paper", x0: corridor.ref, x1: corridor.ref, y0: 0, y1: 1, line: { color: BOUNDARY_COLOR, dash: "dot", width: 1.5 } },
     ];
     layout.shapes = shapes;
     // A legend entry for the band (shapes have none): an empty trace in the band's colour.
-    data.push({ type: "scatter", mode: "lines", x: [null], y: [null], line: { color: "rgba(136, 136, 136, 0.5)", width: 10 }, name: `reference ${Number(corridor.ref.toPrecision(3))} ± ${Number(corridor.band.toPrecision(3))} (corridor)` });
+    data.push({
+      type: "scatter",
+      mode: "lines",
+      x: [null],
+      y: [null],
+      line: { color: "rgba(136, 136, 136, 0.5)", width: 10 },
+      name: `reference ${Number(corridor.ref.toPrecision(3))} ± ${Number(corridor.band.toPrecision(3))} (corridor)`,
+    });
   }
   return { data, layout };
 }

@@ -224,7 +224,10 @@ test("the refused list names each concept once, each side once with its own reas
   assert.deepEqual(concepts, [...new Set(concepts)], "one refusal per concept");
   const reward = r.refused.find((x) => x.concept === "reward_mean")!;
   assert.deepEqual(reward.sides, ["v1", "v2, v3, t1, t2, t3"]);
-  assert.match(reward.reason, /^reward_mean \(reward\) means different things: v1, v2, v3 reads verl `critic\/score\/mean` \(.*\); t1, t2, t3 reads TRL GRPOTrainer `train\/reward` \(/);
+  assert.match(
+    reward.reason,
+    /^reward_mean \(reward\) means different things: v1, v2, v3 reads verl `critic\/score\/mean` \(.*\); t1, t2, t3 reads TRL GRPOTrainer `train\/reward` \(/,
+  );
   // verl logs actor/ppo_kl once per training step: the per-position statistic is not "no value logged" but averaged away.
   const kl = r.refused.find((x) => x.concept === "ppo_kl_first_update_mean")!;
   assert.equal(

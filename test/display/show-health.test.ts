@@ -89,7 +89,13 @@ test("thresholds table: value, default, where it came from, the variable", () =>
 });
 
 test("a TRL run's flags in TRL's words: the unit, the caption and the non_finite rule name its logged steps and train/global_step, never rollouts or display updates", () => {
-  const rows = [1, 2, 3].map((s) => ({ _step: s - 1, "train/global_step": s, "train/loss": s === 2 ? Number.NaN : 0.5, "train/reward": 0.1, "train/num_tokens": 100 * s }));
+  const rows = [1, 2, 3].map((s) => ({
+    _step: s - 1,
+    "train/global_step": s,
+    "train/loss": s === 2 ? Number.NaN : 0.5,
+    "train/reward": 0.1,
+    "train/num_tokens": 100 * s,
+  }));
   const trl = alignRuns([runOf("trl-run", "R0", rows)], { profile: "trl" });
   const r = runHealthChecks(trl);
   assert.deepEqual(
@@ -104,6 +110,9 @@ test("a TRL run's flags in TRL's words: the unit, the caption and the non_finite
   const rule = r.results.find((x) => x.check === "non_finite")!.rule;
   assert.equal(rule, "a NaN, Inf or -Inf value in a numeric key of a logged step (one flag per key and round)");
   // slime keeps its two kinds of record.
-  assert.match(healthFlagsCaption(report, SLIME_PROFILE), /first\/last are display update numbers \(unit optimizer update\) or rollout\/step values \(unit rollout batch\)/);
+  assert.match(
+    healthFlagsCaption(report, SLIME_PROFILE),
+    /first\/last are display update numbers \(unit optimizer update\) or rollout\/step values \(unit rollout batch\)/,
+  );
   assert.match(report.results.find((x) => x.check === "non_finite")!.rule, /of an optimizer update or rollout batch/);
 });

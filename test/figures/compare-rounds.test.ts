@@ -96,7 +96,8 @@ test("on a binned axis: points at bin centres, an empty bin a gap (null, never b
 test("the forest plot of a concept: one row per arm, the IQM with its interval from compare.csv, each experiment's value, the reference's corridor", () => {
   const fig = compareForestFigure(arms, result, "reward_mean");
   const named = (n: string) => fig.data.find((t) => (t as { name?: string }).name === n) as Record<string, any>;
-  const cell = (arm: string, name: string) => result.compare.rows.find((r) => r[0] === arm && r[1] === "reward_mean" && r[2] === "all")![result.compare.columns.indexOf(name)] as number;
+  const cell = (arm: string, name: string) =>
+    result.compare.rows.find((r) => r[0] === arm && r[1] === "reward_mean" && r[2] === "all")![result.compare.columns.indexOf(name)] as number;
   // b's experiments over all rounds: (0.5 + 0.6) / 2 and (0.7 + 0.8) / 2; its IQM (2 values: their mean) 0.65.
   assert.deepEqual(named("b: each experiment").x, [0.55, 0.75]);
   const iqm = named("b: IQM, 95% interval");
@@ -110,12 +111,20 @@ test("the forest plot of a concept: one row per arm, the IQM with its interval f
   assert.ok(Math.abs(line.x0 - 0.15) < 1e-15);
   assert.equal(String((fig.layout.title as { text: string }).text), "reward, all rounds: each arm's IQM and 95% interval");
   assert.equal(fig.layout.meta?.figure, "compare-forest");
-  assert.equal(compareForestFigure(arms, compareArms(arms, null, { seed: 0, resamples: 100 }), "reward_mean").layout.shapes, undefined, "no reference, no corridor");
+  assert.equal(
+    compareForestFigure(arms, compareArms(arms, null, { seed: 0, resamples: 100 }), "reward_mean").layout.shapes,
+    undefined,
+    "no reference, no corridor",
+  );
 });
 
 test("the page's tables: registry labels, numbers to 3 significant digits (the CSVs keep all), Welch p beside Holm p, and the caveat in numbers", () => {
   const a = armRows(arms, result, "all").find((r) => r.arm === "b")!;
-  assert.deepEqual(Object.keys(a), ["concept", "arm", "n", "mean", "mean 95% interval", "IQM", "IQM 95% interval"], "no values column: each experiment's value is in compare.csv");
+  assert.deepEqual(
+    Object.keys(a),
+    ["concept", "arm", "n", "mean", "mean 95% interval", "IQM", "IQM 95% interval"],
+    "no values column: each experiment's value is in compare.csv",
+  );
   assert.equal(a.concept, "reward");
   assert.equal(a.mean, 0.65);
   assert.match(String(a["IQM 95% interval"]), /^\[0\.\d{1,3}, 0\.\d{1,3}\]$/);
@@ -129,7 +138,18 @@ test("the page's tables: registry labels, numbers to 3 significant digits (the C
   assert.match(multipleComparisonsMarkdown(result), /^\*\*3 Welch tests\*\* .*: 0 below 0\.05 as computed, 0 after Holm's adjustment over all 3/);
   assert.deepEqual(
     refusalRows(arms, result).map((r) => r.concept),
-    ["entropy", "clip fraction", "gradient norm", "actor tokens/s", "mean response length", "truncated fraction", "rollout wall time", "|train - rollout log-prob|", "ppo_kl (first update of batch)", "ppo_kl (later updates of batch)"],
+    [
+      "entropy",
+      "clip fraction",
+      "gradient norm",
+      "actor tokens/s",
+      "mean response length",
+      "truncated fraction",
+      "rollout wall time",
+      "|train - rollout log-prob|",
+      "ppo_kl (first update of batch)",
+      "ppo_kl (later updates of batch)",
+    ],
     "each refused concept once, by its label",
   );
 });

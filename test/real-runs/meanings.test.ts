@@ -191,10 +191,7 @@ test("npm run compare refuses clipfrac GSPO vs token level and entropy across ve
   const plain = await archiveOf(find("verl", "plain")!);
   const verl = compare(norm, plain);
   const entropy = refusalOf(verl, "entropy_mean")!;
-  assert.match(
-    entropy,
-    /^ {2}entropy_mean \(entropy\): its meaning depends on actor_rollout_ref\.actor\.loss_agg_mode = seq-mean-token-sum-norm /,
-  );
+  assert.match(entropy, /^ {2}entropy_mean \(entropy\): its meaning depends on actor_rollout_ref\.actor\.loss_agg_mode = seq-mean-token-sum-norm /);
   assert.ok(
     entropy.endsWith(
       `which ${norm}: holds (actor_rollout_ref.actor.loss_agg_mode = seq-mean-token-sum-norm); ${plain}: does not hold (actor_rollout_ref.actor.loss_agg_mode = token-mean)`,
@@ -379,6 +376,9 @@ test("npm run compare verl against TRL: nothing comparable, so nothing written; 
   assert.equal(concepts.length, 11, reasons.join("\n"));
   assert.deepEqual(concepts, [...new Set(concepts)], "each concept once");
   const kl = reasons.find((l) => l.startsWith("  ppo_kl_first_update_mean "))!;
-  assert.match(kl, /is missing on both sides: .*plain: verl: verl logs one row per training step .* single updates and their positions are averaged away; .*grpo-log1: TRL GRPOTrainer logs no ppo_kl/);
+  assert.match(
+    kl,
+    /is missing on both sides: .*plain: verl: verl logs one row per training step .* single updates and their positions are averaged away; .*grpo-log1: TRL GRPOTrainer logs no ppo_kl/,
+  );
   assert.doesNotMatch(kl, /no value logged/);
 });

@@ -43,7 +43,10 @@ test("npm run compare --axis: a binned axis needs --bin-width (exit 2); tokens r
   // Why first, then each refusal once; no header-only CSVs left behind.
   const lines = tokens.stderr.split("\n");
   assert.match(lines[0], /^compare: nothing compared, nothing written into .*t: every concept was refused, for the reasons below$/);
-  assert.match(tokens.stderr, /\n {2}reward_mean \(reward\) is missing on the tokens axis \(tokens\): data\/wandb: slime logs no tokens seen: slime logs no cumulative token count.*never estimated/);
+  assert.match(
+    tokens.stderr,
+    /\n {2}reward_mean \(reward\) is missing on the tokens axis \(tokens\): data\/wandb: slime logs no tokens seen: slime logs no cumulative token count.*never estimated/,
+  );
   assert.equal(lines.filter((l) => l.startsWith("  reward_mean ")).length, 1);
   assert.equal(existsSync(path.join(work, "t")), false, "nothing written");
   assert.equal(tokens.stdout, "");
