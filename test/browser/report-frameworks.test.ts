@@ -111,11 +111,13 @@ function readPage(): PageSeen {
       }),
     );
   }
-  // Text a reader sees: outputs without the figures' embedded JSON (a script), plus what plotly drew.
-  const text = [
-    ...outputs.filter((o: any) => !o.classList.contains("workspace-figure")).map((o: any) => o.textContent as string),
-    ...figures.map((d: any) => d.textContent as string),
-  ];
+  // Text a reader sees: every text node of the outputs on its own (adjacent cells must not run together
+  // into one word), without the figures' embedded JSON (a script), with what plotly drew.
+  const text: string[] = [];
+  for (const o of outputs) {
+    const walk = doc.createTreeWalker(o, 4 /* NodeFilter.SHOW_TEXT */);
+    for (let n = walk.nextNode(); n !== null; n = walk.nextNode()) if (n.parentElement.tagName !== "SCRIPT") text.push(n.data as string);
+  }
   return { nanCells, outputText: text.join("\n"), xTitles, figures: figures.length, layoutProblems };
 }
 
