@@ -8,9 +8,10 @@ cd "$ROOT"
 # The official Python client (wandb) and pandas are installed for the protocol tests and the
 # benchmark smoke tests only (requirements-wandb.txt, requirements-bench.txt).
 # The current official client (wandb 0.31.x, requirements-wandb-current.txt) gets its own venv, and so
-# do the TensorBoard tools (tensorboardX, tbparse: the parity test's peer, tools/tensorboard/requirements.txt).
+# do the TensorBoard tools (tensorboardX, tbparse: the parity test's peer, tools/tensorboard/requirements.txt)
+# and the official MCP Python client (the MCP server's independent peer, requirements-mcp.txt).
 EXTRA_REQUIREMENTS="requirements-wandb.txt requirements-bench.txt" \
-  EXTRA_VENVS=".venv-wandb-current:requirements-wandb-current.txt .venv-tb:tools/tensorboard/requirements.txt" bash scripts/setup.sh
+  EXTRA_VENVS=".venv-wandb-current:requirements-wandb-current.txt .venv-tb:tools/tensorboard/requirements.txt .venv-mcp:requirements-mcp.txt" bash scripts/setup.sh
 echo "[test] type-check (TypeScript $(node node_modules/@tslab/typescript-for-tslab/bin/tsc --version | cut -d' ' -f2), ES2022, as tslab compiles)"
 node node_modules/@tslab/typescript-for-tslab/bin/tsc -p tsconfig.json
 # tslab compiles lib/ without strict checks, where union narrowing differs: check that way too.

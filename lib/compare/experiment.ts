@@ -17,11 +17,11 @@ import { chooseProfile } from "../registry/profile-choice";
 import { profileByName, profileOfAligned } from "../registry/profiles";
 import type { ConditionRun } from "../registry/semantic-flags";
 import type { ExportTable } from "../export/csv-text";
-import type { Reporter } from "../types";
+import type { AlignedRuns, Reporter } from "../types";
 import { axisCells, type AxisCells } from "./axis-cells";
 import { ROUND_AXIS, type AxisName, type CompareAxis } from "./compare-axis";
 import { comparedColumns, type ComparedColumn } from "./compared-columns";
-import { wallClock } from "./wall-clock";
+import { wallClock, type WallClock } from "./wall-clock";
 
 /** One loaded experiment. */
 export interface Experiment {
@@ -107,19 +107,41 @@ export async function loadExperimentData(dir: string, reporter: Reporter = {}, l
   // Read before alignment releases the rows (W&B bookkeeping is no record value).
   const wall = axis.name === "wall" ? wallClock(archive.runs) : null;
   const aligned = alignRuns(archive.runs, { profile: profileName, reporter, compact: true, releaseRows: true });
-  const summary = summaryTable(aligned, { reporter }).table;
+  const manifestSha256 = createHash("sha256")
+    .update(readFileSync(path.join(dir, MANIFEST_FILE)))
+    .digest("hex");
+  return experimentDataOf(aligned, { label, manifestSha256, axis, wall, reporter });
+}
+
+/** What {@link experimentDataOf} needs besides the alignment. */
+export interface ExperimentSource {
+  /** Names the experiment in outputs and refusals. */
+  label: string;
+  /** sha256 of the archive's manifest.json bytes. */
+  manifestSha256: string;
+  axis: CompareAxis;
+  /** The runs' wall clock (wallClock over their rows, read before alignment released them); needed on the wall axis only. */
+  wall: WallClock | null;
+  reporter?: Reporter;
+}
+
+/**
+ * An experiment of an archive already aligned (an archive kept open, as the MCP server keeps it):
+ * summarised exactly as {@link loadExperimentData} does after loading.
+ */
+export function experimentDataOf(aligned: AlignedRuns, src: ExperimentSource): ExperimentData {
+  const { axis } = src;
+  const summary = summaryTable(aligned, { reporter: src.reporter }).table;
   const profile = profileOfAligned(aligned);
   const columns = comparedColumns(profile);
   return {
-    dir: label,
-    manifestSha256: createHash("sha256")
-      .update(readFileSync(path.join(dir, MANIFEST_FILE)))
-      .digest("hex"),
+    dir: src.label,
+    manifestSha256: src.manifestSha256,
     profileName: profile.name,
     axis: axis.name,
     updatesPerBatch: [...new Set(aligned.mapping.runs.map((r) => r.n))].sort((a, b) => a - b),
     runs: aligned.runs.map((r) => ({ runId: r.runId, flags: r.flags, versions: r.versions, versionBounds: r.versionBounds })),
-    ...scopedCells(summary, columns, axis.name === "round" ? null : axisCells(aligned, profile, columns, axis, wall)),
+    ...scopedCells(summary, columns, axis.name === "round" ? null : axisCells(aligned, profile, columns, axis, src.wall)),
   };
 }
 

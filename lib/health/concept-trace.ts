@@ -128,16 +128,26 @@ function judgeTrace(t: ConceptTrace, rule: StreakRule): { flags: CheckFlag[]; ev
   close();
   if (thresholds.length === 0) return null;
   const early = baseline === null ? "" : `early median ${fmt(baseline)} (values at ${t.xs[0]}-${t.xs[rule.early - 1]}), `;
-  const lo = Math.min(...thresholds);
-  const hi = Math.max(...thresholds);
+  // Loops, not Math.min(...thresholds): spreading one threshold per logged value (10^5-10^6) overflows the call stack.
+  let lo = thresholds[0];
+  let hi = thresholds[0];
+  for (const th of thresholds) {
+    if (th < lo) lo = th;
+    if (th > hi) hi = th;
+  }
   return { flags, evidence: `${t.round} ${t.runId}: ${early}threshold ${lo === hi ? fmt(lo) : `${fmt(lo)} to ${fmt(hi)}`}` };
 }
 
 /** The value furthest past the threshold: the lowest for a rule that fires below it, the highest above it, the threshold itself for one that fires on it. */
 function furthest(run: readonly HealthHit[], window: FlagWindow): number {
   if (window.side === "equal") return window.threshold;
-  const vs = run.map((h) => h.value as number);
-  return window.side === "below" ? Math.min(...vs) : Math.max(...vs);
+  // A loop, not a spread: a streak can be as long as the run.
+  let out = run[0].value as number;
+  for (const h of run) {
+    const v = h.value as number;
+    if (window.side === "below" ? v < out : v > out) out = v;
+  }
+  return out;
 }
 
 /** The rule of a streak of exact zeros (-0 is 0): `minLength` logged values in a row, no early window. */

@@ -25,12 +25,18 @@ export function alignedFixture(framework: string, name: string): Promise<Aligned
   return frozen.get(id)!;
 }
 
-/** Freezes a fixture's first .wandb file under the run id its case.json names. */
+/** Freezes a fixture's first .wandb file under the run id its case.json names, and aligns it. */
 async function freezeFixture(framework: string, name: string): Promise<AlignedRuns> {
+  const outDir = path.join(tmp, framework, name);
+  await freezeFixtureInto(framework, name, outDir);
+  return alignRuns((await loadArchive(outDir)).runs);
+}
+
+/** Freezes a fixture's first .wandb file as round R0 into `outDir`, under the run id its case.json names. */
+export async function freezeFixtureInto(framework: string, name: string, outDir: string): Promise<void> {
   const dir = path.join(ROOT, framework, name);
   const c = JSON.parse(fs.readFileSync(path.join(dir, "case.json"), "utf8"));
   const first = c.rounds?.[0] ?? c;
-  const outDir = path.join(tmp, framework, name);
   await fetchAndFreeze({
     entity: "",
     project: "",
@@ -40,5 +46,4 @@ async function freezeFixture(framework: string, name: string): Promise<AlignedRu
     now: () => new Date("2026-12-01T00:00:00.000Z"),
     profile: "detect",
   });
-  return alignRuns((await loadArchive(outDir)).runs);
 }
