@@ -10,8 +10,8 @@
  * On a binned axis each experiment's records go into bins [k W, (k + 1) W) of the axis and its value
  * in a bin is the mean there; an empty bin stays empty (no interpolation). Writes compare.csv, improvement.csv, corridor.csv (with --reference) and compare-manifest.json into
  * the out folder, all or nothing; same archives and seed: byte-identical files. Columns whose
- * meaning differs between experiments are refused and listed, never compared; exit 1 when every
- * one is, 2 on an option error.
+ * meaning differs between experiments are refused and listed, never compared; when every one is,
+ * nothing is written and the exit code is 1 (2 on an option error).
  */
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -112,16 +112,17 @@ async function main(): Promise<number> {
   try {
     const run = await runComparison(cli.spec, cli.out, reporter);
     stop();
-    process.stdout.write(`wrote ${run.files.length} files into ${cli.out} (seed ${cli.spec.seed}, ${cli.spec.resamples} resamples)\n`);
-    for (const f of run.files) process.stdout.write(`  ${f.name}\n`);
     const refused = [...run.result.refused, ...run.result.refusedAgainstReference];
-    if (refused.length > 0) process.stdout.write(`refused (${refused.length}):\n`);
-    for (const r of refused) process.stdout.write(`  ${r.concept}: ${r.reason}\n`);
     if (run.result.columns.length === 0) {
-      // The files say so too (compare-manifest.json lists every refusal), but a script must not read success.
-      process.stderr.write("compare: nothing compared: every concept was refused (listed above and in compare-manifest.json)\n");
+      // Why first, then the refusals; no files, so that a script cannot read a comparison into empty tables.
+      process.stderr.write(`compare: nothing compared, nothing written into ${cli.out}: every concept was refused, for the reasons below\n`);
+      for (const r of refused) process.stderr.write(`  ${r.reason}\n`);
       return 1;
     }
+    process.stdout.write(`wrote ${run.files.length} files into ${cli.out} (seed ${cli.spec.seed}, ${cli.spec.resamples} resamples)\n`);
+    for (const f of run.files) process.stdout.write(`  ${f.name}\n`);
+    if (refused.length > 0) process.stdout.write(`refused (${refused.length}):\n`);
+    for (const r of refused) process.stdout.write(`  ${r.reason}\n`);
     return 0;
   } catch (e) {
     stop();

@@ -11,12 +11,13 @@ import { conditionText, holdsIn, settingsText, type MeaningCondition } from "../
 import { AXIS_MEANING } from "./compare-axis";
 import type { ComparedColumn } from "./compared-columns";
 import type { Experiment } from "./experiment";
+import type { MetricSpec } from "../registry/metric-spec";
 
 /** A column one pair of experiments cannot be compared on, and why. */
 export interface Refusal {
   /** The summary column (the comparison's `concept`). */
   concept: string;
-  /** The two experiments (archive folders) or arms the refusal is between. */
+  /** The two sides the refusal is between: the first experiment, and the others (archive folders, ", "-joined). */
   sides: [string, string];
   reason: string;
 }
@@ -26,29 +27,52 @@ function columnOf(e: Experiment, name: string): ComparedColumn | undefined {
   return e.columns.find((c) => c.name === name);
 }
 
-/** How a side logs a column, for refusals: "<dir> reads slime `train/entropy_loss`" or "<dir>: TRL logs no ppo_kl: <reason>". */
-function sideText(e: Experiment, c: ComparedColumn | undefined): string {
-  if (c === undefined || c.metric === null) return `${e.dir}: ${c?.absent ?? `${e.profile.label} has no such column`}`;
-  return `${e.dir} reads ${e.profile.label} \`${c.metric.key}\``;
+/** Experiments named together by what `describe` says of each, in order: "a, b: <why>; c reads ...". */
+function bySide(experiments: readonly Experiment[], describe: (e: Experiment) => string): string {
+  const groups = new Map<string, string[]>();
+  for (const e of experiments) {
+    const text = describe(e);
+    groups.set(text, [...(groups.get(text) ?? []), e.dir]);
+  }
+  return [...groups].map(([text, dirs]) => `${dirs.join(", ")}${text}`).join("; ");
+}
+
+/** Where a column is missing: "" for a lone experiment, "both sides", "every side" or "one side". */
+function missingWhere(missing: number, total: number): string {
+  if (missing < total) return " on one side";
+  return total === 1 ? "" : total === 2 ? " on both sides" : " on every side";
+}
+
+/** Whether the experiment has a value of the column: a metric, and a non-empty `all` cell. */
+function hasValue(e: Experiment, name: string): boolean {
+  return columnOf(e, name)?.metric != null && e.cells[name]?.[ALL_ROUNDS] != null;
+}
+
+/** How a side logs a column, after its folder: " reads slime `train/entropy_loss`", ": TRL logs no ppo_kl: <reason>". */
+function missingText(e: Experiment, name: string): string {
+  const c = columnOf(e, name);
+  if (c === undefined || c.metric === null) return `: ${c?.absent ?? `${e.profile.label} has no such column`}`;
+  const reads = ` reads ${e.profile.label} \`${c.metric.key}\``;
+  return hasValue(e, name) ? reads : `${reads}: no value logged (empty summary cell)`;
 }
 
 /**
- * Why a flag or version gives the column's concept another meaning on one side than on the other
- * (lib/registry: the profile's conditional meanings, read per run), or null. A side where a meaning
- * holds in some runs and not in others is refused too; a run whose version is not recorded ("maybe")
- * refuses nothing by itself: it could be either. The refusal names the setting each side has.
+ * Why a flag or version gives the column's concept another meaning on some experiments than on
+ * others (lib/registry: the profile's conditional meanings, read per run), or null. A side where a
+ * meaning holds in some runs and not in others is refused too; a run whose version is not recorded
+ * ("maybe") refuses nothing by itself: it could be either. The refusal names the setting each side has.
  */
-export function flagRefusal(a: Experiment, b: Experiment, column: string): string | null {
-  const concept = columnOf(a, column)?.concept.id;
+export function flagRefusal(experiments: readonly Experiment[], column: string): string | null {
+  const concept = columnOf(experiments[0], column)?.concept.id;
   if (concept === undefined) return null;
-  for (const m of a.profile.meanings) {
+  for (const m of experiments[0].profile.meanings) {
     if (m.concept?.id !== concept) continue;
-    const sides = [a, b].map((e) => ({ e, holds: new Set(e.runs.map((r) => holdsIn(m.when, r)).filter((h) => h !== "maybe")) }));
-    const mixed = sides.some((s) => s.holds.size > 1);
-    const differ = sides[0].holds.size === 1 && sides[1].holds.size === 1 && [...sides[0].holds][0] !== [...sides[1].holds][0];
-    if (!mixed && !differ) continue;
-    const text = sides.map((s) => `${s.e.dir}: ${holdsText(s.holds)} (${sideSettings(m.when, s.e)})`);
-    return `its meaning depends on ${conditionText(m.when)} (then: ${m.concept.is}), which ${text.join("; ")}`;
+    const holds = new Map(experiments.map((e) => [e, new Set(e.runs.map((r) => holdsIn(m.when, r)).filter((h) => h !== "maybe"))]));
+    const mixed = [...holds.values()].some((h) => h.size > 1);
+    const single = new Set([...holds.values()].filter((h) => h.size === 1).map((h) => [...h][0]));
+    if (!mixed && single.size < 2) continue;
+    const text = bySide(experiments, (e) => `: ${holdsText(holds.get(e)!)} (${sideSettings(m.when, e)})`);
+    return `its meaning depends on ${conditionText(m.when)} (then: ${m.concept.is}), which ${text}`;
   }
   return null;
 }
@@ -63,11 +87,10 @@ function sideSettings(when: MeaningCondition, e: Experiment): string {
 }
 
 /** Why the per-position column cannot be compared, or null: the batches must hold the same number of updates. */
-function positionRefusal(a: Experiment, b: Experiment, c: ComparedColumn): string | null {
-  if (c.subset === "all") return null;
-  const same = a.updatesPerBatch.length === b.updatesPerBatch.length && a.updatesPerBatch.every((n, i) => n === b.updatesPerBatch[i]);
-  if (same) return null;
-  return `a per-position statistic (${c.subset} updates of a batch) needs the same updates per rollout batch: ${a.dir} has N = ${a.updatesPerBatch.join(", ")}, ${b.dir} has N = ${b.updatesPerBatch.join(", ")}`;
+function positionRefusal(experiments: readonly Experiment[], c: ComparedColumn): string | null {
+  if (c.subset === "all" || new Set(experiments.map((e) => e.updatesPerBatch.join(", "))).size < 2) return null;
+  const sides = bySide(experiments, (e) => ` has N = ${e.updatesPerBatch.join(", ")}`);
+  return `a per-position statistic (${c.subset} updates of a batch) needs the same updates per rollout batch: ${sides}`;
 }
 
 /** "the wall axis (s)". */
@@ -75,14 +98,39 @@ function axisWhere(e: Experiment): string {
   return `the ${e.axis} axis (${AXIS_MEANING[e.axis].unit})`;
 }
 
-/** Why the column cannot be lined up on the comparison's binned axis, or null: both sides need coordinates there. */
-function axisRefusal(a: Experiment, b: Experiment, name: string): string | null {
-  const ma = a.axisMissing[name];
-  const mb = b.axisMissing[name];
-  if (ma === undefined && mb === undefined) return null;
-  const side = (e: Experiment, why: string | undefined) => `${e.dir}: ${why ?? "has it"}`;
-  const where = axisWhere(a);
-  return `is missing on ${ma !== undefined && mb !== undefined ? "both sides" : "one side"} on ${where}: ${side(a, ma)}; ${side(b, mb)}`;
+/** Why the column cannot be lined up on the comparison's binned axis, or null: every side needs coordinates there. */
+function axisRefusal(experiments: readonly Experiment[], name: string): string | null {
+  const missing = experiments.filter((e) => e.axisMissing[name] !== undefined).length;
+  if (missing === 0) return null;
+  const sides = bySide(experiments, (e) => `: ${e.axisMissing[name] ?? "has it"}`);
+  return `is missing${missingWhere(missing, experiments.length)} on ${axisWhere(experiments[0])}: ${sides}`;
+}
+
+/** Whether two metrics are the same number: key, grain and what it is and is not. */
+function sameMetric(a: MetricSpec, b: MetricSpec): boolean {
+  return a.key === b.key && a.grain === b.grain && a.is === b.is && a.isNot === b.isNot;
+}
+
+/**
+ * Why the experiments' values of a summary column are not comparable, or null when they are: one
+ * reason for the whole set, naming each side once (experiments that say the same are named together).
+ */
+function refusalReason(experiments: readonly Experiment[], name: string): string | null {
+  const first = experiments.map((e) => columnOf(e, name)).find((c) => c !== undefined);
+  const what = `${name} (${first?.concept.label ?? name})`;
+  const missing = experiments.filter((e) => !hasValue(e, name)).length;
+  if (missing > 0) return `${what} is missing${missingWhere(missing, experiments.length)}: ${bySide(experiments, (e) => missingText(e, name))}`;
+  const metrics = experiments.map((e) => columnOf(e, name)!.metric!);
+  if (metrics.some((m) => !sameMetric(m, metrics[0]))) {
+    const sides = bySide(experiments, (e) => ` reads ${e.profile.label} \`${columnOf(e, name)!.metric!.key}\` (${columnOf(e, name)!.metric!.is})`);
+    return `${what} means different things: ${sides}`;
+  }
+  const axis = axisRefusal(experiments, name);
+  if (axis !== null) return `${what} ${axis}`;
+  const position = positionRefusal(experiments, first!);
+  if (position !== null) return `${what}: ${position}`;
+  const flag = experiments.length > 1 ? flagRefusal(experiments, name) : null;
+  return flag === null ? null : `${what}: ${flag}`;
 }
 
 /**
@@ -90,41 +138,16 @@ function axisRefusal(a: Experiment, b: Experiment, name: string): string | null 
  * @example comparability(slimeRun, trlRun, "ppo_kl_first_update_mean") // "ppo_kl ...: ... logs none: ..."
  */
 export function comparability(a: Experiment, b: Experiment, name: string): string | null {
-  const ca = columnOf(a, name);
-  const cb = columnOf(b, name);
-  const what = `${name} (${(ca ?? cb)?.concept.label ?? name})`;
-  if (ca?.metric == null || cb?.metric == null) return `${what} is missing on one side: ${sideText(a, ca)}; ${sideText(b, cb)}`;
-  const ma = ca.metric;
-  const mb = cb.metric;
-  if (ma.key !== mb.key || ma.grain !== mb.grain || ma.is !== mb.is || ma.isNot !== mb.isNot) {
-    return `${what} means different things: ${sideText(a, ca)} (${ma.is}); ${sideText(b, cb)} (${mb.is})`;
-  }
-  const empty = [a, b].filter((e) => e.cells[name]?.[ALL_ROUNDS] == null).map((e) => e.dir);
-  if (empty.length > 0) return `${what} is missing on one side: no value logged (empty summary cell) in ${empty.join(" and ")}`;
-  const axis = axisRefusal(a, b, name);
-  if (axis !== null) return `${what} ${axis}`;
-  const position = positionRefusal(a, b, ca);
-  if (position !== null) return `${what}: ${position}`;
-  const flag = flagRefusal(a, b, name);
-  return flag === null ? null : `${what}: ${flag}`;
+  return refusalReason([a, b], name);
 }
 
 /**
- * Every refusal of a column over a set of experiments (arms and reference together): the first
- * experiment against each other one, so that one refusal per differing experiment is listed.
+ * The refusal of a column over a set of experiments (arms and reference together), or none: once per
+ * column, each side named once with its own reason (not once per pair of experiments).
  */
 export function refusalsOf(experiments: readonly Experiment[], name: string): Refusal[] {
-  const out: Refusal[] = [];
+  const reason = refusalReason(experiments, name);
+  if (reason === null) return [];
   const [first, ...rest] = experiments;
-  // Alone, an experiment has no other side to differ from, but it can still lack the axis.
-  const alone = first.axisMissing[name];
-  if (rest.length === 0 && alone !== undefined) {
-    const label = first.columns.find((c) => c.name === name)?.concept.label ?? name;
-    out.push({ concept: name, sides: [first.dir, first.dir], reason: `${name} (${label}) is missing on ${axisWhere(first)}: ${first.dir}: ${alone}` });
-  }
-  for (const other of rest) {
-    const reason = comparability(first, other, name);
-    if (reason !== null) out.push({ concept: name, sides: [first.dir, other.dir], reason });
-  }
-  return out;
+  return [{ concept: name, sides: [first.dir, rest.length === 0 ? first.dir : rest.map((e) => e.dir).join(", ")], reason }];
 }

@@ -20,6 +20,7 @@ import { iqm, mean } from "./point-estimates";
 import { INTERVALS_HERE, type IntervalSource } from "./interval-jobs";
 import { probabilityOfImprovement } from "./probability-of-improvement";
 import { welchTest } from "./welch-test";
+import { holmAdjusted } from "./holm";
 
 /** An arm: a name and its experiments (e.g. the seeds of one configuration), in the order given. */
 export interface Arm {
@@ -60,7 +61,20 @@ export interface Comparison {
 }
 
 export const COMPARE_COLUMNS = ["arm", "concept", "scope", "n", "mean", "iqm", "mean_ci_low", "mean_ci_high", "iqm_ci_low", "iqm_ci_high", "values"];
-export const IMPROVEMENT_COLUMNS = ["arm_x", "arm_y", "concept", "scope", "p_improve", "p_ci_low", "p_ci_high", "mean_diff", "welch_p", "n_needed"];
+// welch_p_holm last, so that the columns before it keep their positions (it came after the others).
+export const IMPROVEMENT_COLUMNS = [
+  "arm_x",
+  "arm_y",
+  "concept",
+  "scope",
+  "p_improve",
+  "p_ci_low",
+  "p_ci_high",
+  "mean_diff",
+  "welch_p",
+  "n_needed",
+  "welch_p_holm",
+];
 export const CORRIDOR_COLUMNS = ["arm", "archive", "concept", "scope", "value", "ref", "band", "outside"];
 
 /** The experiment's cell of a column in a scope: null when empty or when it has no such round. */
@@ -179,7 +193,7 @@ export function compareArms(arms: readonly Arm[], reference: Experiment | null, 
   opts.reporter?.progress?.("compare", columns.length, columns.length);
   return {
     compare: { name: "compare.csv", columns: COMPARE_COLUMNS, rows: compare },
-    improvement: { name: "improvement.csv", columns: IMPROVEMENT_COLUMNS, rows: improvement },
+    improvement: { name: "improvement.csv", columns: IMPROVEMENT_COLUMNS, rows: withHolm(improvement) },
     corridor: reference === null ? null : { name: "corridor.csv", columns: CORRIDOR_COLUMNS, rows: corridor },
     refused,
     refusedAgainstReference,
@@ -187,6 +201,16 @@ export function compareArms(arms: readonly Arm[], reference: Experiment | null, 
     scopes,
     axis,
   };
+}
+
+/**
+ * The rows with Holm's adjustment of their Welch p-values appended: the family is every test of the
+ * comparison (each pair of arms, concept and scope), since any of them read as a finding counts.
+ */
+function withHolm(rows: ExportCell[][]): ExportCell[][] {
+  const at = IMPROVEMENT_COLUMNS.indexOf("welch_p");
+  const holm = holmAdjusted(rows.map((r) => r[at] as number | null));
+  return rows.map((r, i) => [...r, holm[i]]);
 }
 
 /** Throws `invalid arms: <why>` unless there is at least one arm, each with experiments, names unique. */

@@ -126,11 +126,13 @@ export interface ComparisonRun {
   result: Comparison;
   arms: Arm[];
   reference: Experiment | null;
+  /** What was written; empty when nothing was comparable. */
   files: { name: string; text: string }[];
 }
 
 /**
- * Load every archive of the spec (each once), compare, and write the files into `outDir`.
+ * Load every archive of the spec (each once), compare, and write the files into `outDir`; nothing
+ * is written when every concept is refused (`files` is then empty).
  * @example await runComparison(readCompareConfig(text, file, "."), "exports/compare")
  */
 export async function runComparison(spec: CompareSpec, outDir: string, reporter: Reporter = {}): Promise<ComparisonRun> {
@@ -151,6 +153,9 @@ export async function runComparison(spec: CompareSpec, outDir: string, reporter:
   } finally {
     await threads.close();
   }
+  // Every concept refused: header-only CSVs would read as a comparison, so nothing is written (and
+  // the out folder keeps what it had); the caller says why from `result.refused`.
+  if (result.columns.length === 0) return { result, arms, reference, files: [] };
   const files = comparisonFiles(arms, reference, result, { seed: spec.seed, resamples: spec.resamples });
   await writeComparison(outDir, files);
   return { result, arms, reference, files };

@@ -5,7 +5,6 @@
  */
 import { CONCEPTS, type Concept } from "../registry/concepts";
 import type { FrameworkProfile } from "../registry/framework-profile";
-import { metricOf, absentReason } from "../registry/framework-profile";
 import type { MetricSpec } from "../registry/metric-spec";
 import { POLICY_SPECS } from "../diagnostics/policy-round-table";
 import { ROLLOUT_SPECS } from "../diagnostics/rollout-round-table";
@@ -16,6 +15,8 @@ export interface ComparedColumn {
   /** The summary.csv column name, the `concept` of the comparison's CSVs (e.g. "entropy_mean"). */
   name: string;
   concept: Concept;
+  /** What a page calls it: the metric's label with the subset ("ppo_kl (first update of batch)"), never an internal id. */
+  label: string;
   /** "first" / "later": a per-position statistic (updates by position in their batch); "all" otherwise. */
   subset: "all" | "first" | "later";
   /** The profile's metric of the concept; null when it logs none (see `absent`). */
@@ -39,7 +40,9 @@ export function comparedColumns(profile: FrameworkProfile): ComparedColumn[] {
   for (const col of summaryColumnsFor(profile)) {
     if (col.kind !== "mean") continue;
     const { concept, subset } = specOf(col);
-    out.push({ name: col.name, concept, subset, metric: metricOf(profile, concept.id), absent: absentReason(profile, concept.id) });
+    // The diagnostics column as resolved for the profile: a per-position subset of a metric logged once
+    // per step has no metric (positions are averaged away), so it is refused as not logged, with why.
+    out.push({ name: col.name, concept, label: col.column.label, subset, metric: col.column.metric, absent: col.column.absent ?? null });
   }
   return out;
 }

@@ -39,6 +39,8 @@ export interface CompareManifest {
   resamples: number;
   intervals: string;
   nNeeded: string;
+  /** What welch_p_holm is: the family it adjusts over. */
+  welchHolm: string;
   arms: { name: string; archives: ManifestArchive[] }[];
   reference: ManifestArchive | null;
   compared: string[];
@@ -91,6 +93,12 @@ function archiveEntry(e: Experiment): ManifestArchive {
   return { dir: e.dir, manifestSha256: e.manifestSha256, profile: e.profile.name, updatesPerBatch: e.updatesPerBatch };
 }
 
+/** How many rows of improvement.csv have a Welch p-value (the family Holm adjusts over). */
+function welchTests(improvement: ExportTable): number {
+  const at = improvement.columns.indexOf("welch_p");
+  return improvement.rows.filter((r) => r[at] !== null).length;
+}
+
 /** `{ axis }` when there is one, else nothing (the key is left out, not null). */
 function withAxis(axis: ManifestAxis | null): { axis?: ManifestAxis } {
   return axis === null ? {} : { axis };
@@ -112,6 +120,7 @@ export function comparisonFiles(
     resamples: opts.resamples,
     intervals: `${INTERVAL_COVERAGE * 100}% percentile bootstrap, experiments resampled with replacement within their arm`,
     nNeeded: `experiments per arm for ${POWER * 100}% power at ${ALPHA * 100}% (two-sided), normal approximation from the observed variances`,
+    welchHolm: `Holm's step-down adjustment of welch_p over the ${welchTests(result.improvement)} Welch tests of improvement.csv (every pair of arms, concept and scope): read it before calling any one p-value a difference`,
     arms: arms.map((a) => ({ name: a.name, archives: a.experiments.map(archiveEntry) })),
     reference: reference === null ? null : archiveEntry(reference),
     compared: result.columns,

@@ -11,6 +11,8 @@ import { resolveDisplay, type ShowOptions } from "./display-target";
 import { escapeMarkdown } from "./metric-note";
 import type { Notebook } from "./notebook-static-images";
 import { tableHtml, type TableRow } from "./table-html";
+import type { FrameworkProfile } from "../registry/framework-profile";
+import { recordStepKey } from "../registry/profiles";
 
 /** Marker of the summary comment in the per-check table's HTML. */
 export const HEALTH_SUMMARY_MARKER = "rl-diagnostics-health-summary";
@@ -22,14 +24,14 @@ export interface HealthIndexEntry {
   flags: number;
 }
 
-/** Rows of the flags table: one per flag, values as health.csv writes them (NaN, Inf, empty). */
+/** Rows of the flags table: one per flag, values as health.csv writes them (NaN, Inf, empty); the unit in the framework's words. */
 export function healthFlagRows(report: HealthReport): TableRow[] {
   return report.flags.map((f) => ({
     check: f.check,
     severity: f.severity,
     round: f.round,
     run: f.runId,
-    unit: f.unit,
+    unit: f.unit === "update" ? "optimizer update" : report.recordNoun,
     first: f.first,
     last: f.last,
     count: f.count,
@@ -37,6 +39,16 @@ export function healthFlagRows(report: HealthReport): TableRow[] {
     value: exportCellText(f.value),
     rule: f.rule,
   }));
+}
+
+/**
+ * The caption of the flags table: what first/last count, in the framework's words (its record and the
+ * key that numbers it; display update numbers only where single updates are rows of their own).
+ */
+export function healthFlagsCaption(report: HealthReport, profile: FrameworkProfile): string {
+  if (report.flags.length === 0) return "No check raised a flag on these runs.";
+  const updates = profile.updates.observable ? "display update numbers (unit optimizer update) or " : "";
+  return `Flags: one row per flagged range (as in exports/health.csv). first/last are ${updates}${recordStepKey(profile)} values (unit ${report.recordNoun}); value is the most extreme value of the range.`;
 }
 
 /** Rows of the per-check table: status and flag count beside the rule, what it found on these runs. */

@@ -9,14 +9,8 @@ import type { Arm, Comparison } from "../compare/compare-arms";
 import { AXIS_MEANING, binLow } from "../compare/compare-axis";
 import { ALL_ROUNDS } from "../export/summary-table";
 import { baseLayout, plotValue, type Figure, type Trace } from "./figure";
-import { categoryColor } from "./palette";
+import { categoryColor, withAlpha } from "./palette";
 import { addReduction, noteReduction, pickAt, reducedIndices, type Reduction } from "./reduce-points";
-
-/** A colour with alpha (for an arm's band and its experiments' thin lines). */
-function withAlpha(hex: string, alpha: number): string {
-  const n = Number.parseInt(hex.slice(1), 16);
-  return `rgba(${(n >> 16) & 255}, ${(n >> 8) & 255}, ${n & 255}, ${alpha})`;
-}
 
 /** compare.csv's IQM and band of an arm and column by scope. */
 function iqmBand(result: Comparison, arm: string, column: string): Map<string, { iqm: number | null; low: number | null; high: number | null }> {
@@ -110,7 +104,7 @@ export function compareRoundsFigure(arms: readonly Arm[], result: Comparison, co
   const unit = spec.concept.unit ? ` (${spec.concept.unit})` : "";
   const { axis } = result;
   if (axis.name === "round") {
-    const layout = baseLayout(column, "round", `${spec.concept.label}${unit}`);
+    const layout = baseLayout(spec.label, "round", `${spec.label}${unit}`);
     layout.xaxis = { ...layout.xaxis, type: "category" };
     layout.meta = { figure: "compare-rounds", key: column };
     return { data: arms.flatMap((a, i) => armTraces(a, i, result, column, scopes, () => ({ x: [...scopes], keep: null }))), layout };
@@ -125,9 +119,9 @@ export function compareRoundsFigure(arms: readonly Arm[], result: Comparison, co
   };
   const data = arms.flatMap((a, i) => armTraces(a, i, result, column, scopes, at));
   const layout = baseLayout(
-    column,
+    spec.label,
     `${axis.name} (${AXIS_MEANING[axis.name].unit}), bins of ${width} at their centres; a gap = no record in the bin`,
-    `${spec.concept.label}${unit}`,
+    `${spec.label}${unit}`,
   );
   layout.meta = { figure: "compare-axis", key: column };
   noteReduction(layout, reduced);

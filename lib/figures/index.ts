@@ -12,3 +12,4 @@ export * from "./health-flag-figure";
 export * from "./reduce-points";
 export * from "./compare-rounds";
 export * from "./mismatch-figure";
+export * from "./compare-forest";

@@ -22,3 +22,9 @@ export const BAND_FILL = "rgba(31, 119, 180, 0.15)";
 export function categoryColor(i: number): string {
   return CATEGORY_COLORS[((i % CATEGORY_COLORS.length) + CATEGORY_COLORS.length) % CATEGORY_COLORS.length];
 }
+
+/** A category colour with alpha (an arm's band, its experiments' markers). */
+export function withAlpha(hex: string, alpha: number): string {
+  const n = Number.parseInt(hex.slice(1), 16);
+  return `rgba(${(n >> 16) & 255}, ${(n >> 8) & 255}, ${n & 255}, ${alpha})`;
+}

@@ -7,6 +7,7 @@
  * sharpened, the absolute log-prob difference at most 2.3x.
  */
 import { defineCheck } from "./health-check";
+import { singular } from "../registry/framework-profile";
 import { streakEvidence, streakFlags, type ConceptTrace } from "./concept-trace";
 import { CheckInputs } from "./check-inputs";
 import { mismatchNotLoggedReason } from "./mismatch-common";
@@ -23,8 +24,8 @@ export const mismatchGrowth = defineCheck({
     { name: "multiple", default: 4, min: 1, minInclusive: false, doc: "multiple of the run's early median a value must exceed" },
     MIN_LENGTH_PARAM(2),
   ],
-  rule: (p) =>
-    `a mean |train - inference log-prob| (the profile's absDiff mismatch keys, per rollout batch or logged step) above ${p.multiple} x the median of the run's first ${p.early} logged values, ${p.min_length} or more values in a row`,
+  rule: (p, profile) =>
+    `a mean |train - inference log-prob| (the profile's absDiff mismatch keys, per ${singular(profile.recordNoun)}) above ${p.multiple} x the median of the run's first ${p.early} logged values, ${p.min_length} or more values in a row`,
   is: "the trainer and the inference engine disagree far more about the sampled tokens than they did early in this run, and keep disagreeing",
   isNot:
     "not proof of a weight-sync bug: a precision change, a new kind of prompt or a policy that moved into low-probability regions raise it too; read it beside the correction's statistics and the restarts",

@@ -11,7 +11,7 @@ import { resumeJumps, resumePoints } from "../diagnostics/mismatch-resumes";
 import { CheckInputs } from "./check-inputs";
 import { MISMATCH_RESUME_WINDOW } from "../diagnostics/mismatch-panel";
 import { MISMATCH_QUANTITIES } from "../registry/mismatch";
-import type { FrameworkProfile } from "../registry/framework-profile";
+import { singular, type FrameworkProfile } from "../registry/framework-profile";
 import type { AlignedRuns } from "../types";
 import { mismatchNotLoggedReason, worseBy } from "./mismatch-common";
 
@@ -31,8 +31,8 @@ export const mismatchResumeSpike = defineCheck({
       doc: "rollout batches (or steps) before a restart whose mean is the level the jump is measured from",
     },
   ],
-  rule: (p) =>
-    `at a restart (a new round, or a run resumed in place), the first batch's mismatch metric minus the mean of up to ${p.window} batches before it, in its worse direction, > ${p.scale} x its quantity's declared share of that level and > ${p.scale} x its declared floor (e.g. the mean |train - rollout log-prob|: ${evidenceNumber(p.scale * spikeOf("absDiff").relative)} x the level and ${evidenceNumber(p.scale * spikeOf("absDiff").floor)} nats/token)`,
+  rule: (p, profile) =>
+    `at a restart (a new round, or a run resumed in place), the first ${singular(profile.recordNoun)}'s mismatch metric minus the mean of up to ${p.window} ${profile.recordNoun} before it, in its worse direction, > ${p.scale} x its quantity's declared share of that level and > ${p.scale} x its declared floor (e.g. the mean |train - rollout log-prob|: ${evidenceNumber(p.scale * spikeOf("absDiff").relative)} x the level and ${evidenceNumber(p.scale * spikeOf("absDiff").floor)} nats/token)`,
   is: "a restart after which trainer and inference engine disagree on the sampled tokens far more than just before it",
   isNot:
     "not proof of a weight-sync bug at the resume: one batch against a short level, and a checkpoint of other weights, a changed precision or engine version widen the gap too; signed quantities and batch extremes are not read (their declarations say why)",

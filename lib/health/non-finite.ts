@@ -8,6 +8,7 @@ import { defineCheck } from "./health-check";
 import { roundFlags, type CheckFlag, type HealthHit } from "./flag-ranges";
 import { readValues, type Values, type ViewPlace } from "../values/compact-values";
 import { localViewPlace } from "../values/key-column";
+import { recordPhrase, singular } from "../registry/framework-profile";
 
 /** The declared check. One flag per round and key, for updates and rollout batches alike. */
 export const nonFinite = defineCheck({
@@ -16,13 +17,14 @@ export const nonFinite = defineCheck({
   unit: "update or rollout",
   params: [],
   rule: (_p, profile) =>
-    `a NaN, Inf or -Inf value in a numeric key of an optimizer update or rollout batch (one flag per key and round${profile.updates.criticPrefix === null ? "" : `; critic keys ${profile.updates.criticPrefix}* not read`})`,
+    `a NaN, Inf or -Inf value in a numeric key of ${recordPhrase(profile)} (one flag per key and round${profile.updates.criticPrefix === null ? "" : `; critic keys ${profile.updates.criticPrefix}* not read`})`,
   is: "values the logger received as NaN or ±Infinity: the workspace leaves them out of every mean, so they are easy to miss",
   isNot: "not proof of a diverged run: a NaN can be a mean over an empty set (e.g. no sample of that kind in the batch); read the key and its neighbours",
   detects: ["non_finite"],
   run(aligned, _p, profile) {
     if (aligned.updates.length === 0 && aligned.rollouts.length === 0) {
-      return { applicable: false, reason: "no optimizer update and no rollout batch to read" };
+      const record = singular(profile.recordNoun);
+      return { applicable: false, reason: profile.updates.observable ? `no optimizer update and no ${record} to read` : `no ${record} to read` };
     }
     return { applicable: true, flags: nonFiniteFlags(aligned, profile.updates.criticPrefix) };
   },

@@ -250,7 +250,7 @@ export const TOOLS: readonly ToolDef[] = [
     name: "compare",
     title: "Compare arms of archives",
     description:
-      "Arms of archives (e.g. seeds of one configuration) and an optional reference compared as `npm run compare` does: per arm mean and IQM with seeded bootstrap intervals, between arms probability of improvement and Welch's p, against the reference a corridor. Columns whose meaning differs between archives are refused, naming both sides.",
+      "Arms of archives (e.g. seeds of one configuration) and an optional reference compared as `npm run compare` does: per arm mean and IQM with seeded bootstrap intervals, between arms probability of improvement and Welch's p beside its Holm adjustment over every test of the comparison (welch_p_holm: read it before calling one p-value a difference), against the reference a corridor. Columns whose meaning differs between archives are refused, naming both sides.",
     input: {
       arms: z
         .array(z.object({ name: z.string().min(1), archives: z.array(z.string()).min(1) }))

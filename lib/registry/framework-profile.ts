@@ -207,6 +207,15 @@ export function singular(noun: string): string {
   return noun.endsWith("ches") ? noun.slice(0, -2) : noun.replace(/s$/, "");
 }
 
+/**
+ * What one record of the profile is, with its article, for rule texts: "an optimizer update or rollout
+ * batch" where single updates are rows of their own, else "a logged step" (the profile's record noun).
+ */
+export function recordPhrase(profile: Pick<FrameworkProfile, "recordNoun" | "updates">): string {
+  const record = singular(profile.recordNoun);
+  return profile.updates.observable ? `an optimizer update or ${record}` : `${/^[aeiou]/.test(record) ? "an" : "a"} ${record}`;
+}
+
 /** summary.csv's records column of a framework that logs one record per step. */
 export function stepRecordsDescription(recordNoun: string, stepKey: string): string {
   return `${recordNoun} (distinct ${stepKey}) the round owns`;

@@ -67,17 +67,17 @@ test("a flag or a version that changes a concept's meaning on one side only is r
   // Each side with the setting it has.
   assert.match(reason, /which on: holds \(use_rollout_logprobs = true\); off: does not hold \(use_rollout_logprobs = false\)$/);
   assert.match(
-    flagRefusal(ex("mixed", true, false), ex("off", false), "ppo_kl_first_update_mean")!,
+    flagRefusal([ex("mixed", true, false), ex("off", false)], "ppo_kl_first_update_mean")!,
     /mixed: does not hold in some runs, holds|mixed: holds in some runs, does not hold/,
   );
-  assert.equal(flagRefusal(ex("on1", true), ex("on2", true), "ppo_kl_first_update_mean"), null, "the same meaning on both sides");
+  assert.equal(flagRefusal([ex("on1", true), ex("on2", true)], "ppo_kl_first_update_mean"), null, "the same meaning on both sides");
   // Flags unknown count as the default meaning (the flag condition does not hold).
   assert.match(
-    flagRefusal(ex("on", true), ex("unknown", undefined), "ppo_kl_first_update_mean")!,
+    flagRefusal([ex("on", true), ex("unknown", undefined)], "ppo_kl_first_update_mean")!,
     /on: holds \(use_rollout_logprobs = true\); unknown: does not hold \(flags unknown: no config was read\)$/,
   );
   // A concept no meaning changes: never refused by flags.
-  assert.equal(flagRefusal(ex("on", true), ex("off", false), "reward_mean"), null);
+  assert.equal(flagRefusal([ex("on", true), ex("off", false)], "reward_mean"), null);
   // A version condition: a version not recorded refuses nothing; recorded on both sides across the release, refused.
   const verl = (dir: string, version?: string) =>
     experiment(
@@ -94,9 +94,9 @@ test("a flag or a version that changes a concept's meaning on one side only is r
         ],
       },
     );
-  assert.equal(flagRefusal(verl("v040", "0.4.0"), verl("unrecorded"), "entropy_mean"), null);
+  assert.equal(flagRefusal([verl("v040", "0.4.0"), verl("unrecorded")], "entropy_mean"), null);
   assert.match(
-    flagRefusal(verl("v040", "0.4.0"), verl("v091", "0.9.1"), "entropy_mean")!,
+    flagRefusal([verl("v040", "0.4.0"), verl("v091", "0.9.1")], "entropy_mean")!,
     /depends on actor_rollout_ref.actor.use_dynamic_bsz = true and verl < 0.4.1 .* v040: holds \(actor_rollout_ref.actor.use_dynamic_bsz = true, verl 0.4.0\); v091: does not hold \(actor_rollout_ref.actor.use_dynamic_bsz = true, verl 0.9.1\)$/,
   );
 });
@@ -151,8 +151,12 @@ test("refusals name the concept and both sides: missing on one side, different m
     { profile: TRL_PROFILE },
   );
   const kl = comparability(slime, trl, "ppo_kl_first_update_mean")!;
-  assert.match(kl, /^ppo_kl_first_update_mean \(ppo_kl\) is missing on one side: /);
-  assert.match(kl, /slime\/s1 reads slime `train\/ppo_kl`/);
+  // slime/s1 declares train/ppo_kl but has no value of it: missing on both sides, each side's reason once.
+  assert.equal(
+    kl,
+    "ppo_kl_first_update_mean (ppo_kl) is missing on both sides: slime/s1 reads slime `train/ppo_kl`: no value logged (empty summary cell); " +
+      "trl/s1: TRL GRPOTrainer logs no ppo_kl: TRL logs no policy-ratio KL; its train/kl is the KL to the reference model",
+  );
   assert.match(kl, /trl\/s1: TRL GRPOTrainer logs no ppo_kl: TRL logs no policy-ratio KL/);
   const entropy = comparability(slime, trl, "entropy_mean")!;
   assert.match(
@@ -161,9 +165,9 @@ test("refusals name the concept and both sides: missing on one side, different m
   );
   const n4 = experiment("slime/n4", { ppo_kl_first_update_mean: { all: 0.01 } }, { n: [4] });
   const n2 = experiment("slime/n2", { ppo_kl_first_update_mean: { all: 0.01 } }, { n: [2] });
-  assert.match(comparability(n2, n4, "ppo_kl_first_update_mean")!, /same updates per rollout batch: slime\/n2 has N = 2, slime\/n4 has N = 4/);
+  assert.match(comparability(n2, n4, "ppo_kl_first_update_mean")!, /same updates per rollout batch: slime\/n2 has N = 2; slime\/n4 has N = 4/);
   assert.equal(comparability(n2, n2, "ppo_kl_first_update_mean"), null, "same N: comparable");
-  assert.equal(flagRefusal(n2, n4, "ppo_kl_first_update_mean"), null, "flags unknown on both sides: the default meaning on both");
+  assert.equal(flagRefusal([n2, n4], "ppo_kl_first_update_mean"), null, "flags unknown on both sides: the default meaning on both");
 
   const r = compareArms(
     [
@@ -203,4 +207,51 @@ test("invalid arms are refused by message", () => {
   assert.throws(() => compareArms([], null, { seed: 0 }), /invalid arms: none given/);
   assert.throws(() => compareArms([base, { ...cand, name: "base" }], null, { seed: 0 }), /invalid arms: base is given twice/);
   assert.throws(() => compareArms([{ name: "x", experiments: [] }], null, { seed: 0 }), /invalid arms: x has no archive/);
+});
+
+test("the refused list names each concept once, each side once with its own reason: three seeds against three are not five refusals", () => {
+  const verl = (dir: string) => experiment(dir, { reward_mean: { all: 0.5 }, ppo_kl_first_update_mean: { all: null } }, { profile: VERL_PROFILE });
+  const trl = (dir: string) => experiment(dir, { reward_mean: { all: 0.4 } }, { profile: TRL_PROFILE });
+  const r = compareArms(
+    [
+      { name: "verl", experiments: [verl("v1"), verl("v2"), verl("v3")] },
+      { name: "trl", experiments: [trl("t1"), trl("t2"), trl("t3")] },
+    ],
+    null,
+    { seed: 0, resamples: 100 },
+  );
+  const concepts = r.refused.map((x) => x.concept);
+  assert.deepEqual(concepts, [...new Set(concepts)], "one refusal per concept");
+  const reward = r.refused.find((x) => x.concept === "reward_mean")!;
+  assert.deepEqual(reward.sides, ["v1", "v2, v3, t1, t2, t3"]);
+  assert.match(
+    reward.reason,
+    /^reward_mean \(reward\) means different things: v1, v2, v3 reads verl `critic\/score\/mean` \(.*\); t1, t2, t3 reads TRL GRPOTrainer `train\/reward` \(/,
+  );
+  // verl logs actor/ppo_kl once per training step: the per-position statistic is not "no value logged" but averaged away.
+  const kl = r.refused.find((x) => x.concept === "ppo_kl_first_update_mean")!;
+  assert.equal(
+    kl.reason,
+    "ppo_kl_first_update_mean (ppo_kl) is missing on every side: v1, v2, v3: verl: verl logs one row per training step with actor metrics averaged over its mini-batch updates: " +
+      "single updates and their positions are averaged away; t1, t2, t3: TRL GRPOTrainer logs no ppo_kl: TRL logs no policy-ratio KL; its train/kl is the KL to the reference model",
+  );
+});
+
+test("improvement.csv: welch_p_holm is Holm's adjustment over every Welch p of the comparison (all pairs, concepts, scopes), beside the raw one", () => {
+  const r = compareArms([base, cand], null, { seed: 1, resamples: 100 });
+  const col = (name: string) => r.improvement.rows.map((row) => row[r.improvement.columns.indexOf(name)] as number | null);
+  const raw = col("welch_p");
+  const holm = col("welch_p_holm");
+  const tests = raw.filter((p) => p !== null) as number[];
+  assert.ok(tests.length >= 6, `${tests.length} tests`);
+  // By the definition: the j-th smallest of m (0-based) times m - j, running maximum, capped at 1.
+  const order = [...tests].sort((a, b) => a - b);
+  let running = 0;
+  const expected = new Map<number, number>();
+  order.forEach((p, j) => {
+    running = Math.max(running, Math.min(1, (order.length - j) * p));
+    if (!expected.has(p)) expected.set(p, running);
+  });
+  raw.forEach((p, i) => (p === null ? assert.equal(holm[i], null) : assert.ok(Math.abs(holm[i]! - expected.get(p)!) < 1e-15, `row ${i}`)));
+  assert.deepEqual(r.improvement.columns.slice(-3), ["welch_p", "n_needed", "welch_p_holm"]);
 });

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 
 import {
   healthFlagRows,
+  healthFlagsCaption,
   healthParamRows,
   healthReadingMarkdown,
   healthResultsHtml,
@@ -14,6 +15,10 @@ import { resolveHealthParams } from "../../lib/health/health-params";
 import { runHealthChecks } from "../../lib/health/run-health-checks";
 import { buildAligned } from "../diagnostics/aligned-builder";
 import { fakeDisplay } from "./fake-display";
+import { alignRuns } from "../../lib/align/align-runs";
+import { runOf } from "../align/slime-history";
+import { SLIME_PROFILE } from "../../lib/registry/profile-slime";
+import { TRL_PROFILE } from "../../lib/registry/profile-trl";
 
 const aligned = buildAligned([
   { round: "R0", batches: [{ rollout: { "rollout/kl": NaN }, updates: [{ "train/ppo_kl": 0.5, "train/loss": -Infinity }, { "train/ppo_kl": 0.1 }] }] },
@@ -24,9 +29,9 @@ test("flags table: one row per flag, values as health.csv writes them", () => {
   assert.deepEqual(
     healthFlagRows(report).map((r) => [r.check, r.unit, r.first, r.key, r.value]),
     [
-      ["ppo_kl_first_update", "update", 1, "train/ppo_kl", "0.5"],
-      ["non_finite", "update", 1, "train/loss", "-Inf"],
-      ["non_finite", "rollout", 1, "rollout/kl", "NaN"],
+      ["ppo_kl_first_update", "optimizer update", 1, "train/ppo_kl", "0.5"],
+      ["non_finite", "optimizer update", 1, "train/loss", "-Inf"],
+      ["non_finite", "rollout batch", 1, "rollout/kl", "NaN"],
     ],
   );
 });
@@ -81,4 +86,33 @@ test("thresholds table: value, default, where it came from, the variable", () =>
       meaning: "largest accepted fall of the round median against the previous round's (fraction)",
     },
   );
+});
+
+test("a TRL run's flags in TRL's words: the unit, the caption and the non_finite rule name its logged steps and train/global_step, never rollouts or display updates", () => {
+  const rows = [1, 2, 3].map((s) => ({
+    _step: s - 1,
+    "train/global_step": s,
+    "train/loss": s === 2 ? Number.NaN : 0.5,
+    "train/reward": 0.1,
+    "train/num_tokens": 100 * s,
+  }));
+  const trl = alignRuns([runOf("trl-run", "R0", rows)], { profile: "trl" });
+  const r = runHealthChecks(trl);
+  assert.deepEqual(
+    healthFlagRows(r).map((x) => [x.check, x.unit, x.first, x.key]),
+    [["non_finite", "logged step", 2, "train/loss"]],
+  );
+  const caption = healthFlagsCaption(r, TRL_PROFILE);
+  assert.equal(
+    caption,
+    "Flags: one row per flagged range (as in exports/health.csv). first/last are train/global_step values (unit logged step); value is the most extreme value of the range.",
+  );
+  const rule = r.results.find((x) => x.check === "non_finite")!.rule;
+  assert.equal(rule, "a NaN, Inf or -Inf value in a numeric key of a logged step (one flag per key and round)");
+  // slime keeps its two kinds of record.
+  assert.match(
+    healthFlagsCaption(report, SLIME_PROFILE),
+    /first\/last are display update numbers \(unit optimizer update\) or rollout\/step values \(unit rollout batch\)/,
+  );
+  assert.match(report.results.find((x) => x.check === "non_finite")!.rule, /of an optimizer update or rollout batch/);
 });

@@ -75,7 +75,7 @@ function compare(a: string, b: string): string {
 
 /** The refusal line of one summary column in compare's stdout; undefined when it was compared. */
 function refusalOf(stdout: string, column: string): string | undefined {
-  return stdout.split("\n").find((l) => l.startsWith(`  ${column}: `));
+  return stdout.split("\n").find((l) => l.startsWith(`  ${column} (`));
 }
 
 test("TRL GSPO: clip ratios count completions (each logged step a multiple of 1/4 with 4 completions a step), the token-level run's do not; the profile says so from W&B and TensorBoard", {
@@ -183,7 +183,7 @@ test("npm run compare refuses clipfrac GSPO vs token level and entropy across ve
   const trl = compare(gspo, token);
   assert.equal(
     refusalOf(trl, "clipfrac_mean"),
-    `  clipfrac_mean: clipfrac_mean (clip fraction): its meaning depends on importance_sampling_level = sequence (then: fraction of completions (sequences, not tokens) whose sequence-level ratio exp(mean token log-ratio) is in the clipped region (GSPO), averaged over the logging_steps optimizer steps of the row), which ${gspo}: holds (importance_sampling_level = sequence); ${token}: does not hold (importance_sampling_level = token)`,
+    `  clipfrac_mean (clip fraction): its meaning depends on importance_sampling_level = sequence (then: fraction of completions (sequences, not tokens) whose sequence-level ratio exp(mean token log-ratio) is in the clipped region (GSPO), averaged over the logging_steps optimizer steps of the row), which ${gspo}: holds (importance_sampling_level = sequence); ${token}: does not hold (importance_sampling_level = token)`,
   );
   assert.equal(refusalOf(trl, "reward_mean"), undefined, "reward means the same on both sides");
   assert.equal(refusalOf(trl, "entropy_mean"), undefined);
@@ -191,10 +191,7 @@ test("npm run compare refuses clipfrac GSPO vs token level and entropy across ve
   const plain = await archiveOf(find("verl", "plain")!);
   const verl = compare(norm, plain);
   const entropy = refusalOf(verl, "entropy_mean")!;
-  assert.match(
-    entropy,
-    /^ {2}entropy_mean: entropy_mean \(entropy\): its meaning depends on actor_rollout_ref\.actor\.loss_agg_mode = seq-mean-token-sum-norm /,
-  );
+  assert.match(entropy, /^ {2}entropy_mean \(entropy\): its meaning depends on actor_rollout_ref\.actor\.loss_agg_mode = seq-mean-token-sum-norm /);
   assert.ok(
     entropy.endsWith(
       `which ${norm}: holds (actor_rollout_ref.actor.loss_agg_mode = seq-mean-token-sum-norm); ${plain}: does not hold (actor_rollout_ref.actor.loss_agg_mode = token-mean)`,
@@ -357,4 +354,31 @@ test("OpenRLHF critic.freezing_steps 2: train/reward only from step 4, its first
   assert.equal(steps.get(5)!["train/reward"], steps.get(5)!["train/rollout/reward_mean"]);
   const a = await aligned(c);
   assert.match(metricOfAligned(a, "reward").is, /^mean reward of the samples the actor trained on .* nothing in the frozen steps 1 \.\. freezing_steps \+ 1/);
+});
+
+test("npm run compare verl against TRL: nothing comparable, so nothing written; why first, each concept refused once; verl's per-position ppo_kl is averaged away, not unlogged", {
+  skip,
+}, async () => {
+  const verl = await archiveOf(find("verl", "plain")!);
+  const trl = await archiveOf(find("trl", "grpo-log1")!);
+  const out = path.join(tmp, "compare-verl-trl");
+  const run = spawnSync(
+    process.execPath,
+    ["--import", "tsx", path.join(REPO, "scripts/compare.ts"), "--arm", `verl=${verl}`, "--arm", `trl=${trl}`, "--out", out, "--resamples", "100"],
+    { cwd: REPO, encoding: "utf8" },
+  );
+  assert.equal(run.status, 1, run.stderr);
+  assert.equal(fs.existsSync(out), false, "no header-only CSVs");
+  const lines = run.stderr.split("\n").filter((l) => !l.startsWith("run "));
+  assert.match(lines[0], /^compare: nothing compared, nothing written into .*: every concept was refused, for the reasons below$/);
+  const reasons = lines.slice(1).filter((l) => l.startsWith("  "));
+  const concepts = reasons.map((l) => l.trim().split(" ")[0]);
+  assert.equal(concepts.length, 11, reasons.join("\n"));
+  assert.deepEqual(concepts, [...new Set(concepts)], "each concept once");
+  const kl = reasons.find((l) => l.startsWith("  ppo_kl_first_update_mean "))!;
+  assert.match(
+    kl,
+    /is missing on both sides: .*plain: verl: verl logs one row per training step .* single updates and their positions are averaged away; .*grpo-log1: TRL GRPOTrainer logs no ppo_kl/,
+  );
+  assert.doesNotMatch(kl, /no value logged/);
 });

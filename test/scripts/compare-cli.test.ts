@@ -1,7 +1,7 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 
@@ -40,11 +40,16 @@ test("npm run compare --axis: a binned axis needs --bin-width (exit 2); tokens r
   assert.match(badWidth.stderr, /invalid --bin-width: ten/);
   const tokens = cli("--arm", "a=data/wandb", "--out", path.join(work, "t"), "--axis", "tokens", "--bin-width", "1000", "--resamples", "100");
   assert.equal(tokens.status, 1);
+  // Why first, then each refusal once; no header-only CSVs left behind.
+  const lines = tokens.stderr.split("\n");
+  assert.match(lines[0], /^compare: nothing compared, nothing written into .*t: every concept was refused, for the reasons below$/);
   assert.match(
-    tokens.stdout,
-    /reward_mean: reward_mean \(reward\) is missing on the tokens axis \(tokens\): data\/wandb: slime logs no tokens seen: slime logs no cumulative token count.*never estimated/,
+    tokens.stderr,
+    /\n {2}reward_mean \(reward\) is missing on the tokens axis \(tokens\): data\/wandb: slime logs no tokens seen: slime logs no cumulative token count.*never estimated/,
   );
-  assert.match(tokens.stderr, /nothing compared/);
+  assert.equal(lines.filter((l) => l.startsWith("  reward_mean ")).length, 1);
+  assert.equal(existsSync(path.join(work, "t")), false, "nothing written");
+  assert.equal(tokens.stdout, "");
   const out = path.join(work, "u");
   const update = cli("--arm", "a=data/wandb", "--out", out, "--axis", "update", "--bin-width", "4", "--resamples", "100");
   assert.equal(update.status, 0, update.stderr);
