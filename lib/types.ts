@@ -327,7 +327,7 @@ export interface SupersededRecords {
   trainSteps: number[];
   /** Superseded eval rows. */
   evals: number;
-  /** Rollout ids of those eval rows, distinct, sorted. */
+  /** Rollout ids (or steps) of those eval rows, one per row (a step evaluated twice appears twice), sorted. */
   evalRollouts: number[];
   /** History rows superseded. */
   rows: number;
