@@ -96,7 +96,9 @@ test("superseded.csv lists a superseded eval row as the manifest's message count
   // trained step 3; the resumed process re-logs from step 2, so both of those rows are superseded.
   const train = (step: number) => ({ _step: step, "training/global_step": step, "actor/entropy": 1 + step / 10 });
   const val = (step: number) => ({ _step: step, "val-core/acc": step / 10 });
-  const runs: RunHistory[] = [{ runId: "v", round: "R0", state: "finished", rows: [val(0), train(1), train(2), val(2), train(3), train(2), train(3)] }];
+  const runs: RunHistory[] = [
+    { entity: "e", project: "p", runId: "v", round: "R0", state: "finished", rows: [val(0), train(1), train(2), val(2), train(3), train(2), train(3)] },
+  ];
   const aligned = alignRuns(runs, { profile: "verl" });
   const { files, manifest } = buildExports(archiveOf(runs), aligned, { workspaceVersion: "t" });
   assert.deepEqual(
