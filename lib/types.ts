@@ -47,7 +47,8 @@ export interface RunHistory {
   versions?: RunVersions;
   /**
    * "tensorboard" for a run frozen from TensorBoard event files: one row per step, every tag logged at
-   * that step merged (step profiles read it through their `tensorboard` declaration); absent for W&B runs.
+   * that step merged, and before a restart's re-logged steps the earlier file's values there (source
+   * `restarts`); step profiles read it through their `tensorboard` declaration; absent for W&B runs.
    */
   sourceKind?: "tensorboard";
   /** The run's framework as the fetch decided it (manifest `profile`); absent in archives fetched before it was recorded. */
@@ -187,7 +188,7 @@ export interface TensorboardRestart {
 /**
  * Where a run read from TensorBoard event files came from (lib/tensorboard/). Its frozen rows are one
  * per step (every tag logged at that step), `_step` the event step, `_timestamp` the latest wall time
- * of the step: not one per logging call as W&B's.
+ * of the step: not one per logging call as W&B's; a restart's re-logged values add rows (`restarts`).
  */
 export interface TensorboardSource {
   kind: "tensorboard";
