@@ -47,7 +47,8 @@ export interface RunHistory {
   versions?: RunVersions;
   /**
    * "tensorboard" for a run frozen from TensorBoard event files: one row per step, every tag logged at
-   * that step merged (step profiles read it through their `tensorboard` declaration); absent for W&B runs.
+   * that step merged, and before a restart's re-logged steps the earlier file's values there (source
+   * `restarts`); step profiles read it through their `tensorboard` declaration; absent for W&B runs.
    */
   sourceKind?: "tensorboard";
   /** The run's framework as the fetch decided it (manifest `profile`); absent in archives fetched before it was recorded. */
@@ -171,10 +172,23 @@ export interface TensorboardSourceFile {
   tornTail: { offset: number; bytes: number } | null;
 }
 
+/** A later event file of a run that re-logged steps an earlier file had logged (a restart from a checkpoint). */
+export interface TensorboardRestart {
+  /** The earlier file (its name in `files`). */
+  file: string;
+  /** The later file that re-logged its steps. */
+  by: string;
+  /** Lowest and highest step re-logged. */
+  fromStep: number;
+  toStep: number;
+  /** Values of the earlier file re-logged (counted in `supersededValues` too). */
+  values: number;
+}
+
 /**
  * Where a run read from TensorBoard event files came from (lib/tensorboard/). Its frozen rows are one
  * per step (every tag logged at that step), `_step` the event step, `_timestamp` the latest wall time
- * of the step: not one per logging call as W&B's.
+ * of the step: not one per logging call as W&B's; a restart's re-logged values add rows (`restarts`).
  */
 export interface TensorboardSource {
   kind: "tensorboard";
@@ -184,6 +198,13 @@ export interface TensorboardSource {
   scalarValues: number;
   /** Scalar values superseded: a later value of the same tag at the same or an earlier step (a restart re-logging). */
   supersededValues: number;
+  /**
+   * The restarts found at fetch: a later file re-logged steps of an earlier one. Their earlier values
+   * are frozen before the re-logged steps, so the frozen `_step` goes back once per restart, as a
+   * W&B run resumed in place does, and alignment supersedes the records (the same rule for every
+   * source). Absent when no file re-logged another's steps (and in archives frozen before it was kept).
+   */
+  restarts?: TensorboardRestart[];
   /** Non-scalar summaries left out, by kind (histogram, image, audio, text, a plugin name, tensor): values, kinds sorted. */
   droppedSummaries: Record<string, number>;
   /** Always null: no server was involved in reading this run. */
@@ -327,7 +348,7 @@ export interface SupersededRecords {
   trainSteps: number[];
   /** Superseded eval rows. */
   evals: number;
-  /** Rollout ids of those eval rows, distinct, sorted. */
+  /** Rollout ids (or steps) of those eval rows, one per row (a step evaluated twice appears twice), sorted. */
   evalRollouts: number[];
   /** History rows superseded. */
   rows: number;

@@ -1,8 +1,9 @@
 /**
  * Freezing one run from TensorBoard event files (a log directory or one file) into an archive being
  * written: the same frozen file format as a W&B run, one row per step (each tag a key, `_step` = the
- * event step, `_timestamp` = the wall time), and a `source` naming every file with its sha256 and
- * size, the scalars superseded and the summaries dropped. No server.
+ * event step, `_timestamp` = the wall time), the values a restart re-logged before the re-logged steps,
+ * and a `source` naming every file with its sha256 and size, the scalars superseded, the restarts and
+ * the summaries dropped. No server.
  */
 import * as path from "node:path";
 
@@ -36,6 +37,13 @@ function sourceOf(run: TensorboardRun): TensorboardSource {
     })),
     scalarValues: run.scalarValues,
     supersededValues: run.superseded.reduce((n, s) => n + s.values, 0),
+    restarts: run.restarts.map((r) => ({
+      file: run.files[r.file].fileName,
+      by: run.files[r.by].fileName,
+      fromStep: r.fromStep,
+      toStep: r.toStep,
+      values: r.values,
+    })),
     droppedSummaries: run.droppedKinds,
     server: null,
   };

@@ -16,7 +16,7 @@ import { type PackedViews, ValuesArena, type ViewClass } from "../values/compact
 import { packedRun } from "../values/packed-run";
 import { ValuesBuilder } from "../values/values-builder";
 import { FrozenRowError, parseFrozenRow, parseFrozenRowWith } from "../values/frozen-row";
-import { HISTORY_DIR, MANIFEST_FILE, parseManifest } from "./manifest";
+import { allowedGoBacks, HISTORY_DIR, MANIFEST_FILE, parseManifest } from "./manifest";
 import { workerCode } from "./worker-code";
 
 const READ_CHUNK_BYTES = 16 << 20;
@@ -118,10 +118,12 @@ export interface RowSink {
   readonly length: number;
 }
 
-/** What a refused `_step` that goes back adds for a run of several logs: how many go-backs its logs allow. */
+/** What a refused `_step` that goes back adds for a run of several logs or restarts: how many go-backs they allow. */
 function goBacksNote(run: ManifestRun, goBacks: number): string {
-  const later = run.resumedIn?.length ?? 0;
-  return later === 0 ? "" : ` (run ${run.runId}: its ${later} later log(s) may each go back once, ${goBacks} already did)`;
+  const allowed = allowedGoBacks(run);
+  if (allowed === 0) return "";
+  const what = run.source?.kind === "tensorboard" ? "restart(s) found in its event files" : "later log(s)";
+  return ` (run ${run.runId}: its ${allowed} ${what} may each go back once, ${goBacks} already did)`;
 }
 
 /** Reads, hashes and parses one history file (plain rows, or compact views made by `vb`); also run by load-worker.ts. */
@@ -159,8 +161,9 @@ export async function readHistoryInto(filePath: string, run: ManifestRun, report
     const step = row._step;
     if (typeof step !== "number" || !Number.isInteger(step)) return `line ${lineNo} key "_step": missing or not an integer`;
     if (step <= prevStep) {
-      // A later log of a run resumed in place, kept at the steps its framework logged, starts back at its checkpoint's step.
-      if (goBacks >= (run.resumedIn?.length ?? 0)) return `line ${lineNo}: _step ${step} does not increase (previous ${prevStep})${goBacksNote(run, goBacks)}`;
+      // A later log of a run resumed in place, kept at the steps its framework logged, starts back at its
+      // checkpoint's step; so do the re-logged steps of a TensorBoard restart.
+      if (goBacks >= allowedGoBacks(run)) return `line ${lineNo}: _step ${step} does not increase (previous ${prevStep})${goBacksNote(run, goBacks)}`;
       goBacks++;
     }
     prevStep = step;

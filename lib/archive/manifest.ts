@@ -94,9 +94,35 @@ function orderedTensorboardSource(s: TensorboardSource): TensorboardSource {
     })),
     scalarValues: s.scalarValues,
     supersededValues: s.supersededValues,
+    // Only where a file re-logged another's steps: sources without a restart keep their bytes.
+    ...(s.restarts && s.restarts.length > 0
+      ? { restarts: s.restarts.map((r) => ({ file: r.file, by: r.by, fromStep: r.fromStep, toStep: r.toStep, values: r.values })) }
+      : {}),
     droppedSummaries: dropped,
     server: null,
   };
+}
+
+/**
+ * How often a run's frozen `_step` may go back: once per later `.wandb` log of a run resumed into its
+ * own id, once per restart found in its TensorBoard files; 0 for any other run.
+ */
+export function allowedGoBacks(run: Pick<ManifestRun, "resumedIn" | "source">): number {
+  const restarts = run.source?.kind === "tensorboard" ? (run.source.restarts?.length ?? 0) : 0;
+  return (run.resumedIn?.length ?? 0) + restarts;
+}
+
+/** Throws `<what>` unless a parsed TensorBoard source's `restarts` name two of its files and their steps. */
+function checkRestarts(restarts: unknown, files: readonly Record<string, unknown>[], where: string): void {
+  if (!Array.isArray(restarts) || restarts.length === 0) throw new Error(`${where} is not a non-empty list`);
+  const names = new Set(files.map((f) => f.file));
+  restarts.forEach((r: Record<string, unknown>, j: number) => {
+    const at = `${where}[${j}]`;
+    if (r === null || typeof r !== "object") throw new Error(`${at} is not an object`);
+    if (!names.has(r.file) || !names.has(r.by)) throw new Error(`${at}.file and .by must name files of the source`);
+    for (const key of ["fromStep", "toStep", "values"])
+      if (!Number.isInteger(r[key]) || (r[key] as number) < 0) throw new Error(`${at}.${key} is not a non-negative integer`);
+  });
 }
 
 /** Throws `<what>` unless a parsed TensorBoard `source` lists its files with names, hashes and sizes. */
@@ -110,6 +136,7 @@ function checkTensorboardSource(s: Record<string, unknown>, where: string): void
     if (!Number.isInteger(f.bytes) || !Number.isInteger(f.events)) throw new Error(`${at}.bytes and .events must be integers`);
   });
   for (const key of ["scalarValues", "supersededValues"]) if (!Number.isInteger(s[key])) throw new Error(`${where}.${key} is not an integer`);
+  if (s.restarts !== undefined) checkRestarts(s.restarts, s.files, `${where}.restarts`);
   if (s.droppedSummaries === null || typeof s.droppedSummaries !== "object") throw new Error(`${where}.droppedSummaries is not an object`);
   if (s.server !== null) throw new Error(`${where}.server must be null (no server was involved)`);
 }

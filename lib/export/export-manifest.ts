@@ -147,7 +147,7 @@ export const FILE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   [UPDATES_FILE]:
     "one row per optimizer update (one train/step) the round owns, sorted by display update number; round, run_id, update, train_step, rollout, update_in_rollout (see axes), then every W&B key found in any update (train/*, and train/critic-* of a critic row of the same train/step), as logged, keys in code-unit order",
   [SUPERSEDED_FILE]:
-    "one row per rollout record and per update that a later logging of the same rollouts replaced (a restarted round, or a run resumed in place), in run order; excluded from every other file; update is the display number under the superseded run's own formula",
+    "one row per rollout record, per update and per eval row that a later logging of the same rollouts replaced (a restarted round, or a run resumed in place), in run order (record rollout, update, then eval); excluded from every other file; update is the display number under the superseded run's own formula; an eval row's rollout is the rollout id (or step) it evaluated",
   [SUMMARY_FILE]: `one row per round in run order, then a row "${ALL_ROUNDS}" computed from every record of every round (not a mean of round means); see summaryColumns`,
   [HEALTH_FILE]:
     "one row per health flag (an observable diagnostic, never proof of a bug), in check order, then round order, then first; first/last are display update numbers (unit update) or rollout ids (unit rollout), count the records in the range that fired the rule, value the most extreme value of the range (empty when the flag is about an absence), rule the check's rule with the thresholds used",

@@ -91,9 +91,11 @@ export function updatesTable(aligned: AlignedRuns): StreamedTable {
 export const SUPERSEDED_COLUMNS: readonly string[] = ["round", "run_id", "record", "rollout", "update", "train_step", "by_round", "by_run_id"];
 
 /**
- * superseded.csv: one row per superseded rollout record and per superseded update (a later logging
- * of the same rollouts replaced them), in run order, rollouts then updates; header only when none.
- * `update` is the display number under the superseded run's own formula.
+ * superseded.csv: one row per superseded rollout record, per superseded update and per superseded
+ * eval row (a later logging of the same rollouts replaced them), in run order, rollouts, updates, then
+ * evals; header only when none. `update` is the display number under the superseded run's own formula;
+ * an eval row's `rollout` is the rollout id (or step) it evaluated. Evals are listed because the
+ * manifest's message counts them: a file that left them out disagreed with it (issue 39, case 8).
  */
 export function supersededTable(aligned: AlignedRuns): ExportTable {
   const rows: ExportCell[][] = [];
@@ -102,6 +104,7 @@ export function supersededTable(aligned: AlignedRuns): ExportTable {
     for (const r of s.rollouts) rows.push([s.round, s.runId, "rollout", r, null, null, s.byRound, s.byRunId]);
     const n = nOf.get(s.runId) ?? aligned.mapping.n;
     s.updates.forEach((u, i) => rows.push([s.round, s.runId, "update", Math.floor(s.trainSteps[i] / n), u, s.trainSteps[i], s.byRound, s.byRunId]));
+    for (const r of s.evalRollouts) rows.push([s.round, s.runId, "eval", r, null, null, s.byRound, s.byRunId]);
   }
   return { name: SUPERSEDED_FILE, columns: [...SUPERSEDED_COLUMNS], rows };
 }

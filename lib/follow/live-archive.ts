@@ -15,7 +15,7 @@ import type { AlignRunsOptions } from "../align/align-options";
 import { alignRuns } from "../align/align-runs";
 import { AlignMemo } from "../align/pass-memo";
 import { historyMetaOf } from "../archive/load-archive";
-import { HISTORY_DIR, MANIFEST_FILE, parseManifest } from "../archive/manifest";
+import { allowedGoBacks, HISTORY_DIR, MANIFEST_FILE, parseManifest } from "../archive/manifest";
 import { type FileHashes, sha256Hex, snapshotFile, verifySnapshotChain } from "../archive/snapshot-chain";
 import type { HealthParams } from "../health/health-params";
 import { runHealthChecks } from "../health/run-health-checks";
@@ -226,7 +226,7 @@ function checkHashes(h: FileHashes, where: string, entry: ManifestRun, from: Rea
 async function readNewBytes(filePath: string, where: string, entry: ManifestRun, from: ReadRun | null, vb: ValuesBuilder): Promise<ReadRun> {
   const start = from?.bytes ?? 0;
   const rows = from ? from.rows.slice() : [];
-  const parser = lineParser(where, rows, { step: from?.lastStep ?? -Infinity, goBacks: from?.goBacks ?? 0, allowed: entry.resumedIn?.length ?? 0 }, vb);
+  const parser = lineParser(where, rows, { step: from?.lastStep ?? -Infinity, goBacks: from?.goBacks ?? 0, allowed: allowedGoBacks(entry) }, vb);
   const decoder = new StringDecoder("utf8");
   let carry = "";
   let pos = start;

@@ -6,6 +6,7 @@ import { conceptKey, defineCheck } from "./health-check";
 import { consecutiveFlags, evidenceNumber, FiniteValues, type HealthHit } from "./flag-ranges";
 import { notLoggedReason } from "./not-applicable";
 import { anyHasKey, forEachBlock } from "../values/key-column";
+import { CheckInputs } from "./check-inputs";
 
 /** The declared check. The median is over every update of every round; consecutive flagged updates form one flag. */
 export const logprobGapJump = defineCheck({
@@ -20,9 +21,11 @@ export const logprobGapJump = defineCheck({
   isNot:
     "not proof of a weight-sync bug, and not a quality measure of the policy: precision changes, a different engine version or off-policy replay also widen the gap",
   detects: ["mismatch"],
-  run(aligned, p, profile) {
+  run(aligned, p, profile, inputs = new CheckInputs(aligned, profile)) {
     const KEY = conceptKey(profile, "logprobGap");
-    const updates = aligned.updates;
+    const seen = inputs.updates();
+    if (seen.observed === false) return { applicable: false, reason: seen.reason };
+    const updates = seen.updates;
     if (!anyHasKey(updates, KEY)) return { applicable: false, reason: notLoggedReason("optimizer update", KEY) };
     const finite = new FiniteValues(updates.length);
     // Absent keys are NaN in the column: left out like NaN.

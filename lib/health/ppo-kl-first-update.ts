@@ -6,6 +6,7 @@ import { conceptKey, defineCheck } from "./health-check";
 import { roundFlags, type HealthHit } from "./flag-ranges";
 import { notLoggedReason } from "./not-applicable";
 import { anyHasKey, forEachBlock } from "../values/key-column";
+import { CheckInputs } from "./check-inputs";
 
 /** The declared check. One flag per round: count, first and last offending update, largest |ppo_kl|. */
 export const ppoKlFirstUpdate = defineCheck({
@@ -18,9 +19,11 @@ export const ppoKlFirstUpdate = defineCheck({
   is: "updates that start a rollout batch with a policy ratio away from 1: old and new log-probs of the same weights differ",
   isNot:
     "not proof of a bug: it points at the metric code, at a weight sync between engine and trainer, or at non-deterministic kernels; the cause needs the run's config and code",
-  run(aligned, p, profile) {
+  run(aligned, p, profile, inputs = new CheckInputs(aligned, profile)) {
     const KEY = conceptKey(profile, "ppoKl");
-    const updates = aligned.updates;
+    const seen = inputs.updates();
+    if (seen.observed === false) return { applicable: false, reason: seen.reason };
+    const updates = seen.updates;
     if (!anyHasKey(updates, KEY)) return { applicable: false, reason: notLoggedReason("optimizer update", KEY) };
     const hits: HealthHit[] = [];
     forEachBlock(updates, [KEY], (from, to, [col]) => {

@@ -10,6 +10,8 @@ import { notLoggedReason } from "./not-applicable";
 import type { AlignedRuns } from "../types";
 import { anyHasKey, forEachBlock } from "../values/key-column";
 import { firstPositions, RoundSlot } from "../diagnostics/round-index";
+import { singular } from "../registry/framework-profile";
+import { CheckInputs } from "./check-inputs";
 
 /** The declared check. One flag per round: first/last/count over its later-position updates, value the largest |ppo_kl|. */
 export const ppoKlStuckZero = defineCheck({
@@ -33,14 +35,16 @@ export const ppoKlStuckZero = defineCheck({
   is: "a round whose policy-ratio log never moves on the updates that follow a weight change",
   isNot:
     "not proof of a metrics bug: a learning rate of 0, frozen weights, or every later minibatch with zero advantage also keep it at 0; read it with the gradient norm and the learning rate",
-  run(aligned, p, profile) {
+  run(aligned, p, profile, inputs = new CheckInputs(aligned, profile)) {
     const KEY = conceptKey(profile, "ppoKl");
-    if (aligned.mapping.n < 2)
+    const seen = inputs.updates();
+    if (seen.observed === false) return { applicable: false, reason: seen.reason };
+    if (seen.n < 2)
       return {
         applicable: false,
-        reason: `one optimizer update per rollout batch (N = ${aligned.mapping.n}): no update follows a weight change within a batch`,
+        reason: `one optimizer update per ${profile.updates.observable ? "rollout batch" : singular(profile.recordNoun)} (N = ${seen.n}): no update follows a weight change within a batch`,
       };
-    const updates = aligned.updates;
+    const updates = seen.updates;
     if (!anyHasKey(updates, KEY)) return { applicable: false, reason: notLoggedReason("optimizer update", KEY) };
     const position = firstPositions(aligned.rounds);
     const slot = new RoundSlot(position);

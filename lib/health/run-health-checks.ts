@@ -67,7 +67,7 @@ function runOne(inputs: CheckInputs, c: HealthCheck, p: HealthCheckParams): Heal
   const { aligned, profile } = inputs;
   const rule = c.rule(p, profile);
   const base = { check: c.name, severity: c.severity, unit: c.unit, params: p, rule, is: c.is, isNot: c.isNot };
-  const outcome = needsGate(profile, c) ?? flagGate(aligned, profile, c) ?? c.run(aligned, p, profile, inputs);
+  const outcome = needsGate(inputs, c) ?? flagGate(aligned, profile, c) ?? c.run(aligned, p, profile, inputs);
   if (outcome.applicable === false) return { ...base, status: "not applicable", reason: outcome.reason, evidence: null, flags: [] };
   const flags: HealthFlag[] = outcome.flags.map((f) => ({
     check: c.name,
@@ -88,16 +88,20 @@ function runOne(inputs: CheckInputs, c: HealthCheck, p: HealthCheckParams): Heal
   return { ...base, status: flags.length > 0 ? "flagged" : "no flags", reason: null, evidence: outcome.evidence ?? null, flags };
 }
 
-/** Not applicable, with the profile's reason, when the profile lacks something the check reads; null otherwise. */
-function needsGate(profile: FrameworkProfile, c: HealthCheck): HealthOutcome | null {
+/** Not applicable, with the profile's reason, when the profile (or, for updates, the runs' settings) lacks something the check reads; null otherwise. */
+function needsGate(inputs: CheckInputs, c: HealthCheck): HealthOutcome | null {
+  const profile = inputs.profile;
   const needs = c.needs ?? {};
   for (const concept of needs.concepts ?? []) {
     const reason = absentReason(profile, concept);
     if (reason !== null) return { applicable: false, reason };
   }
+  if (needs.updates) {
+    const seen = inputs.updates();
+    if (seen.observed === false) return { applicable: false, reason: seen.reason };
+  }
   const t = profile.timers;
   const lacking: [boolean | undefined, boolean, string][] = [
-    [needs.updates, !profile.updates.observable, `${profile.label}: ${profile.updates.note}`],
     [needs.separateTimer, t.separateTimer === null, `${profile.label} logs every timer in the step's own row: no record can lack its trainer row`],
     [needs.stepSum, t.stepSum === null, `${profile.label} declares no step timer that is exactly the sum of its parts`],
     [needs.nestedTimers, nestedContainers(profile).length === 0, `${profile.label} declares no timers nested inside another besides the step timer`],

@@ -6,7 +6,7 @@
  */
 import type { ConceptMetric, KeyAlias, KeyFamily, MetricSpec } from "./metric-spec";
 import { CONCEPTS, type ConceptId } from "./concepts";
-import type { ConditionalMeaning, SemanticFlag } from "./semantic-flags";
+import type { ConditionalMeaning, MeaningCondition, SemanticFlag } from "./semantic-flags";
 import type { MismatchSpec } from "./mismatch";
 import type { VersionKey } from "./versions";
 
@@ -140,9 +140,17 @@ export interface FrameworkProfile<N extends string = string> {
    * Whether single optimizer updates are observable, and why not when they are not; `keyPrefix`: the
    * key family logged once per optimizer update (slime: `train/`), never drawn per record; null: none.
    * `criticPrefix`: keys of a critic's updates merged into the actor's update records (slime:
-   * `train/critic-`), which checks of the actor leave out; null: none.
+   * `train/critic-`), which checks of the actor leave out; null: none. `onePerRecord`: where single
+   * updates are not observable in general, the settings under which each record is exactly one
+   * optimizer update (so the update-position checks apply to it), with the source line it rests on.
    */
-  updates: { observable: boolean; note: string; keyPrefix: string | null; criticPrefix: string | null };
+  updates: {
+    observable: boolean;
+    note: string;
+    keyPrefix: string | null;
+    criticPrefix: string | null;
+    onePerRecord?: { when: MeaningCondition; evidence: string };
+  };
   /** What the framework averages or picks before logging. */
   aggregation: string;
   /** What a restart does to the W&B history. */

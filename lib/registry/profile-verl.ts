@@ -7,7 +7,7 @@
  * (docs/framework-profiles.md).
  */
 import type { ConceptMetric } from "./metric-spec";
-import type { SemanticFlag } from "./semantic-flags";
+import type { FlagRule, SemanticFlag } from "./semantic-flags";
 import type { MismatchSpec } from "./mismatch";
 import { asLoggedStackCaption, stepRecordsDescription, type FrameworkProfile } from "./framework-profile";
 
@@ -56,8 +56,28 @@ const ENTROPY_BY_MODE: readonly { mode: (typeof LOSS_AGG_MODES)[number]; is: str
   },
 ];
 
+/** The settings that count a training step's optimizer updates: ppo_epochs x train_batch_size / ppo_mini_batch_size. */
+const UPDATE_COUNT_FLAGS = ["actor_rollout_ref.actor.ppo_epochs", "actor_rollout_ref.actor.ppo_mini_batch_size", "data.train_batch_size"] as const;
+
+/** One optimizer update per training step: one epoch over one mini-batch as large as the batch (both counted in prompts). */
+const ONE_UPDATE_PER_STEP: FlagRule = {
+  flags: UPDATE_COUNT_FLAGS,
+  text: "actor_rollout_ref.actor.ppo_epochs = 1 and actor_rollout_ref.actor.ppo_mini_batch_size = data.train_batch_size",
+  test: (v) => v[UPDATE_COUNT_FLAGS[0]] === 1 && v[UPDATE_COUNT_FLAGS[1]] !== undefined && v[UPDATE_COUNT_FLAGS[1]] === v[UPDATE_COUNT_FLAGS[2]],
+};
+
 /** verl logs its Hydra config as nested entries (checked in verl 0.9.1's own runs). */
 const VERL_FLAGS: readonly SemanticFlag[] = [
+  ...UPDATE_COUNT_FLAGS.map(
+    (name): SemanticFlag => ({
+      name,
+      type: "number",
+      concepts: [],
+      checks: ["ppo_kl_first_update", "ppo_kl_stuck_zero", "logprob_gap_jump"],
+      why: "with the others, the optimizer updates of a training step (ppo_epochs x train_batch_size / ppo_mini_batch_size): exactly one, and actor/* are that update's, at its batch's first position",
+      source: name.startsWith("data.") ? "verl/trainer/config/data/legacy_data.yaml" : "verl/trainer/config/actor/actor.yaml",
+    }),
+  ),
   {
     name: "actor_rollout_ref.actor.use_dynamic_bsz",
     type: "bool",
@@ -297,6 +317,11 @@ export const VERL_PROFILE: FrameworkProfile<"verl"> = {
     note: "verl logs one row per training step with actor metrics averaged over its mini-batch updates: single updates and their positions are averaged away",
     keyPrefix: null,
     criticPrefix: null,
+    onePerRecord: {
+      when: { rule: ONE_UPDATE_PER_STEP },
+      evidence:
+        "verl 0.9.1 trainer/ppo/ray_trainer.py _update_actor: mini_batch_size = ppo_mini_batch_size x rollout.n, epochs = ppo_epochs; workers/engine_workers.py train_mini_batch: one optimizer step per mini-batch, train_batch_size x rollout.n / mini_batch_size x epochs of them",
+    },
   },
   aggregation: "actor/* are means over the step's mini-batches (ppo_epochs x train_batch_size / ppo_mini_batch_size optimizer steps, 4 by default)",
   restart:

@@ -33,11 +33,18 @@ export function conceptTableMarkdown(): string {
 export function profileTableMarkdown(): string {
   const rows = PROFILES.map(
     (p) =>
-      `| ${p.label} | ${cell(p.stepAxis)} | ${cell(p.updates.note)} | ${cell(p.aggregation)} | ${cell(p.restart)} | ${p.signature.map((s) => `\`${s}\``).join(", ")} |`,
+      `| ${p.label} | ${cell(p.stepAxis)} | ${cell(updatesText(p))} | ${cell(p.aggregation)} | ${cell(p.restart)} | ${p.signature.map((s) => `\`${s}\``).join(", ")} |`,
   );
   return ["| framework | step axis | optimizer updates | aggregation before logging | restart | detected by |", "|---|---|---|---|---|---|", ...rows].join(
     "\n",
   );
+}
+
+/** Whether single updates are observable, and the settings under which each record is one update, with their source. */
+function updatesText(p: FrameworkProfile): string {
+  const one = p.updates.onePerRecord;
+  if (one === undefined) return p.updates.note;
+  return `${p.updates.note}; each ${singular(p.recordNoun)} is exactly one update, at its batch's first position, when ${conditionText(one.when)} (${one.evidence}): the update-position checks then apply`;
 }
 
 /** Each profile's TensorBoard step: what the event step is, the key it stands for, the calls split out of a step's row. */

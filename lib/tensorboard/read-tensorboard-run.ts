@@ -2,7 +2,8 @@
  * Reads one TensorBoard run (a log directory, or one event file) into history rows: the event files
  * in file-name order, scalars superseded by the rule of tag-series.ts, one row per step with each tag
  * as a key, `_step` = the event step and `_timestamp` = the wall time (seconds) of the row's latest
- * value. Non-scalar summaries are dropped and counted, per tag and per kind.
+ * value; the values a later file re-logged (a restart) as rows of their own before the re-logged
+ * steps. Non-scalar summaries are dropped and counted, per tag and per kind.
  */
 import * as path from "node:path";
 
@@ -17,7 +18,10 @@ import { TensorboardError } from "./tensorboard-error";
 export interface TensorboardRun {
   /** The files read, in read order. */
   files: EventFileInfo[];
-  /** One row per step, steps ascending. */
+  /**
+   * One row per step, steps ascending, except at a restart: the earlier file's re-logged values come
+   * first as rows of their own, then the steps go back once to the re-logged ones (TagSeries.rows).
+   */
   rows: HistoryRow[];
   /** Highest step with a scalar, -1 without any. */
   lastStep: number;
@@ -31,6 +35,8 @@ export interface TensorboardRun {
   droppedKinds: Record<string, number>;
   /** Values a later value of the same tag at the same or an earlier step superseded (tag-series.ts). */
   superseded: SupersededCount[];
+  /** Of those, the groups a later file re-logged (a restart): kept in `rows`, each where the steps go back once. */
+  restarts: SupersededCount[];
   /**
    * The configs the files carry (hparams session starts, config text summaries), in read order, in
    * memory only; empty when none: the run's flags are then unknown.
@@ -94,12 +100,13 @@ export async function readTensorboardRun(p: string, opts: ReadTensorboardRunOpti
   const run: TensorboardRun = {
     files,
     rows,
-    lastStep: rows.length === 0 ? -1 : rows[rows.length - 1]._step,
+    lastStep: rows.reduce((m, r) => Math.max(m, r._step), -1),
     firstWallTime,
     scalarValues,
     droppedTags: sorted(droppedTags),
     droppedKinds: sorted(droppedKinds),
     superseded: series.supersededCounts(),
+    restarts: series.restarts(),
     configs,
   };
   reportRun(p, run, opts.reporter ?? {});
@@ -121,7 +128,7 @@ function reportRun(p: string, run: TensorboardRun, reporter: Reporter): void {
     const what =
       s.file === s.by
         ? `${s.values} value(s) of ${file} at ${steps} were logged again later in the same file: the later value is kept`
-        : `${run.files[s.by].fileName} re-logged ${steps} of ${file}: its ${s.values} earlier value(s) there are superseded (a restart from a checkpoint)`;
+        : `${run.files[s.by].fileName} re-logged ${steps} of ${file} (a restart from a checkpoint): its ${s.values} earlier value(s) there are frozen before the re-logged ones, and alignment supersedes records by the rule it applies to a W&B run resumed in place (notebook 02, superseded.csv)`;
     reporter.info?.(`${name}: ${what}`);
   }
   const kinds = Object.entries(run.droppedKinds);

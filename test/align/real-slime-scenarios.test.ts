@@ -98,9 +98,17 @@ function checkAgainstTruth(s: Scenario, aligned: AlignedRuns): void {
     aligned.notes.some((x) => x.kind === "critic-only"),
     criticOnly.length > 0,
   );
-  // Evals: every eval row of the truth, converted to rollout ids, except those logged from weights a
-  // restart discarded (superseded): of an earlier round at or after a later round's first rollout,
-  // or of a run resumed in place, logged before the resume at or after the rollout it resumed from.
+  const survivingEvals = t.evals.filter((e) => !supersededEval(s)(e));
+  assert.deepEqual(aligned.evals.map((e) => [e.runId, e.rollout, e.evalStep]).sort(), survivingEvals.map((e) => [e.runId, e.rolloutId, e.evalStep]).sort());
+}
+
+/**
+ * Evals: every eval row of the truth survives, converted to rollout ids, except those logged from
+ * weights a restart discarded (superseded): of an earlier round at or after a later round's first
+ * rollout, or of a run resumed in place, logged before the resume at or after the rollout it resumed from.
+ */
+function supersededEval(s: Scenario): (e: Scenario["truth"]["evals"][number]) => boolean {
+  const t = s.truth;
   const starts = t.runs.map((r) => Math.min(...r.ownedRollouts, ...r.supersededRollouts));
   const resumes = s.runs.map((run) => {
     const first = run.rows.find((row) => row.segment === 1);
@@ -108,13 +116,12 @@ function checkAgainstTruth(s: Scenario, aligned: AlignedRuns): void {
     const relogged = t.superseded.filter((x) => x.runId === run.runId && x.supersededBy.runId === run.runId).map((x) => x.rolloutId);
     return { step: first.historyStep, from: Math.min(...relogged) };
   });
-  const survivingEvals = t.evals.filter((e) => {
+  return (e) => {
     const j = t.runs.findIndex((r) => r.runId === e.runId);
     const resume = resumes[j];
-    if (resume !== null && e.historyStep < resume.step && e.rolloutId >= resume.from) return false;
-    return !starts.slice(j + 1).some((st) => e.rolloutId >= st);
-  });
-  assert.deepEqual(aligned.evals.map((e) => [e.runId, e.rollout, e.evalStep]).sort(), survivingEvals.map((e) => [e.runId, e.rolloutId, e.evalStep]).sort());
+    if (resume !== null && e.historyStep < resume.step && e.rolloutId >= resume.from) return true;
+    return starts.slice(j + 1).some((st) => e.rolloutId >= st);
+  };
 }
 
 function checkExportedNumbers(s: Scenario, aligned: AlignedRuns): void {
@@ -162,7 +169,19 @@ function checkExportedNumbers(s: Scenario, aligned: AlignedRuns): void {
   const updatesCsv = readExportCsv(files.find((f) => f.name === "updates.csv")!.text, { file: "updates.csv" });
   assert.equal(updatesCsv.rows.length, t.updates.length, "each surviving update once");
   const superseded = readExportCsv(files.find((f) => f.name === "superseded.csv")!.text, { file: "superseded.csv" });
-  assert.equal(superseded.rows.length, t.superseded.filter((x) => x.kind !== "critic-only-step").length);
+  const records = superseded.rows.filter((r) => r.record !== "eval");
+  assert.equal(records.length, t.superseded.filter((x) => x.kind !== "critic-only-step").length);
+  // One row per superseded eval row, at the rollout it evaluated (issue 39, case 8).
+  assert.deepEqual(
+    superseded.rows
+      .filter((r) => r.record === "eval")
+      .map((r) => `${r.run_id}:${r.rollout}`)
+      .sort(),
+    t.evals
+      .filter(supersededEval(s))
+      .map((e) => `${e.runId}:${e.rolloutId}`)
+      .sort(),
+  );
 }
 
 test("every real slime trait at once, one N: records, superseded ids, display numbers and exported numbers equal the truth", () => {

@@ -73,10 +73,11 @@ test("runs.json mixes a TensorBoard log folder and a .wandb file: one archive, n
   // restart/: a, b, only_first at steps 0-9 (30 values); then a 6-12, b 6-8, c 7 (11): a and b at 6-9 superseded (8).
   assert.equal(source.scalarValues, 41);
   assert.equal(source.supersededValues, 8);
+  assert.deepEqual(source.restarts, [{ file: files[0], by: files[1], fromStep: 6, toStep: 9, values: 8 }], "the restart found at fetch");
   assert.deepEqual(source.droppedSummaries, {});
   assert.equal(source.server, null);
   assert.equal(tb.state, "unknown", "event files record no exit");
-  assert.equal(tb.historyEvents, 13, "one row per step, 0..12");
+  assert.equal(tb.historyEvents, 17, "one row per step, 0..12, and the earlier file's re-logged steps 6..9 before them");
   assert.equal(tb.lastStep, 12);
   let firstWall: number | null = null;
   await readEventFile(path.join(TB, "restart", files[0]), (ev) => {
@@ -84,8 +85,14 @@ test("runs.json mixes a TensorBoard log folder and a .wandb file: one archive, n
   });
   assert.equal(tb.createdAt, new Date(firstWall! * 1000).toISOString().slice(0, 19), "the wall time of the first event (its file_version)");
   const rows = frozen(out, "restart");
-  assert.deepEqual(rows[9], { _step: 9, _timestamp: 1_800_000_109, a: 109, only_first: 10 });
-  assert.deepEqual(rows[7], { _step: 7, _timestamp: 1_800_000_107, a: 107, b: 207, only_first: 8, c: 3.25 });
+  assert.deepEqual(
+    rows.map((r) => r._step),
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 6, 7, 8, 9, 10, 11, 12],
+    "the steps go back once, at the restart",
+  );
+  assert.deepEqual(rows[9], { _step: 9, _timestamp: 1_800_000_009, a: 10, b: 10.5 }, "the earlier file's values the later one re-logged");
+  assert.deepEqual(rows[13], { _step: 9, _timestamp: 1_800_000_109, a: 109, only_first: 10 });
+  assert.deepEqual(rows[11], { _step: 7, _timestamp: 1_800_000_107, a: 107, b: 207, only_first: 8, c: 3.25 });
   assert.match(
     sourceLabel(tb),
     /^TensorBoard: events\.out\.tfevents\.1800000000\.maker\.3\.0, events\.out\.tfevents\.1800000100\.maker\.4\.0 \(one row per step, no server\)$/,
@@ -93,7 +100,7 @@ test("runs.json mixes a TensorBoard log folder and a .wandb file: one archive, n
   const archive = await loadArchive(out);
   assert.equal(archive.runs[0].sourceKind, "tensorboard");
   assert.equal(archive.runs[1].sourceKind, undefined);
-  assert.equal(archive.runs[0].rows.length, 13);
+  assert.equal(archive.runs[0].rows.length, 17);
 });
 
 test("a torn event file freezes as crashed with its torn tail in the manifest; dropped summaries are counted by tag and kind", async () => {
@@ -155,7 +162,7 @@ test("runs.json refuses a TensorBoard entry without event files, with a file as 
   }
 });
 
-test("a manifest whose TensorBoard source names a file with its folder, or lacks a sha256, is refused on load", () => {
+test("a manifest whose TensorBoard source names a file with its folder, lacks a sha256, or states a restart of files it lacks, is refused on load", () => {
   const good = {
     kind: "tensorboard",
     files: [{ file: "events.out.tfevents.1.h.1.0", sha256: "0".repeat(64), bytes: 1, fileVersion: null, events: 1, tornTail: null }],
@@ -198,6 +205,17 @@ test("a manifest whose TensorBoard source names a file with its folder, or lacks
     /runs\[0\]\.source\.files\[0\]\.sha256 is not a sha256 hex digest/,
   );
   assert.throws(() => parseManifest(manifest({ ...good, kind: "other" }), "m.json"), /expected "wandb-file" or "tensorboard"/);
+  const restart = { file: good.files[0].file, by: good.files[0].file, fromStep: 0, toStep: 0, values: 1 };
+  assert.equal(parseManifest(manifest({ ...good, restarts: [restart] }), "m.json").runs.length, 1);
+  assert.throws(
+    () => parseManifest(manifest({ ...good, restarts: [{ ...restart, by: "events.out.tfevents.2.h.2.0" }] }), "m.json"),
+    /runs\[0\]\.source\.restarts\[0\]\.file and \.by must name files of the source/,
+  );
+  assert.throws(
+    () => parseManifest(manifest({ ...good, restarts: [{ ...restart, fromStep: -1 }] }), "m.json"),
+    /restarts\[0\]\.fromStep is not a non-negative integer/,
+  );
+  assert.throws(() => parseManifest(manifest({ ...good, restarts: [] }), "m.json"), /runs\[0\]\.source\.restarts is not a non-empty list/);
 });
 
 test("npm run fetch -- --tensorboard PATH=LABEL freezes without a server and says what it read; a log of no RL framework is refused", async () => {

@@ -90,3 +90,30 @@ test("superseded records go to superseded.csv and the manifest, never to rollout
   const r0 = summary[1].split(",");
   assert.deepEqual([r0[header.indexOf("history_events")], r0[header.indexOf("rollouts")], r0[header.indexOf("updates")]], ["20", "2", "4"]);
 });
+
+test("superseded.csv lists a superseded eval row as the manifest's message counts it (issue 39, case 8)", () => {
+  // A verl run resumed in place: its first process validated alone at step 2 (an eval-only row) and
+  // trained step 3; the resumed process re-logs from step 2, so both of those rows are superseded.
+  const train = (step: number) => ({ _step: step, "training/global_step": step, "actor/entropy": 1 + step / 10 });
+  const val = (step: number) => ({ _step: step, "val-core/acc": step / 10 });
+  const runs: RunHistory[] = [
+    { entity: "e", project: "p", runId: "v", round: "R0", state: "finished", rows: [val(0), train(1), train(2), val(2), train(3), train(2), train(3)] },
+  ];
+  const aligned = alignRuns(runs, { profile: "verl" });
+  const { files, manifest } = buildExports(archiveOf(runs), aligned, { workspaceVersion: "t" });
+  assert.deepEqual(
+    manifest.superseded.map((s) => [s.rollouts, s.evals, s.rows, s.message]),
+    [
+      [
+        2,
+        1,
+        3,
+        "run v (round R0): 3 row(s) superseded, re-logged by the same run (its step went back): steps 2..3 (2), 1 eval row(s); excluded from every record, mean and export",
+      ],
+    ],
+  );
+  assert.equal(
+    files.find((f) => f.name === "superseded.csv")!.text,
+    "round,run_id,record,rollout,update,train_step,by_round,by_run_id\nR0,v,rollout,2,,,R0,v\nR0,v,rollout,3,,,R0,v\nR0,v,eval,2,,,R0,v\n",
+  );
+});

@@ -98,8 +98,12 @@ test("runs read with another framework's profile: a check that reads what the pr
   const report = runHealthChecks(aligned);
   const kl = report.results.find((r) => r.check === "ppo_kl_first_update")!;
   assert.equal(kl.status, "not applicable");
-  // verl logs actor/ppo_kl, but per training step: the positions the check reads are averaged away.
-  assert.equal(kl.reason, `verl: ${VERL_PROFILE.updates.note}`);
+  // verl logs actor/ppo_kl, but per training step: the positions the check reads are averaged away,
+  // unless the run's settings prove one update per step, and these runs' settings are unknown.
+  assert.equal(
+    kl.reason,
+    `verl: ${VERL_PROFILE.updates.note}; each training step is one update only when actor_rollout_ref.actor.ppo_epochs = 1 and actor_rollout_ref.actor.ppo_mini_batch_size = data.train_batch_size (run syn-r0 (round R0): flags unknown: no config was read)`,
+  );
   // verl logs no actor training throughput: the concept's own reason.
   const drop = report.results.find((r) => r.check === "throughput_drop")!;
   assert.equal(drop.reason, absentReason(VERL_PROFILE, "actorTokPerS"));
@@ -118,6 +122,23 @@ test("runs read with another framework's profile: a check that reads what the pr
     report.flags.map((f) => [f.check, f.unit, f.key]),
     [["non_finite", "rollout", "actor/grad_norm"]],
   );
+});
+
+test("verl runs whose settings prove one update per step: each step is that update at position 0, and ppo_kl_first_update flags a moved ratio there (issue 39, case 6)", () => {
+  const aligned = buildAligned([{ round: "R0", batches: [0, 0.02, 0, 0.03].map((kl) => ({ rollout: { "actor/ppo_kl": kl } })) }], { n: 0 });
+  aligned.profile = { name: "verl", how: "detected", evidence: [] };
+  const flag = (value: number) => ({ value, source: "config" as const });
+  const settings = { "actor_rollout_ref.actor.ppo_epochs": flag(1), "actor_rollout_ref.actor.ppo_mini_batch_size": flag(8), "data.train_batch_size": flag(8) };
+  aligned.runs[0].flags = settings;
+  const kl = runHealthChecks(aligned).results.find((r) => r.check === "ppo_kl_first_update")!;
+  assert.equal(kl.status, "flagged");
+  assert.deepEqual(
+    kl.flags.map((f) => [f.unit, f.first, f.last, f.count, f.value]),
+    [["update", 2, 4, 2, 0.03]],
+  );
+  // Two epochs over the batch: two updates per step, averaged again.
+  aligned.runs[0].flags = { ...settings, "actor_rollout_ref.actor.ppo_epochs": flag(2) };
+  assert.equal(runHealthChecks(aligned).results.find((r) => r.check === "ppo_kl_first_update")!.status, "not applicable");
 });
 
 test("truncation_surge under verl: a training step whose response_length/clip_ratio surges is flagged with verl's key", () => {

@@ -92,9 +92,12 @@ test("verl: nested Hydra entries are read by their dot path; OpenRLHF: namespace
   const verl = await freeze(findCase("verl", "plain")!);
   assert.deepEqual(Object.fromEntries(Object.entries(verl.run.flags!).map(([k, f]) => [k, f.value])), {
     "actor_rollout_ref.actor.loss_agg_mode": "token-mean",
+    "actor_rollout_ref.actor.ppo_epochs": 1,
+    "actor_rollout_ref.actor.ppo_mini_batch_size": 2,
     "actor_rollout_ref.actor.use_dynamic_bsz": false,
     "actor_rollout_ref.actor.use_kl_loss": false,
     "algorithm.adv_estimator": "grpo",
+    "data.train_batch_size": 4,
     "trainer.use_v1": false,
   });
   const orl = findCase("openrlhf", "plain")!;

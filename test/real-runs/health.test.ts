@@ -77,3 +77,46 @@ test("conformance fixtures: truncation_saturation exactly where the own record h
     assert.equal(flagged, saturated, `${name}: truncation_saturation flags vs streaks in the own record`);
   }
 });
+
+/** A verl fixture frozen from its .wandb log and its health report. */
+async function verlReport(name: string) {
+  const c = fixtureCases(ROOT).find((x) => x.framework === "verl" && x.case === name)!;
+  const outDir = path.join(tmp, "updates", name);
+  const r = c.rounds[0];
+  await fetchAndFreeze({
+    entity: "",
+    project: "",
+    runs: [{ runId: r.wandbRunId, round: r.round, file: path.join(c.dir, r.wandbFile) }],
+    outDir,
+    env: {},
+    now: () => new Date("2026-12-01T00:00:00.000Z"),
+  });
+  const report = runHealthChecks(alignRuns((await loadArchive(outDir)).runs));
+  const result = (check: string) => report.results.find((x) => x.check === check)!;
+  return { c, result };
+}
+
+test("verl with one optimizer update per step (issue 39, case 6): the update-position checks apply; with two they say which settings keep them out", {
+  skip: SKIP,
+}, async () => {
+  // verl/one-update: ppo_epochs 1 and ppo_mini_batch_size 4 = train_batch_size 4 (case.json), so each step is one update, at its batch's first position.
+  const one = await verlReport("one-update");
+  const overrides = one.c.overrides ?? [];
+  for (const o of ["actor_rollout_ref.actor.ppo_epochs=1", "actor_rollout_ref.actor.ppo_mini_batch_size=4", "data.train_batch_size=4"])
+    assert.ok(overrides.includes(o), o);
+  // Old and current weights are the same at a batch's first update: verl's own record logs actor/ppo_kl 0.0 at every step.
+  const own = [...survivingEntries(one.c).values()].flat().map((e) => e.values["actor/ppo_kl"]);
+  assert.deepEqual(own, [0, 0, 0, 0]);
+  const first = one.result("ppo_kl_first_update");
+  assert.deepEqual([first.status, first.reason], ["no flags", null]);
+  assert.deepEqual(
+    [one.result("ppo_kl_stuck_zero").status, one.result("ppo_kl_stuck_zero").reason],
+    ["not applicable", "one optimizer update per training step (N = 1): no update follows a weight change within a batch"],
+  );
+  // verl/plain: ppo_mini_batch_size 2 of a batch of 4, two updates per step averaged into one row.
+  const two = await verlReport("plain");
+  assert.equal(
+    two.result("ppo_kl_first_update").reason,
+    "verl: verl logs one row per training step with actor metrics averaged over its mini-batch updates: single updates and their positions are averaged away; each training step is one update only when actor_rollout_ref.actor.ppo_epochs = 1 and actor_rollout_ref.actor.ppo_mini_batch_size = data.train_batch_size (run verl-plain (round R0): actor_rollout_ref.actor.ppo_epochs = 1, actor_rollout_ref.actor.ppo_mini_batch_size = 2, data.train_batch_size = 4)",
+  );
+});

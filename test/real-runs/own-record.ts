@@ -33,6 +33,8 @@ export interface FixtureCase {
   versions: Record<string, string>;
   command: string;
   options: Record<string, unknown>;
+  /** The Hydra overrides the maker composed verl's config with (verl cases). */
+  overrides?: string[];
   rounds: FixtureRound[];
   dir: string;
 }

@@ -45,6 +45,17 @@ async function fileScalars(file: string): Promise<Triple[]> {
   return out;
 }
 
+/** The rows no later row goes back below: the kept values (a restart's re-logged rows come before a row at or below their step). */
+function keptRows(rows: Record<string, number>[]): Record<string, number>[] {
+  let below = Infinity;
+  const out: Record<string, number>[] = [];
+  for (let i = rows.length - 1; i >= 0; i--) {
+    if (rows[i]._step < below) out.unshift(rows[i]);
+    below = Math.min(below, rows[i]._step);
+  }
+  return out;
+}
+
 function recorder(): Reporter & { infos: string[]; warns: string[] } {
   const r = { infos: [] as string[], warns: [] as string[] };
   return { ...r, info: (m: string) => r.infos.push(m), warn: (m: string) => r.warns.push(m) };
@@ -60,14 +71,16 @@ for (const name of ["tensorboardx-plain", "tensor-scalars", "restart", "torn"]) 
     }
   });
 
-  test(`${name}: the run's rows hold exactly the values the superseding rule keeps, one row per step`, async () => {
+  test(`${name}: the run's rows hold exactly the values the superseding rule keeps, one row per step, after the re-logged ones`, async () => {
     const exp = expected(name);
     const rep = recorder();
     const run = await readTensorboardRun(path.join(ROOT, name), { reporter: rep });
+    const kept = keptRows(run.rows);
     const got: Triple[] = [];
-    for (const row of run.rows) for (const k of Object.keys(row)) if (!k.startsWith("_")) got.push([k, row._step, row[k]]);
+    for (const row of kept) for (const k of Object.keys(row)) if (!k.startsWith("_")) got.push([k, row._step, row[k]]);
     assert.deepEqual(got.sort(byTagStep), exp.kept.map(([t, s, v]): Triple => [t, s, num(v)]).sort(byTagStep));
-    const steps = run.rows.map((r) => r._step);
+    assert.equal(run.rows.length - kept.length, name === "restart" ? 4 : 0, "the earlier file's re-logged steps 6..9 (restart only)");
+    const steps = kept.map((r) => r._step);
     assert.deepEqual(
       steps,
       [...new Set(steps)].sort((a, b) => a - b),
@@ -92,17 +105,28 @@ test("rows carry _step = the event step and _timestamp = the latest wall time of
   assert.equal(run.rows.length, 10);
 });
 
-test("restart: the later file supersedes by tag from the step it re-logs, and says so", async () => {
+test("restart: the later file supersedes by tag from the step it re-logs, keeps the earlier values before it, and says so", async () => {
   const rep = recorder();
   const run = await readTensorboardRun(path.join(ROOT, "restart"), { reporter: rep });
-  const at = (step: number) => run.rows.find((r) => r._step === step)!;
+  const at = (step: number) => keptRows(run.rows).find((r) => r._step === step)!;
   assert.equal(at(9).a, 109, "a re-logged from step 6 on: the later file's value");
   assert.equal(at(9).b, undefined, "b's step 9 was superseded (the later file logged b from 6 to 8)");
   assert.equal(at(9).only_first, 10, "a tag the later file never logs keeps its values (the rule is by tag)");
   assert.equal(at(5).a, 6, "below the re-logged step the earlier file's values stay");
   const [a, b] = run.files.map((f) => f.fileName);
   assert.deepEqual(run.superseded, [{ file: 0, by: 1, values: 8, fromStep: 6, toStep: 9 }]); // a 6..9, b 6..9
-  assert.ok(rep.infos.some((m) => m.includes(`${b} re-logged steps 6-9 of ${a}: its 8 earlier value(s) there are superseded`)));
+  assert.deepEqual(run.restarts, run.superseded, "across files: a restart");
+  // The earlier file's a and b at 6..9 (the maker logs a = s + 1, b = s + 1.5) as rows of their own before the re-logged steps.
+  assert.deepEqual(
+    run.rows.slice(6, 10).map((r) => [r._step, r.a, r.b, r.only_first]),
+    [6, 7, 8, 9].map((s) => [s, s + 1, s + 1.5, undefined]),
+  );
+  assert.equal(run.lastStep, 12);
+  assert.ok(
+    rep.infos.some((m) =>
+      m.includes(`${b} re-logged steps 6-9 of ${a} (a restart from a checkpoint): its 8 earlier value(s) there are frozen before the re-logged ones`),
+    ),
+  );
 });
 
 test("a damaged file inside a run is an error naming the file and byte offset; nothing is returned", async () => {

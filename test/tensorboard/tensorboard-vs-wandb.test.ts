@@ -25,6 +25,7 @@ import { fetchAndFreeze, type RunSelection } from "../../lib/archive/fetch-and-f
 import { loadArchive } from "../../lib/archive/load-archive";
 import { alignRuns } from "../../lib/align/align-runs";
 import { crossCheckTensorboard } from "../../lib/tensorboard/cross-check-wandb";
+import { resumePoints } from "../../lib/diagnostics/mismatch-resumes";
 import type { AlignedRuns } from "../../lib/types";
 import { buildExports } from "../../lib/export/build-exports";
 import type { ExportCell } from "../../lib/export/export-cell";
@@ -136,12 +137,27 @@ for (const c of CASES) {
     }
     assert.ok(cells > 0);
     if (c.framework !== "trl") assert.equal(nones, 0, "only TRL logs None values");
+    assert.deepEqual(
+      restartFacts(tb.aligned, killed),
+      restartFacts(wb.aligned, killed),
+      "the same restarts and superseded training records (issue 39, case 6)",
+    );
     const extra = tb.rollouts.columns.filter((col) => !wb.rollouts.columns.includes(col));
     assert.deepEqual(extra, [], "no column only TensorBoard has");
     crossCheckAgrees(c, wb.aligned, tb.aligned, killed);
     if (killed) return; // the summaries average different records (see above)
     compareSummary(c, wb, tb);
   });
+}
+
+/**
+ * What each source says of restarts, run ids left out (they differ by source): the restarts the health
+ * checks read (mismatch_resume_spike), and the superseded training records of superseded.csv, but
+ * for a killed run, whose lost tail (a different one per writer, see above) decides what a later round supersedes.
+ */
+function restartFacts(aligned: AlignedRuns, killed: boolean): unknown[] {
+  const restarts = resumePoints(aligned).map((p) => [p.round, p.kind, p.from]);
+  return killed ? restarts : [restarts, aligned.superseded.map((s) => [s.round, s.byRound, s.rollouts, s.updates])];
 }
 
 /**
@@ -182,8 +198,11 @@ function compareSummary(c: FixtureCase, wb: Awaited<ReturnType<typeof exported>>
     assert.equal(t.rollouts, w.rollouts, `${w.round} rollouts`);
     if (w.round !== "all") {
       const frozen = tb.archive.manifest.runs.find((r) => r.round === w.round)!;
-      assert.equal(t.history_events, frozen.historyEvents, "TensorBoard: the frozen rows, one per step");
-      assert.equal(frozen.historyEvents, new Set(tb.archive.runs.find((r) => r.round === w.round)!.rows.map((r) => r._step)).size);
+      assert.equal(t.history_events, frozen.historyEvents, "TensorBoard: the frozen rows, one per step and the re-logged ones of a restart");
+      const steps = tb.archive.runs.find((r) => r.round === w.round)!.rows.map((r) => r._step);
+      const relogged = steps.filter((s, i) => steps.slice(i + 1).some((later) => later <= s)).length;
+      assert.equal(relogged > 0, resumedInPlace(c)?.round === w.round, "re-logged rows only in a run resumed in place");
+      assert.equal(frozen.historyEvents, new Set(steps).size + relogged);
     }
     for (const col of wb.summary.columns) {
       if (["round", "run_id", "state", "history_events"].includes(col)) continue;

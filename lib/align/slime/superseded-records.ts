@@ -17,23 +17,20 @@ export function supersededRecords(per: RunRows[]): SupersededRecords[] {
   const out: SupersededRecords[] = [];
   for (let j = 0; j < per.length; j++) {
     const { scan, axis, by, rollouts: ids } = per[j];
-    const groups = new Map<number, { rollouts: Set<number>; steps: Set<number>; evals: Set<number>; evalRows: number; rows: number }>();
+    const groups = new Map<number, { rollouts: Set<number>; steps: Set<number>; evals: number[]; rows: number }>();
     for (let i = 0; i < by.length; i++) {
       const k = by[i];
       if (k === LIVE) continue;
       let g = groups.get(k);
       if (g === undefined) {
-        g = { rollouts: new Set(), steps: new Set(), evals: new Set(), evalRows: 0, rows: 0 };
+        g = { rollouts: new Set(), steps: new Set(), evals: [], rows: 0 };
         groups.set(k, g);
       }
       g.rows++;
       const c = scan.codes[i];
       if (c === UPDATE) g.steps.add(scan.steps[i]);
       else if (c === MANAGER || c === TRAINER_ROLLOUT || c === TRAINER_PERF) g.rollouts.add(ids[i]);
-      else if (c === EVAL) {
-        g.evals.add(ids[i]);
-        g.evalRows++;
-      }
+      else if (c === EVAL) g.evals.push(ids[i]);
     }
     for (const k of [...groups.keys()].sort((a, b) => a - b)) {
       const g = groups.get(k)!;
@@ -53,13 +50,13 @@ export function supersededRecords(per: RunRows[]): SupersededRecords[] {
         rollouts: rolloutIds,
         updates,
         trainSteps,
-        evals: g.evalRows,
-        evalRollouts: [...g.evals].sort((a, b) => a - b),
+        evals: g.evals.length,
+        evalRollouts: g.evals.sort((a, b) => a - b),
         rows: g.rows,
         message:
           `run ${axis.runId} (round ${axis.round}): ${g.rows} row(s) superseded, ${how}: ` +
           `${rolloutIds.length > 0 ? namedRanges(rolloutIds, "rollout") : "no rollout rows"}, ` +
-          `${updates.length > 0 ? namedRanges(updates, "update") : "no updates"}${g.evalRows > 0 ? `, ${g.evalRows} eval row(s)` : ""}; excluded from every record, mean and export`,
+          `${updates.length > 0 ? namedRanges(updates, "update") : "no updates"}${g.evals.length > 0 ? `, ${g.evals.length} eval row(s)` : ""}; excluded from every record, mean and export`,
       });
     }
   }

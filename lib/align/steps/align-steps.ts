@@ -297,20 +297,17 @@ function collectRecords(axis: StepAxis, run: RunHistory, info: RowInfo[], out: S
 function supersededOf(runs: RunHistory[], infos: RowInfo[][]): SupersededRecords[] {
   const out: SupersededRecords[] = [];
   runs.forEach((run, j) => {
-    const groups = new Map<number, { steps: Set<number>; evals: Set<number>; evalRows: number; rows: number }>();
+    const groups = new Map<number, { steps: Set<number>; evals: number[]; rows: number }>();
     infos[j].forEach((x) => {
       if (x.by === -1) return;
       let g = groups.get(x.by);
       if (g === undefined) {
-        g = { steps: new Set(), evals: new Set(), evalRows: 0, rows: 0 };
+        g = { steps: new Set(), evals: [], rows: 0 };
         groups.set(x.by, g);
       }
       g.rows++;
       if (x.role === "train") g.steps.add(x.step);
-      else {
-        g.evals.add(x.step);
-        g.evalRows++;
-      }
+      else g.evals.push(x.step);
     });
     for (const k of [...groups.keys()].sort((a, b) => a - b)) {
       const g = groups.get(k)!;
@@ -325,10 +322,10 @@ function supersededOf(runs: RunHistory[], infos: RowInfo[][]): SupersededRecords
         rollouts: steps,
         updates: [],
         trainSteps: [],
-        evals: g.evalRows,
-        evalRollouts: [...g.evals].sort((a, b) => a - b),
+        evals: g.evals.length,
+        evalRollouts: g.evals.sort((a, b) => a - b),
         rows: g.rows,
-        message: `run ${run.runId} (round ${run.round}): ${g.rows} row(s) superseded, ${how}: ${steps.length > 0 ? `steps ${steps[0]}..${steps[steps.length - 1]} (${steps.length})` : "no training rows"}${g.evalRows > 0 ? `, ${g.evalRows} eval row(s)` : ""}; excluded from every record, mean and export`,
+        message: `run ${run.runId} (round ${run.round}): ${g.rows} row(s) superseded, ${how}: ${steps.length > 0 ? `steps ${steps[0]}..${steps[steps.length - 1]} (${steps.length})` : "no training rows"}${g.evals.length > 0 ? `, ${g.evals.length} eval row(s)` : ""}; excluded from every record, mean and export`,
       });
     }
   });

@@ -105,6 +105,14 @@ CASES = {
         extra_overrides=["actor_rollout_ref.actor.loss_agg_mode=seq-mean-token-sum-norm"],
         notes="actor.loss_agg_mode=seq-mean-token-sum-norm (issue 39): verl aggregates actor/entropy with the actor's loss_agg_mode (ray_trainer.py agg_loss), so it is each sequence's summed token entropy divided by the padded response length, averaged over sequences, not the token mean",
     ),
+    "one-update": dict(
+        total_steps=4,
+        val_before_train=False,
+        test_freq=-1,
+        save_freq=-1,
+        ppo_mini_batch_size=4,
+        notes="actor.ppo_mini_batch_size=4 = data.train_batch_size with ppo_epochs=1 (issue 39, case 6): ray_trainer.py _update_actor hands the engine mini_batch_size = ppo_mini_batch_size x rollout.n and epochs = ppo_epochs, and engine_workers.py train_mini_batch takes one optimizer step per mini-batch, so each training step is exactly one optimizer update and its actor/* metrics are that update's",
+    ),
     "killed": dict(total_steps=8, val_before_train=False, test_freq=-1, save_freq=-1, kill_at_step=6, notes="the process SIGKILLs itself 3 s after verl logged step 6 (as an OOM kill or a preempted node would): no exit record; wandb-core writes the transaction log in 32 KiB blocks and dies with the process before writing its last partial block, so the .wandb holds only the rows in its complete blocks (fewer than the 6 steps in own-record.jsonl)"),
 }
 
@@ -732,7 +740,7 @@ def child_main(spec_path, after_init=None):
         "actor_rollout_ref.actor.strategy=fsdp2",
         "actor_rollout_ref.ref.strategy=fsdp2",
         "actor_rollout_ref.ref.use_torch_compile=False",
-        "actor_rollout_ref.actor.ppo_mini_batch_size=2",
+        f"actor_rollout_ref.actor.ppo_mini_batch_size={spec.get('ppo_mini_batch_size', 2)}",
         "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2",
         "actor_rollout_ref.actor.ppo_epochs=1",
         f"actor_rollout_ref.actor.optim.lr={spec.get('lr', '1e-3')}",
