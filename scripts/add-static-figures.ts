@@ -8,13 +8,14 @@
  * --wait: start the browser and load plotly.js first, then wait for a line "go" on stdin before
  * reading the notebooks (the main command starts it while the notebooks run); stdin closing without
  * "go" ends it without touching anything.
- * Chromium: `apt-get install -y chromium` (Debian); or set CHROMIUM_PATH / --chromium.
+ * Chromium: the project's own, unpacked by the set-up (lib/display/bundled-chromium.ts), else a system one
+ * (`apt-get install -y chromium`); or set CHROMIUM_PATH / --chromium.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import {
-  CHROMIUM_CANDIDATES,
+  chromiumCandidates,
   findChromium,
   openPlotlyRenderer,
   parseNotebook,
@@ -99,10 +100,12 @@ async function main(): Promise<number> {
     if (values.wait && !(await goSignal())) return 0;
     input ??= read();
     if (input.total === 0) return nothingToDo(input.files.length);
-    console.log(`${NAME}: static images skipped (${why}); the ${input.total} plotly figure(s) stay interactive-only (install: apt-get install -y chromium)`);
+    console.log(
+      `${NAME}: static images skipped (${why}); the ${input.total} plotly figure(s) stay interactive-only (npm run setup unpacks the project's Chromium; or apt-get install -y chromium)`,
+    );
     return 0;
   };
-  if (!executable) return skip(`no Chromium at ${explicit ?? CHROMIUM_CANDIDATES.join(", ")}`);
+  if (!executable) return skip(`no Chromium at ${explicit ?? (chromiumCandidates().join(", ") || "nowhere: CHROMIUM_CANDIDATES is empty")}`);
   let renderer: PlotlyRenderer;
   try {
     renderer = await openPlotlyRenderer({ executablePath: executable, scale });
