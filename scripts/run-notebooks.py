@@ -6,7 +6,7 @@ Why our own runner: tslab reports a failing cell only through the execute reply'
 error output, so a broken tslab notebook would pass. Here every reply whose status is not "ok" fails
 the run, naming the notebook, the cell and the kernel's stderr.
 
-Usage: run-notebooks.py [--out DIR] [--kernel NAME] [--timeout S] [--jobs N] [--times FILE] NOTEBOOK...
+Usage: run-notebooks.py [--out DIR] [--kernel NAME] [--timeout S] [--jobs N] [--times FILE] [--announce-fd FD] NOTEBOOK...
 Exit status 0 when every cell of every notebook replied ok, 1 otherwise.
 """
 from __future__ import annotations
@@ -100,7 +100,7 @@ class Report:
         sys.stderr.flush()
 
 
-async def run_one(path: str, out_dir: str | None, kernel: str, timeout: int, root: str, tty: bool, report: Report) -> bool:
+async def run_one(path: str, out_dir: str | None, kernel: str, timeout: int, root: str, tty: bool, report: Report, announce_fd: int | None = None) -> bool:
     nb = clean(nbformat.read(path, as_version=4))
     name = os.path.basename(path)
     code_cells = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and c.source.strip()]
@@ -151,6 +151,9 @@ async def run_one(path: str, out_dir: str | None, kernel: str, timeout: int, roo
     if out_dir:
         nb.metadata["kernelspec"] = {"name": kernel, "display_name": "TypeScript (slime diagnostics workspace)", "language": "typescript"}
         write_atomic(nb, os.path.join(out_dir, name))
+        if announce_fd is not None:
+            # The next step (the static-figure pass) may start on this one while the others run.
+            os.write(announce_fd, (os.path.join(out_dir, name) + "\n").encode())
     say(f"ok {path}: {len(code_cells)} code cells in {took:.1f}s" + (f" -> {os.path.join(out_dir, name)}" if out_dir else ""))
     return True
 
@@ -171,7 +174,7 @@ async def run_all(args, root: str) -> list[str]:
             if stop.is_set():
                 return path, None, report
             started = time.monotonic()
-            ok = await run_one(path, args.out, args.kernel, args.timeout, root, tty, report)
+            ok = await run_one(path, args.out, args.kernel, args.timeout, root, tty, report, args.announce_fd)
             if ok:
                 took[os.path.basename(path)] = round(time.monotonic() - started, 2)
             if not ok and jobs == 1 and not args.keep_going:
@@ -220,6 +223,7 @@ def main() -> int:
     ap.add_argument("--timeout", type=int, default=600, help="seconds per cell")
     ap.add_argument("--keep-going", action="store_true", help="run later notebooks after a failure")
     ap.add_argument("--jobs", type=int, default=1, help="notebooks run at once, each with its own kernel (they must be independent)")
+    ap.add_argument("--announce-fd", type=int, help="file descriptor to write each executed copy's path to, a line as it is written")
     ap.add_argument("--times", help="JSON file of seconds per notebook: read to start the longest first, updated after the run")
     args = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
