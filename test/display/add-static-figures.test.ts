@@ -129,7 +129,7 @@ test("--wait: browser first; the notebooks are read only after a go on stdin (or
     const both = run(`${early}\ngo\n`);
     assert.equal(both.status, 0, both.stderr);
     assert.equal(both.stdout.split("\n").filter((l) => l.includes("early.ipynb: 2 figure(s)")).length, 1, both.stdout);
-    assert.match(both.stdout, /4 figure\(s\) in \d notebook\(s\)/);
+    assert.match(both.stdout, /4 figure\(s\) in 2 notebook\(s\)/);
     for (const f of [early, other]) assert.equal(fs.readFileSync(f, "utf8"), fs.readFileSync(plainFile, "utf8"), f);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
