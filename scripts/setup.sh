@@ -91,10 +91,16 @@ mv "$SDIR/slime-diagnostics-workspace.json.tmp" "$SDIR/slime-diagnostics-workspa
 # installed (scripts/static-browser.ts; CHROMIUM_PATH names another). Where that one cannot run (not
 # Linux x64, or shared libraries missing), Debian's chromium when this is root with apt-get
 # (WORKSPACE_APT=0: never); else one line saying so, with the command, and the figures stay interactive.
-set +e
-BROWSER="$(node scripts/prebuilt.cjs scripts/static-browser.ts)"
-RC=$?
-set -e
+# Already unpacked (the version installed now) and nothing set otherwise: nothing to start.
+PACKAGED="$(sed -n 's/^  "version": "\(.*\)",$/\1/p' node_modules/@sparticuz/chromium/package.json 2>/dev/null)"
+if [ -n "$PACKAGED" ] && [ -z "${CHROMIUM_PATH:-}${BUNDLED_CHROMIUM_DIR:-}" ] && [ -x "node_modules/.cache/bundled-chromium-$PACKAGED/chromium" ]; then
+  RC=0 BROWSER=""
+else
+  set +e
+  BROWSER="$(node scripts/prebuilt.cjs scripts/static-browser.ts)"
+  RC=$?
+  set -e
+fi
 if [ "$RC" -eq 0 ]; then
   [ -z "$BROWSER" ] || echo "$BROWSER"
 elif [ "$RC" -eq 3 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && [ "${WORKSPACE_APT:-1}" != 0 ]; then

@@ -51,7 +51,7 @@ function packageDir(): string | null {
 }
 
 /**
- * Unpacks the executable (about 200 MB from 62 MB, a few seconds) through a temporary file, so a run
+ * Unpacks the executable (191 MB from 62 MB, a few seconds) through a temporary file, so a run
  * that stops halfway leaves nothing that looks unpacked, and checks that it starts (`--version`: the
  * shared libraries it links, NSS among them, must be on the machine). Returns the version line;
  * throws, leaving nothing behind, when it does not start.
