@@ -15,7 +15,7 @@
  * nbconvert's own CDN scripts (require.js, MathJax, mermaid) are left out, so a page makes no
  * network request (markdown math is therefore shown as written).
  */
-import { spawn } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -99,32 +99,7 @@ interface PageInfo extends ReportPage {
   bytes: number;
 }
 
-/** Files dealt into `n` groups, largest first to the group with the fewest bytes so far. */
-function dealBySize(files: string[], n: number): string[][] {
-  const groups = Array.from({ length: n }, () => ({ files: [] as string[], bytes: 0 }));
-  const sized = files.map((f) => ({ f, bytes: fs.statSync(f).size })).sort((a, b) => b.bytes - a.bytes);
-  for (const { f, bytes } of sized) {
-    const g = groups.reduce((a, b) => (b.bytes < a.bytes ? b : a));
-    g.files.push(f);
-    g.bytes += bytes;
-  }
-  return groups.filter((g) => g.files.length > 0).map((g) => g.files.sort());
-}
-
-/** Runs a command to its end: exit status and stderr (stdout is left to the terminal's log). */
-function runProcess(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { env, stdio: ["ignore", "inherit", "pipe"] });
-    let stderr = "";
-    child.stderr.setEncoding("utf8").on("data", (d: string) => {
-      stderr += d;
-    });
-    child.on("error", (err) => resolve({ status: null, stderr: String(err.message) }));
-    child.on("close", (status) => resolve({ status, stderr }));
-  });
-}
-
-async function main(): Promise<number> {
+function main(): number {
   const { values, positionals } = parseArgs({
     options: {
       interactive: { type: "boolean", default: false },
@@ -172,30 +147,27 @@ async function main(): Promise<number> {
     const [command, prefix] = fs.existsSync(python)
       ? [python, ["-c", "import sys; sys.modules['rfc3987_syntax'] = None; from nbconvert.nbconvertapp import main; sys.exit(main())"]]
       : [jupyter, ["nbconvert"]];
-    const args = (files: string[]) => [
-      ...prefix,
-      "--to",
-      "html",
-      "--template",
-      TEMPLATE_NAME,
-      `--TemplateExporter.extra_template_basedirs=${templates}`,
-      "--output-dir",
-      outDir,
-      "--log-level",
-      "WARN",
-      ...files,
-    ];
-    // nbconvert validates the notebook after each of its preprocessors; with nbformat's default
-    // validator (fastjsonschema) every validation recompiles the schema: ~1 s of the ~3.5 s here.
-    const env = { ...process.env, NBFORMAT_VALIDATOR: process.env.NBFORMAT_VALIDATOR ?? "jsonschema" };
-    // One nbconvert per core, the pages dealt out largest first, so the report is not one core's work.
-    const groups = dealBySize(
-      notebooks.map((n) => n.file),
-      Math.max(1, Math.min(notebooks.length, os.availableParallelism?.() ?? os.cpus().length)),
+    const run = spawnSync(
+      command,
+      [
+        ...prefix,
+        "--to",
+        "html",
+        "--template",
+        TEMPLATE_NAME,
+        `--TemplateExporter.extra_template_basedirs=${templates}`,
+        "--output-dir",
+        outDir,
+        "--log-level",
+        "WARN",
+        ...notebooks.map((n) => n.file),
+      ],
+      // nbconvert validates the notebook after each of its preprocessors; with nbformat's default
+      // validator (fastjsonschema) every validation recompiles the schema: ~1 s of the ~3.5 s here.
+      { encoding: "utf8", env: { ...process.env, NBFORMAT_VALIDATOR: process.env.NBFORMAT_VALIDATOR ?? "jsonschema" } },
     );
-    const runs = await Promise.all(groups.map((g) => runProcess(command, args(g), env)));
-    for (const run of runs) if (run.status !== 0) throw new Error(`nbconvert failed (exit ${run.status}):\n${run.stderr}`);
-    console.log(`${NAME}: nbconvert wrote ${files.length} page(s) in ${((Date.now() - t0) / 1000).toFixed(1)} s (${groups.length} at once)`);
+    if (run.status !== 0) throw new Error(`nbconvert failed (exit ${run.status}):\n${run.stderr}`);
+    console.log(`${NAME}: nbconvert wrote ${files.length} page(s) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   } finally {
     fs.rmSync(templates, { recursive: true, force: true });
   }
@@ -229,10 +201,9 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    console.error(`${NAME}: ${(err as Error).message}`);
-    process.exit(1);
-  },
-);
+try {
+  process.exit(main());
+} catch (err) {
+  console.error(`${NAME}: ${(err as Error).message}`);
+  process.exit(1);
+}
