@@ -49,6 +49,9 @@ const config: KnipConfig = {
     // just because no file in the repository spells the name.
     types: "off",
   },
+  // Its JavaScript is never imported: lib/display/bundled-chromium.ts finds the package by
+  // require.resolve and unpacks the browser file in its bin/.
+  ignoreDependencies: ["@sparticuz/chromium"],
   compilers: { ipynb: notebookCode },
 };
 

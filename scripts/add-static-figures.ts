@@ -6,15 +6,17 @@
  * Usage: tsx scripts/add-static-figures.ts [--chromium PATH] [--scale 1] [--wait] NOTEBOOK.ipynb|DIR ...
  * Without a usable Chromium it keeps the interactive outputs, prints one line and exits 0.
  * --wait: start the browser and load plotly.js first, then wait for a line "go" on stdin before
- * reading the notebooks (the main command starts it while the notebooks run); stdin closing without
- * "go" ends it without touching anything.
- * Chromium: `apt-get install -y chromium` (Debian); or set CHROMIUM_PATH / --chromium.
+ * reading the notebooks (the main command starts it while the notebooks run); a line naming a notebook
+ * file before that draws that one at once (the runner names each as it is written); stdin closing
+ * without "go" ends it without touching any other.
+ * Chromium: the project's own, unpacked by the set-up (lib/display/bundled-chromium.ts), else a system one
+ * (`apt-get install -y chromium`); or set CHROMIUM_PATH / --chromium.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import {
-  CHROMIUM_CANDIDATES,
+  chromiumCandidates,
   findChromium,
   openPlotlyRenderer,
   parseNotebook,
@@ -38,16 +40,28 @@ function notebookFiles(inputs: string[]): string[] {
   return files;
 }
 
-/** Resolves true on a line "go" on stdin, false when stdin closes first. */
-function goSignal(): Promise<boolean> {
+/**
+ * Reads stdin line by line: a line "go" resolves true, stdin closing first resolves false; any other
+ * line names an executed notebook that is ready now (`onFile`, in order, before "go" resolves).
+ */
+function goSignal(onFile: (file: string) => void = () => undefined): Promise<boolean> {
   return new Promise((resolve) => {
     let text = "";
+    let go = false;
     process.stdin.setEncoding("utf8");
     process.stdin.on("data", (chunk: string) => {
       text += chunk;
-      if (/^go$/m.test(text)) resolve(true);
+      const lines = text.split("\n");
+      text = lines.pop() ?? "";
+      for (const line of lines) {
+        if (go) break;
+        if (line === "go") {
+          go = true;
+          resolve(true);
+        } else if (line.trim() !== "") onFile(line);
+      }
     });
-    process.stdin.on("end", () => resolve(/^go$/m.test(text)));
+    process.stdin.on("end", () => resolve(go || text === "go"));
     process.stdin.on("error", () => resolve(false));
   });
 }
@@ -99,10 +113,12 @@ async function main(): Promise<number> {
     if (values.wait && !(await goSignal())) return 0;
     input ??= read();
     if (input.total === 0) return nothingToDo(input.files.length);
-    console.log(`${NAME}: static images skipped (${why}); the ${input.total} plotly figure(s) stay interactive-only (install: apt-get install -y chromium)`);
+    console.log(
+      `${NAME}: static images skipped (${why}); the ${input.total} plotly figure(s) stay interactive-only (npm run setup unpacks the project's Chromium; or apt-get install -y chromium)`,
+    );
     return 0;
   };
-  if (!executable) return skip(`no Chromium at ${explicit ?? CHROMIUM_CANDIDATES.join(", ")}`);
+  if (!executable) return skip(`no Chromium at ${explicit ?? (chromiumCandidates().join(", ") || "nowhere: CHROMIUM_CANDIDATES is empty")}`);
   let renderer: PlotlyRenderer;
   try {
     renderer = await openPlotlyRenderer({ executablePath: executable, scale });
@@ -113,47 +129,59 @@ async function main(): Promise<number> {
   console.log(
     `${NAME}: Chromium ${renderer.browserVersion} ready in ${seconds(launchMs + plotlyMs)} (launch ${seconds(launchMs)}, plotly.js ${seconds(plotlyMs)})`,
   );
-  if (values.wait && !(await goSignal())) {
-    await renderer.close();
-    console.log(`${NAME}: no go on stdin; nothing done`);
-    return 0;
-  }
-  try {
-    input ??= read();
-  } catch (err) {
-    await renderer.close();
-    throw err;
-  }
-  const { notebooks } = input;
-
   const times: number[] = [];
   let warnings = 0;
+  let drawn = 0;
+  const done = new Set<string>();
+  /** Adds the images to one notebook and rewrites it; each notebook once. */
+  const draw = async (file: string, nb: Notebook, figures: number) => {
+    const key = path.resolve(file);
+    if (done.has(key)) return;
+    done.add(key);
+    if (figures === 0) return;
+    const t0 = Date.now();
+    const { notebook } = await withStaticImages(
+      nb,
+      async (fig, ref) => {
+        const image = await renderer.render(fig);
+        times.push(image.ms);
+        for (const w of image.warnings) {
+          warnings++;
+          console.log(`${NAME}: warning: ${file}: cell ${ref.cell}, output ${ref.output} ("${ref.title}"): ${w}`);
+        }
+        return image;
+      },
+      file,
+    );
+    writeAtomic(file, serializeNotebook(notebook));
+    drawn++;
+    console.log(`${NAME}: ${file}: ${figures} figure(s) in ${seconds(Date.now() - t0)}`);
+  };
   try {
-    for (const { file, nb, figures } of notebooks) {
-      if (figures === 0) continue;
-      const t0 = Date.now();
-      const { notebook } = await withStaticImages(
-        nb,
-        async (fig, ref) => {
-          const image = await renderer.render(fig);
-          times.push(image.ms);
-          for (const w of image.warnings) {
-            warnings++;
-            console.log(`${NAME}: warning: ${file}: cell ${ref.cell}, output ${ref.output} ("${ref.title}"): ${w}`);
-          }
-          return image;
-        },
-        file,
-      );
-      writeAtomic(file, serializeNotebook(notebook));
-      console.log(`${NAME}: ${file}: ${figures} figure(s) in ${seconds(Date.now() - t0)}`);
+    if (values.wait) {
+      // Notebooks named on stdin before "go" are drawn as they come, while the others still run.
+      let early: Promise<void> = Promise.resolve();
+      const go = await goSignal((file) => {
+        early = early.then(() => {
+          const nb = parseNotebook(fs.readFileSync(file, "utf8"), file);
+          return draw(file, nb, plotlyOutputs(nb, file).length);
+        });
+      });
+      await early;
+      if (!go) {
+        console.log(`${NAME}: no go on stdin; ${done.size ? `${done.size} notebook(s) drawn early, no others` : "nothing done"}`);
+        return 0;
+      }
     }
+    input ??= read();
+    for (const { file, nb, figures } of input.notebooks) await draw(file, nb, figures);
   } finally {
     await renderer.close();
   }
+  if (times.length === 0) return nothingToDo(done.size);
   const mean = times.reduce((a, b) => a + b, 0) / times.length;
   console.log(
-    `${NAME}: ${times.length} figure(s) in ${notebooks.filter((n) => n.figures > 0).length} notebook(s), ` +
+    `${NAME}: ${times.length} figure(s) in ${drawn} notebook(s), ` +
       `${Math.round(mean)} ms per figure (max ${Math.max(...times)} ms)${warnings ? `, ${warnings} warning(s)` : ""}`,
   );
   return 0;

@@ -66,14 +66,16 @@ START=$EPOCHREALTIME
 step "set-up check" bash scripts/setup.sh
 # lib/ compiled once for all kernels (reused until a lib file changes), instead of once per kernel.
 step "lib build for the kernels" node scripts/tslab-prebuilt-lib.js
-# The static-figure pass starts Chromium and plotly.js now, on the CPU the notebooks leave idle, and
-# waits for "go" on the FIFO (if this script stops early, the FIFO closes and it ends untouched).
+# The static-figure pass starts Chromium and plotly.js now, on the CPU the notebooks leave idle, draws
+# each executed notebook the runner names on the FIFO as it is written, and the rest at "go" (if this
+# script stops early, the FIFO closes and it ends; the exports folder is put back anyway).
 mkfifo "$FIFO"
-node --import tsx scripts/add-static-figures.ts --wait "$EXPORTS/notebooks" <"$FIFO" >"$FIGLOG" 2>&1 &
+node scripts/prebuilt.cjs scripts/add-static-figures.ts --wait "$EXPORTS/notebooks" <"$FIFO" >"$FIGLOG" 2>&1 &
 FIG_PID=$!
 exec 3>"$FIFO"
-# Notebooks are independent (each loads the frozen archive), so two run at once on 2 cores.
-step "notebooks" .venv/bin/python scripts/run-notebooks.py --jobs "${NOTEBOOK_JOBS:-2}" --out "$EXPORTS/notebooks" notebooks/[0-9]*.ipynb
+# Notebooks are independent (each loads the frozen archive), so two run at once on 2 cores, the
+# longest first (the times of the last run, kept in .cache/).
+step "notebooks" .venv/bin/python scripts/run-notebooks.py --jobs "${NOTEBOOK_JOBS:-2}" --times .cache/notebook-seconds.json --announce-fd 3 --out "$EXPORTS/notebooks" notebooks/[0-9]*.ipynb
 figures() {
   echo go >&3
   exec 3>&-
@@ -83,7 +85,8 @@ figures() {
   return "$rc"
 }
 step "static figures (browser started during the notebooks)" figures
-step "HTML report" node --import tsx scripts/html-report.ts "$EXPORTS/notebooks" "$EXPORTS/report"
+# Both scripts start from a prebuilt bundle (scripts/prebuilt.cjs), without tsx's compile at each start.
+step "HTML report" node scripts/prebuilt.cjs scripts/html-report.ts --jupyter "$ROOT/.venv/bin/jupyter" "$EXPORTS/notebooks" "$EXPORTS/report"
 
 echo "[main] done: executed notebooks in $EXPORTS/notebooks/, report in $EXPORTS/report/index.html"
 cpu_now

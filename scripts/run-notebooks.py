@@ -6,13 +6,14 @@ Why our own runner: tslab reports a failing cell only through the execute reply'
 error output, so a broken tslab notebook would pass. Here every reply whose status is not "ok" fails
 the run, naming the notebook, the cell and the kernel's stderr.
 
-Usage: run-notebooks.py [--out DIR] [--kernel NAME] [--timeout S] NOTEBOOK...
+Usage: run-notebooks.py [--out DIR] [--kernel NAME] [--timeout S] [--jobs N] [--times FILE] [--announce-fd FD] NOTEBOOK...
 Exit status 0 when every cell of every notebook replied ok, 1 otherwise.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import sys
 import tempfile
@@ -99,7 +100,7 @@ class Report:
         sys.stderr.flush()
 
 
-async def run_one(path: str, out_dir: str | None, kernel: str, timeout: int, root: str, tty: bool, report: Report) -> bool:
+async def run_one(path: str, out_dir: str | None, kernel: str, timeout: int, root: str, tty: bool, report: Report, announce_fd: int | None = None) -> bool:
     nb = clean(nbformat.read(path, as_version=4))
     name = os.path.basename(path)
     code_cells = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and c.source.strip()]
@@ -150,6 +151,9 @@ async def run_one(path: str, out_dir: str | None, kernel: str, timeout: int, roo
     if out_dir:
         nb.metadata["kernelspec"] = {"name": kernel, "display_name": "TypeScript (slime diagnostics workspace)", "language": "typescript"}
         write_atomic(nb, os.path.join(out_dir, name))
+        if announce_fd is not None:
+            # The next step (the static-figure pass) may start on this one while the others run.
+            os.write(announce_fd, (os.path.join(out_dir, name) + "\n").encode())
     say(f"ok {path}: {len(code_cells)} code cells in {took:.1f}s" + (f" -> {os.path.join(out_dir, name)}" if out_dir else ""))
     return True
 
@@ -161,6 +165,7 @@ async def run_all(args, root: str) -> list[str]:
     jobs = max(1, min(args.jobs, len(args.notebooks)))
     tty = sys.stdout.isatty() and jobs == 1
     gate = asyncio.Semaphore(jobs)
+    took: dict[str, float] = {}
     stop = asyncio.Event()
 
     async def one(path: str):
@@ -168,18 +173,46 @@ async def run_all(args, root: str) -> list[str]:
             report = Report()
             if stop.is_set():
                 return path, None, report
-            ok = await run_one(path, args.out, args.kernel, args.timeout, root, tty, report)
+            started = time.monotonic()
+            ok = await run_one(path, args.out, args.kernel, args.timeout, root, tty, report, args.announce_fd)
+            if ok:
+                took[os.path.basename(path)] = round(time.monotonic() - started, 2)
             if not ok and jobs == 1 and not args.keep_going:
                 stop.set()
             return path, ok, report
 
+    # Longest first (the times of the last run, --times): two at a time, a long notebook started last
+    # would run alone at the end. Unknown ones first; reports still print in the order given.
+    known = read_times(args.times)
+    starts = sorted(args.notebooks, key=lambda p: -known.get(os.path.basename(p), float("inf")))
+    tasks = {p: asyncio.ensure_future(one(p)) for p in starts}
     failed = []
-    for task in [asyncio.ensure_future(one(p)) for p in args.notebooks]:
+    for task in [tasks[p] for p in args.notebooks]:
         path, ok, report = await task
         report.flush()
         if ok is False:
             failed.append(path)
+    if args.times and took:
+        write_times(args.times, {**known, **took})
     return failed
+
+
+def read_times(path: str | None) -> dict[str, float]:
+    """Seconds per notebook (file name) of earlier runs; {} when there are none."""
+    try:
+        with open(path or "", encoding="utf-8") as f:
+            data = json.load(f)
+        return {k: float(v) for k, v in data.items()} if isinstance(data, dict) else {}
+    except (OSError, ValueError, TypeError):
+        return {}
+
+
+def write_times(path: str, times: dict[str, float]) -> None:
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(dict(sorted(times.items())), f, indent=1)
+    os.replace(tmp, path)
 
 
 def main() -> int:
@@ -190,6 +223,8 @@ def main() -> int:
     ap.add_argument("--timeout", type=int, default=600, help="seconds per cell")
     ap.add_argument("--keep-going", action="store_true", help="run later notebooks after a failure")
     ap.add_argument("--jobs", type=int, default=1, help="notebooks run at once, each with its own kernel (they must be independent)")
+    ap.add_argument("--announce-fd", type=int, help="file descriptor to write each executed copy's path to, a line as it is written")
+    ap.add_argument("--times", help="JSON file of seconds per notebook: read to start the longest first, updated after the run")
     args = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     failed = asyncio.run(run_all(args, root))

@@ -5,7 +5,8 @@
 #   3. extra venvs named in EXTRA_VENVS (tests and benchmark: the current official W&B client);
 #   4. the project-local tslab kernelspec inside that venv (no global install, no IPython);
 #   5. the project's JupyterLab settings defaults inside that venv (jupyter/lab-settings-overrides.json);
-#   6. the save hook that keeps the source notebooks clean (jupyter/clean_on_save.py) in that venv's server config.
+#   6. the save hook that keeps the source notebooks clean (jupyter/clean_on_save.py) in that venv's server config;
+#   7. a headless Chromium for the static figure images (the npm package's, unpacked once; else Debian's).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -84,3 +85,30 @@ SDIR=".venv/share/jupyter/lab/settings/overrides.d"
 mkdir -p "$SDIR"
 cp jupyter/lab-settings-overrides.json "$SDIR/slime-diagnostics-workspace.json.tmp"
 mv "$SDIR/slime-diagnostics-workspace.json.tmp" "$SDIR/slime-diagnostics-workspace.json"
+
+# A headless Chromium draws the static figure images (scripts/add-static-figures.ts) and runs the
+# browser tests: the project's own, unpacked once from the npm package @sparticuz/chromium that npm ci
+# installed (scripts/static-browser.ts; CHROMIUM_PATH names another). Where that one cannot run (not
+# Linux x64, or shared libraries missing), Debian's chromium when this is root with apt-get
+# (WORKSPACE_APT=0: never); else one line saying so, with the command, and the figures stay interactive.
+# Already unpacked (the version installed now) and nothing set otherwise: nothing to start.
+PACKAGED="$(sed -n 's/^  "version": "\(.*\)",$/\1/p' node_modules/@sparticuz/chromium/package.json 2>/dev/null)"
+if [ -n "$PACKAGED" ] && [ -z "${CHROMIUM_PATH:-}${BUNDLED_CHROMIUM_DIR:-}" ] && [ -x "node_modules/.cache/bundled-chromium-$PACKAGED/chromium" ]; then
+  RC=0 BROWSER=""
+else
+  set +e
+  BROWSER="$(node scripts/prebuilt.cjs scripts/static-browser.ts)"
+  RC=$?
+  set -e
+fi
+if [ "$RC" -eq 0 ]; then
+  [ -z "$BROWSER" ] || echo "$BROWSER"
+elif [ "$RC" -eq 3 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && [ "${WORKSPACE_APT:-1}" != 0 ]; then
+  echo "[setup] $BROWSER: installing Debian's chromium for the static figure images (apt-get install -y chromium)"
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } ||
+    echo "[setup] apt-get install chromium failed: no static figure images, figures stay interactive-only" >&2
+elif [ "$RC" -eq 3 ]; then
+  echo "[setup] no static figure images on this machine ($BROWSER): figures stay interactive-only; to draw them: apt-get install -y chromium (as root), or set CHROMIUM_PATH" >&2
+else
+  exit "$RC"
+fi

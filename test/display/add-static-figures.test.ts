@@ -89,7 +89,7 @@ test("option and input errors", () => {
   assert.match(missing.stderr, /invalid notebook: \/nonexistent\/nb.ipynb \(no such file or folder\)/);
 });
 
-test("--wait: browser first; the notebooks are read only after a go on stdin, untouched without it", {
+test("--wait: browser first; the notebooks are read only after a go on stdin (or when named on it), untouched without it", {
   skip: chromium ? false : "no Chromium (apt-get install -y chromium)",
 }, () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "static-figures-"));
@@ -110,6 +110,27 @@ test("--wait: browser first; the notebooks are read only after a go on stdin, un
     fs.writeFileSync(plainFile, text);
     assert.equal(runScript([plainFile]).status, 0);
     assert.equal(fs.readFileSync(waitFile, "utf8"), fs.readFileSync(plainFile, "utf8"), "same images as without --wait");
+
+    // A notebook named on stdin before go is drawn at once, and only once; stdin closing without go
+    // then leaves the other untouched.
+    const sub = path.join(dir, "sub");
+    fs.mkdirSync(sub);
+    const early = path.join(sub, "early.ipynb");
+    const other = path.join(sub, "other.ipynb");
+    fs.writeFileSync(early, text);
+    fs.writeFileSync(other, text);
+    const run = (input: string) => spawnSync(process.execPath, ["--import", "tsx", SCRIPT, "--wait", sub], { cwd: ROOT, encoding: "utf8", input });
+    const named = run(`${early}\n`);
+    assert.equal(named.status, 0, named.stderr);
+    assert.match(named.stdout, /no go on stdin; 1 notebook\(s\) drawn early, no others/);
+    assert.equal(fs.readFileSync(early, "utf8"), fs.readFileSync(plainFile, "utf8"), "the named notebook drawn");
+    assert.equal(fs.readFileSync(other, "utf8"), text, "the other untouched");
+    fs.writeFileSync(early, text);
+    const both = run(`${early}\ngo\n`);
+    assert.equal(both.status, 0, both.stderr);
+    assert.equal(both.stdout.split("\n").filter((l) => l.includes("early.ipynb: 2 figure(s)")).length, 1, both.stdout);
+    assert.match(both.stdout, /4 figure\(s\) in 2 notebook\(s\)/);
+    for (const f of [early, other]) assert.equal(fs.readFileSync(f, "utf8"), fs.readFileSync(plainFile, "utf8"), f);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
