@@ -12,8 +12,19 @@ import { parseArgs } from "node:util";
 
 import { ROOT } from "./child";
 import { loadCorpus, type CorpusRun } from "./detectors/corpus";
-import { declaredClasses, median, ourFlags, perThousand, scoreOf, theirFlags, type Score, type SideFlags } from "./detectors/score";
-import { PEER } from "./detectors/peer";
+import {
+  declaredClasses,
+  matchedPeer,
+  median,
+  ourFlags,
+  perThousand,
+  scoreOf,
+  theirFlags,
+  type MatchedPeer,
+  type Score,
+  type SideFlags,
+} from "./detectors/score";
+import { PEER, PEER_LADDER } from "./detectors/peer";
 import type { MeasuredScores } from "../lib/health/measured-scores";
 
 const HELP = `npm run bench -- detectors [--corpus DIR] [--heldout DIR] [--out FILE] [--scores FILE] [--print-only]
@@ -50,17 +61,19 @@ export async function runDetectorsBench(argv: string[]): Promise<void> {
   const all = [...committed, ...heldout.map((r) => ({ ...r, label: { ...r.label, split: "heldout" as const } }))];
   const ours = ourFlags(all);
   const peer = theirFlags(all);
+  const calibrate = all.filter((r) => r.label.split === "calibrate");
+  const matched = matchedPeer(calibrate, scoreOf(calibrate, ours, () => true, null).falseAlarms);
+  const sides: Sides = { ours, peer, matched: theirFlags(all, matched.params) };
   const splits = ["calibrate", "test", "heldout"].filter((s) => all.some((r) => r.label.split === s));
   const text = [
     SECTION,
     "",
-    ...intro(all),
+    ...intro(all, matched),
     ...splits.flatMap((s) =>
       splitTables(
         s,
         all.filter((r) => r.label.split === s),
-        ours,
-        peer,
+        sides,
       ),
     ),
   ].join("\n");
@@ -82,7 +95,14 @@ export async function runDetectorsBench(argv: string[]): Promise<void> {
   log(`[detectors] wrote ${path.relative(ROOT, outFile)} and ${path.relative(ROOT, scoresFile)}`);
 }
 
-function intro(all: readonly CorpusRun[]): string[] {
+/** Our flags, the peer's at its defaults, and the peer made as strict as our false alarms on calibrate ask. */
+interface Sides {
+  ours: SideFlags;
+  peer: SideFlags;
+  matched: SideFlags;
+}
+
+function intro(all: readonly CorpusRun[], matched: MatchedPeer): string[] {
   const count = (f: (r: CorpusRun) => boolean) => all.filter(f).length;
   const fws = [...new Set(all.map((r) => r.label.framework))].sort();
   return [
@@ -92,24 +112,34 @@ function intro(all: readonly CorpusRun[]): string[] {
       `${count((r) => r.label.split === "heldout")} held out (kept outside the repository, \`--heldout DIR\`). ` +
       "Recall: fault runs with a flag raised at or after k, of those whose fault showed in the framework's own record (a run where it never showed is listed, not counted). Delay: median logged values from k to the first such flag / from the step the fault became visible in the framework's own record (labels.json `visible`: no detector can see it earlier). " +
       "False alarms: flags on healthy twins and flags raised before k, per 1,000 of those logged values. " +
-      `Peer: fixed rules as small RL-health packages use them (entropy < ${PEER.entropyFloor} for ${PEER.entropyN} logged values; any concept's value > mean + ${PEER.sigma} sigma of its ${PEER.window} previous values, at least ${PEER.minHistory}; NaN in any key), on the same records in the same run.`,
+      `Peer: fixed rules as small RL-health packages use them (entropy < ${PEER.entropyFloor} for ${PEER.entropyN} logged values; any concept's value > mean + ${PEER.sigma} sigma of its ${PEER.window} previous values, at least ${PEER.minHistory}; NaN in any key), on the same records in the same run. ` +
+      `Matched peer: the same rules made strict enough to raise no more false alarms than ours on the calibrate split, least strict first (sigma ${PEER_LADDER.sigma.join(", ")}; entropy floor ${PEER_LADDER.entropyFloor.join(", ")}), chosen there and scored on every split: ` +
+      (matched.fits
+        ? `sigma ${matched.params.sigma}, entropy floor ${matched.params.entropyFloor}.`
+        : `no rung meets that budget (a trailing window of equal values has sigma 0, so any change exceeds it at every multiple); its strictest, sigma ${matched.params.sigma} and entropy floor ${matched.params.entropyFloor}, still raises ${matched.calibrateFalseAlarms} on the calibrate split.`),
     "",
   ];
 }
 
-function splitTables(split: string, runs: readonly CorpusRun[], ours: SideFlags, peer: SideFlags): string[] {
+function splitTables(split: string, runs: readonly CorpusRun[], sides: Sides): string[] {
+  const { ours, peer, matched } = sides;
   const classes = [...new Set(runs.map((r) => r.label.fault).filter((f) => f !== "healthy"))].sort();
   const fmtDelay = (s: Score) => (s.delays.length === 0 ? "-" : `${median(s.delays)} / ${s.visibleDelays.length === 0 ? "-" : median(s.visibleDelays)}`);
   const fmtRecall = (s: Score) => `${s.caught}/${s.faultRuns}`;
+  const fmtMatched = (cls: string[] | null) => fmtRecall(scoreOf(runs, matched, () => true, cls));
   const rows = classes.map((c) => {
     const o = scoreOf(runs, ours, () => true, [c]);
     const p = scoreOf(runs, peer, () => true, [c]);
-    return `| ${c} | ${o.faultRuns}${o.unseen.length > 0 ? ` (+${o.unseen.length} never shown: ${o.unseen.join(", ")})` : ""} | ${fmtRecall(o)} | ${fmtDelay(o)} | ${fmtRecall(p)} | ${fmtDelay(p)} |`;
+    return `| ${c} | ${o.faultRuns}${o.unseen.length > 0 ? ` (+${o.unseen.length} never shown: ${o.unseen.join(", ")})` : ""} | ${fmtRecall(o)} | ${fmtDelay(o)} | ${fmtRecall(p)} | ${fmtDelay(p)} | ${fmtMatched([c])} |`;
   });
   const o = scoreOf(runs, ours, () => true, null);
   const p = scoreOf(runs, peer, () => true, null);
   const healthy = runs.filter((r) => r.label.fault === "healthy");
-  const flaggedTwins = (side: SideFlags) => healthy.filter((r) => (side.byRun.get(r.label.id) ?? []).length > 0).length;
+  const sideRow = (name: string, side: SideFlags) => {
+    const s = scoreOf(runs, side, () => true, null);
+    const twins = healthy.filter((r) => (side.byRun.get(r.label.id) ?? []).length > 0).length;
+    return `| ${name} | ${s.falseAlarms} | ${perThousand(s).toFixed(1)} (of ${s.healthyValues}) | ${twins}/${healthy.length} |`;
+  };
   const ruleRows = [...declaredClasses()].map(([rule, cls]) => {
     const s = scoreOf(runs, ours, (r) => r === rule, cls, rule);
     return `| ${rule} | ${cls.join(", ")} | ${fmtRecall(s)} | ${fmtDelay(s)} | ${s.falseAlarms} | ${perThousand(s).toFixed(1)} |`;
@@ -117,15 +147,16 @@ function splitTables(split: string, runs: readonly CorpusRun[], ours: SideFlags,
   return [
     `### Split: ${split} (${runs.length} runs, ${healthy.length} healthy)`,
     "",
-    "| fault class | runs | ours: caught | ours: median delay | peer: caught | peer: median delay |",
-    "|---|---:|---:|---:|---:|---:|",
+    "| fault class | runs | ours: caught | ours: median delay | peer: caught | peer: median delay | matched peer: caught |",
+    "|---|---:|---:|---:|---:|---:|---:|",
     ...rows,
-    `| **all** | ${o.faultRuns} | ${fmtRecall(o)} | ${fmtDelay(o)} | ${fmtRecall(p)} | ${fmtDelay(p)} |`,
+    `| **all** | ${o.faultRuns} | ${fmtRecall(o)} | ${fmtDelay(o)} | ${fmtRecall(p)} | ${fmtDelay(p)} | ${fmtMatched(null)} |`,
     "",
     "| side | false alarms | per 1,000 healthy logged values | healthy twins with any flag |",
     "|---|---:|---:|---:|",
-    `| ours | ${o.falseAlarms} | ${perThousand(o).toFixed(1)} (of ${o.healthyValues}) | ${flaggedTwins(ours)}/${healthy.length} |`,
-    `| peer | ${p.falseAlarms} | ${perThousand(p).toFixed(1)} (of ${p.healthyValues}) | ${flaggedTwins(peer)}/${healthy.length} |`,
+    sideRow("ours", ours),
+    sideRow("peer", peer),
+    sideRow("matched peer", matched),
     "",
     "| our rule | meant for | caught | median delay | false alarms | per 1,000 |",
     "|---|---|---:|---:|---:|---:|",

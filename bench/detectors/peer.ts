@@ -16,7 +16,23 @@ export interface PeerFlag {
   raisedAt: number;
 }
 
-export const PEER = { entropyFloor: 0.5, entropyN: 3, sigma: 3, window: 10, minHistory: 5 };
+/** The peer's parameters. */
+export interface PeerParams {
+  entropyFloor: number;
+  entropyN: number;
+  sigma: number;
+  window: number;
+  minHistory: number;
+}
+
+/** The packages' kind of defaults. */
+export const PEER: PeerParams = { entropyFloor: 0.5, entropyN: 3, sigma: 3, window: 10, minHistory: 5 };
+
+/**
+ * Stricter settings for a peer matched to our false alarms (chosen on the calibrate split, see
+ * `matchedPeer`): sigma multiples and entropy floors, least strict first.
+ */
+export const PEER_LADDER = { sigma: [3, 4, 5, 7, 10, 15, 20, 30, 50, 100, 200, 500], entropyFloor: [0.5, 0.3, 0.2, 0.1, 0.05, 0.02, 0.01] };
 
 /** Each record's position and values, rollout-grain records (per logged step) then updates. */
 function series(aligned: AlignedRuns, key: string): { x: number; v: number }[] {
@@ -27,40 +43,40 @@ function series(aligned: AlignedRuns, key: string): { x: number; v: number }[] {
 }
 
 /** Every peer flag on one run's aligned records. */
-export function peerFlags(aligned: AlignedRuns): PeerFlag[] {
+export function peerFlags(aligned: AlignedRuns, params: PeerParams = PEER): PeerFlag[] {
   const profile = profileOfAligned(aligned);
   const flags: PeerFlag[] = [];
   const entropy = metricOf(profile, "entropy");
-  if (entropy !== null) flags.push(...entropyFloor(series(aligned, entropy.key)));
+  if (entropy !== null) flags.push(...entropyFloor(series(aligned, entropy.key), params));
   for (const c of CONCEPT_IDS) {
     const m = metricOf(profile, c);
-    if (m !== null) flags.push(...threeSigma(series(aligned, m.key), m.key));
+    if (m !== null) flags.push(...threeSigma(series(aligned, m.key), m.key, params));
   }
   flags.push(...nanAnywhere(aligned));
   return flags;
 }
 
-function entropyFloor(s: { x: number; v: number }[]): PeerFlag[] {
+function entropyFloor(s: { x: number; v: number }[], params: PeerParams): PeerFlag[] {
   const out: PeerFlag[] = [];
   let run = 0;
   for (const p of s) {
-    run = p.v < PEER.entropyFloor ? run + 1 : 0;
-    if (run === PEER.entropyN) out.push({ rule: "peer_entropy_floor", raisedAt: p.x });
+    run = p.v < params.entropyFloor ? run + 1 : 0;
+    if (run === params.entropyN) out.push({ rule: "peer_entropy_floor", raisedAt: p.x });
   }
   return out;
 }
 
-function threeSigma(s: { x: number; v: number }[], key: string): PeerFlag[] {
+function threeSigma(s: { x: number; v: number }[], key: string, params: PeerParams): PeerFlag[] {
   const out: PeerFlag[] = [];
-  for (let i = PEER.minHistory; i < s.length; i++) {
+  for (let i = params.minHistory; i < s.length; i++) {
     const w = s
-      .slice(Math.max(0, i - PEER.window), i)
+      .slice(Math.max(0, i - params.window), i)
       .map((p) => p.v)
       .filter(Number.isFinite);
-    if (w.length < PEER.minHistory) continue;
+    if (w.length < params.minHistory) continue;
     const mean = w.reduce((a, b) => a + b, 0) / w.length;
     const sd = Math.sqrt(w.reduce((a, b) => a + (b - mean) ** 2, 0) / (w.length - 1));
-    if (s[i].v > mean + PEER.sigma * sd) out.push({ rule: `peer_3sigma:${key}`, raisedAt: s[i].x });
+    if (s[i].v > mean + params.sigma * sd) out.push({ rule: `peer_3sigma:${key}`, raisedAt: s[i].x });
   }
   return out;
 }

@@ -7,7 +7,7 @@
 import { HEALTH_CHECKS } from "../../lib/health/health-checks";
 import { runHealthChecks } from "../../lib/health/run-health-checks";
 import type { CorpusRun } from "./corpus";
-import { peerFlags } from "./peer";
+import { PEER, PEER_LADDER, peerFlags, type PeerParams } from "./peer";
 
 /** One raised flag of a detector on one run. */
 export interface Raised {
@@ -39,10 +39,10 @@ export function ourFlags(corpus: readonly CorpusRun[]): SideFlags {
 }
 
 /** The peer's flags per run, consecutive raises of one rule merged into one flag (as ours are ranges). */
-export function theirFlags(corpus: readonly CorpusRun[]): SideFlags {
+export function theirFlags(corpus: readonly CorpusRun[], params: PeerParams = PEER): SideFlags {
   const byRun = new Map<string, Raised[]>();
   for (const r of corpus) {
-    const raw = peerFlags(r.aligned);
+    const raw = peerFlags(r.aligned, params);
     const index = new Map(r.positions.map((x, i) => [x, i]));
     const merged: Raised[] = [];
     const last = new Map<string, number>();
@@ -135,4 +135,33 @@ export function perThousand(s: Score): number {
 /** The classes each of our checks declares it detects (HealthCheck.detects). */
 export function declaredClasses(): Map<string, readonly string[]> {
   return new Map(HEALTH_CHECKS.filter((c) => c.detects !== undefined).map((c) => [c.name, c.detects as readonly string[]]));
+}
+
+/** False alarms of the peer's flags whose rule starts with `prefix`, over `runs`. */
+function peerFalseAlarms(runs: readonly CorpusRun[], params: PeerParams, prefix: string): number {
+  return scoreOf(runs, theirFlags(runs, params), (rule) => rule.startsWith(prefix), null).falseAlarms;
+}
+
+/** The peer at the setting `matchedPeer` chose, and whether it met the budget. */
+export interface MatchedPeer {
+  params: PeerParams;
+  /** False on a ladder none of whose rungs meets the budget: `params` is then its strictest rung. */
+  fits: boolean;
+  calibrateFalseAlarms: number;
+}
+
+/**
+ * The peer made as strict as it must be to raise no more false alarms than ours on `calibrate`: the
+ * least strict sigma of PEER_LADDER within that budget, then the least strict entropy floor within
+ * what is left (NaN-anywhere never raises one on a healthy value). When no rung fits, the strictest.
+ */
+export function matchedPeer(calibrate: readonly CorpusRun[], budget: number): MatchedPeer {
+  const sigmaFas = (x: number) => peerFalseAlarms(calibrate, { ...PEER, sigma: x }, "peer_3sigma");
+  const sigma = PEER_LADDER.sigma.find((x) => sigmaFas(x) <= budget) ?? (PEER_LADDER.sigma.at(-1) as number);
+  const left = budget - sigmaFas(sigma) - peerFalseAlarms(calibrate, PEER, "peer_nan");
+  const floorFas = (x: number) => peerFalseAlarms(calibrate, { ...PEER, entropyFloor: x }, "peer_entropy");
+  const entropyFloor = PEER_LADDER.entropyFloor.find((x) => floorFas(x) <= left) ?? (PEER_LADDER.entropyFloor.at(-1) as number);
+  const params = { ...PEER, sigma, entropyFloor };
+  const calibrateFalseAlarms = scoreOf(calibrate, theirFlags(calibrate, params), () => true, null).falseAlarms;
+  return { params, fits: calibrateFalseAlarms <= budget, calibrateFalseAlarms };
 }

@@ -13,7 +13,7 @@ export const gradNormSpike = defineCheck({
   unit: "update or rollout",
   needs: { concepts: ["gradNorm"] },
   params: [
-    { name: "multiple", default: 10, min: 1, minInclusive: false, doc: "multiple of the trailing median a value must exceed" },
+    { name: "multiple", default: 50, min: 1, minInclusive: false, doc: "multiple of the trailing median a value must exceed" },
     { name: "window", default: 8, min: 1, minInclusive: true, integer: true, doc: "logged values before each value whose median it is compared with" },
     { name: "min_history", default: 4, min: 1, minInclusive: true, integer: true, doc: "finite values the trailing window must hold before a value is judged" },
   ],

@@ -13,7 +13,7 @@ export const lengthCollapse = defineStreakCheck({
   concept: "responseLen",
   params: [
     EARLY_PARAM(4),
-    { name: "fraction", default: 0.5, min: 0, minInclusive: false, max: 1, doc: "fraction of the run's early median response length a value must fall below" },
+    { name: "fraction", default: 0.4, min: 0, minInclusive: false, max: 1, doc: "fraction of the run's early median response length a value must fall below" },
     MIN_LENGTH_PARAM(2),
   ],
   rule: (p, profile) =>

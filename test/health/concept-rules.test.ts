@@ -87,12 +87,15 @@ test("zero_advantages (verl): largest and smallest advantage both exactly 0 for 
   assert.deepEqual(flagsOf(aligned, "zero_advantages").flags, [{ first: 2, last: 3, count: 2, raisedAt: 3, value: 0 }]);
 });
 
-test("grad_norm_spike: over 10 x the median of the values before it (at least 4); 9 x does not fire; the first values are never judged", () => {
-  const aligned = stepRun("verl", { "actor/grad_norm": [50, 1, 1.2, 0.9, 1.1, 1.0, 15, 1.0, 9.5] });
-  // x = 7: trailing median of [50, 1, 1.2, 0.9, 1.1, 1.0] = 1.05 -> 15 > 10.5 fires; x = 9: median 1.05 -> 9.5 does not.
+test("grad_norm_spike: over 50 x the median of the values before it (at least 4); 45 x does not fire; the first values are never judged", () => {
+  const aligned = stepRun("verl", { "actor/grad_norm": [500, 1, 1.2, 0.9, 1.1, 1.0, 60, 1.0, 47] });
+  // x = 7: trailing median of [500, 1, 1.2, 0.9, 1.1, 1.0] = 1.05 -> 60 > 52.5 fires; x = 9: median 1.05 -> 47 does not.
   const { result, flags } = flagsOf(aligned, "grad_norm_spike");
-  assert.deepEqual(flags, [{ first: 7, last: 7, count: 1, raisedAt: 7, value: 15 }]);
-  assert.equal(result.flags[0].window!.threshold, 10.5);
+  assert.deepEqual(flags, [{ first: 7, last: 7, count: 1, raisedAt: 7, value: 60 }]);
+  assert.equal(result.flags[0].window!.threshold, 52.5);
+  // A real healthy verl twin's 19x spike (25.1 against a trailing median of 1.3) is under the threshold.
+  const healthy = stepRun("verl", { "actor/grad_norm": [1.2, 1.4, 1.3, 1.3, 1.25, 1.35, 25.1, 1.3] });
+  assert.deepEqual(flagsOf(healthy, "grad_norm_spike").flags, []);
 });
 
 test("zero_grad_norm_streak at the logged grain (TRL logging_steps 2): 3 logged zeros in a row fire whatever the step spacing", () => {
@@ -112,9 +115,10 @@ test("kl_ref_drift: above the early median + 0.5 for 2 values in a row; a single
   assert.deepEqual(flagsOf(slow, "kl_ref_drift").flags, []);
 });
 
-test("length_collapse: below half the early median for 2 values in a row", () => {
-  const aligned = stepRun("trl", { "train/completions/mean_length": [6, 6, 5, 6, 4, 2.5, 2, 3.2] });
-  assert.deepEqual(flagsOf(aligned, "length_collapse").flags, [{ first: 6, last: 7, count: 2, raisedAt: 7, value: 2 }]);
+test("length_collapse: below 0.4 x the early median for 2 values in a row; 0.41 x (a real healthy twin's dip) does not fire", () => {
+  // Early median 6: threshold 2.4. 2.3 and 2 fire; 2.46 (0.41 x) twice does not; a lone 2.3 does not.
+  const aligned = stepRun("trl", { "train/completions/mean_length": [6, 6, 5, 6, 2.46, 2.46, 4, 2.3, 5, 2.3, 2, 3.2] });
+  assert.deepEqual(flagsOf(aligned, "length_collapse").flags, [{ first: 10, last: 11, count: 2, raisedAt: 11, value: 2 }]);
 });
 
 test("mismatch_growth (verl): the mean |log-prob difference| above 4 x its early median for 2 values in a row; the k3 KL growing 30x is not read", () => {

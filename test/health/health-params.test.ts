@@ -12,11 +12,11 @@ test("defaults are the issue's rules", () => {
     learning_stalled: { min_fraction: 1, min_length: 2 },
     zero_advantages: { min_length: 2 },
     zero_grad_norm_streak: { min_length: 3 },
-    grad_norm_spike: { multiple: 10, window: 8, min_history: 4 },
+    grad_norm_spike: { multiple: 50, window: 8, min_history: 4 },
     non_finite: {},
     truncation_saturation: { level: 0.8, min_length: 2 },
-    truncation_surge: { min_fraction: 0.5, median_multiple: 3 },
-    length_collapse: { early: 4, fraction: 0.5, min_length: 2 },
+    truncation_surge: { min_fraction: 0.5, median_multiple: 3, min_history: 4 },
+    length_collapse: { early: 4, fraction: 0.4, min_length: 2 },
     kl_ref_drift: { early: 4, rise: 0.5, min_length: 2 },
     mismatch_growth: { early: 4, multiple: 4, min_length: 2 },
     ppo_kl_first_update: { threshold: 1e-8 },
@@ -37,7 +37,7 @@ test("runs.json health object overrides defaults, environment overrides both; so
     health: { truncation_surge: { min_fraction: 0.4, median_multiple: 2 }, zero_grad_norm_streak: { min_length: 4 } },
     env: { HEALTH_TRUNCATION_SURGE_MIN_FRACTION: "0.45", HEALTH_LOGPROB_GAP_JUMP_MEDIAN_MULTIPLE: "1e1", HEALTH_THROUGHPUT_DROP_MAX_DROP: "" },
   });
-  assert.deepEqual(s.params.truncation_surge, { min_fraction: 0.45, median_multiple: 2 });
+  assert.deepEqual(s.params.truncation_surge, { min_fraction: 0.45, median_multiple: 2, min_history: 4 });
   assert.deepEqual(s.params.zero_grad_norm_streak, { min_length: 4 });
   assert.deepEqual(s.params.logprob_gap_jump, { median_multiple: 10 });
   assert.deepEqual(s.params.throughput_drop, { max_drop: 0.2 }, "an empty variable is unset");
@@ -45,7 +45,7 @@ test("runs.json health object overrides defaults, environment overrides both; so
   assert.equal(src["truncation_surge.min_fraction"], "environment");
   assert.equal(src["truncation_surge.median_multiple"], "runs.json");
   assert.equal(src["ppo_kl_first_update.threshold"], "default");
-  assert.equal(s.rows.length, 37, "one row per parameter of every check");
+  assert.equal(s.rows.length, 38, "one row per parameter of every check");
 });
 
 test("invalid values read `invalid <option>: <value> (<allowed>)`", () => {
@@ -62,7 +62,8 @@ test("invalid values read `invalid <option>: <value> (<allowed>)`", () => {
     message: 'invalid health.truncation_surge.min_fraction: "0.4" (a number from 0 to 1) in data/runs.json',
   });
   assert.throws(cfg({ truncation_surge: { median: 2 } }), {
-    message: "invalid health.truncation_surge.median: unknown parameter (parameters of truncation_surge: min_fraction, median_multiple) in data/runs.json",
+    message:
+      "invalid health.truncation_surge.median: unknown parameter (parameters of truncation_surge: min_fraction, median_multiple, min_history) in data/runs.json",
   });
   assert.throws(cfg({ nan_check: {} }), /^Error: invalid health\.nan_check: unknown check \(known: ppo_kl_first_update, .*\) in data\/runs\.json$/);
   assert.throws(cfg([1]), { message: 'invalid health: [1] (an object { "<check>": { "<param>": <number> } }) in data/runs.json' });

@@ -142,11 +142,12 @@ test("verl runs whose settings prove one update per step: each step is that upda
 });
 
 test("truncation_surge under verl: a training step whose response_length/clip_ratio surges is flagged with verl's key", () => {
-  const aligned = buildAligned([{ round: "R0", batches: [0.1, 0.1, 0.9, 0.1].map((c) => ({ rollout: { "response_length/clip_ratio": c } })) }]);
+  // The default judges a batch after the run's first 4 values: step 6 surges, step 2's 0.9 is the start.
+  const aligned = buildAligned([{ round: "R0", batches: [0.1, 0.9, 0.1, 0.1, 0.1, 0.9, 0.1].map((c) => ({ rollout: { "response_length/clip_ratio": c } })) }]);
   aligned.profile = { name: "verl", how: "detected", evidence: [] };
   const report = runHealthChecks(aligned);
   assert.deepEqual(
     report.flags.filter((f) => f.check === "truncation_surge").map((f) => [f.key, f.first, f.last, f.value]),
-    [["response_length/clip_ratio", 3, 3, 0.9]],
+    [["response_length/clip_ratio", 6, 6, 0.9]],
   );
 });

@@ -61,10 +61,15 @@ FAULTS = {
     "kl_drift": {"setting": "trl-beta", "how": "beta 0.1, learning rate 1e-3, raised x20 from step k: the policy drifts from the reference"},
 }
 
-# (seed, k) per fault run; the first of each class is the calibration part.
-COMMITTED = {"faults": [(1, 10, "calibrate"), (2, 12, "test"), (3, 15, "test")], "healthy": {"trl-log1": [1, 2, 3, 4, 5, 6], "trl-beta": [1, 2, 3, 4]}}
+# (seed, k, split) per fault run. Round 2 (after round 1's test split, seeds 2-3 and healthy log1 3-6 /
+# beta 2-4, had been scored): every round-1 run calibrates; the test split is new runs made after the rules
+# were frozen (seeds 4-6, healthy log1 10-13 and beta 10-12).
+COMMITTED = {
+    "faults": [(1, 10, "calibrate"), (2, 12, "calibrate"), (3, 15, "calibrate"), (4, 11, "test"), (5, 13, "test"), (6, 16, "test")],
+    "healthy": {"trl-log1": [1, 2, 3, 4, 5, 6, 10, 11, 12, 13], "trl-beta": [1, 2, 3, 4, 10, 11, 12]},
+}
 HELDOUT = {"faults": [(7, 8, "heldout"), (8, 14, "heldout"), (9, 18, "heldout")], "healthy": {"trl-log1": [7, 8, 9], "trl-beta": [7, 8], "trl-log2": [7, 8, 9]}}
-CALIBRATE_HEALTHY = {("trl-log1", 1), ("trl-log1", 2), ("trl-beta", 1)}
+TEST_HEALTHY_SEEDS = range(10, 20)
 
 # The fault state the callback sets and the reward functions read (one process = one run).
 STATE = {"active": False, "fault": None}
@@ -217,7 +222,11 @@ def visible_in(state_path: str, fault: str, k: int):
     """The first logged step >= k where the fault shows in TRL's own record (trainer_state.json), with the numbers."""
     rule = VISIBLE[fault]
     # TrainerState writes a NaN metric as null.
-    log = [{**e, rule["key"]: math.nan if e[rule["key"]] is None else e[rule["key"]]} for e in json.load(open(state_path))["log_history"] if "step" in e and rule["key"] in e]
+    import gzip
+
+    with (gzip.open if state_path.endswith(".gz") else open)(state_path, "rt") as f:
+        history = json.load(f)["log_history"]
+    log = [{**e, rule["key"]: math.nan if e[rule["key"]] is None else e[rule["key"]]} for e in history if "step" in e and rule["key"] in e]
     before = [e[rule["key"]] for e in log if e["step"] < k and math.isfinite(e[rule["key"]])]
     base = median(before) if before else math.nan
     for e in log:
@@ -296,7 +305,7 @@ def corpus(plan: dict) -> list[dict]:
     runs = []
     for setting, seeds in plan["healthy"].items():
         for s in seeds:
-            split = "heldout" if plan is HELDOUT else ("calibrate" if (setting, s) in CALIBRATE_HEALTHY else "test")
+            split = "heldout" if plan is HELDOUT else ("test" if s in TEST_HEALTHY_SEEDS else "calibrate")
             runs.append({"id": f"trl-healthy-{setting.removeprefix('trl-')}-s{s}", "fault": "healthy", "k": None, "seed": s, "setting": setting, "split": split})
     for fault, f in FAULTS.items():
         for s, k, split in plan["faults"]:
@@ -313,10 +322,13 @@ def main() -> None:
     ap.add_argument("--out", default="test/fixtures/real-runs/faults/trl")
     ap.add_argument("--heldout", action="store_true", help="the held-out plan (other seeds, steps and a logging_steps 2 setting)")
     ap.add_argument("--only", action="append", help="run id (default: every run of the plan)")
+    ap.add_argument("--relabel", action="store_true", help="no runs: labels.json from the run folders under --out (the plan's splits)")
     a = ap.parse_args()
     if a.round:
         return run_round(a.round)
     plan = HELDOUT if a.heldout else COMMITTED
+    if a.relabel:
+        return write_labels(a, plan, [label_of(r, a.out) for r in corpus(plan) if os.path.isdir(os.path.join(a.out, r["id"]))])
     runs = [r for r in corpus(plan) if not a.only or r["id"] in a.only]
     os.makedirs(a.out, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="trlf-model-")
@@ -328,13 +340,36 @@ def main() -> None:
     t0 = time.time()
     made = {r["id"]: make_run(r, a.out, tmp) for r in runs}
     merged = [made.get(r["id"]) or next(o for o in old if o["id"] == r["id"]) for r in corpus(plan) if r["id"] in made or any(o["id"] == r["id"] for o in old)]
-    cmd = "python tools/real-runs/trl/make_trl_faults.py --out " + ("<a folder outside the repository> --heldout" if a.heldout else "test/fixtures/real-runs/faults/trl")
-    labels = {"framework": "trl", "maker": "tools/real-runs/trl/make_trl_faults.py", "command": cmd, "versions": versions(), "faults": {k: v["how"] for k, v in FAULTS.items()}, "runs": merged}
-    with open(labels_path, "w") as f:
-        json.dump(labels, f, indent=2)
-        f.write("\n")
+    write_labels(a, plan, merged)
     shutil.rmtree(tmp, ignore_errors=True)
     print(f"[trl-faults] {len(made)} runs in {time.time() - t0:.0f} s", flush=True)
+
+
+def label_of(run: dict, out: str) -> dict:
+    """A made run's label from its folder (what make_run returned when it made it), for --relabel."""
+    dest = os.path.join(out, run["id"])
+    stored = next(f for f in sorted(os.listdir(dest)) if f.endswith(".wandb.gz"))
+    state = os.path.join(dest, "trainer_state.json.gz")
+    visible = None if run["fault"] == "healthy" else visible_in(state, run["fault"], run["k"])
+    return {
+        "id": run["id"],
+        "framework": "trl",
+        **{key: run[key] for key in ("fault", "k", "seed", "setting", "split")},
+        "files": [f"{run['id']}/{stored}"],
+        "ownRecord": f"{run['id']}/trainer_state.json.gz",
+        "visible": visible,
+    }
+
+
+def write_labels(a, plan: dict, runs: list[dict]) -> None:
+    splits = {r["id"]: r["split"] for r in corpus(plan)}
+    for label in runs:
+        label["split"] = splits[label["id"]]  # the plan's split wins over a label written in an earlier round
+    cmd = "python tools/real-runs/trl/make_trl_faults.py --out " + ("<a folder outside the repository> --heldout" if a.heldout else "test/fixtures/real-runs/faults/trl")
+    labels = {"framework": "trl", "maker": "tools/real-runs/trl/make_trl_faults.py", "command": cmd, "versions": versions(), "faults": {k: v["how"] for k, v in FAULTS.items()}, "runs": runs}
+    with open(os.path.join(a.out, "labels.json"), "w") as f:
+        json.dump(labels, f, indent=2)
+        f.write("\n")
 
 
 if __name__ == "__main__":
