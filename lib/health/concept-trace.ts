@@ -70,6 +70,8 @@ export interface StreakRule {
   /** True when a value crosses the threshold (non-finite values never do). */
   fires(value: number, threshold: number): boolean;
   side: FlagWindow["side"];
+  /** Keep the threshold the streak's first value crossed for the rest of the streak (a jump is judged against the values before it, not against itself). */
+  holdThreshold?: boolean;
 }
 
 /** What {@link streakFlags} returns: the flags and, per run, the baseline and threshold used. */
@@ -116,7 +118,7 @@ function judgeTrace(t: ConceptTrace, rule: StreakRule): { flags: CheckFlag[]; ev
   };
   for (let i = rule.early; i < t.values.length; i++) {
     const v = t.values[i];
-    const th = rule.threshold(baseline, before);
+    const th: number | null = rule.holdThreshold === true && run.length > 0 && window !== null ? window.threshold : rule.threshold(baseline, before);
     if (th !== null) thresholds.push(th);
     if (th !== null && v - v === 0 && rule.fires(v, th)) {
       // The figure's threshold line is the one the streak's first value crossed.

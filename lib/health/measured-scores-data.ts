@@ -2,7 +2,7 @@
 import type { MeasuredScores } from "./measured-scores";
 
 export const MEASURED_SCORES: MeasuredScores = {
-  corpus: "test split of test/fixtures/real-runs/faults (57 real trl and verl runs)",
+  corpus: "test split of test/fixtures/real-runs/faults (64 real trl and verl runs)",
   rules: {
     zero_grad_norm_streak: {
       classes: ["learning_stopped"],
@@ -11,7 +11,7 @@ export const MEASURED_SCORES: MeasuredScores = {
       medianDelay: 2,
       medianVisibleDelay: 2,
       falseAlarms: 0,
-      healthyValues: 813,
+      healthyValues: 935,
     },
     non_finite: {
       classes: ["non_finite"],
@@ -20,7 +20,7 @@ export const MEASURED_SCORES: MeasuredScores = {
       medianDelay: 0,
       medianVisibleDelay: 0,
       falseAlarms: 0,
-      healthyValues: 813,
+      healthyValues: 935,
     },
     truncation_surge: {
       classes: ["length_runaway"],
@@ -29,7 +29,7 @@ export const MEASURED_SCORES: MeasuredScores = {
       medianDelay: 8,
       medianVisibleDelay: 0,
       falseAlarms: 0,
-      healthyValues: 813,
+      healthyValues: 935,
     },
     logprob_gap_jump: {
       classes: ["mismatch"],
@@ -56,7 +56,7 @@ export const MEASURED_SCORES: MeasuredScores = {
       medianDelay: 2,
       medianVisibleDelay: 0.5,
       falseAlarms: 0,
-      healthyValues: 813,
+      healthyValues: 935,
     },
     learning_stalled: {
       classes: ["learning_stopped"],
@@ -65,7 +65,7 @@ export const MEASURED_SCORES: MeasuredScores = {
       medianDelay: 1,
       medianVisibleDelay: 1,
       falseAlarms: 0,
-      healthyValues: 511,
+      healthyValues: 543,
     },
     zero_advantages: {
       classes: ["learning_stopped"],
@@ -74,7 +74,7 @@ export const MEASURED_SCORES: MeasuredScores = {
       medianDelay: 1,
       medianVisibleDelay: 1,
       falseAlarms: 0,
-      healthyValues: 302,
+      healthyValues: 392,
     },
     grad_norm_spike: {
       classes: ["grad_spike"],
@@ -83,7 +83,7 @@ export const MEASURED_SCORES: MeasuredScores = {
       medianDelay: 0,
       medianVisibleDelay: 0,
       falseAlarms: 0,
-      healthyValues: 813,
+      healthyValues: 935,
     },
     truncation_saturation: {
       classes: ["length_runaway"],
@@ -92,7 +92,7 @@ export const MEASURED_SCORES: MeasuredScores = {
       medianDelay: 9,
       medianVisibleDelay: 1,
       falseAlarms: 0,
-      healthyValues: 813,
+      healthyValues: 935,
     },
     length_collapse: {
       classes: ["length_collapse"],
@@ -101,16 +101,16 @@ export const MEASURED_SCORES: MeasuredScores = {
       medianDelay: 7.5,
       medianVisibleDelay: 1,
       falseAlarms: 0,
-      healthyValues: 813,
+      healthyValues: 935,
     },
     kl_ref_drift: {
       classes: ["kl_drift"],
-      faultRuns: 3,
-      caught: 3,
-      medianDelay: 3,
-      medianVisibleDelay: 3,
-      falseAlarms: 2,
-      healthyValues: 145,
+      faultRuns: 6,
+      caught: 5,
+      medianDelay: 2,
+      medianVisibleDelay: 1,
+      falseAlarms: 0,
+      healthyValues: 267,
     },
     mismatch_growth: {
       classes: ["mismatch"],
@@ -119,7 +119,7 @@ export const MEASURED_SCORES: MeasuredScores = {
       medianDelay: 1,
       medianVisibleDelay: 1,
       falseAlarms: 0,
-      healthyValues: 302,
+      healthyValues: 392,
     },
   },
 };

@@ -115,6 +115,19 @@ test("kl_ref_drift: above the early median + 0.5 for 2 values in a row; a single
   assert.deepEqual(flagsOf(slow, "kl_ref_drift").flags, []);
 });
 
+test("kl_ref_drift: a creep past early + 0.5 is not a jump (a real healthy TRL twin, 1.6 x the five values before), a jump is, its threshold held for the streak", () => {
+  // trl-healthy-beta-s11's last 11 values: 0.54 and 0.56 pass 0.5 but not 2 x the median 0.34 of the five before.
+  const creep = stepRun("trl", { "train/kl": [0, 0.004, 0.01, 0.1, 0.26, 0.33, 0.3, 0.2, 0.34, 0.37, 0.35, 0.54, 0.56, 0.48, 0.43] });
+  assert.deepEqual(flagsOf(creep, "kl_ref_drift").flags, []);
+  // A jump to 0.78 (3.1 x the median 0.25 before it), then 0.63: the second value is judged against the
+  // streak's first threshold (0.5015), not against a window that now holds the jump (2 x 0.33 = 0.66).
+  const jump = stepRun("trl", { "train/kl": [0, 0.001, 0.002, 0.002, 0.2, 0.25, 0.25, 0.33, 0.43, 0.78, 0.63] });
+  const { result, flags } = flagsOf(jump, "kl_ref_drift");
+  assert.deepEqual(flags, [{ first: 10, last: 11, count: 2, raisedAt: 11, value: 0.78 }]);
+  assert.ok(Math.abs(result.flags[0].window!.threshold - 0.5015) < 1e-12);
+  assert.match(result.rule, /and above 2 x the median of the 5 values logged before the streak, 2 or more values in a row$/);
+});
+
 test("length_collapse: below 0.4 x the early median for 2 values in a row; 0.41 x (a real healthy twin's dip) does not fire", () => {
   // Early median 6: threshold 2.4. 2.3 and 2 fire; 2.46 (0.41 x) twice does not; a lone 2.3 does not.
   const aligned = stepRun("trl", { "train/completions/mean_length": [6, 6, 5, 6, 2.46, 2.46, 4, 2.3, 5, 2.3, 2, 3.2] });

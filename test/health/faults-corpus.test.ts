@@ -70,6 +70,9 @@ const FIRST_FLAGS: [string, number, string][] = [
   ["trl-kl-drift-s4-k11", 13, "entropy_collapse"],
   ["trl-kl-drift-s5-k13", 18, "kl_ref_drift"],
   ["trl-kl-drift-s6-k16", 19, "kl_ref_drift"],
+  ["trl-kl-drift-s10-k12", 19, "kl_ref_drift"],
+  ["trl-kl-drift-s11-k14", 16, "kl_ref_drift"],
+  ["trl-kl-drift-s12-k10", 12, "kl_ref_drift"],
   ["verl-mismatch-s1-k8", 9, "mismatch_growth"],
   ["verl-mismatch-s2-k10", 11, "mismatch_growth"],
   ["verl-mismatch-s3-k12", 13, "mismatch_growth"],
@@ -122,20 +125,21 @@ const FIRST_FLAGS: [string, number, string][] = [
   ["verl-kl-drift-s2-k12", 13, "kl_ref_drift"],
   ["verl-kl-drift-s3-k8", 11, "truncation_surge"],
   ["verl-kl-drift-s4-k9", 10, "kl_ref_drift"],
-  ["verl-kl-drift-s5-k11", 17, "kl_ref_drift"],
+  ["verl-kl-drift-s5-k11", -1, "none"],
   ["verl-kl-drift-s6-k7", 11, "kl_ref_drift"],
+  ["verl-kl-drift-s10-k11", 14, "truncation_saturation"],
+  ["verl-kl-drift-s11-k9", 10, "kl_ref_drift"],
+  ["verl-kl-drift-s12-k13", 14, "kl_ref_drift"],
 ];
 
 /**
- * The false alarms the committed corpus has, pinned so that a change that adds or removes one is seen.
- * Both are on round 2's test split, made after the rules were frozen (docs/health.md, "Calibration"):
- * two healthy TRL twins at beta 0.1 whose KL to the reference crept up over the run (0.54, 0.56 at steps
- * 33-34; 0.57, 0.51 at steps 35-36) past the early median + 0.5. Not retuned on: they are the measured
- * false-alarm rate.
+ * The false alarms the committed corpus has: none. Round 2's test split had two (kl_ref_drift on healthy
+ * TRL beta twins whose KL crept past the early median + 0.5 at steps 33-36); kl_ref_drift became a jump
+ * rule, those runs calibrate, and round 3's new kl runs and twins test it (docs/health.md, "Calibration").
  */
-const KNOWN_FALSE_ALARMS = ["trl-healthy-beta-s11: kl_ref_drift at 34", "trl-healthy-beta-s12: kl_ref_drift at 36"];
+const KNOWN_FALSE_ALARMS: string[] = [];
 
-test("healthy twins of every setting and seed, and fault runs before k: no flag but the pinned false alarms, none on the calibrate split", {
+test("healthy twins of every setting and seed, and fault runs before k: no flag", {
   skip: SKIP,
 }, () => {
   const healthy = corpus.filter((r) => r.label.fault === "healthy");
@@ -173,18 +177,25 @@ test("each fault run's first flag at or after k: the step and the check, pinned"
  * length, KL) where the label's test fires on one value, or the level built up slowly (kl-drift-s5).
  */
 const LATE_AFTER_VISIBLE = [
-  "verl-kl-drift-s5-k11: raised at 17, visible at 11",
+  "trl-kl-drift-s10-k12: raised at 19, visible at 13",
   "verl-kl-drift-s6-k7: raised at 11, visible at 7",
   "verl-length-collapse-s4-k9: raised at 16, visible at 12",
   "verl-length-runaway-s6-k8: raised at 17, visible at 13",
   "verl-mismatch-noise-s4-k10: raised at 15, visible at 10",
 ];
 
-test("every first flag is at or after k; within 3 logged values of when the fault showed in the framework's own record but the pinned late ones", {
+/** Fault runs no rule flags at all, pinned: a calibrate run whose KL jumped once (1.56) and then crept (0.31 to 1.29), which kl_ref_drift reads as a creep. */
+const MISSED = ["verl-kl-drift-s5-k11"];
+
+test("every first flag is at or after k (no run missed but the pinned one); within 3 logged values of when the fault showed in the framework's own record but the pinned late ones", {
   skip: SKIP,
 }, () => {
   const late: string[] = [];
-  for (const [id, at] of FIRST_FLAGS) {
+  assert.deepEqual(
+    FIRST_FLAGS.filter(([, at]) => at === -1).map(([id]) => id),
+    MISSED,
+  );
+  for (const [id, at] of FIRST_FLAGS.filter(([, at]) => at !== -1)) {
     const r = corpus.find((c) => c.label.id === id)!;
     assert.ok(at >= (r.label.k as number), id);
     if (r.label.visible !== null && at > r.label.visible.step + 3) late.push(`${id}: raised at ${at}, visible at ${r.label.visible.step}`);

@@ -17,7 +17,7 @@ test("defaults are the issue's rules", () => {
     truncation_saturation: { level: 0.8, min_length: 2 },
     truncation_surge: { min_fraction: 0.5, median_multiple: 3, min_history: 4 },
     length_collapse: { early: 4, fraction: 0.4, min_length: 2 },
-    kl_ref_drift: { early: 4, rise: 0.5, min_length: 2 },
+    kl_ref_drift: { early: 4, rise: 0.5, jump: 2, window: 5, min_length: 2 },
     mismatch_growth: { early: 4, multiple: 4, min_length: 2 },
     ppo_kl_first_update: { threshold: 1e-8 },
     logprob_gap_jump: { median_multiple: 5 },
@@ -45,7 +45,7 @@ test("runs.json health object overrides defaults, environment overrides both; so
   assert.equal(src["truncation_surge.min_fraction"], "environment");
   assert.equal(src["truncation_surge.median_multiple"], "runs.json");
   assert.equal(src["ppo_kl_first_update.threshold"], "default");
-  assert.equal(s.rows.length, 38, "one row per parameter of every check");
+  assert.equal(s.rows.length, 40, "one row per parameter of every check");
 });
 
 test("invalid values read `invalid <option>: <value> (<allowed>)`", () => {

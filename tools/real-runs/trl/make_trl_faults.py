@@ -64,12 +64,16 @@ FAULTS = {
 # (seed, k, split) per fault run. Round 2 (after round 1's test split, seeds 2-3 and healthy log1 3-6 /
 # beta 2-4, had been scored): every round-1 run calibrates; the test split is new runs made after the rules
 # were frozen (seeds 4-6, healthy log1 10-13 and beta 10-12).
+# Round 3, kl_drift only: two healthy beta twins of round 2's test split raised kl_ref_drift, which then
+# became a jump rule; round 2's kl_drift runs and beta twins calibrate, and new ones test it.
 COMMITTED = {
     "faults": [(1, 10, "calibrate"), (2, 12, "calibrate"), (3, 15, "calibrate"), (4, 11, "test"), (5, 13, "test"), (6, 16, "test")],
-    "healthy": {"trl-log1": [1, 2, 3, 4, 5, 6, 10, 11, 12, 13], "trl-beta": [1, 2, 3, 4, 10, 11, 12]},
+    "healthy": {"trl-log1": [1, 2, 3, 4, 5, 6, 10, 11, 12, 13], "trl-beta": [1, 2, 3, 4, 10, 11, 12, 20, 21, 22, 23]},
+    "only": {"kl_drift": [(10, 12, "test"), (11, 14, "test"), (12, 10, "test")]},
+    "calibrate": {"trl-healthy-beta-s10", "trl-healthy-beta-s11", "trl-healthy-beta-s12", "trl-kl-drift-s4-k11", "trl-kl-drift-s5-k13", "trl-kl-drift-s6-k16"},
 }
 HELDOUT = {"faults": [(7, 8, "heldout"), (8, 14, "heldout"), (9, 18, "heldout")], "healthy": {"trl-log1": [7, 8, 9], "trl-beta": [7, 8], "trl-log2": [7, 8, 9]}}
-TEST_HEALTHY_SEEDS = range(10, 20)
+TEST_HEALTHY_SEEDS = range(10, 30)
 
 # The fault state the callback sets and the reward functions read (one process = one run).
 STATE = {"active": False, "fault": None}
@@ -313,6 +317,12 @@ def corpus(plan: dict) -> list[dict]:
             if plan is HELDOUT and fault in ("entropy_collapse", "learning_stopped", "length_runaway") and s == 9:
                 setting = "trl-log2"  # held out: a coarser logging grain than any committed run
             runs.append({"id": f"trl-{fault.replace('_', '-')}-s{s}-k{k}", "fault": fault, "k": k, "seed": s, "setting": setting, "split": split})
+    for fault, extra in plan.get("only", {}).items():
+        for s, k, split in extra:
+            runs.append({"id": f"trl-{fault.replace('_', '-')}-s{s}-k{k}", "fault": fault, "k": k, "seed": s, "setting": FAULTS[fault]["setting"], "split": split})
+    for r in runs:
+        if r["id"] in plan.get("calibrate", ()):
+            r["split"] = "calibrate"
     return runs
 
 

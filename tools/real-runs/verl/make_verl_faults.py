@@ -141,8 +141,10 @@ CALIBRATE_HEALTHY_SEEDS = (1, 2, 3, 4, 5, *range(10, 16))
 TEST_HEALTHY_SEEDS = tuple(range(16, 21))
 # Healthy twins of each CLASS_SETTING (kl-drift): seeds 1-3 and 16-18. Every run of that setting calibrates:
 # healthy-s17-kl's truncation_surge at step 2 was seen before truncation_surge.min_history became 4.
-CLASS_SETTING_HEALTHY_SEEDS = {"calibrate": (1, 2, 3, 16, 17, 18)}
+# Round 3 (kl_ref_drift became a jump rule after round 2's TRL test twins): seeds 10-12 and healthy 20-22 test it.
+CLASS_SETTING_HEALTHY_SEEDS = {"calibrate": (1, 2, 3, 16, 17, 18), "test": (20, 21, 22)}
 CLASS_SETTING_SPLITS = {"calibrate": (1, 2, 3, 4, 5, 6)}  # fault seeds of a CLASS_SETTING class, by split
+ROUND3_KS = {"kl-drift": ((10, 11), (11, 9), (12, 13))}  # (seed, k) of the test runs of a CLASS_SETTING class
 
 
 def committed_runs():
@@ -159,6 +161,8 @@ def committed_runs():
         for seed, k in zip((1, 2, 3, 4, 5, 6), KS[cls][0] + KS[cls][2]):
             own = cls in CLASS_SETTING and seed in CLASS_SETTING_SPLITS["calibrate"]
             runs.append(dict(cls=cls, seed=seed, k=k, split="calibrate" if seed <= 3 or own else "test", **setting))
+        for seed, k in ROUND3_KS.get(cls, ()):
+            runs.append(dict(cls=cls, seed=seed, k=k, split="test", **setting))
     return runs
 
 
@@ -560,9 +564,10 @@ def kl_setting_lines(labels: list) -> list:
         f"`actor/kl_coef` and `timing_s/ref`. The fault raises the lr x{KL_LR_FACTOR:g} from step k (to 4e-2, what x20 gives the other",
         "classes' 2e-3). Chosen on trial runs of calibrate seeds 1-3: at lr 2e-3 the healthy twins' `actor/kl_loss` reached",
         "0.22-0.48 in 20 steps (coef 0.1 or 0.05), and at coef 0.1 a raised lr (x20, x50) moved seed 1's only to 0.5-1.0.",
-        "Splits: every run of this setting is `calibrate`. Seeds 4-6 and healthy `-kl` seeds 16-18 were made as a test part,",
-        "but healthy-s17-kl's `truncation_surge` at step 2 (0.56 truncated after 0.25) was seen before that rule's",
-        "`min_history` became 4, so they calibrate too; `kl_drift`'s held-back runs are TRL's.",
+        "Splits: seeds 1-6 and healthy `-kl` seeds 1-3 and 16-18 are `calibrate` (seeds 4-6 and 16-18 were made as a test",
+        "part, but healthy-s17-kl's `truncation_surge` at step 2, 0.56 truncated after 0.25, was seen before that rule's",
+        "`min_history` became 4); seeds 10-12 and healthy `-kl` seeds 20-22, made after `kl_ref_drift` became a jump rule",
+        "(round 3), are `test`.",
         "",
     ]
 
