@@ -266,15 +266,27 @@ export interface UpdateRecord {
   values: Record<string, number>;
 }
 
-/** One rollout batch: the rows sharing a `rollout/step`, merged. Keys are the W&B keys. */
-export interface RolloutRecord {
+/**
+ * One record of the profile's record axis (what its `recordNoun` names): on a batch-and-updates axis
+ * one rollout batch, the rows sharing a `rollout/step` merged; on a step axis one logged training step
+ * (verl, OpenRLHF, TRL). Keys are the W&B keys. Written to rollouts.csv, whose name stays for the
+ * files' readers.
+ */
+export interface AxisRecord {
   runId: string;
   round: string;
+  /** The record's number on its axis: the rollout id, or the framework's logged step. */
   rollout: number;
   /** `_step`s of the merged source rows. */
   historySteps: number[];
   values: Record<string, number>;
 }
+
+/**
+ * The old name of AxisRecord, kept while lib/compare (changed in parallel work) still imports it.
+ * @deprecated use AxisRecord
+ */
+export type RolloutRecord = AxisRecord;
 
 /**
  * One eval row (`eval/step`). Never merged, never a duplicate: slime evaluates before training at the
@@ -379,7 +391,7 @@ export interface AlignedRuns {
   /** Per run: identity, state, frozen rows, flags and versions as frozen, and the version bounds its keys prove (lib/align/version-bounds.ts). */
   runs: { runId: string; round: string; state: string; historyEvents: number; flags?: RunFlags; versions?: RunVersions; versionBounds?: VersionBound[] }[];
   /** Surviving records only: each rollout id and each update once, under the round that owns it. */
-  rollouts: RolloutRecord[];
+  rollouts: AxisRecord[];
   updates: UpdateRecord[];
   evals: EvalRecord[];
   /** What later loggings replaced, per run and replacing run (excluded from every record list above). */

@@ -2,7 +2,7 @@
  * How diagnostics name one record in warnings and errors: run, step on its own axis, and the
  * source `_step`(s) so the row can be found in the frozen history file.
  */
-import type { RolloutRecord, UpdateRecord } from "../types";
+import type { AxisRecord, UpdateRecord } from "../types";
 import { STEP_KEYS } from "../registry/profile-slime";
 
 /** E.g. `run abc train/step 12 (update 11, _step 30)`. */
@@ -11,6 +11,6 @@ export function describeUpdate(u: UpdateRecord): string {
 }
 
 /** E.g. `run abc rollout 5 (_step 20, 21)`. */
-export function describeRollout(r: RolloutRecord): string {
+export function describeRollout(r: AxisRecord): string {
   return `run ${r.runId} rollout ${r.rollout} (_step ${r.historySteps.join(", ")})`;
 }

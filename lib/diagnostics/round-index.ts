@@ -3,7 +3,7 @@
  * Every diagnostic table groups records by this index, so an inconsistent record (a round label that
  * is not in `aligned.rounds`) fails here, naming the record.
  */
-import type { AlignedRuns, RolloutRecord, UpdateRecord } from "../types";
+import type { AlignedRuns, AxisRecord, UpdateRecord } from "../types";
 import { describeRollout, describeUpdate } from "./record-label";
 
 /** Round labels in run order, the position of each label, and the run id(s) of each round. */
@@ -37,7 +37,7 @@ export function updateRoundPosition(index: RoundIndex, u: UpdateRecord): number 
 }
 
 /** Position of a rollout batch's round; throws naming run and rollout when the round is not in the index. */
-export function rolloutRoundPosition(index: RoundIndex, r: RolloutRecord): number {
+export function rolloutRoundPosition(index: RoundIndex, r: AxisRecord): number {
   const i = index.position.get(r.round);
   if (i === undefined) throw unknownRound(index, describeRollout(r), r.round);
   return i;

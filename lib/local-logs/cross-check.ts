@@ -2,7 +2,7 @@
  * Field-by-field comparison of the aligned W&B records with the metric dicts slime printed to its
  * local log. Pairing uses the aligned records' ids, never raw step values: `perf N:`, `rollout N:`
  * (multi_turn, passrate, no-filter) and `eval N:` lines pair by their raw rollout id N with the
- * rollout record (RolloutRecord.rollout) or eval record (EvalRecord.evalStep) of that rollout id, so a
+ * rollout record (AxisRecord.rollout) or eval record (EvalRecord.evalStep) of that rollout id, so a
  * run logged with --wandb-always-use-train-step pairs correctly once alignment has converted its
  * rollout/step values to rollout ids; `step N:` and `critic-step N:` lines pair by train/step with the
  * update record (UpdateRecord.trainStep; critic keys `train/critic-*` merged into it). Every field

@@ -49,7 +49,7 @@ export type ProfileAxis =
    * the framework logs about itself (every key but the step keys in one family, e.g. miles' host
    * memory after offloading the trainer): counted and named, never records and never re-logged rows.
    */
-  | { kind: "slime"; ownRows: readonly OwnRows[] }
+  | { kind: "batch-updates"; ownRows: readonly OwnRows[] }
   /**
    * One record per logged training step (lib/align/steps/align-steps.ts): `stepKey` holds the step of a
    * training row; rows with only `evalPrefixes` keys (besides step keys) are evals; rows holding one

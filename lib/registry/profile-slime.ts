@@ -429,7 +429,7 @@ export const SLIME_PROFILE: FrameworkProfile<"slime"> = {
   name: "slime",
   label: "slime",
   signature: ["train/step", "rollout/step", "perf/actor_train_tok_per_s", "rollout/response_len/", "train/pg_clipfrac"],
-  axis: { kind: "slime", ownRows: [] },
+  axis: { kind: "batch-updates", ownRows: [] },
   recordNoun: "rollout batches",
   stepAxis:
     "rollout/step = rollout id (rollout_id * N with --wandb-always-use-train-step); train/step = rollout_id * N + step_id; _step counts logging calls of several processes",

@@ -153,7 +153,7 @@ export function recordStepKey(profile: FrameworkProfile): string {
   switch (axis.kind) {
     case "step":
       return axis.stepKey;
-    case "slime":
+    case "batch-updates":
       return STEP_KEYS.rollout;
     default: {
       // A new axis kind is a type error here until it names its record key.

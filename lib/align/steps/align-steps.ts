@@ -14,7 +14,7 @@ import type {
   EvalRecord,
   HistoryRow,
   Reporter,
-  RolloutRecord,
+  AxisRecord,
   RunAxis,
   RunCoverage,
   RunHistory,
@@ -125,7 +125,7 @@ export function alignSteps(runs: RunHistory[], profile: FrameworkProfile, opts: 
   infos.forEach((info, ri) => supersedeBackwards(info, ri));
   const firsts = infos.map((info) => firstTrainStep(info));
   supersedeAcross(infos, firsts);
-  const rollouts: RolloutRecord[] = [];
+  const rollouts: AxisRecord[] = [];
   const evals: EvalRecord[] = [];
   const issues: CoverageIssue[] = [];
   const notes: AlignmentNote[] = [];
@@ -231,7 +231,7 @@ function valuesOf(row: HistoryRow): Record<string, number> {
 
 /** Where collectRecords puts what it finds. */
 interface StepRecords {
-  rollouts: RolloutRecord[];
+  rollouts: AxisRecord[];
   evals: EvalRecord[];
   issues: CoverageIssue[];
   notes: AlignmentNote[];
@@ -248,7 +248,7 @@ function recordValues(row: HistoryRow, i: number, memo: RunPassMemo | null): Rec
 function collectRecords(axis: StepAxis, run: RunHistory, info: RowInfo[], out: StepRecords, memo: RunPassMemo | null): void {
   const { rollouts, evals, issues, notes } = out;
   const { runId, round } = run;
-  const mine: RolloutRecord[] = [];
+  const mine: AxisRecord[] = [];
   let summaries = 0;
   const others: number[] = [];
   const own = new Array<number>(axis.ownRows.length).fill(0);
@@ -370,7 +370,7 @@ function commonSpacing(byRun: Map<string, number[]>): number {
  * Coverage per run: records owned, holes (steps the run's logging setting says must have a row, or
  * further apart than the most common spacing when no setting is known), gaps between rounds.
  */
-function coverageOf(runs: RunHistory[], rollouts: RolloutRecord[], issues: CoverageIssue[], interval: LoggingInterval | undefined): RunCoverage[] {
+function coverageOf(runs: RunHistory[], rollouts: AxisRecord[], issues: CoverageIssue[], interval: LoggingInterval | undefined): RunCoverage[] {
   const byRun = new Map<string, number[]>();
   for (const r of rollouts) {
     const list = byRun.get(r.runId);
