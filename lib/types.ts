@@ -413,10 +413,21 @@ export interface AlignedRuns {
   keyRows?: KeyRows[];
   /**
    * The framework profile the runs were read with (lib/registry): its name, whether it was detected
-   * from the keys or given, and the signature keys that decided. Absent means slime.
+   * from the keys or given, and the signature keys that decided. Always named: no framework is the default.
    */
-  profile?: { name: string; how: "detected" | "given"; evidence: string[] };
+  profile: AlignedProfile;
 }
+
+/** Which framework profile an alignment read its runs with, and why (AlignedRuns.profile). */
+export interface AlignedProfile {
+  name: string;
+  how: "detected" | "given";
+  /** The signature entries that decided a detection; empty when the profile was given. */
+  evidence: string[];
+}
+
+/** What an axis's aligner returns: the records and their checks, before alignRuns names the profile. */
+export type AxisAlignment = Omit<AlignedRuns, "profile">;
 
 /**
  * Progress and warnings from lib go through a reporter the caller supplies (CLI, notebook, test);

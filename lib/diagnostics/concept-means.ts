@@ -98,7 +98,7 @@ export function conceptMeans<F extends string>(
   accumulateColumns(aligned.updates, onUpdates.map(read), updates, {
     slot: new RoundSlot(index.position),
     unknown: (j) => updateRoundPosition(index, aligned.updates[j]),
-    warn: warn && ((j, key, v) => warn(nonFiniteMessage(describeUpdate(aligned.updates[j]), key, v))),
+    warn: warn && ((j, key, v) => warn(nonFiniteMessage(describeUpdate(aligned.updates[j], index.updateKey), key, v))),
   });
   accumulateColumns(aligned.rollouts, onRollouts.map(read), rollouts, {
     slot: new RoundSlot(index.position),

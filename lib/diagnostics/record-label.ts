@@ -3,11 +3,10 @@
  * source `_step`(s) so the row can be found in the frozen history file.
  */
 import type { AxisRecord, UpdateRecord } from "../types";
-import { STEP_KEYS } from "../registry/profile-slime";
 
-/** E.g. `run abc train/step 12 (update 11, _step 30)`. */
-export function describeUpdate(u: UpdateRecord): string {
-  return `run ${u.runId} ${STEP_KEYS.train} ${u.trainStep} (update ${u.update}, _step ${u.historyStep})`;
+/** E.g. `run abc train/step 12 (update 11, _step 30)`; `updateKey` the profile's (RoundIndex.updateKey). */
+export function describeUpdate(u: UpdateRecord, updateKey: string | null): string {
+  return `run ${u.runId} ${updateKey ?? "update step"} ${u.trainStep} (update ${u.update}, _step ${u.historyStep})`;
 }
 
 /** E.g. `run abc rollout 5 (_step 20, 21)`. */

@@ -4,6 +4,8 @@
  * is not in `aligned.rounds`) fails here, naming the record.
  */
 import type { AlignedRuns, AxisRecord, UpdateRecord } from "../types";
+import { profileOfAligned } from "../registry/profiles";
+import { updateStepKey } from "../registry/profile-axis";
 import { describeRollout, describeUpdate } from "./record-label";
 
 /** Round labels in run order, the position of each label, and the run id(s) of each round. */
@@ -12,6 +14,8 @@ export interface RoundIndex {
   position: ReadonlyMap<string, number>;
   /** Run id of each round (several runs of one round joined with "+"), null when no run is listed. */
   runIds: (string | null)[];
+  /** The profile's update step key, naming an update in messages (null: updates not observable). */
+  updateKey: string | null;
 }
 
 /** Index the rounds of `aligned`; throws when a round label repeats. */
@@ -26,13 +30,18 @@ export function roundIndex(aligned: AlignedRuns): RoundIndex {
     const i = position.get(run.round);
     if (i !== undefined && !ids[i].includes(run.runId)) ids[i].push(run.runId);
   }
-  return { rounds: aligned.rounds, position, runIds: ids.map((r) => (r.length ? r.join("+") : null)) };
+  return {
+    rounds: aligned.rounds,
+    position,
+    runIds: ids.map((r) => (r.length ? r.join("+") : null)),
+    updateKey: updateStepKey(profileOfAligned(aligned)),
+  };
 }
 
 /** Position of an update's round; throws naming run and train/step when the round is not in the index. */
 export function updateRoundPosition(index: RoundIndex, u: UpdateRecord): number {
   const i = index.position.get(u.round);
-  if (i === undefined) throw unknownRound(index, describeUpdate(u), u.round);
+  if (i === undefined) throw unknownRound(index, describeUpdate(u, index.updateKey), u.round);
   return i;
 }
 

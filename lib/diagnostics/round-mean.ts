@@ -158,7 +158,7 @@ export function roundMeans(aligned: AlignedRuns, key: string, opts: RoundMeansOp
   const records: readonly (UpdateRecord | AxisRecord)[] = grain === "update" ? aligned.updates : aligned.rollouts;
   // Throws naming record j, whose round is not in the index.
   const unknown = (j: number) => (grain === "update" ? updateRoundPosition(index, aligned.updates[j]) : rolloutRoundPosition(index, aligned.rollouts[j]));
-  const describe = (j: number) => (grain === "update" ? describeUpdate(aligned.updates[j]) : describeRollout(aligned.rollouts[j]));
+  const describe = (j: number) => (grain === "update" ? describeUpdate(aligned.updates[j], index.updateKey) : describeRollout(aligned.rollouts[j]));
   const slot = new RoundSlot(index.position);
   // Typed columns a block at a time (lib/values/key-column.ts): no getter call or boxed number per record.
   forEachBlock(records, [keysFor(profile, key)], (from, to, [col]) => {

@@ -68,8 +68,8 @@ function exportProfile(aligned: AlignedRuns): ExportProfile {
   return {
     name: p.name,
     label: p.label,
-    how: aligned.profile?.how ?? "given",
-    evidence: aligned.profile?.evidence ?? [],
+    how: aligned.profile.how,
+    evidence: aligned.profile.evidence,
     stepAxis: p.stepAxis,
     updates: p.updates.note,
     aggregation: p.aggregation,

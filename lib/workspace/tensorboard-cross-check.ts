@@ -30,7 +30,7 @@ export async function tensorboardCrossCheck(
     };
   }
   const archive = await loadArchive(dir, reporter);
-  const tb = alignRuns(archive.runs, { profile: aligned.profile?.name, reporter });
+  const tb = alignRuns(archive.runs, { profile: aligned.profile.name, reporter });
   const check = crossCheckTensorboard(aligned, tb);
   return { check, message: `W&B vs TensorBoard (${shown}): ${check.verdict}` };
 }

@@ -59,6 +59,7 @@ export function buildAligned(rounds: RoundSpec[], opts: { n?: number; r0?: numbe
     coverage: [],
     issues: [],
     notes: [],
+    profile: { name: "slime", how: "given" as const, evidence: [] },
   };
 }
 

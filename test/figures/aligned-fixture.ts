@@ -64,5 +64,6 @@ export function alignedFixture(shuffle = false): AlignedRuns {
     coverage: [],
     issues: [],
     notes: [],
+    profile: { name: "slime", how: "given" as const, evidence: [] },
   };
 }

@@ -4,14 +4,14 @@
  * (a later run supersedes an earlier run's rows from its first training step on), the superseded
  * ones, and plain means of a few keys over the owned training rows (NaN excluded and counted).
  */
+import { recordStepKey } from "../../lib/registry/profile-axis";
+import { profileByName } from "../../lib/registry/profiles";
 import type { Framework, FwRun } from "./types";
 
-/** The key that carries the framework step on training rows. */
-export const STEP_KEY: Record<Framework, string> = {
-  verl: "training/global_step",
-  openrlhf: "train/global_step",
-  trl: "train/global_step",
-};
+/** The key that carries the framework step on training rows: the profile's record step key. */
+function stepKeyOf(framework: Framework): string {
+  return recordStepKey(profileByName(framework));
+}
 
 /** Keys whose per-run means the truth holds. */
 export const MEAN_KEYS: Record<Framework, string[]> = {
@@ -123,5 +123,5 @@ export function computeFrameworkTruth(framework: Framework, runs: readonly FwRun
   });
   const lineageSteps: number[] = [];
   for (const r of out) lineageSteps.push(...r.ownedSteps);
-  return { framework, stepKey: STEP_KEY[framework], meanKeys: meanKeys.slice(), runs: out, lineageSteps };
+  return { framework, stepKey: stepKeyOf(framework), meanKeys: meanKeys.slice(), runs: out, lineageSteps };
 }

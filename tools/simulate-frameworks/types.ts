@@ -3,11 +3,12 @@
  * runs it returns. Key names, step axes and restart behaviour per framework follow the upstream
  * sources cited in each generator (verl.ts, openrlhf.ts, trl.ts).
  */
+import type { ProfileName } from "../../lib/registry/profiles";
 import type { HistoryRow } from "../../lib/types";
 import type { FrameworkTruth } from "./truth";
 
-/** The frameworks simulated. */
-export type Framework = "verl" | "openrlhf" | "trl";
+/** The frameworks simulated: registry profile names (lib/registry/profiles.ts) that have a generator here. */
+export type Framework = Extract<ProfileName, "verl" | "openrlhf" | "trl">;
 
 /** One round: one W&B run. */
 export interface FrameworkRound {

@@ -9,6 +9,7 @@
  */
 import type {
   AlignedRuns,
+  AxisAlignment,
   AlignmentNote,
   CoverageIssue,
   EvalRecord,
@@ -20,7 +21,8 @@ import type {
   RunHistory,
   SupersededRecords,
 } from "../../types";
-import { mappedKeys, singular, type FrameworkProfile, type LoggingInterval, type ProfileAxis } from "../../registry/framework-profile";
+import { mappedKeys, singular, type FrameworkProfile, type LoggingInterval } from "../../registry/framework-profile";
+import { stepAxisOf, type AxisOfKind } from "../../registry/profile-axis";
 import { expectedBetween, knownInterval } from "../../registry/logging-interval";
 import { keyRowsOf } from "../key-rows";
 import { rowReader } from "../row-reader";
@@ -28,7 +30,7 @@ import { runMetaOf } from "../run-meta";
 import { isView, keysOf } from "../../values/compact-values";
 import type { AlignMemo, RunPassMemo } from "../pass-memo";
 
-type StepAxis = Extract<ProfileAxis, { kind: "step" }>;
+type StepAxis = AxisOfKind<"step">;
 
 /** Options of {@link alignSteps}. */
 export interface AlignStepsOptions {
@@ -117,9 +119,9 @@ function rowInfo(axis: StepAxis, row: HistoryRow, run: RunHistory, facts: KeyFac
  * Aligns runs of a step profile given in round order.
  * @example alignSteps(archive.runs, VERL_PROFILE).rollouts.map((r) => r.rollout) // training steps
  */
-export function alignSteps(runs: RunHistory[], profile: FrameworkProfile, opts: AlignStepsOptions = {}): AlignedRuns {
-  const axis = profile.axis;
-  if (axis.kind !== "step") throw new Error(`invalid profile: ${profile.name} (alignSteps needs a step profile)`);
+export function alignSteps(runs: RunHistory[], profile: FrameworkProfile, opts: AlignStepsOptions = {}): AxisAlignment {
+  const axis = stepAxisOf(profile);
+  if (axis === null) throw new Error(`invalid profile: ${profile.name} (alignSteps needs a step profile)`);
   const infos = runs.map((run) => rowInfos(axis, run));
   // Within a run: a training step at or below the last one re-logs from there (resumed in place).
   infos.forEach((info, ri) => supersedeBackwards(info, ri));
