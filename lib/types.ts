@@ -209,6 +209,8 @@ export interface Archive {
   dir: string;
   manifest: SourceManifest;
   runs: RunHistory[];
+  /** sha256 of manifest.json's bytes as loaded (set by loadArchive; names the frozen data compared). */
+  manifestSha256?: string;
 }
 
 /** What a history row is, judged from its keys (see lib/align/slime/classify-row.ts). */
