@@ -47,7 +47,7 @@ export function tensorboardTableMarkdown(): string {
     const t = p.tensorboard;
     const split = [
       ...t.separateCalls.map((x) => `\`${x}*\``),
-      ...onAxis(p.axis, { "batch-updates": () => [], step: (a) => a.summaryKeys }).map((k) => `\`${k}\``),
+      ...onAxis<readonly string[]>(p.axis, { "batch-updates": () => [], step: (a) => a.summaryKeys }).map((k) => `\`${k}\``),
     ];
     return `| ${p.label} | ${cell(t.step)} | ${t.stepKey === null ? "refused" : `\`${t.stepKey}\``} | ${split.length > 0 ? split.join(", ") : "none"} |`;
   });
