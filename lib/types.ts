@@ -8,7 +8,6 @@
  */
 import type { RunFlags } from "./registry/semantic-flags";
 import type { RunVersions, VersionBound } from "./registry/versions";
-import type { RunProfile } from "./registry/detect-profile";
 
 /** One W&B history row, numeric keys only, plus `_step` (and usually `_runtime`, `_timestamp`). */
 export type HistoryRow = Record<string, number>;
@@ -417,14 +416,18 @@ export interface AlignedRuns {
    * The framework profile the runs were read with (lib/registry): its name, whether it was detected
    * from the keys or given, and the signature keys that decided. Always named: no framework is the default.
    */
-  profile: AlignedProfile;
+  profile: RunProfile;
 }
 
-/** Which framework profile an alignment read its runs with, and why (AlignedRuns.profile). */
-export interface AlignedProfile {
+/**
+ * A framework profile as decided for runs (lib/registry/detect-profile.ts): a run's when it was frozen
+ * (`ManifestRun.profile`), or the one an alignment read its runs with (`AlignedRuns.profile`).
+ */
+export interface RunProfile {
   name: string;
+  /** "detected" from the runs' keys, or "given" (data/runs.json "profile", CLI --profile). */
   how: "detected" | "given";
-  /** The signature entries that decided a detection; empty when the profile was given. */
+  /** The profile's signature entries the keys match (empty when given). */
   evidence: string[];
 }
 
