@@ -2,7 +2,7 @@
  * The rows a scenario (scenario.ts) generates and the flags of its runs: shared by the generator and
  * its ground truth (scenario-truth.ts), which would otherwise import each other.
  */
-import type { ProfileName } from "./profiles";
+import type { SlimeVersionName } from "./profiles";
 import type { LoggedValue } from "./slime-rows";
 
 /** Kinds of scenario rows (the writer and site that produced them). */
@@ -38,7 +38,7 @@ export interface ScenarioRow {
 
 /** Flags in effect for one run (also written to its config). */
 export interface ScenarioFlags {
-  profile: ProfileName;
+  profile: SlimeVersionName;
   alwaysUseTrainStep: boolean;
   critic: boolean;
   numCriticOnlySteps: number;

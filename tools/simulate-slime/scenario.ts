@@ -10,7 +10,7 @@
  */
 import { parseFrozenRow, serializeFrozenRow } from "../../lib/values/frozen-row";
 import type { HistoryRow, RunHistory } from "../../lib/types";
-import { type ProfileName, type ProfileSpec, profileSpec } from "./profiles";
+import { type SlimeVersionName, type SlimeVersionSpec, slimeVersionSpec } from "./profiles";
 import { createPrng, deriveSeed, type Prng } from "./prng";
 import {
   actorStepDict,
@@ -51,7 +51,7 @@ export interface RoundSpec {
 export interface ScenarioOptions {
   seed?: number;
   /** Key-set profile (profiles.ts); default "2026-08" (slime HEAD). */
-  profile?: ProfileName;
+  profile?: SlimeVersionName;
   /** Optimizer steps per rollout (N) unless a round sets its own; default 2. */
   n?: number;
   /** Rounds in order; default one round of 6 rollouts. */
@@ -125,14 +125,14 @@ export interface Scenario {
   seed: number;
   entity: string;
   project: string;
-  profile: ProfileName;
+  profile: SlimeVersionName;
   runs: ScenarioRun[];
   truth: ScenarioTruth;
 }
 
 interface Resolved {
   seed: number;
-  profile: ProfileSpec;
+  profile: SlimeVersionSpec;
   flags: ScenarioFlags;
   n: number;
   roundsResolved: { rollouts: number; start: number; n: number; crash: boolean; resumeInPlace: RoundSpec["resumeInPlace"] }[];
@@ -155,7 +155,7 @@ const isCount = (x: unknown, min: number) => typeof x === "number" && Number.isS
 function resolveOptions(opts: ScenarioOptions): Resolved {
   const seed = opts.seed ?? 1;
   if (!isCount(seed, 0)) throw new Error(`invalid seed: ${seed}`);
-  const profile = profileSpec(opts.profile ?? "2026-08");
+  const profile = slimeVersionSpec(opts.profile ?? "2026-08");
   const n = opts.n ?? 2;
   if (!isCount(n, 1)) throw new Error(`invalid n: ${n}`);
   const critic = opts.critic ?? false;
