@@ -1,15 +1,8 @@
 /** Frozen archive: freeze fetched history, load and verify it offline. Re-exports only. */
 export { resolveClock } from "./clock";
-export {
-  fetchAndFreeze,
-  type FetchAndFreezeOptions,
-  freezeThreadCount,
-  joinResumedLogs,
-  readConfigFacts,
-  type RunSelection,
-  THREADED_MIN_ROWS,
-  withStated,
-} from "./fetch-and-freeze";
+export { fetchAndFreeze, type FetchAndFreezeOptions, freezeThreadCount, THREADED_MIN_ROWS } from "./fetch-and-freeze";
+export { fromFiles, joinResumedLogs, type RunSelection, withStated } from "./run-selection";
+export { readConfigFacts } from "./run-config-facts";
 export { freezeWandbFileRun, type WandbFileSelection } from "./freeze-wandb-file";
 export { type FrozenFileInfo, type FrozenFileState, FrozenFileWriter } from "./frozen-file-writer";
 export { FrozenRowError, frozenRowSerializer, frozenValue, parseFrozenRow, parseFrozenRowWith, serializeFrozenRow } from "../values/frozen-row";
