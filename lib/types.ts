@@ -6,8 +6,28 @@
  * -Infinity are kept as such. A key that was not logged in a row is ABSENT from the row object,
  * never 0, never null. (`null` from the JS SDK is read as NaN: it is how that SDK writes NaN.)
  */
-import type { RunFlags } from "./registry/semantic-flags";
-import type { RunVersions, VersionBound } from "./registry/versions";
+
+/** A declared flag's value (lib/registry/semantic-flags.ts declares which flags exist). */
+export type FlagValue = boolean | number | string;
+
+/** A run's flags as frozen: each value with where it was read. */
+export type RunFlags = Readonly<Record<string, { value: FlagValue; source: "config" | "stated" }>>;
+
+/** Where a version was read: the run's `_wandb` config entry, a `.wandb` telemetry record, the run's requirements.txt, or stated by hand. */
+export type VersionSource = "config" | "telemetry" | "requirements" | "stated";
+
+/** A version as frozen, with where it was read (lib/registry/versions.ts says which packages). */
+export type RunVersions = Readonly<Record<string, { value: string; source: VersionSource }>>;
+
+/** What a run's logged keys prove of a version (a profile's VersionKey the run logs), found at alignment. */
+export interface VersionBound {
+  key: string;
+  package: string;
+  /** The key is logged from this release on: a run that logs it is at least this version. */
+  atLeast?: string;
+  /** The key is logged only below this release. */
+  below?: string;
+}
 
 /** One W&B history row, numeric keys only, plus `_step` (and usually `_runtime`, `_timestamp`). */
 export type HistoryRow = Record<string, number>;

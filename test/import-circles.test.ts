@@ -73,3 +73,13 @@ test("the check finds a circle", () => {
   ]);
   assert.deepEqual(findCircle(graph), ["a.ts", "b.ts", "c.ts", "a.ts"]);
 });
+
+test("below the registry nothing imports from it: the shared types, values, wire and the W&B reader", () => {
+  const below = ["lib/types.ts", ...["lib/values", "lib/wire", "lib/wandb"].flatMap(tsFiles)];
+  const up = below.flatMap((f) =>
+    importsOf(f)
+      .filter((g) => g.startsWith(path.join("lib", "registry")))
+      .map((g) => `${f} -> ${g}`),
+  );
+  assert.deepEqual(up, []);
+});
