@@ -35,7 +35,7 @@ export function alignRuns(runs: RunHistory[], opts: AlignRunsOptions = {}): Alig
   // Read before the rows can be released: the keys a run logs settle version conditions on every source.
   const bounds = runs.map((r) => versionBoundsOf(r, detected.profile.versionKeys ?? []));
   // TensorBoard runs (one row per step) as the profile declares them; refused where it declares none.
-  const asLogged = runs.map((r) => tensorboardAsLogged(r, detected.profile));
+  const asLogged = runs.map((r) => (r.sourceKind === "tensorboard" ? tensorboardAsLogged(r, detected.profile) : r));
   const aligned = onAxis<AxisAlignment>(detected.profile.axis, {
     "batch-updates": (axis) => alignSlimeRuns(runs, opts, mappedKeys(detected.profile), axis.ownRows),
     step: () => alignStepRuns(runs, asLogged, detected.profile, opts),
