@@ -6,9 +6,28 @@
  * -Infinity are kept as such. A key that was not logged in a row is ABSENT from the row object,
  * never 0, never null. (`null` from the JS SDK is read as NaN: it is how that SDK writes NaN.)
  */
-import type { RunFlags } from "./registry/semantic-flags";
-import type { RunVersions, VersionBound } from "./registry/versions";
-import type { RunProfile } from "./registry/detect-profile";
+
+/** A declared flag's value (lib/registry/semantic-flags.ts declares which flags exist). */
+export type FlagValue = boolean | number | string;
+
+/** A run's flags as frozen: each value with where it was read. */
+export type RunFlags = Readonly<Record<string, { value: FlagValue; source: "config" | "stated" }>>;
+
+/** Where a version was read: the run's `_wandb` config entry, a `.wandb` telemetry record, the run's requirements.txt, or stated by hand. */
+export type VersionSource = "config" | "telemetry" | "requirements" | "stated";
+
+/** A version as frozen, with where it was read (lib/registry/versions.ts says which packages). */
+export type RunVersions = Readonly<Record<string, { value: string; source: VersionSource }>>;
+
+/** What a run's logged keys prove of a version (a profile's VersionKey the run logs), found at alignment. */
+export interface VersionBound {
+  key: string;
+  package: string;
+  /** The key is logged from this release on: a run that logs it is at least this version. */
+  atLeast?: string;
+  /** The key is logged only below this release. */
+  below?: string;
+}
 
 /** One W&B history row, numeric keys only, plus `_step` (and usually `_runtime`, `_timestamp`). */
 export type HistoryRow = Record<string, number>;
@@ -230,6 +249,8 @@ export interface Archive {
   dir: string;
   manifest: SourceManifest;
   runs: RunHistory[];
+  /** sha256 of manifest.json's bytes as loaded (set by loadArchive; names the frozen data compared). */
+  manifestSha256?: string;
 }
 
 /** What a history row is, judged from its keys (see lib/align/slime/classify-row.ts). */
@@ -287,10 +308,16 @@ export interface UpdateRecord {
   values: Record<string, number>;
 }
 
-/** One rollout batch: the rows sharing a `rollout/step`, merged. Keys are the W&B keys. */
-export interface RolloutRecord {
+/**
+ * One record of the profile's record axis (what its `recordNoun` names): on a batch-and-updates axis
+ * one rollout batch, the rows sharing a `rollout/step` merged; on a step axis one logged training step
+ * (verl, OpenRLHF, TRL). Keys are the W&B keys. Written to rollouts.csv, whose name stays for the
+ * files' readers.
+ */
+export interface AxisRecord {
   runId: string;
   round: string;
+  /** The record's number on its axis: the rollout id, or the framework's logged step. */
   rollout: number;
   /** `_step`s of the merged source rows. */
   historySteps: number[];
@@ -400,7 +427,7 @@ export interface AlignedRuns {
   /** Per run: identity, state, frozen rows, flags and versions as frozen, and the version bounds its keys prove (lib/align/version-bounds.ts). */
   runs: { runId: string; round: string; state: string; historyEvents: number; flags?: RunFlags; versions?: RunVersions; versionBounds?: VersionBound[] }[];
   /** Surviving records only: each rollout id and each update once, under the round that owns it. */
-  rollouts: RolloutRecord[];
+  rollouts: AxisRecord[];
   updates: UpdateRecord[];
   evals: EvalRecord[];
   /** What later loggings replaced, per run and replacing run (excluded from every record list above). */
@@ -422,10 +449,25 @@ export interface AlignedRuns {
   keyRows?: KeyRows[];
   /**
    * The framework profile the runs were read with (lib/registry): its name, whether it was detected
-   * from the keys or given, and the signature keys that decided. Absent means slime.
+   * from the keys or given, and the signature keys that decided. Always named: no framework is the default.
    */
-  profile?: { name: string; how: "detected" | "given"; evidence: string[] };
+  profile: RunProfile;
 }
+
+/**
+ * A framework profile as decided for runs (lib/registry/detect-profile.ts): a run's when it was frozen
+ * (`ManifestRun.profile`), or the one an alignment read its runs with (`AlignedRuns.profile`).
+ */
+export interface RunProfile {
+  name: string;
+  /** "detected" from the runs' keys, or "given" (data/runs.json "profile", CLI --profile). */
+  how: "detected" | "given";
+  /** The profile's signature entries the keys match (empty when given). */
+  evidence: string[];
+}
+
+/** What an axis's aligner returns: the records and their checks, before alignRuns names the profile. */
+export type AxisAlignment = Omit<AlignedRuns, "profile">;
 
 /**
  * Progress and warnings from lib go through a reporter the caller supplies (CLI, notebook, test);

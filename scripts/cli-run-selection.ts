@@ -3,7 +3,7 @@
  * P --run ID=LABEL ...`, and `--wandb-file PATH=LABEL ...`; with the option-error shape both print.
  */
 import { readRunsConfig } from "../lib/archive/runs-config";
-import { joinResumedLogs, type RunSelection } from "../lib/archive/fetch-and-freeze";
+import { joinResumedLogs, type RunSelection } from "../lib/archive/run-selection";
 import { locateWandbFile, peekRunIdOfLogBeingWritten, peekWandbFileRunId, runIdOfLogName } from "../lib/wandb-file/locate-wandb-file";
 
 /** An option error: printed as is with the usage, exit code 2. */

@@ -3,11 +3,12 @@
  * (slime/: rollout batches and optimizer updates from explicit step keys; steps/: one record per
  * logged step), then guards the result against superseding that takes more than it keeps.
  */
-import type { AlignedRuns, RunHistory } from "../types";
+import type { AlignedRuns, AxisAlignment, RunHistory } from "../types";
 import type { AlignRunsOptions } from "./align-options";
 import { detectProfile } from "../registry/detect-profile";
 import { tensorboardAsLogged } from "../tensorboard/step-rows";
-import { mappedKeys } from "../registry/framework-profile";
+import { mappedKeys, type FrameworkProfile } from "../registry/framework-profile";
+import { onAxis } from "../registry/profile-axis";
 import { alignSlimeRuns } from "./slime/align-slime";
 import { alignSteps } from "./steps/align-steps";
 import { supersedingIssues } from "./superseding-guard";
@@ -27,32 +28,36 @@ export function alignRuns(runs: RunHistory[], opts: AlignRunsOptions = {}): Alig
     if (seen.has(r.runId)) throw new Error(`invalid runs: run ${r.runId} is listed twice`);
     seen.add(r.runId);
   }
-  const detected = runs.length === 0 && opts.profile === undefined ? null : detectProfile(runs, opts.profile);
-  const profile = detected === null ? undefined : { name: detected.profile.name, how: detected.how, evidence: detected.evidence };
-  let aligned: AlignedRuns;
-  // Runs read from TensorBoard (one row per step) are read as the profile declares (lib/tensorboard/step-rows.ts).
-  const asLogged = detected === null ? runs : runs.map((r) => tensorboardAsLogged(r, detected.profile));
+  // No runs decide no framework: reading them as any one would be a guess (archives are refused empty before this).
+  if (runs.length === 0 && opts.profile === undefined) throw new Error("invalid runs: no runs to align and no profile named");
+  const detected = detectProfile(runs, opts.profile);
+  const profile = { name: detected.profile.name, how: detected.how, evidence: detected.evidence };
   // Read before the rows can be released: the keys a run logs settle version conditions on every source.
-  const bounds = runs.map((r) => versionBoundsOf(r, detected?.profile.versionKeys ?? []));
-  if (detected !== null && detected.profile.axis.kind === "step") {
-    aligned = alignSteps(asLogged, detected.profile, { reporter, memo: opts.memo });
-    // TensorBoard runs count their frozen rows (one per step), not the rows split out for alignment.
-    aligned.runs.forEach((r, i) => {
-      if (runs[i].sourceKind === "tensorboard") r.historyEvents = runs[i].rows.length;
-    });
-    // Step records copy their values, so the rows can go once all are aligned (slime runs go one by one).
-    if (opts.releaseRows) for (const run of runs) run.rows = [];
-  } else {
-    const axis = detected?.profile.axis;
-    const ownRows = axis !== undefined && axis.kind !== "step" ? axis.ownRows : [];
-    aligned = alignSlimeRuns(runs, opts, detected === null ? [] : mappedKeys(detected.profile), ownRows);
-  }
+  const bounds = runs.map((r) => versionBoundsOf(r, detected.profile.versionKeys ?? []));
+  // TensorBoard runs (one row per step) as the profile declares them; refused where it declares none.
+  const asLogged = runs.map((r) => (r.sourceKind === "tensorboard" ? tensorboardAsLogged(r, detected.profile) : r));
+  const aligned = onAxis<AxisAlignment>(detected.profile.axis, {
+    "batch-updates": (axis) => alignSlimeRuns(runs, opts, mappedKeys(detected.profile), axis.ownRows),
+    step: () => alignStepRuns(runs, asLogged, detected.profile, opts),
+  });
   aligned.runs.forEach((r, i) => {
     if (bounds[i].length > 0) r.versionBounds = bounds[i];
   });
   const guard = supersedingIssues(aligned, aligned.keyRows ?? []);
   for (const x of guard) reporter?.warn?.(`${x.kind}: ${x.message}`);
   return { ...aligned, issues: aligned.issues.concat(guard), profile };
+}
+
+/** Runs of a step profile, `asLogged` their rows as W&B logs them (TensorBoard runs reshaped). */
+function alignStepRuns(runs: RunHistory[], asLogged: RunHistory[], profile: FrameworkProfile, opts: AlignRunsOptions): AxisAlignment {
+  const aligned = alignSteps(asLogged, profile, { reporter: opts.reporter, memo: opts.memo });
+  // TensorBoard runs count their frozen rows (one per step), not the rows split out for alignment.
+  aligned.runs.forEach((r, i) => {
+    if (runs[i].sourceKind === "tensorboard") r.historyEvents = runs[i].rows.length;
+  });
+  // Step records copy their values, so the rows can go once all are aligned (slime runs go one by one).
+  if (opts.releaseRows) for (const run of runs) run.rows = [];
+  return aligned;
 }
 
 export type { AlignRunsOptions } from "./align-options";

@@ -8,20 +8,17 @@
 import { createHash } from "node:crypto";
 import { createReadStream, promises as fsp } from "node:fs";
 import * as path from "node:path";
-import { StringDecoder } from "node:string_decoder";
 import { Worker } from "node:worker_threads";
 
 import type { Archive, HistoryRow, ManifestRun, Reporter, RunHistory, SourceManifest } from "../types";
 import { type PackedViews, ValuesArena, type ViewClass } from "../values/compact-values";
 import { packedRun } from "../values/packed-run";
 import { ValuesBuilder } from "../values/values-builder";
-import { FrozenRowError, parseFrozenRow, parseFrozenRowWith } from "../values/frozen-row";
-import { allowedGoBacks, HISTORY_DIR, MANIFEST_FILE, parseManifest } from "./manifest";
+import { HistoryLineParser, type RowSink } from "./history-lines";
+import { HISTORY_DIR, MANIFEST_FILE, parseManifest } from "./manifest";
 import { workerCode } from "./worker-code";
 
 const READ_CHUNK_BYTES = 16 << 20;
-/** A line longer than this is corruption, not a history row. */
-const MAX_LINE_CHARS = 64 << 20;
 
 /** A frozen file whose bytes are not those the manifest hashed (changed after it was frozen). */
 export class ArchiveChangedError extends Error {}
@@ -48,15 +45,20 @@ export interface VerifyReport {
 }
 
 async function readManifest(dir: string): Promise<SourceManifest> {
+  return (await readManifestBytes(dir)).manifest;
+}
+
+/** The manifest and the sha256 of its bytes as read (names the frozen data a comparison read). */
+async function readManifestBytes(dir: string): Promise<{ manifest: SourceManifest; sha256: string }> {
   const file = path.join(dir, MANIFEST_FILE);
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await fsp.readFile(file, "utf8");
+    bytes = await fsp.readFile(file);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new Error(`archive ${dir} has no ${MANIFEST_FILE} (not a frozen archive, or never fetched)`);
     throw e;
   }
-  return parseManifest(text, file);
+  return { manifest: parseManifest(bytes.toString("utf8"), file), sha256: createHash("sha256").update(bytes).digest("hex") };
 }
 
 /** History files on disk that the manifest does not list. */
@@ -112,20 +114,6 @@ export async function verifyArchive(dir: string): Promise<VerifyReport> {
   return { ok: files.every((f) => f.ok), files };
 }
 
-/** Where readHistoryFile puts the rows it parsed: an array, or a collector that keeps no row object (load-worker.ts). */
-export interface RowSink {
-  push(row: HistoryRow): unknown;
-  readonly length: number;
-}
-
-/** What a refused `_step` that goes back adds for a run of several logs or restarts: how many go-backs they allow. */
-function goBacksNote(run: ManifestRun, goBacks: number): string {
-  const allowed = allowedGoBacks(run);
-  if (allowed === 0) return "";
-  const what = run.source?.kind === "tensorboard" ? "restart(s) found in its event files" : "later log(s)";
-  return ` (run ${run.runId}: its ${allowed} ${what} may each go back once, ${goBacks} already did)`;
-}
-
 /** Reads, hashes and parses one history file (plain rows, or compact views made by `vb`); also run by load-worker.ts. */
 export async function readHistoryFile(filePath: string, run: ManifestRun, reporter: Reporter, vb: ValuesBuilder | null): Promise<HistoryRow[]> {
   const rows: HistoryRow[] = [];
@@ -135,55 +123,23 @@ export async function readHistoryFile(filePath: string, run: ManifestRun, report
 
 /**
  * readHistoryFile into `rows` (filled only as far as it got when it throws): one streamed pass that
- * hashes every byte and parses lines as they come. A parse problem is remembered, not thrown, so that
- * a hash mismatch (the more basic fault) is the one reported; rows are only complete when the hash
- * matched and every line parsed.
+ * hashes every byte and parses lines as they come (history-lines.ts). A parse problem is remembered,
+ * not thrown, so that a hash mismatch (the more basic fault) is the one reported; rows are only
+ * complete when the hash matched and every line parsed.
  */
 export async function readHistoryInto(filePath: string, run: ManifestRun, reporter: Reporter, vb: ValuesBuilder | null, rows: RowSink): Promise<void> {
   const task = `load ${run.runId}`;
   const hash = createHash("sha256");
-  const decoder = new StringDecoder("utf8");
-  let problem: string | null = null;
-  let carry = "";
-  let lineNo = 0;
+  const parser = new HistoryLineParser(run, rows, vb);
   let bytes = 0;
-  let prevStep = -Infinity;
-  let goBacks = 0;
-  const parseLine = (line: string) => {
-    lineNo++;
-    let row: HistoryRow;
-    try {
-      row = vb === null ? parseFrozenRow(line) : parseFrozenRowWith(line, vb);
-    } catch (e) {
-      const key = e instanceof FrozenRowError && e.key !== null ? ` key ${JSON.stringify(e.key)}` : "";
-      return `line ${lineNo}${key}: ${(e as Error).message}`;
-    }
-    const step = row._step;
-    if (typeof step !== "number" || !Number.isInteger(step)) return `line ${lineNo} key "_step": missing or not an integer`;
-    if (step <= prevStep) {
-      // A later log of a run resumed in place, kept at the steps its framework logged, starts back at its
-      // checkpoint's step; so do the re-logged steps of a TensorBoard restart.
-      if (goBacks >= allowedGoBacks(run)) return `line ${lineNo}: _step ${step} does not increase (previous ${prevStep})${goBacksNote(run, goBacks)}`;
-      goBacks++;
-    }
-    prevStep = step;
-    rows.push(row);
-    return null;
-  };
   reporter.progress?.(task, 0, run.historyEvents);
   try {
     for await (const chunk of createReadStream(filePath, { highWaterMark: READ_CHUNK_BYTES })) {
       const buf = chunk as Buffer;
       hash.update(buf);
       bytes += buf.length;
-      if (problem !== null) continue; // keep hashing: a hash mismatch outranks a parse problem
-      const lines = (carry + decoder.write(buf)).split("\n");
-      carry = lines.pop()!;
-      for (const line of lines) {
-        problem = parseLine(line);
-        if (problem !== null) break;
-      }
-      if (problem === null && carry.length > MAX_LINE_CHARS) problem = `line ${lineNo + 1}: longer than ${MAX_LINE_CHARS} characters`;
+      // After a problem the parser parses nothing more; hashing goes on (a hash mismatch outranks it).
+      parser.write(buf);
       reporter.progress?.(task, rows.length, run.historyEvents);
     }
   } catch (e) {
@@ -196,8 +152,7 @@ export async function readHistoryInto(filePath: string, run: ManifestRun, report
     throw new ArchiveChangedError(`archive file ${filePath}: sha256 mismatch (expected ${run.sha256}, actual ${actual}); the file changed after it was frozen`);
   }
   if (bytes !== run.bytes) throw new ArchiveChangedError(`archive file ${filePath}: ${bytes} bytes, ${MANIFEST_FILE} says ${run.bytes}`);
-  carry += decoder.end();
-  if (problem === null && carry.length > 0) problem = `line ${lineNo + 1}: truncated (the file does not end with a newline)`;
+  const problem = parser.end();
   if (problem !== null) throw new Error(`archive file ${filePath} ${problem}`);
   if (rows.length !== run.historyEvents) {
     throw new Error(`archive file ${filePath}: holds ${rows.length} rows, ${MANIFEST_FILE} says historyEvents ${run.historyEvents}`);
@@ -225,7 +180,7 @@ export interface LoadArchiveOptions {
  * @example const archive = await loadArchive("data/archive");
  */
 export async function loadArchive(dir: string, reporter: Reporter = {}, opts: LoadArchiveOptions = {}): Promise<Archive> {
-  const manifest = await readManifest(dir);
+  const { manifest, sha256: manifestSha256 } = await readManifestBytes(dir);
   const unlisted = await unlistedFiles(dir, manifest);
   if (unlisted.length > 0) {
     throw new Error(`archive ${dir}: ${unlisted.map((f) => path.join(dir, f)).join(", ")} not listed in ${MANIFEST_FILE} (mixed or tampered archive)`);
@@ -239,7 +194,7 @@ export async function loadArchive(dir: string, reporter: Reporter = {}, opts: Lo
     // Rows a worker parsed stay packed until read (lib/values/packed-run.ts): alignment reads them as they are.
     return Array.isArray(rows) ? { ...meta, rows } : packedRun(meta, rows, classes);
   });
-  return { dir, manifest, runs };
+  return { dir, manifest, runs, manifestSha256 };
 }
 
 /** A run's fields besides its rows, from its manifest entry (also a follow's in-memory archive, lib/follow/live-archive.ts). */

@@ -7,6 +7,8 @@ import * as fsp from "node:fs/promises";
 import * as path from "node:path";
 
 import type { ManifestRun } from "../types";
+import type { WandbConnection } from "../wandb/connection";
+import { readRunConfig } from "../wandb/read-run-config";
 import { allDeclaredFlags, allDeclaredPackages } from "../registry/profiles";
 import { readFlags, type RunFlags } from "../registry/semantic-flags";
 import { type RunVersions, type VersionSource, versionsOfConfig, versionsOfRequirements } from "../registry/versions";
@@ -63,4 +65,13 @@ export function withRequirements(facts: ConfigFacts, fromRequirements: Readonly<
   const versions: Record<string, RunVersions[string]> = { ...(facts.versions ?? {}) };
   for (const [pkg, value] of Object.entries(fromRequirements)) versions[pkg] ??= { value, source: "requirements" };
   return { ...facts, versions };
+}
+
+/** A server run's flags and versions, from its config (read in memory, not kept). */
+export async function readConfigFacts(
+  conn: WandbConnection,
+  ref: { entity: string; project: string; runId: string },
+  signal?: AbortSignal,
+): Promise<ConfigFacts> {
+  return configFacts([await readRunConfig(conn, ref, signal)], {}, "config");
 }

@@ -11,7 +11,7 @@ import { allDeclaredFlags, allVersionPackages } from "../registry/profiles";
 import { statedFlags } from "../registry/semantic-flags";
 import { statedVersions } from "../registry/versions";
 
-import { joinResumedLogs, type RunSelection } from "./fetch-and-freeze";
+import { joinResumedLogs, type RunSelection } from "./run-selection";
 import { checkRunId } from "./manifest";
 import { locateEventFiles } from "../tensorboard/locate-event-files";
 import { runIdOfPath } from "../tensorboard/read-tensorboard-run";

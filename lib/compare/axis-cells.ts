@@ -7,7 +7,7 @@
 import { MeanAccumulator } from "../diagnostics/round-mean";
 import { absentReason, metricOf, type FrameworkProfile } from "../registry/framework-profile";
 import { keysFor } from "../registry/metric-lookup";
-import type { AlignedRuns, RolloutRecord, UpdateRecord } from "../types";
+import type { AlignedRuns, AxisRecord, UpdateRecord } from "../types";
 import { forEachBlock } from "../values/key-column";
 import { binLabel, binOf, type CompareAxis } from "./compare-axis";
 import type { ComparedColumn } from "./compared-columns";
@@ -100,7 +100,7 @@ class BinMeans {
 
 /** Adds each record's value of each column to its bin (subset first/later by the update's position). */
 function accumulate(
-  records: readonly (UpdateRecord | RolloutRecord)[],
+  records: readonly (UpdateRecord | AxisRecord)[],
   xs: Float64Array,
   cols: readonly { column: ComparedColumn; means: BinMeans }[],
   profile: FrameworkProfile,

@@ -4,16 +4,10 @@
  * summary.csv cell: the round's row, or the `all` row over every record of every round; on a binned
  * axis (compare-axis.ts) the bins' cells replace the rounds' and the `all` cell stays.
  */
-import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
-import * as path from "node:path";
 
-import { loadOrReport } from "../archive/load-archive";
-import { MANIFEST_FILE } from "../archive/manifest";
-import { alignRuns } from "../align/align-runs";
 import { ALL_ROUNDS, summaryTable } from "../export/summary-table";
+import { openArchive } from "../pipeline/open-archive";
 import type { FrameworkProfile } from "../registry/framework-profile";
-import { chooseProfile } from "../registry/profile-choice";
 import { profileByName, profileOfAligned } from "../registry/profiles";
 import type { ConditionRun } from "../registry/semantic-flags";
 import type { ExportTable } from "../export/csv-text";
@@ -96,20 +90,19 @@ function scopedCells(
 export async function loadExperimentData(dir: string, reporter: Reporter = {}, label: string = dir, axis: CompareAxis = ROUND_AXIS): Promise<ExperimentData> {
   // No load worker per archive: starting one (tsx's hook included) cost more than the parse it saves
   // (bench/RESULTS.md); a comparison loads whole archives on worker threads instead (compare-threads.ts).
-  const loaded = await loadOrReport(dir, reporter, { compact: true, worker: false });
-  if ("report" in loaded) {
-    const bad = loaded.report.files.filter((f) => !f.ok).map((f) => `${path.join(dir, f.file)}: ${f.problem}`);
-    throw new Error(`refusing to compare ${label}: ${bad.join("; ")}`);
-  }
-  const { archive } = loaded;
-  if (archive.runs.length === 0) throw new Error(`refusing to compare ${label}: ${MANIFEST_FILE} lists no runs (empty archive)`);
-  const profileName = chooseProfile(undefined, path.join(path.dirname(path.resolve(dir)), "runs.json"));
-  // Read before alignment releases the rows (W&B bookkeeping is no record value).
-  const wall = axis.name === "wall" ? wallClock(archive.runs) : null;
-  const aligned = alignRuns(archive.runs, { profile: profileName, reporter, compact: true, releaseRows: true });
-  const manifestSha256 = createHash("sha256")
-    .update(readFileSync(path.join(dir, MANIFEST_FILE)))
-    .digest("hex");
+  let wall: WallClock | null = null;
+  const { aligned, manifestSha256 } = await openArchive(dir, {
+    purpose: "compare",
+    label,
+    reporter,
+    compact: true,
+    worker: false,
+    releaseRows: true,
+    // Read before alignment releases the rows (W&B bookkeeping is no record value).
+    beforeAlign: (archive) => {
+      if (axis.name === "wall") wall = wallClock(archive.runs);
+    },
+  });
   return experimentDataOf(aligned, { label, manifestSha256, axis, wall, reporter });
 }
 

@@ -12,7 +12,7 @@ import { profileOfAligned } from "../registry/profiles";
 import { describeRollout, describeUpdate } from "./record-label";
 import { AliasUse, MeanAccumulator, nonFiniteMessage, type MeanResult } from "./round-mean";
 import { roundIndex, RoundSlot, rolloutRoundPosition, updateRoundPosition } from "./round-index";
-import type { RolloutRecord, UpdateRecord } from "../types";
+import type { AxisRecord, UpdateRecord } from "../types";
 import { forEachBlock } from "../values/key-column";
 import type { TableColumn } from "./table-column";
 
@@ -98,7 +98,7 @@ export function conceptMeans<F extends string>(
   accumulateColumns(aligned.updates, onUpdates.map(read), updates, {
     slot: new RoundSlot(index.position),
     unknown: (j) => updateRoundPosition(index, aligned.updates[j]),
-    warn: warn && ((j, key, v) => warn(nonFiniteMessage(describeUpdate(aligned.updates[j]), key, v))),
+    warn: warn && ((j, key, v) => warn(nonFiniteMessage(describeUpdate(aligned.updates[j], index.updateKey), key, v))),
   });
   accumulateColumns(aligned.rollouts, onRollouts.map(read), rollouts, {
     slot: new RoundSlot(index.position),
@@ -152,7 +152,7 @@ interface RecordSlots {
  * boxed number per record); within a block records go in order and, per record, columns in order, so
  * sums and warnings come in the order of a record-by-record pass.
  */
-function accumulateColumns(records: readonly (UpdateRecord | RolloutRecord)[], cols: readonly ColumnRead[], counts: number[], at: RecordSlots): void {
+function accumulateColumns(records: readonly (UpdateRecord | AxisRecord)[], cols: readonly ColumnRead[], counts: number[], at: RecordSlots): void {
   const all = counts.length - 1;
   forEachBlock(
     records,

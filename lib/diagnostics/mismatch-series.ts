@@ -6,7 +6,7 @@
  * table takes them (lib/diagnostics/round-mean.ts). A derived value (`key - minus`) is read only
  * from records holding both keys.
  */
-import type { AlignedRuns, Reporter, RolloutRecord, UpdateRecord } from "../types";
+import type { AlignedRuns, Reporter, AxisRecord, UpdateRecord } from "../types";
 import { MISMATCH_QUANTITY_IDS, mismatchMetricName, mismatchMetricsOf, type MismatchMetric, type MismatchQuantityId } from "../registry/mismatch";
 import type { FrameworkProfile } from "../registry/framework-profile";
 import { profileOfAligned } from "../registry/profiles";
@@ -111,7 +111,7 @@ function readSeries(
 ): (MismatchSeries | null)[] {
   if (metrics.length === 0) return [];
   const index = roundIndex(aligned);
-  const records: readonly (UpdateRecord | RolloutRecord)[] = byUpdate ? aligned.updates : aligned.rollouts;
+  const records: readonly (UpdateRecord | AxisRecord)[] = byUpdate ? aligned.updates : aligned.rollouts;
   const lists: string[][] = [];
   const readers = metrics.map(({ quantity, metric }) => {
     const r = new SeriesReader(quantity, metric, index.rounds.length, lists.length);
@@ -120,13 +120,14 @@ function readSeries(
     return r;
   });
   const slot = new RoundSlot(index.position);
+  const describe = (r: UpdateRecord | AxisRecord) => (byUpdate ? describeUpdate(r as UpdateRecord, index.updateKey) : describeRollout(r as AxisRecord));
   forEachBlock(records, lists, (from, to, cols) => {
     for (let j = from; j < to; j++) {
       const r = records[j];
       let i = slot.of(r.round);
-      if (i < 0) i = byUpdate ? updateRoundPosition(index, r as UpdateRecord) : rolloutRoundPosition(index, r as RolloutRecord);
+      if (i < 0) i = byUpdate ? updateRoundPosition(index, r as UpdateRecord) : rolloutRoundPosition(index, r as AxisRecord);
       const k = j - from;
-      for (const s of readers) addValue(s, cols, k, i, r, byUpdate);
+      for (const s of readers) addValue(s, cols, k, i, r, describe);
     }
   });
   for (const s of readers) for (const w of s.warnings) reporter?.warn?.(w);
@@ -139,7 +140,14 @@ function readSeries(
 }
 
 /** Record k of the block into metric `s` (round position i): both keys of a derived value, or the one key. */
-function addValue(s: SeriesReader, cols: readonly KeyColumn[], k: number, i: number, r: UpdateRecord | RolloutRecord, byUpdate: boolean): void {
+function addValue(
+  s: SeriesReader,
+  cols: readonly KeyColumn[],
+  k: number,
+  i: number,
+  r: UpdateRecord | AxisRecord,
+  describe: (r: UpdateRecord | AxisRecord) => string,
+): void {
   const a = cols[s.col];
   const b = s.metric.minus === undefined ? null : cols[s.col + 1];
   if (a.found[k] === 0 || (b !== null && b.found[k] === 0)) {
@@ -149,10 +157,10 @@ function addValue(s: SeriesReader, cols: readonly KeyColumn[], k: number, i: num
   s.held++;
   const v = b === null ? a.values[k] : a.values[k] - b.values[k];
   if (!s.accs[i].addNumber(v)) {
-    s.warnings.push(nonFiniteMessage(byUpdate ? describeUpdate(r as UpdateRecord) : describeRollout(r as RolloutRecord), s.name, v));
+    s.warnings.push(nonFiniteMessage(describe(r), s.name, v));
     return;
   }
-  s.points.add(r.round, r.runId, byUpdate ? (r as UpdateRecord).rollout : (r as RolloutRecord).rollout, v);
+  s.points.add(r.round, r.runId, r.rollout, v);
 }
 
 /** Points from records in order: consecutive records of one run and x (a batch's updates) become one point, their mean. */

@@ -55,11 +55,12 @@ export function ppoKlByPosition(aligned: AlignedRuns, opts: PpoKlByPositionOptio
   for (const u of aligned.updates) {
     const i = updateRoundPosition(index, u);
     const p = u.updateInRollout;
-    if (!Number.isInteger(p) || p < 0 || p >= n) throw new Error(`${describeUpdate(u)}: position in batch ${p} is outside 0..${n - 1} (N = ${n})`);
+    if (!Number.isInteger(p) || p < 0 || p >= n)
+      throw new Error(`${describeUpdate(u, index.updateKey)}: position in batch ${p} is outside 0..${n - 1} (N = ${n})`);
     updates[i]++;
     const v: number | undefined = u.values[key];
     accs[R][p].add(v);
-    if (!accs[i][p].add(v) && warn) warn(nonFiniteMessage(describeUpdate(u), key, v as number));
+    if (!accs[i][p].add(v) && warn) warn(nonFiniteMessage(describeUpdate(u, index.updateKey), key, v as number));
   }
   updates[R] = updates.reduce((a, b) => a + b, 0);
   const row = (i: number): PpoKlPositionRow => {

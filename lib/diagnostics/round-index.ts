@@ -3,7 +3,9 @@
  * Every diagnostic table groups records by this index, so an inconsistent record (a round label that
  * is not in `aligned.rounds`) fails here, naming the record.
  */
-import type { AlignedRuns, RolloutRecord, UpdateRecord } from "../types";
+import type { AlignedRuns, AxisRecord, UpdateRecord } from "../types";
+import { profileOfAligned } from "../registry/profiles";
+import { updateStepKey } from "../registry/profile-axis";
 import { describeRollout, describeUpdate } from "./record-label";
 
 /** Round labels in run order, the position of each label, and the run id(s) of each round. */
@@ -12,6 +14,8 @@ export interface RoundIndex {
   position: ReadonlyMap<string, number>;
   /** Run id of each round (several runs of one round joined with "+"), null when no run is listed. */
   runIds: (string | null)[];
+  /** The profile's update step key, naming an update in messages (null: updates not observable). */
+  updateKey: string | null;
 }
 
 /** Index the rounds of `aligned`; throws when a round label repeats. */
@@ -26,18 +30,23 @@ export function roundIndex(aligned: AlignedRuns): RoundIndex {
     const i = position.get(run.round);
     if (i !== undefined && !ids[i].includes(run.runId)) ids[i].push(run.runId);
   }
-  return { rounds: aligned.rounds, position, runIds: ids.map((r) => (r.length ? r.join("+") : null)) };
+  return {
+    rounds: aligned.rounds,
+    position,
+    runIds: ids.map((r) => (r.length ? r.join("+") : null)),
+    updateKey: updateStepKey(profileOfAligned(aligned)),
+  };
 }
 
 /** Position of an update's round; throws naming run and train/step when the round is not in the index. */
 export function updateRoundPosition(index: RoundIndex, u: UpdateRecord): number {
   const i = index.position.get(u.round);
-  if (i === undefined) throw unknownRound(index, describeUpdate(u), u.round);
+  if (i === undefined) throw unknownRound(index, describeUpdate(u, index.updateKey), u.round);
   return i;
 }
 
 /** Position of a rollout batch's round; throws naming run and rollout when the round is not in the index. */
-export function rolloutRoundPosition(index: RoundIndex, r: RolloutRecord): number {
+export function rolloutRoundPosition(index: RoundIndex, r: AxisRecord): number {
   const i = index.position.get(r.round);
   if (i === undefined) throw unknownRound(index, describeRollout(r), r.round);
   return i;

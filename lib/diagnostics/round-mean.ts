@@ -9,7 +9,7 @@
  * - An overall ("all") mean is accumulated from the records themselves, not as a mean of round means.
  * - Sums are compensated (Neumaier), so a mean over 10^6 values does not drift with record order.
  */
-import type { AlignedRuns, Reporter, RolloutRecord, UpdateRecord } from "../types";
+import type { AlignedRuns, Reporter, AxisRecord, UpdateRecord } from "../types";
 import { forEachBlock } from "../values/key-column";
 import { aliasOf, grainOf, keysFor, metricByKey } from "../registry/metric-lookup";
 import type { FrameworkProfile } from "../registry/framework-profile";
@@ -155,10 +155,10 @@ export function roundMeans(aligned: AlignedRuns, key: string, opts: RoundMeansOp
   const counts = index.rounds.map(() => 0);
   const warn = opts.reporter?.warn?.bind(opts.reporter);
   const alias = new AliasUse(profile, key, keysFor(profile, key), index.rounds.length);
-  const records: readonly (UpdateRecord | RolloutRecord)[] = grain === "update" ? aligned.updates : aligned.rollouts;
+  const records: readonly (UpdateRecord | AxisRecord)[] = grain === "update" ? aligned.updates : aligned.rollouts;
   // Throws naming record j, whose round is not in the index.
   const unknown = (j: number) => (grain === "update" ? updateRoundPosition(index, aligned.updates[j]) : rolloutRoundPosition(index, aligned.rollouts[j]));
-  const describe = (j: number) => (grain === "update" ? describeUpdate(aligned.updates[j]) : describeRollout(aligned.rollouts[j]));
+  const describe = (j: number) => (grain === "update" ? describeUpdate(aligned.updates[j], index.updateKey) : describeRollout(aligned.rollouts[j]));
   const slot = new RoundSlot(index.position);
   // Typed columns a block at a time (lib/values/key-column.ts): no getter call or boxed number per record.
   forEachBlock(records, [keysFor(profile, key)], (from, to, [col]) => {

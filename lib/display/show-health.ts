@@ -12,7 +12,7 @@ import { escapeMarkdown } from "./metric-note";
 import type { Notebook } from "./notebook-static-images";
 import { tableHtml, type TableRow } from "./table-html";
 import type { FrameworkProfile } from "../registry/framework-profile";
-import { recordStepKey } from "../registry/profiles";
+import { recordStepKey } from "../registry/profile-axis";
 
 /** Marker of the summary comment in the per-check table's HTML. */
 export const HEALTH_SUMMARY_MARKER = "rl-diagnostics-health-summary";

@@ -27,7 +27,7 @@ import { healthTable } from "./health-table";
 import { parquetCreatedBy, parquetFiles, type ParquetLayout } from "./parquet-file";
 import { rolloutsTable, supersededTable, updatesTable, ROLLOUTS_FILE, UPDATES_FILE } from "./record-tables";
 import { meaningNotes, metricOfAligned, profileOfAligned } from "../registry/profiles";
-import { summaryColumnsFor, summaryTable } from "./summary-table";
+import { summaryTable } from "./summary-table";
 import { unfilledCells } from "./filled-cells";
 import { workspaceVersion as readWorkspaceVersion } from "./workspace-version";
 
@@ -68,8 +68,8 @@ function exportProfile(aligned: AlignedRuns): ExportProfile {
   return {
     name: p.name,
     label: p.label,
-    how: aligned.profile?.how ?? "given",
-    evidence: aligned.profile?.evidence ?? [],
+    how: aligned.profile.how,
+    evidence: aligned.profile.evidence,
     stepAxis: p.stepAxis,
     updates: p.updates.note,
     aggregation: p.aggregation,
@@ -147,7 +147,7 @@ export function planExports(source: Pick<Archive, "manifest">, aligned: AlignedR
   checkSameRuns(source, aligned);
   assertMappingHolds(aligned, { allowIssues: opts.allowIssues, what: "to export" });
   const summary = summaryTable(aligned, { reporter: opts.reporter, allowIssues: true });
-  const summaryColumns = summaryColumnsFor(profileOfAligned(aligned));
+  const summaryColumns = summary.columns;
   const unfilled = unfilledCells(summary.table, summaryColumns, aligned, summary.notes);
   if (unfilled.length > 0 && !opts.allowIssues) {
     const more = unfilled.length > 1 ? ` (and ${unfilled.length - 1} more such cell(s))` : "";

@@ -3,7 +3,7 @@
  * optimizer update (`updates.csv`). Axis columns first, then every W&B key of the families the file
  * holds, found in any record, in plain code-unit order. A key a record did not log is an empty cell.
  */
-import type { AlignedRuns, RolloutRecord, UpdateRecord } from "../types";
+import type { AlignedRuns, AxisRecord, UpdateRecord } from "../types";
 import type { ExportCell } from "./export-cell";
 import type { ExportTable } from "./csv-text";
 import type { StreamedTable } from "./packed-table";
@@ -57,7 +57,7 @@ export function rolloutsTable(aligned: AlignedRuns): StreamedTable {
     return withValues([r.round, r.runId, r.rollout], r.values, columns);
   };
   const table = { name: ROLLOUTS_FILE, columns: [...ROLLOUT_AXIS_COLUMNS, ...keys], rowCount: order.length, row };
-  const lead = [(r: RolloutRecord) => r.round, (r: RolloutRecord) => r.runId, (r: RolloutRecord) => r.rollout];
+  const lead = [(r: AxisRecord) => r.round, (r: AxisRecord) => r.runId, (r: AxisRecord) => r.rollout];
   return { ...table, pack: () => packRecords(table, aligned.rollouts, order, lead) };
 }
 

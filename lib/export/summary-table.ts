@@ -15,7 +15,6 @@ import {
   type MeanResult,
   type PolicyMeanField,
   type PolicyRoundRow,
-  type RolloutMeanField,
   type RolloutRoundRow,
   type TableColumn,
 } from "../diagnostics/index";
@@ -28,10 +27,16 @@ export const SUMMARY_FILE = "summary.csv";
 /** Round label of the row over all rounds. */
 export const ALL_ROUNDS = "all";
 
+/** The rollout table's fields summary.csv reads (actor tokens/s comes from the policy table: averaged once). */
+const SUMMARY_ROLLOUT_FIELDS = ["responseLen", "truncated", "rolloutTime", "reward"] as const;
+
+/** A rollout table field of summary.csv. */
+type SummaryRolloutField = (typeof SUMMARY_ROLLOUT_FIELDS)[number];
+
 /** What one summary row's cells are computed from: its round's (or every round's) rows and runs. */
 export interface SummaryRowSource {
   policy: PolicyRoundRow;
-  rollout: RolloutRoundRow;
+  rollout: RolloutRoundRow<SummaryRolloutField>;
   /** Display update numbers with an exact-zero gradient norm. */
   zeroUpdates: number[];
   /** The round's runs (every run on the `all` row). */
@@ -44,7 +49,7 @@ export interface SummaryMeanColumn {
   name: string;
   kind: "mean";
   /** Which diagnostics table and field the mean comes from. */
-  source: { table: "policy"; field: PolicyMeanField } | { table: "rollout"; field: RolloutMeanField };
+  source: { table: "policy"; field: PolicyMeanField } | { table: "rollout"; field: SummaryRolloutField };
   /** The diagnostics column: schema entry and what the mean is taken over. */
   column: TableColumn;
 }
@@ -77,7 +82,7 @@ export function summaryColumnsFor(profile: FrameworkProfile): SummaryColumn[] {
     source: { table: "policy", field },
     column: policy.find((c) => c.field === field)!,
   });
-  const r = (name: string, field: RolloutMeanField): SummaryMeanColumn => ({
+  const r = (name: string, field: SummaryRolloutField): SummaryMeanColumn => ({
     name,
     kind: "mean",
     source: { table: "rollout", field },
@@ -148,9 +153,10 @@ function meanCell(col: SummaryMeanColumn, x: SummaryRowSource): ExportCell {
   return m.mean;
 }
 
-/** The summary table and the notes of its means (empty rounds, missing keys, excluded values). */
+/** The summary table, its columns (summaryColumnsFor, resolved once) and the notes of its means (empty rounds, missing keys, excluded values). */
 export interface SummaryExport {
   table: ExportTable;
+  columns: SummaryColumn[];
   notes: string[];
 }
 
@@ -167,14 +173,13 @@ export interface SummaryTableOptions {
  * @example summaryTable(aligned).table.rows.map((r) => r[0]) // ["R0", "R1", "R2", "R3", "all"]
  */
 export function summaryTable(aligned: AlignedRuns, opts: SummaryTableOptions = {}): SummaryExport {
-  // Both tables average actor tokens/s, so each excluded value would be warned twice: say it once.
-  const reporter = opts.reporter && onceReporter(opts.reporter);
+  const reporter = opts.reporter;
   const policy = policyRoundTable(aligned, { reporter, allowIssues: opts.allowIssues });
-  const rollout = rolloutRoundTable(aligned, { reporter, allowIssues: opts.allowIssues });
+  const rollout = rolloutRoundTable(aligned, { reporter, allowIssues: opts.allowIssues, fields: SUMMARY_ROLLOUT_FIELDS });
   const zero = zeroGradNormUpdates(aligned);
   const columns = summaryColumnsFor(profileOfAligned(aligned));
   const runsOf = (round: string) => aligned.runs.filter((r) => r.round === round);
-  const row = (policyRow: PolicyRoundRow, rolloutRow: RolloutRoundRow, zeroUpdates: number[], isAll: boolean): ExportCell[] => {
+  const row = (policyRow: PolicyRoundRow, rolloutRow: RolloutRoundRow<SummaryRolloutField>, zeroUpdates: number[], isAll: boolean): ExportCell[] => {
     const x: SummaryRowSource = { policy: policyRow, rollout: rolloutRow, zeroUpdates, runs: isAll ? aligned.runs : runsOf(policyRow.round), isAll };
     return columns.map((col) => (col.kind === "mean" ? meanCell(col, x) : col.cell(x)));
   };
@@ -182,17 +187,5 @@ export function summaryTable(aligned: AlignedRuns, opts: SummaryTableOptions = {
   rows.push(row(policy.all, rollout.all, zero.updates, true));
   const zeroNotes = [...zero.rows.map((z) => z.note), zero.note].filter((n): n is string => n !== null);
   const notes = [...new Set([...policy.notes, ...rollout.notes, ...zeroNotes])];
-  return { table: { name: SUMMARY_FILE, columns: columns.map((c) => c.name), rows }, notes };
-}
-
-/** A reporter passing each distinct warning on once (the diagnostics tables only warn). */
-function onceReporter(reporter: Reporter): Reporter {
-  const seen = new Set<string>();
-  return {
-    warn: (message: string) => {
-      if (seen.has(message)) return;
-      seen.add(message);
-      reporter.warn?.(message);
-    },
-  };
+  return { table: { name: SUMMARY_FILE, columns: columns.map((c) => c.name), rows }, columns, notes };
 }

@@ -4,14 +4,11 @@
  */
 import * as path from "node:path";
 
-import { loadOrReport, type VerifyReport } from "../archive/load-archive";
-import { verifySnapshotChain } from "../archive/snapshot-chain";
-import { MANIFEST_FILE } from "../archive/manifest";
-import { alignRuns, type AlignRunsOptions } from "../align/align-runs";
+import type { AlignRunsOptions } from "../align/align-runs";
+import { openArchive } from "../pipeline/open-archive";
 import type { HealthParams } from "../health/health-params";
 import type { HealthReport } from "../health/run-health-checks";
 import type { AlignedRuns, Reporter, SourceManifest } from "../types";
-import { chooseProfile } from "../registry/profile-choice";
 import { csvEntry, planExports, type ExportPlan } from "./build-exports";
 import { csvChunksOnWorker } from "./csv-on-worker";
 import { csvByteChunks, type AnyTable } from "./csv-text";
@@ -82,46 +79,25 @@ function isInside(child: string, parent: string): boolean {
   return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 }
 
-/** The refusal naming every file of the archive that does not verify. */
-function refusal(dataDir: string, report: VerifyReport): Error {
-  const problems = report.files
-    .filter((f) => !f.ok)
-    .map((f) => {
-      if (f.file === MANIFEST_FILE && f.runId === "" && f.expected === "") return f.problem ?? "invalid manifest";
-      const hashes = f.problem === "sha256 mismatch" ? ` (expected sha256 ${f.expected}, actual ${f.actual})` : "";
-      return `${path.join(dataDir, f.file)}: ${f.problem}${hashes}`;
-    });
-  return new Error(`refusing to export from ${dataDir}: ${problems.join("; ")}`);
-}
-
 /**
- * Loads (each file read once, hashed as parsed) and aligns the archive. Only the manifest and the
- * alignment come back: the history rows are garbage once aligned, which halves the export's peak.
- * A follow's analysis (lib/follow/poll-analysis.ts) loads through it too, so its exports are these.
+ * Loads (each file read once, hashed as parsed) and aligns the archive through the archive pipeline
+ * (lib/pipeline/open-archive.ts, refusals `refusing to export from <dir>: ...`). Only the manifest
+ * and the alignment come back: the history rows are garbage once aligned, which halves the export's
+ * peak. A follow's analysis (lib/follow/poll-analysis.ts) loads through it too, so its exports are these.
  */
 export async function loadAndAlign(
   opts: Pick<WriteExportsOptions, "dataDir" | "align">,
   reporter: Reporter,
 ): Promise<{ manifest: SourceManifest; aligned: AlignedRuns }> {
-  const { dataDir } = opts;
+  const { profile, ...align } = opts.align ?? {};
   // Compact rows and records: the export reads values only through lib/ (keysOf, [key]).
-  const loaded = await loadOrReport(dataDir, reporter, { compact: true });
-  if ("report" in loaded) throw refusal(dataDir, loaded.report);
-  const { archive } = loaded;
-  // A followed archive (npm run follow): its snapshot chain must verify too (none: nothing to check).
-  const chain = await verifySnapshotChain(dataDir);
-  if (!chain.ok) throw new Error(`refusing to export from ${dataDir}: its snapshot chain is broken: ${chain.problems.join("; ")}`);
-  // As openWorkspace: say so, rather than let axis inference fail for want of rows.
-  if (archive.runs.length === 0) throw new Error(`refusing to export from ${dataDir}: ${MANIFEST_FILE} lists no runs (empty archive)`);
-  // The profile: given, else the runs.json beside the archive folder names it, else detected.
-  const profile = chooseProfile(opts.align?.profile, path.join(path.dirname(path.resolve(dataDir)), "runs.json"));
-  const aligned = alignRuns(archive.runs, { ...opts.align, profile, reporter, compact: true, releaseRows: true });
+  const { manifest, aligned } = await openArchive(opts.dataDir, { purpose: "export from", profile, align, reporter, compact: true, releaseRows: true });
   if (aligned.issues.length > 0) {
     reporter.warn?.(
       `alignment found ${aligned.issues.length} issue(s), listed in ${EXPORT_MANIFEST_FILE} (alignmentIssues); first: ${aligned.issues[0].message}`,
     );
   }
-  return { manifest: archive.manifest, aligned };
+  return { manifest, aligned };
 }
 
 /**

@@ -3,7 +3,7 @@
  * round boundaries and an optional min..max band; axis title and hover name the profile's record, e.g. mean response length inside the batch's min and max. Used for
  * response length, truncated fraction, rollout wall time and actor tokens/s.
  */
-import type { AlignedRuns, RolloutRecord } from "../types";
+import type { AlignedRuns, AxisRecord } from "../types";
 import { singular } from "../registry/framework-profile";
 import { profileOfAligned, recordAxisTitle } from "../registry/profiles";
 import { baseLayout, describeKey, integerAxisTicks, keyAxisTitle, type Figure, type Trace } from "./figure";
@@ -26,11 +26,11 @@ export interface RolloutSeriesOptions {
 }
 
 /** Rollout records in rollout-id order (then run id): the input itself when already in order, else a sorted copy. */
-export function rolloutsInOrder(rollouts: readonly RolloutRecord[]): readonly RolloutRecord[] {
+export function rolloutsInOrder(rollouts: readonly AxisRecord[]): readonly AxisRecord[] {
   return inOrder(rollouts, (a, b) => a.rollout - b.rollout || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
 }
 
-function rolloutCustomData(r: RolloutRecord): (string | number)[] {
+function rolloutCustomData(r: AxisRecord): (string | number)[] {
   return [r.round, r.runId];
 }
 
@@ -88,7 +88,7 @@ export function rolloutSeriesFigure(aligned: AlignedRuns, key: string, options: 
 }
 
 /** Crosses on the records whose value is exactly 0 (all of them: never reduced), pushed onto `data`; their x. `hover`: the record and label part of the hover text. */
-function zeroMarks(rollouts: readonly RolloutRecord[], key: string, hover: string, data: Trace[]): number[] {
+function zeroMarks(rollouts: readonly AxisRecord[], key: string, hover: string, data: Trace[]): number[] {
   const zeros = rollouts.filter((r) => r.values[key] === 0);
   const zeroAt = zeros.map((r) => r.rollout);
   data.push({

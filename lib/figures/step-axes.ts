@@ -1,9 +1,10 @@
 /**
  * `_step` against the declared step keys, per run: shows that `_step` counts logging calls (it
- * restarts in every run and advances on every row), while `rollout/step` and `train/step` continue
- * across rounds. For the alignment notebook; reads raw history, before alignment.
+ * restarts in every run and advances on every row), while the framework's step keys (slime's
+ * `rollout/step` and `train/step`) continue across rounds. For the alignment notebook; reads raw history, before alignment.
  */
-import { STEP_KEYS } from "../registry/profile-slime";
+import { detectProfile } from "../registry/detect-profile";
+import { declaredStepKeys } from "../registry/profile-axis";
 import type { RunHistory } from "../types";
 import { baseLayout, type Figure, type Trace } from "./figure";
 import { categoryColor } from "./palette";
@@ -12,7 +13,7 @@ import { drawnValues } from "./series-columns";
 
 /** Options of stepAxesFigure. */
 export interface StepAxesOptions {
-  /** Step keys to plot, each with its own marker symbol. Default: rollout/step and train/step. */
+  /** Step keys to plot, each with its own marker symbol. Default: the runs' profile's (slime: rollout/step and train/step). */
   stepKeys?: readonly string[];
   /** Figure title. */
   title?: string;
@@ -26,7 +27,7 @@ const SYMBOLS = ["circle", "diamond-open", "square-open", "triangle-up-open"] as
  * @example stepAxesFigure(archive.runs)
  */
 export function stepAxesFigure(runs: readonly RunHistory[], options: StepAxesOptions = {}): Figure {
-  const stepKeys = options.stepKeys ?? [STEP_KEYS.rollout, STEP_KEYS.train];
+  const stepKeys = options.stepKeys ?? declaredStepKeys(detectProfile(runs).profile);
   const data: Trace[] = [];
   // Each trace drawn in full up to REDUCE_ABOVE points, else reduced per bucket of _step.
   let reduced: Reduction | undefined;
@@ -48,7 +49,7 @@ export function stepAxesFigure(runs: readonly RunHistory[], options: StepAxesOpt
     });
   });
   const layout = baseLayout(
-    options.title ?? "_step counts logging calls per run; rollout/step and train/step continue across rounds",
+    options.title ?? `_step counts logging calls per run; ${stepKeys.join(" and ")} continue across rounds`,
     "_step (W&B logging counter of the run)",
     "step key value",
   );

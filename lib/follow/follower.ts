@@ -14,7 +14,7 @@ import { writeSynced } from "../archive/write-synced";
 
 import type { Reporter, RunMeta, SourceManifest } from "../types";
 import { resolveClock } from "../archive/clock";
-import { joinResumedLogs, type RunSelection } from "../archive/fetch-and-freeze";
+import { joinResumedLogs, type RunSelection } from "../archive/run-selection";
 import { checkRunId, MANIFEST_FILE, parseManifest, serializeManifest } from "../archive/manifest";
 import { checkArchiveDir, replaceDirAtomically, type SpareCopy } from "../archive/replace-dir";
 import { connectWandb, type WandbConnection, type WandbReaderOptions } from "../wandb/connection";

@@ -9,20 +9,20 @@
  */
 import { promises as fsp } from "node:fs";
 import * as path from "node:path";
-import { StringDecoder } from "node:string_decoder";
 
 import type { AlignRunsOptions } from "../align/align-options";
 import { alignRuns } from "../align/align-runs";
 import { AlignMemo } from "../align/pass-memo";
+import { FILE_START, HistoryLineParser } from "../archive/history-lines";
 import { historyMetaOf } from "../archive/load-archive";
-import { allowedGoBacks, HISTORY_DIR, MANIFEST_FILE, parseManifest } from "../archive/manifest";
+import { HISTORY_DIR, MANIFEST_FILE, parseManifest } from "../archive/manifest";
 import { type FileHashes, sha256Hex, snapshotFile, verifySnapshotChain } from "../archive/snapshot-chain";
 import type { HealthParams } from "../health/health-params";
 import { runHealthChecks } from "../health/run-health-checks";
-import { chooseProfile } from "../registry/profile-choice";
+import { archiveRefusal } from "../pipeline/open-archive";
+import { profileForArchive } from "../registry/profile-choice";
 import type { HistoryRow, ManifestRun, Reporter, RunHistory, SourceManifest } from "../types";
 import { ValuesArena } from "../values/compact-values";
-import { FrozenRowError, parseFrozenRowWith } from "../values/frozen-row";
 import { ValuesBuilder } from "../values/values-builder";
 import { FileHasher } from "./file-hasher";
 import { closedRecords, openBatches, type SnapshotAnalysis } from "./poll-analysis";
@@ -94,7 +94,7 @@ export class LiveArchive {
     const t0 = performance.now();
     const { manifest, text } = await this.readManifest();
     await this.checkChain(manifest, text);
-    if (manifest.runs.length === 0) throw new Error(`refusing to analyse ${this.dataDir}: ${MANIFEST_FILE} lists no runs (empty archive)`);
+    if (manifest.runs.length === 0) throw archiveRefusal("analyse", this.dataDir, `${MANIFEST_FILE} lists no runs (empty archive)`);
     await this.checkListed(manifest);
     const stats: LiveReadStats = { reloaded: [], rowsParsed: 0, ms: { read: 0, align: 0, health: 0 } };
     const next = new Map<string, ReadRun>();
@@ -110,7 +110,7 @@ export class LiveArchive {
     allHashed.catch(() => undefined);
     const t1 = performance.now();
     const histories: RunHistory[] = manifest.runs.map((entry) => ({ ...historyMetaOf(entry), rows: next.get(entry.runId)!.rows }));
-    const profile = chooseProfile(this.opts.align?.profile, path.join(path.dirname(path.resolve(this.dataDir)), "runs.json"));
+    const profile = profileForArchive(this.opts.align?.profile, this.dataDir);
     const aligned = alignRuns(histories, { ...this.opts.align, profile, reporter, compact: true, memo: this.memo });
     if (aligned.issues.length > 0) reporter.warn?.(`alignment found ${aligned.issues.length} issue(s); first: ${aligned.issues[0].message}`);
     const t2 = performance.now();
@@ -151,10 +151,10 @@ export class LiveArchive {
     if (this.lastText !== null && seq !== undefined && manifest.previous === sha256Hex(this.lastText)) {
       const copy = await fsp.readFile(path.join(this.dataDir, snapshotFile(seq)), "utf8").catch(() => null);
       if (copy === text) return;
-      throw new Error(`refusing to analyse ${this.dataDir}: its snapshot chain is broken: ${snapshotFile(seq)} is not ${MANIFEST_FILE}`);
+      throw archiveRefusal("analyse", this.dataDir, `its snapshot chain is broken: ${snapshotFile(seq)} is not ${MANIFEST_FILE}`);
     }
     const chain = await verifySnapshotChain(this.dataDir);
-    if (!chain.ok) throw new Error(`refusing to analyse ${this.dataDir}: its snapshot chain is broken: ${chain.problems.join("; ")}`);
+    if (!chain.ok) throw archiveRefusal("analyse", this.dataDir, `its snapshot chain is broken: ${chain.problems.join("; ")}`);
   }
 
   /** As loadArchive: a history file the manifest does not list refuses the archive. */
@@ -221,14 +221,17 @@ function checkHashes(h: FileHashes, where: string, entry: ManifestRun, from: Rea
 
 /**
  * Reads and parses a run's bytes past `from` up to the manifest's size (rows appended to a copy of
- * its rows); the row count must be the manifest's. Its hashes are checked apart (checkHashes).
+ * its rows) with the archive's line parser (lib/archive/history-lines.ts: its checks and line cap);
+ * the row count must be the manifest's. Its hashes are checked apart (checkHashes).
  */
 async function readNewBytes(filePath: string, where: string, entry: ManifestRun, from: ReadRun | null, vb: ValuesBuilder): Promise<ReadRun> {
   const start = from?.bytes ?? 0;
   const rows = from ? from.rows.slice() : [];
-  const parser = lineParser(where, rows, { step: from?.lastStep ?? -Infinity, goBacks: from?.goBacks ?? 0, allowed: allowedGoBacks(entry) }, vb);
-  const decoder = new StringDecoder("utf8");
-  let carry = "";
+  const at = from === null ? FILE_START : { lineNo: from.rows.length, lastStep: from.lastStep, goBacks: from.goBacks };
+  const parser = new HistoryLineParser(entry, rows, vb, at);
+  const refuse = (problem: string | null) => {
+    if (problem !== null) throw new Error(`${where} ${problem}`);
+  };
   let pos = start;
   const fh = await fsp.open(filePath, "r").catch((e: NodeJS.ErrnoException) => {
     throw e.code === "ENOENT" ? new Error(`${where} is missing (listed in ${MANIFEST_FILE})`) : e;
@@ -239,49 +242,15 @@ async function readNewBytes(filePath: string, where: string, entry: ManifestRun,
       const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, entry.bytes - pos), pos);
       if (bytesRead === 0) break;
       pos += bytesRead;
-      const lines = (carry + decoder.write(buf.subarray(0, bytesRead))).split("\n");
-      carry = lines.pop()!;
-      for (const line of lines) parser(line);
+      refuse(parser.write(buf.subarray(0, bytesRead)));
     }
   } finally {
     await fh.close();
   }
   if (pos < start) throw new Error(`${where}: ${pos} bytes, fewer than the ${start} read before; not analysed`);
   if (pos < entry.bytes) throw new Error(`${where}: ${pos} bytes, ${MANIFEST_FILE} says ${entry.bytes}`);
-  if (carry + decoder.end() !== "") throw new Error(`${where}: truncated (the file does not end with a newline)`);
+  refuse(parser.end());
   if (rows.length !== entry.historyEvents) throw new Error(`${where}: holds ${rows.length} rows, ${MANIFEST_FILE} says historyEvents ${entry.historyEvents}`);
-  return { file: entry.file, bytes: entry.bytes, sha256: entry.sha256, rows, lastStep: parser.lastStep(), goBacks: parser.goBacks() };
-}
-
-/**
- * Parses lines as loadArchive does (parseFrozenRowWith; `_step` an increasing integer, going back at
- * most `prev.allowed` times in all: once per later log of a run resumed in place), appending to `rows`.
- */
-function lineParser(
-  where: string,
-  rows: HistoryRow[],
-  prev: { step: number; goBacks: number; allowed: number },
-  vb: ValuesBuilder,
-): ((line: string) => void) & { lastStep(): number; goBacks(): number } {
-  let last = prev.step;
-  let goBacks = prev.goBacks;
-  const parse = (line: string) => {
-    const lineNo = rows.length + 1;
-    let row: HistoryRow;
-    try {
-      row = parseFrozenRowWith(line, vb);
-    } catch (e) {
-      const key = e instanceof FrozenRowError && e.key !== null ? ` key ${JSON.stringify(e.key)}` : "";
-      throw new Error(`${where} line ${lineNo}${key}: ${(e as Error).message}`);
-    }
-    const step = row._step;
-    if (typeof step !== "number" || !Number.isInteger(step)) throw new Error(`${where} line ${lineNo} key "_step": missing or not an integer`);
-    if (step <= last) {
-      if (goBacks >= prev.allowed) throw new Error(`${where} line ${lineNo}: _step ${step} does not increase (previous ${last})`);
-      goBacks++;
-    }
-    last = step;
-    rows.push(row);
-  };
-  return Object.assign(parse, { lastStep: () => last, goBacks: () => goBacks });
+  const end = parser.position();
+  return { file: entry.file, bytes: entry.bytes, sha256: entry.sha256, rows, lastStep: end.lastStep, goBacks: end.goBacks };
 }

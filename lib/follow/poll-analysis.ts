@@ -9,6 +9,7 @@ import { checkExportDirs, loadAndAlign, writePlannedExports, type ExportResult }
 import { planExports } from "../export/build-exports";
 import type { HealthParams } from "../health/health-params";
 import { profileOfAligned } from "../registry/profiles";
+import { onAxis } from "../registry/profile-axis";
 import { type HealthReport, runHealthChecks } from "../health/run-health-checks";
 import type { AlignedRuns, Reporter } from "../types";
 import type { AlignRunsOptions } from "../align/align-options";
@@ -56,7 +57,7 @@ export interface AnalyseOptions {
  * @example openBatches(aligned) // [{ runId: "abc", round: "R2", unit: "rollout", rollout: 47, rolloutRecords: 1, updates: 0 }]
  */
 export function openBatches(aligned: AlignedRuns): OpenBatch[] {
-  const unit = profileOfAligned(aligned).axis.kind === "step" ? "step" : "rollout";
+  const unit = onAxis(profileOfAligned(aligned).axis, { "batch-updates": () => "rollout" as const, step: () => "step" as const });
   const out: OpenBatch[] = [];
   for (const run of aligned.runs) {
     if (run.state !== "running") continue;

@@ -7,7 +7,7 @@
  */
 import { singular, type FrameworkProfile } from "../registry/framework-profile";
 import { conditionText, holdsIn, settingsText } from "../registry/semantic-flags";
-import type { AlignedRuns, RolloutRecord, UpdateRecord } from "../types";
+import type { AlignedRuns, AxisRecord, UpdateRecord } from "../types";
 
 /** The updates and N (updates per batch) the checks read, or why there are none. */
 export type ObservedUpdates = { observed: true; updates: UpdateRecord[]; n: number } | { observed: false; reason: string };
@@ -30,7 +30,7 @@ export function observedUpdates(aligned: AlignedRuns, profile: FrameworkProfile)
 }
 
 /** A record that is exactly one optimizer update: numbered by its step, the first (and only) of its batch. */
-function recordAsUpdate(r: RolloutRecord): UpdateRecord {
+function recordAsUpdate(r: AxisRecord): UpdateRecord {
   return {
     runId: r.runId,
     round: r.round,

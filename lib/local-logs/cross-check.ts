@@ -2,7 +2,7 @@
  * Field-by-field comparison of the aligned W&B records with the metric dicts slime printed to its
  * local log. Pairing uses the aligned records' ids, never raw step values: `perf N:`, `rollout N:`
  * (multi_turn, passrate, no-filter) and `eval N:` lines pair by their raw rollout id N with the
- * rollout record (RolloutRecord.rollout) or eval record (EvalRecord.evalStep) of that rollout id, so a
+ * rollout record (AxisRecord.rollout) or eval record (EvalRecord.evalStep) of that rollout id, so a
  * run logged with --wandb-always-use-train-step pairs correctly once alignment has converted its
  * rollout/step values to rollout ids; `step N:` and `critic-step N:` lines pair by train/step with the
  * update record (UpdateRecord.trainStep; critic keys `train/critic-*` merged into it). Every field
@@ -10,7 +10,7 @@
  * zero). Metric lines that did not parse are carried into the verdict: it never says "agree" while
  * one was skipped.
  */
-import { CODE_ROLLOUT_MANAGER, CODE_TRAINER_PERF, classifyRowCode } from "../align/slime/key-flags";
+import { classifyRow } from "../align/index";
 import { STEP_KEYS } from "../registry/profile-slime";
 import type { AlignedRuns } from "../types";
 import type { LocalLogKind, LocalLogRecord, MalformedLine, SlimeLogStats } from "./parse-slime-log";
@@ -376,8 +376,8 @@ function listOnlyInWandb(paired: Target[], sum: CrossCheckRunSummary, result: Cr
 function kindOfKey(axis: Axis, key: string): LocalLogKind {
   if (axis === "update") return key.startsWith("train/critic-") ? "critic-step" : "step";
   if (axis === "eval") return "eval";
-  const code = classifyRowCode({ [key]: 0, [STEP_KEYS.rollout]: 0 });
-  return code === CODE_ROLLOUT_MANAGER ? "rollout-manager-perf" : code === CODE_TRAINER_PERF ? "trainer-perf" : "rollout";
+  const kind = classifyRow({ [key]: 0, [STEP_KEYS.rollout]: 0 });
+  return kind === "rollout-manager" ? "rollout-manager-perf" : kind === "trainer-perf" ? "trainer-perf" : "rollout";
 }
 
 /** The candidate record sharing the most keys with the local record; not yet paired first, then record order. */

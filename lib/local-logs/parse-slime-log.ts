@@ -20,7 +20,7 @@
  * the dict, glued behind text that is neither a logging prefix nor a tqdm bar) is counted as
  * malformed, listed with file, line and reason, and reported through the reporter.
  */
-import { classifyRowCode, CODE_TRAINER_PERF } from "../align/slime/key-flags";
+import { classifyRow } from "../align/index";
 import type { Reporter } from "../types";
 import { parsePythonDictRepr, ReprSyntaxError } from "./python-repr";
 
@@ -215,8 +215,7 @@ function kindOf(message: LocalLogMessage, id: number, values: Record<string, num
   switch (message) {
     case "perf": {
       // slime prints the dict before adding rollout/step; add it back to classify like the W&B row.
-      const code = classifyRowCode({ ...values, "rollout/step": id });
-      return code === CODE_TRAINER_PERF ? "trainer-perf" : "rollout-manager-perf";
+      return classifyRow({ ...values, "rollout/step": id }) === "trainer-perf" ? "trainer-perf" : "rollout-manager-perf";
     }
     case "rollout":
     case "multi_turn":

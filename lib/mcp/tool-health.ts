@@ -3,8 +3,7 @@
  * written from, with the same thresholds), each with its rule, what a flag is and is not, and what the
  * rule scored on the labelled corpus of real failures (lib/health/measured-scores-data.ts).
  */
-import { MEASURED_SCORES } from "../health/measured-scores-data";
-import { measuredText, type RuleScore } from "../health/measured-scores";
+import { MEASURED, measuredText, type RuleScore } from "../health/measured-scores";
 import type { HealthCheckResult } from "../health/run-health-checks";
 import { type JsonCell, jsonCell } from "./json-cell";
 import type { ArchiveSet } from "./served-archive";
@@ -67,7 +66,7 @@ export interface HealthAnswer {
 
 /** The measured scores of a rule with recall (caught / fault runs) and false-alarm rate (per healthy logged value). */
 function measuredOf(check: string): CheckEntry["measured"] {
-  const s = MEASURED_SCORES.rules[check];
+  const s = MEASURED.rules[check];
   if (s === undefined) return null;
   return {
     ...s,
@@ -113,7 +112,7 @@ export function healthAnswer(set: ArchiveSet, input: HealthInput): HealthAnswer 
     archive: a.name,
     manifestSha256: a.manifestSha256,
     recordNoun: report.recordNoun,
-    corpus: MEASURED_SCORES.corpus,
+    corpus: MEASURED.corpus,
     flagCount: checks.reduce((n, c) => n + c.flags.length, 0),
     checks,
   };

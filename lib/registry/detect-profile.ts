@@ -7,7 +7,9 @@
  * run with none of any profile's keys, are refused there, and the manifest records each run's profile,
  * which later reads take over. A named profile never reads a run holding none of its keys.
  */
-import type { RunHistory } from "../types";
+import type { RunHistory, RunProfile } from "../types";
+
+export type { RunProfile } from "../types";
 import { matchesEntry, type FrameworkProfile } from "./framework-profile";
 import { PROFILES, profileByName } from "./profiles";
 import { isView, keysOf } from "../values/compact-values";
@@ -127,15 +129,6 @@ export interface RunKeys {
   runId: string;
   round: string;
   keys: readonly string[];
-}
-
-/** A run's framework as decided when it was frozen: what the manifest records (`ManifestRun.profile`). */
-export interface RunProfile {
-  name: string;
-  /** "detected" from the runs' keys, or "given" (data/runs.json "profile", CLI --profile). */
-  how: "detected" | "given";
-  /** The profile's signature entries this run's keys match. */
-  evidence: string[];
 }
 
 /** A run's profile entry under `profile`. */

@@ -45,11 +45,12 @@ export interface TimerSpec {
 /** How rows become records. */
 export type ProfileAxis =
   /**
-   * slime: rollout/step and train/step, N updates per rollout batch (lib/align/slime/). `ownRows`: rows
-   * the framework logs about itself (every key but the step keys in one family, e.g. miles' host
-   * memory after offloading the trainer): counted and named, never records and never re-logged rows.
+   * Rollout batches of N optimizer updates each (slime, miles; lib/align/slime/ reads slime's row kinds):
+   * `keys` the step keys of batches, updates and evals. `ownRows`: rows the framework logs about itself
+   * (every key but the step keys in one family, e.g. miles' host memory after offloading the trainer):
+   * counted and named, never records and never re-logged rows.
    */
-  | { kind: "slime"; ownRows: readonly OwnRows[] }
+  | { kind: "batch-updates"; keys: BatchStepKeys; ownRows: readonly OwnRows[] }
   /**
    * One record per logged training step (lib/align/steps/align-steps.ts): `stepKey` holds the step of a
    * training row; rows with only `evalPrefixes` keys (besides step keys) are evals; rows holding one
@@ -67,6 +68,16 @@ export type ProfileAxis =
       /** How far apart training rows are logged, when a frozen setting says; absent: from the records' most common spacing. */
       interval?: LoggingInterval;
     };
+
+/** The step keys of a batch-and-updates axis (slime's `wandb.define_metric` step metrics). */
+export interface BatchStepKeys {
+  /** The rollout batch's id (scaled by N under slime's --wandb-always-use-train-step). */
+  rollout: string;
+  /** The optimizer update's number: rollout id * N + position in the batch. */
+  update: string;
+  /** An eval's rollout id (it can repeat: before training at the first id, after training each id). */
+  eval: string;
+}
 
 /**
  * How often a step framework logs a training row, from a frozen setting (TRL: `logging_steps`), so

@@ -4,6 +4,7 @@
  * detected from the keys (lib/registry/detect-profile.ts).
  */
 import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 
 import { profileByName } from "./profiles";
 
@@ -26,4 +27,9 @@ export function profileFromRunsConfig(path: string): string | undefined {
 export function chooseProfile(explicit: string | undefined, runsConfigPath: string): string | undefined {
   if (explicit !== undefined && explicit !== "") return profileByName(explicit).name;
   return profileFromRunsConfig(runsConfigPath);
+}
+
+/** The profile to read a frozen archive folder with: the explicit one, else the runs.json beside the folder names it, else undefined (detect). */
+export function profileForArchive(explicit: string | undefined, archiveDir: string): string | undefined {
+  return chooseProfile(explicit, join(dirname(resolve(archiveDir)), "runs.json"));
 }

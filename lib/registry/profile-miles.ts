@@ -8,7 +8,7 @@
 import type { ConceptId } from "./concepts";
 import type { AbsentConcept, FrameworkProfile } from "./framework-profile";
 import type { ConceptMetric, MetricSpec } from "./metric-spec";
-import { SLIME_PROFILE } from "./profile-slime";
+import { SLIME_BATCH_KEYS, SLIME_PROFILE } from "./profile-slime";
 import { mismatchMetricsOf, type MismatchSpec } from "./mismatch";
 
 /** slime's metric of a concept, for the concepts miles computes and logs exactly as slime does. */
@@ -192,7 +192,7 @@ export const MILES_PROFILE: FrameworkProfile<"miles"> = {
   ],
   // offload_train logs the host memory as a row of its own with rollout/step (miles' actor.py), which
   // slime's row kinds would read as a second trainer perf row of the batch.
-  axis: { kind: "slime", ownRows: [{ prefix: "perf/cpu_memory_", what: "miles' host memory after offloading the trainer" }] },
+  axis: { kind: "batch-updates", keys: SLIME_BATCH_KEYS, ownRows: [{ prefix: "perf/cpu_memory_", what: "miles' host memory after offloading the trainer" }] },
   recordNoun: SLIME_PROFILE.recordNoun,
   stepAxis: SLIME_PROFILE.stepAxis,
   recordsDescription: SLIME_PROFILE.recordsDescription,

@@ -5,7 +5,7 @@
  * Source: docs/slime-logging.md (what slime logs, by version) and docs/reference-analysis.md.
  */
 import type { ConceptMetric, KeyAlias, KeyFamily, MetricSpec } from "./metric-spec";
-import type { FrameworkProfile } from "./framework-profile";
+import type { BatchStepKeys, FrameworkProfile } from "./framework-profile";
 import type { ConditionalMeaning, SemanticFlag } from "./semantic-flags";
 import type { MismatchSpec } from "./mismatch";
 
@@ -16,6 +16,9 @@ export const STEP_KEYS = {
   /** Also for evals: slime evaluates before training at the first rollout id and after training rollout r (eval/step = r), so it can repeat. */
   eval: "eval/step",
 } as const;
+
+/** slime's step keys as its batch-and-updates axis declares them (miles logs the same). */
+export const SLIME_BATCH_KEYS: BatchStepKeys = { rollout: STEP_KEYS.rollout, update: STEP_KEYS.train, eval: STEP_KEYS.eval };
 
 /** Key families by prefix and the step key they are plotted against. */
 const KEY_FAMILIES: readonly KeyFamily[] = [
@@ -429,7 +432,7 @@ export const SLIME_PROFILE: FrameworkProfile<"slime"> = {
   name: "slime",
   label: "slime",
   signature: ["train/step", "rollout/step", "perf/actor_train_tok_per_s", "rollout/response_len/", "train/pg_clipfrac"],
-  axis: { kind: "slime", ownRows: [] },
+  axis: { kind: "batch-updates", keys: SLIME_BATCH_KEYS, ownRows: [] },
   recordNoun: "rollout batches",
   stepAxis:
     "rollout/step = rollout id (rollout_id * N with --wandb-always-use-train-step); train/step = rollout_id * N + step_id; _step counts logging calls of several processes",

@@ -6,7 +6,8 @@ import { MILES_PROFILE } from "./profile-miles";
 import { conditionText, runsWhereHolds, runsWhereMayHold, type ConditionRun, type SemanticFlag } from "./semantic-flags";
 import { RECORDED_VERSIONS } from "./versions";
 import { OPENRLHF_PROFILE } from "./profile-openrlhf";
-import { SLIME_PROFILE, STEP_KEYS } from "./profile-slime";
+import { SLIME_PROFILE } from "./profile-slime";
+import { recordStepKey } from "./profile-axis";
 import { TRL_PROFILE } from "./profile-trl";
 import { VERL_PROFILE } from "./profile-verl";
 
@@ -48,9 +49,9 @@ export function profileByName(name: string): FrameworkProfile {
   return p;
 }
 
-/** The profile aligned records were read with (slime when alignment did not record one). */
-export function profileOfAligned(aligned: { profile?: { name: string } }): FrameworkProfile {
-  return aligned.profile === undefined ? SLIME_PROFILE : profileByName(aligned.profile.name);
+/** The profile aligned records were read with (alignRuns always names one). */
+export function profileOfAligned(aligned: { profile: { name: string } }): FrameworkProfile {
+  return profileByName(aligned.profile.name);
 }
 
 /**
@@ -59,7 +60,7 @@ export function profileOfAligned(aligned: { profile?: { name: string } }): Frame
  * that holds in some runs only is added, naming them. Throws naming the profile and why when it logs
  * none (callers reach here only for concepts the profile maps).
  */
-export function metricOfAligned(aligned: { profile?: { name: string }; runs?: readonly ({ runId: string } & ConditionRun)[] }, concept: ConceptId): MetricSpec {
+export function metricOfAligned(aligned: { profile: { name: string }; runs?: readonly ({ runId: string } & ConditionRun)[] }, concept: ConceptId): MetricSpec {
   const p = profileOfAligned(aligned);
   const m = metricOf(p, concept);
   if (m === null) throw new Error(`invalid concept: ${absentReason(p, concept)}`);
@@ -87,7 +88,7 @@ function runsText(runs: readonly { runId: string }[]): string {
 }
 
 /** Why single optimizer updates (positions, zero-gradient updates) are not observable for these runs; null when they are. */
-export function updatesUnobservable(aligned: { profile?: { name: string } }): string | null {
+export function updatesUnobservable(aligned: { profile: { name: string } }): string | null {
   const p = profileOfAligned(aligned);
   return p.updates.observable ? null : `${p.label}: ${p.updates.note}`;
 }
@@ -115,7 +116,7 @@ export function flagsLines(aligned: FlaggedRuns): string[] {
 }
 
 /** Aligned runs as flagsLines and meaningNotes read them. */
-type FlaggedRuns = { profile?: { name: string }; runs: readonly ({ runId: string; round: string } & ConditionRun)[] };
+type FlaggedRuns = { profile: { name: string }; runs: readonly ({ runId: string; round: string } & ConditionRun)[] };
 
 /**
  * One note per conditional meaning of the profile that holds in some run, or may hold (its version is
@@ -141,26 +142,10 @@ export function meaningNotes(aligned: FlaggedRuns): string[] {
 }
 
 /** One line saying which framework profile the runs were read with, and why. */
-export function profileLine(aligned: { profile?: { name: string; how: string; evidence: string[] } }): string {
+export function profileLine(aligned: { profile: { name: string; how: string; evidence: string[] } }): string {
   const p = profileOfAligned(aligned);
-  const why = aligned.profile === undefined ? "default" : aligned.profile.how === "given" ? "given" : `detected from ${aligned.profile.evidence.join(", ")}`;
+  const why = aligned.profile.how === "given" ? "given" : `detected from ${aligned.profile.evidence.join(", ")}`;
   return `framework profile: ${p.label} (${why}); records: ${p.recordNoun}; ${p.updates.note}`;
-}
-
-/** The key that numbers the framework's records: the step key of a step axis, rollout/step on slime's batch axis. */
-export function recordStepKey(profile: FrameworkProfile): string {
-  const axis = profile.axis;
-  switch (axis.kind) {
-    case "step":
-      return axis.stepKey;
-    case "slime":
-      return STEP_KEYS.rollout;
-    default: {
-      // A new axis kind is a type error here until it names its record key.
-      const unhandled: never = axis;
-      throw new Error(`invalid axis: ${JSON.stringify(unhandled)}`);
-    }
-  }
 }
 
 /** The x-axis title of a per-record figure: one record and its key, e.g. "logged step (train/global_step)". */

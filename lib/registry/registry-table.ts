@@ -8,6 +8,7 @@ import { CONCEPT_IDS, CONCEPTS } from "./concepts";
 import { singular, type FrameworkProfile } from "./framework-profile";
 import { conditionText, type ConditionalMeaning } from "./semantic-flags";
 import { PROFILES } from "./profiles";
+import { onAxis } from "./profile-axis";
 
 function cell(text: string): string {
   return text.replace(/\|/g, "\\|").replace(/\n/g, " ");
@@ -51,7 +52,10 @@ function updatesText(p: FrameworkProfile): string {
 export function tensorboardTableMarkdown(): string {
   const rows = PROFILES.map((p) => {
     const t = p.tensorboard;
-    const split = [...t.separateCalls.map((x) => `\`${x}*\``), ...(p.axis.kind === "step" ? p.axis.summaryKeys.map((k) => `\`${k}\``) : [])];
+    const split = [
+      ...t.separateCalls.map((x) => `\`${x}*\``),
+      ...onAxis<readonly string[]>(p.axis, { "batch-updates": () => [], step: (a) => a.summaryKeys }).map((k) => `\`${k}\``),
+    ];
     return `| ${p.label} | ${cell(t.step)} | ${t.stepKey === null ? "refused" : `\`${t.stepKey}\``} | ${split.length > 0 ? split.join(", ") : "none"} |`;
   });
   return ["| framework | TensorBoard step | read as | split into rows of their own |", "|---|---|---|---|", ...rows].join("\n");
@@ -100,7 +104,7 @@ export function provenTableMarkdown(): string {
     ),
   );
   const intervals = PROFILES.flatMap((p) => {
-    const i = p.axis.kind === "step" ? p.axis.interval : undefined;
+    const i = onAxis(p.axis, { "batch-updates": () => undefined, step: (a) => a.interval });
     if (i === undefined) return [];
     const when = [i.strategy ? `${i.strategy.flag} = ${i.strategy.equals}` : "", i.firstStep ? `step 1 too with ${i.firstStep}` : ""]
       .filter((x) => x !== "")

@@ -5,13 +5,14 @@
  * read from a run's config, and meanings with a condition say what holds when a flag is set.
  */
 import type { ConceptId } from "./concepts";
-import { compareVersions, type RunVersions, type VersionBound } from "./versions";
+import type { FlagValue, RunFlags, RunVersions, VersionBound } from "../types";
+import { compareVersions } from "./versions";
+
+// Frozen with the runs, so defined beside the archive's types (lib/types.ts has no registry import).
+export type { FlagValue, RunFlags } from "../types";
 
 /** A flag's value type: a boolean, a number, a string from a declared set, or a comma-separated list of such strings (kept as written, trimmed). */
 export type FlagType = "bool" | "number" | { oneOf: readonly string[] } | { listOf: readonly string[] };
-
-/** A flag's value. */
-export type FlagValue = boolean | number | string;
 
 /** One declared flag of a framework. */
 export interface SemanticFlag {
@@ -65,9 +66,6 @@ export interface ConditionalMeaning {
   /** Where the change is documented: the framework's source line, issue, pull request or release note. */
   evidence?: string;
 }
-
-/** A run's flags as frozen: each value with where it was read. */
-export type RunFlags = Readonly<Record<string, { value: FlagValue; source: "config" | "stated" }>>;
 
 /** The declared flags found in a config, and the declared names whose value had the wrong type (dropped). */
 export interface FlagsRead {

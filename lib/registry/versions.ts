@@ -5,29 +5,18 @@
  * (the `_wandb` config entry on the server, the telemetry record in a `.wandb` log); the framework's
  * own version is only in the run folder's `files/requirements.txt` (pip freeze, when the SDK saved it).
  */
+import type { VersionBound } from "../types";
 
-/** A version as frozen, with where it was read. */
-export type RunVersions = Readonly<Record<string, { value: string; source: VersionSource }>>;
+// Frozen with the runs, so defined beside the archive's types (lib/types.ts has no registry import).
+export type { RunVersions, VersionBound, VersionSource } from "../types";
 
 /**
  * A key whose presence proves a range of a package's version (TRL logs `train/clip_ratio/region_mean`
  * from 0.17.0 on): declared by a profile (`versionKeys`), with the release note or commit it rests on.
  */
-export interface VersionKey {
-  key: string;
-  package: string;
-  /** The key is logged from this release on: a run that logs it is at least this version. */
-  atLeast?: string;
-  /** The key is logged only below this release. */
-  below?: string;
+export interface VersionKey extends VersionBound {
   evidence: string;
 }
-
-/** What a run's logged keys prove of a version (a VersionKey the run logs), found at alignment. */
-export type VersionBound = Omit<VersionKey, "evidence">;
-
-/** Where a version was read: the run's `_wandb` config entry, a `.wandb` telemetry record, the run's requirements.txt, or stated by hand. */
-export type VersionSource = "config" | "telemetry" | "requirements" | "stated";
 
 /** The versions W&B itself records, by package, with their `_wandb` config key (telemetry field names match). */
 export const RECORDED_VERSIONS: readonly { package: string; wandbKey: string }[] = [

@@ -8,6 +8,7 @@
  * evaluation, run totals).
  */
 import type { FrameworkProfile } from "../registry/framework-profile";
+import { stepAxisOf } from "../registry/profile-axis";
 import type { HistoryRow, RunHistory } from "../types";
 import { keysOf } from "../values/compact-values";
 
@@ -19,13 +20,15 @@ import { keysOf } from "../values/compact-values";
 export function tensorboardAsLogged(run: RunHistory, profile: FrameworkProfile): RunHistory {
   if (run.sourceKind !== "tensorboard") return run;
   const tb = profile.tensorboard;
-  if (tb.stepKey === null || profile.axis.kind !== "step") {
+  // One row per step reads only as records of a step axis; a batch axis needs the rows W&B has apart.
+  const axis = stepAxisOf(profile);
+  if (tb.stepKey === null || axis === null) {
     throw new Error(
       `run ${run.runId} (round ${run.round}) was read from TensorBoard, which ${profile.label} runs cannot be aligned from: the step is ${tb.step}`,
     );
   }
   const stepKey = tb.stepKey;
-  const totals = new Set(profile.axis.summaryKeys);
+  const totals = new Set(axis.summaryKeys);
   const rows: HistoryRow[] = [];
   for (const row of run.rows) {
     const step: HistoryRow = {};
@@ -39,7 +42,7 @@ export function tensorboardAsLogged(run: RunHistory, profile: FrameworkProfile):
       else step[k] = v;
     }
     // Only a training row needs the step key (the record's step); an evaluation or totals row is placed by `_step`.
-    if (step[stepKey] === undefined && hasTrainingKey(step, profile.axis.evalPrefixes)) step[stepKey] = row._step;
+    if (step[stepKey] === undefined && hasTrainingKey(step, axis.evalPrefixes)) step[stepKey] = row._step;
     if (hasMetric(step)) rows.push(step);
     for (const r of apart) if (hasMetric(r)) rows.push(withStep(r, row));
     if (hasMetric(total)) rows.push(withStep(total, row));

@@ -1,11 +1,10 @@
 /**
  * Open the frozen workspace for analysis: load the archive (every file's sha256 checked against
- * the manifest), align the runs, and say whether the axis mapping holds for every run. The one
- * entry point the analysis notebooks share, so they all analyse exactly the same records.
+ * the manifest, the snapshot chain where there is one), align the runs, and say whether the axis
+ * mapping holds for every run. The one entry point the analysis notebooks share, so they all
+ * analyse exactly the same records; the archive pipeline is lib/pipeline/open-archive.ts.
  */
-import { loadArchive } from "../archive/load-archive";
-import { alignRuns } from "../align/align-runs";
-import { blockingIssues } from "../align/issues";
+import { openArchive } from "../pipeline/open-archive";
 import type { AlignedRuns, Archive, Reporter } from "../types";
 import type { WorkspaceParams } from "./workspace-params";
 
@@ -36,14 +35,18 @@ export interface OpenWorkspaceOptions {
 }
 
 /**
- * Load, verify and align the archive in `params.archiveDir`.
+ * Load, verify and align the archive in `params.archiveDir` (lib/pipeline/open-archive.ts: refusals
+ * read `refusing to analyse <dir>: ...`).
  * @example const ws = await openWorkspace(workspaceParams(), reporter, { compact: true, releaseRows: true });
  */
 export async function openWorkspace(params: WorkspaceParams, reporter: Reporter = {}, opts: OpenWorkspaceOptions = {}): Promise<OpenWorkspace> {
-  const compact = opts.compact === true;
-  const archive = await loadArchive(params.archiveDir, reporter, { compact });
-  if (archive.runs.length === 0) throw new Error(`empty archive: ${params.archiveDir} lists no runs`);
   const releaseRows = opts.releaseRows === true;
-  const aligned = alignRuns(archive.runs, { reporter, profile: params.profile, releaseRows, compact });
-  return { params, archive, aligned, mappingHolds: blockingIssues(aligned).length === 0, rowsReleased: releaseRows };
+  const { archive, aligned, mappingHolds } = await openArchive(params.archiveDir, {
+    purpose: "analyse",
+    profile: params.profile,
+    reporter,
+    compact: opts.compact === true,
+    releaseRows,
+  });
+  return { params, archive, aligned, mappingHolds, rowsReleased: releaseRows };
 }

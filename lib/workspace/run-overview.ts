@@ -1,8 +1,11 @@
 /**
  * What each frozen run holds, before any alignment: history events, the ranges of W&B's `_step`
- * and of slime's step keys, and how many distinct rollout ids and optimizer steps it carries.
+ * and of the profile's step keys (its records' and, where observable, its updates'), and how many
+ * distinct values of each it carries.
  */
-import { STEP_KEYS } from "../registry/profile-slime";
+import { detectProfile } from "../registry/detect-profile";
+import type { FrameworkProfile } from "../registry/framework-profile";
+import { recordStepKey, updateStepKey } from "../registry/profile-axis";
 import type { Archive } from "../types";
 
 /** One run of the overview table. */
@@ -11,9 +14,9 @@ export interface RunOverview {
   runId: string;
   state: string;
   historyEvents: number;
-  /** Distinct `rollout/step` values. */
+  /** Distinct values of the profile's record step key (slime: `rollout/step`). */
   rollouts: number;
-  /** Distinct `train/step` values. */
+  /** Distinct values of its update step key (slime: `train/step`); 0 where updates are not observable. */
   updates: number;
   firstStep: number | null;
   lastStep: number | null;
@@ -23,8 +26,10 @@ export interface RunOverview {
   lastTrainStep: number | null;
 }
 
-/** Per run overview of a loaded archive, in run (round) order. */
-export function runOverview(archive: Archive): RunOverview[] {
+/** Per run overview of a loaded archive, in run (round) order; `profile` by default the runs' (detectProfile). */
+export function runOverview(archive: Archive, profile: FrameworkProfile = detectProfile(archive.runs).profile): RunOverview[] {
+  const recordKey = recordStepKey(profile);
+  const updateKey = updateStepKey(profile);
   return archive.runs.map((run) => {
     const rollouts = new Set<number>();
     const trains = new Set<number>();
@@ -36,9 +41,9 @@ export function runOverview(archive: Archive): RunOverview[] {
         if (firstStep === null || s < firstStep) firstStep = s;
         if (lastStep === null || s > lastStep) lastStep = s;
       }
-      const r = row[STEP_KEYS.rollout];
+      const r = row[recordKey];
       if (r !== undefined) rollouts.add(r);
-      const t = row[STEP_KEYS.train];
+      const t = updateKey === null ? undefined : row[updateKey];
       if (t !== undefined) trains.add(t);
     }
     // A loop, not Math.min(...set): spreading 10^6 values overflows the call stack.

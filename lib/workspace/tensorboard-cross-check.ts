@@ -8,9 +8,8 @@
 import { existsSync } from "node:fs";
 import * as path from "node:path";
 
-import { loadArchive } from "../archive/load-archive";
 import { MANIFEST_FILE } from "../archive/manifest";
-import { alignRuns } from "../align/align-runs";
+import { openArchive } from "../pipeline/open-archive";
 import { crossCheckTensorboard, type TensorboardCrossCheck } from "../tensorboard/cross-check-wandb";
 import type { AlignedRuns, Reporter } from "../types";
 import { shownPath, type WorkspaceParams } from "./workspace-params";
@@ -29,8 +28,7 @@ export async function tensorboardCrossCheck(
       message: `no TensorBoard archive in ${shown} (npm run fetch -- --tensorboard PATH=ROUND --out ${shown}): W&B vs TensorBoard not cross-checked`,
     };
   }
-  const archive = await loadArchive(dir, reporter);
-  const tb = alignRuns(archive.runs, { profile: aligned.profile?.name, reporter });
-  const check = crossCheckTensorboard(aligned, tb);
+  const tb = await openArchive(dir, { purpose: "cross-check", label: shown, profile: aligned.profile.name, reporter });
+  const check = crossCheckTensorboard(aligned, tb.aligned);
   return { check, message: `W&B vs TensorBoard (${shown}): ${check.verdict}` };
 }

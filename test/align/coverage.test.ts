@@ -4,12 +4,12 @@ import { alignRuns } from "../../lib/align/align-runs";
 import { makeAxisMapping } from "../../lib/align/slime/axis-formulas";
 import { assertAligned, coverageTable } from "../../lib/align/issues";
 import { checkCoverage } from "../../lib/align/slime/coverage";
-import type { RolloutRecord, UpdateRecord } from "../../lib/types";
+import type { AxisRecord, UpdateRecord } from "../../lib/types";
 import { ids, slimeRun } from "./slime-history";
 
 const mapping = { ...makeAxisMapping(2, 1), runs: [] };
 const meta = (runId: string, round: string) => ({ runId, round, state: "finished", historyEvents: 0 });
-const rollout = (runId: string, r: number): RolloutRecord => ({ runId, round: "", rollout: r, historySteps: [], values: {} });
+const rollout = (runId: string, r: number): AxisRecord => ({ runId, round: "", rollout: r, historySteps: [], values: {} });
 const update = (runId: string, t: number): UpdateRecord => ({
   runId,
   round: "",

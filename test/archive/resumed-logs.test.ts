@@ -13,7 +13,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, test } from "node:test";
 
-import { fetchAndFreeze, joinResumedLogs } from "../../lib/archive/fetch-and-freeze";
+import { fetchAndFreeze } from "../../lib/archive/fetch-and-freeze";
+import { joinResumedLogs } from "../../lib/archive/run-selection";
 import { loadArchive } from "../../lib/archive/load-archive";
 import { alignRuns } from "../../lib/align/align-runs";
 import { LiveArchive } from "../../lib/follow/live-archive";

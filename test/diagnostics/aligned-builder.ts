@@ -3,7 +3,7 @@
  * rollout record (or none) and its updates. Rollout ids run on from r0 across rounds; train/step,
  * display update number and position follow slime's arithmetic with N updates per batch.
  */
-import type { AlignedRuns, RolloutRecord, UpdateRecord } from "../../lib/types";
+import type { AlignedRuns, AxisRecord, UpdateRecord } from "../../lib/types";
 
 /** One rollout batch: the merged rollout values (null = no rollout record) and its update values. */
 export interface BatchSpec {
@@ -22,7 +22,7 @@ export interface RoundSpec {
 export function buildAligned(rounds: RoundSpec[], opts: { n?: number; r0?: number } = {}): AlignedRuns {
   const n = opts.n ?? 2;
   const r0 = opts.r0 ?? 1;
-  const rollouts: RolloutRecord[] = [];
+  const rollouts: AxisRecord[] = [];
   const updates: UpdateRecord[] = [];
   let rollout = r0;
   let step = 0;
@@ -59,6 +59,7 @@ export function buildAligned(rounds: RoundSpec[], opts: { n?: number; r0?: numbe
     coverage: [],
     issues: [],
     notes: [],
+    profile: { name: "slime", how: "given" as const, evidence: [] },
   };
 }
 

@@ -3,7 +3,7 @@
  * r0 = 1. R0 owns rollouts 1-2 and updates 1-4 (train/step 2-5), R1 rollouts 3-4 and updates 5-8.
  * update = train/step - 2*1 + 1, rollout = floor(train/step / 2), position = train/step mod 2.
  */
-import type { AlignedRuns, RolloutRecord, UpdateRecord } from "../../lib/types";
+import type { AlignedRuns, AxisRecord, UpdateRecord } from "../../lib/types";
 
 /** Per-update values by display update number (absent key = not logged). */
 const UPDATE_VALUES: Record<number, Record<string, number>> = {
@@ -41,7 +41,7 @@ export function alignedFixture(shuffle = false): AlignedRuns {
       values: { ...UPDATE_VALUES[update], "train/step": trainStep },
     });
   }
-  const rollouts: RolloutRecord[] = [];
+  const rollouts: AxisRecord[] = [];
   for (let rollout = 1; rollout <= 4; rollout++) {
     rollouts.push({ ...runOf(rollout <= 2 ? 0 : 1), rollout, historySteps: [rollout * 3], values: { ...ROLLOUT_VALUES[rollout], "rollout/step": rollout } });
   }
@@ -64,5 +64,6 @@ export function alignedFixture(shuffle = false): AlignedRuns {
     coverage: [],
     issues: [],
     notes: [],
+    profile: { name: "slime", how: "given" as const, evidence: [] },
   };
 }

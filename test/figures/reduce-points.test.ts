@@ -4,7 +4,7 @@ import { REDUCE_ABOVE, REDUCE_BUCKETS, reducedIndices, reductionText, type Reduc
 import { rolloutSeriesFigure } from "../../lib/figures/rollout-series";
 import { updateSeriesFigure } from "../../lib/figures/update-series";
 import { updatesByPositionFigure } from "../../lib/figures/updates-by-position";
-import type { AlignedRuns, RolloutRecord, UpdateRecord } from "../../lib/types";
+import type { AlignedRuns, AxisRecord, UpdateRecord } from "../../lib/types";
 import { alignedFixture } from "./aligned-fixture";
 
 const BIG = 100_000;
@@ -18,7 +18,7 @@ function wobble(i: number): number {
 function bigAligned(): { aligned: AlignedRuns; zeros: number[] } {
   const zeros = [7, 5_001, 5_002, 33_333, 99_999];
   const updates: UpdateRecord[] = [];
-  const rollouts: RolloutRecord[] = [];
+  const rollouts: AxisRecord[] = [];
   for (let update = 1; update <= BIG; update++) {
     const round = update <= BIG / 2 ? "R0" : "R1";
     const values: Record<string, number> = { "train/grad_norm": wobble(update) };

@@ -14,7 +14,7 @@ import { runComparison } from "../../lib/compare/compare-config";
 import { writeExports } from "../../lib/export/write-exports";
 import { EXPORT_TEXT_COLUMNS } from "../../lib/export/read-export-csv";
 import { healthSettings } from "../../lib/health/health-params";
-import { MEASURED_SCORES } from "../../lib/health/measured-scores-data";
+import { MEASURED } from "../../lib/health/measured-scores";
 import { cellOfCsv, csvFile, fileSha256, frozenLines } from "./expected";
 import { ids, slimeRun } from "../align/slime-history";
 import { makeArchive } from "../archive/make-archive";
@@ -244,7 +244,7 @@ test("health equals health.csv flag for flag, each check with its rule and its m
     });
     assert.deepEqual(flags, want, name);
     for (const c of a.checks) {
-      const s = MEASURED_SCORES.rules[c.check];
+      const s = MEASURED.rules[c.check];
       if (s === undefined) assert.equal(c.measured, null);
       else {
         assert.equal(c.measured!.caught, s.caught);

@@ -48,6 +48,7 @@ test("takes the policy table of the diagnostics as it is returned", async () => 
     coverage: [],
     issues: [],
     notes: [],
+    profile: { name: "slime", how: "given" as const, evidence: [] },
   };
   const rows = roundTableRows(policyRoundTable(aligned), ["updates", "rollouts"]);
   assert.equal(rows.length, 2);

@@ -27,6 +27,7 @@ const aligned = {
   coverage: [],
   issues: [],
   notes: [],
+  profile: { name: "slime", how: "given" as const, evidence: [] },
 };
 
 test("wide rows: one per round then all, mean per timer, no total column", () => {

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { crossCheckTensorboard } from "../../lib/tensorboard/cross-check-wandb";
-import type { EvalRecord, RolloutRecord } from "../../lib/types";
+import type { EvalRecord, AxisRecord } from "../../lib/types";
 
-const rec = (runId: string, rollout: number, values: Record<string, number>): RolloutRecord => ({ runId, round: "R0", rollout, historySteps: [], values });
+const rec = (runId: string, rollout: number, values: Record<string, number>): AxisRecord => ({ runId, round: "R0", rollout, historySteps: [], values });
 const ev = (runId: string, step: number, values: Record<string, number>): EvalRecord => ({
   runId,
   round: "R0",

@@ -7,6 +7,7 @@
  * `_timestamp`), and a ground truth computed from what was generated (truth.ts).
  */
 import { parseFrozenRow, serializeFrozenRow } from "../../lib/values/frozen-row";
+import { PROFILE_NAMES } from "../../lib/registry/profiles";
 import type { HistoryRow } from "../../lib/types";
 import { createPrng, deriveSeed } from "../simulate-slime/prng";
 import { openrlhfRound } from "./openrlhf";
@@ -16,10 +17,13 @@ import { computeFrameworkTruth } from "./truth";
 import type { Framework, FrameworkOptions, FrameworkRound, FrameworkSimulation, FwRow, FwRun, FwValue } from "./types";
 import { verlRound } from "./verl";
 
-/** The frameworks, in a fixed order. */
-export const FRAMEWORKS: readonly Framework[] = ["verl", "openrlhf", "trl"];
-
 const GENERATORS: Record<Framework, (ctx: RoundContext) => RoundRows> = { verl: verlRound, openrlhf: openrlhfRound, trl: trlRound };
+
+/** The frameworks simulated, in registry order: the profiles with a generator. */
+export const FRAMEWORKS: readonly Framework[] = PROFILE_NAMES.filter((n): n is Framework => n in GENERATORS);
+
+/** Default eval interval per framework: OpenRLHF's eval steps; null where the framework's evals follow its own setting. */
+const DEFAULT_EVAL_STEPS: Record<Framework, number | null> = { verl: null, openrlhf: 5, trl: null };
 
 /** Default rounds per framework: two rounds (TRL steps are optimizer steps, logged every 10). */
 const DEFAULT_ROUNDS: Record<Framework, FrameworkRound[]> = {
@@ -68,7 +72,7 @@ export function resolveOptions(opts: FrameworkOptions): ResolvedOptions & { fram
   if (!isNonNegInt(testFreq)) throw bad("testFreq", testFreq);
   const loggingSteps = opts.loggingSteps ?? 10;
   if (!isPosInt(loggingSteps)) throw bad("loggingSteps", loggingSteps);
-  const evalSteps = opts.evalSteps === undefined ? (fw === "openrlhf" ? 5 : null) : opts.evalSteps;
+  const evalSteps = opts.evalSteps === undefined ? DEFAULT_EVAL_STEPS[fw] : opts.evalSteps;
   if (evalSteps !== null && !isPosInt(evalSteps)) throw bad("evalSteps", evalSteps);
   const datasets = opts.datasets ?? ["gsm8k"];
   if (!Array.isArray(datasets) || datasets.length === 0 || datasets.some((d) => typeof d !== "string" || !/^[A-Za-z0-9_.-]+$/.test(d)))

@@ -4,14 +4,14 @@
  * (a later run supersedes an earlier run's rows from its first training step on), the superseded
  * ones, and plain means of a few keys over the owned training rows (NaN excluded and counted).
  */
-import type { Framework, FwRun } from "./types";
+import { recordStepKey } from "../../lib/registry/profile-axis";
+import { profileByName } from "../../lib/registry/profiles";
+import type { Framework, FrameworkTruth, FwRun, KeyMean, RunTruth } from "./types";
 
-/** The key that carries the framework step on training rows. */
-export const STEP_KEY: Record<Framework, string> = {
-  verl: "training/global_step",
-  openrlhf: "train/global_step",
-  trl: "train/global_step",
-};
+/** The key that carries the framework step on training rows: the profile's record step key. */
+function stepKeyOf(framework: Framework): string {
+  return recordStepKey(profileByName(framework));
+}
 
 /** Keys whose per-run means the truth holds. */
 export const MEAN_KEYS: Record<Framework, string[]> = {
@@ -27,48 +27,6 @@ export const MEAN_KEYS: Record<Framework, string[]> = {
   ],
   trl: ["train/entropy", "train/clip_ratio/region_mean", "train/grad_norm", "train/completions/mean_length", "train/completions/clipped_ratio"],
 };
-
-/** Mean of one key over a run's owned training rows that logged it. */
-export interface KeyMean {
-  /** Mean of the non-NaN values; null when there are none. */
-  mean: number | null;
-  /** Values averaged (NaN excluded). */
-  n: number;
-  /** NaN values left out. */
-  nan: number;
-}
-
-/** Truth of one run. */
-export interface RunTruth {
-  runId: string;
-  round: string;
-  state: "finished" | "crashed";
-  checkpointStep: number | null;
-  firstStep: number;
-  lastStep: number;
-  /** Framework steps of the run's training rows, in order. */
-  trainingSteps: number[];
-  /** Training steps this run owns in the surviving lineage. */
-  ownedSteps: number[];
-  /** Training steps a later run logged again (this run's rows there do not survive). */
-  supersededSteps: number[];
-  /** Rows of the run's history (every `wandb.log` call, samples-table rows included). */
-  historyRows: number;
-  trainingRows: number;
-  ownedRows: number;
-  /** Key -> mean over the owned training rows. */
-  means: Record<string, KeyMean>;
-}
-
-/** Truth of a simulation. */
-export interface FrameworkTruth {
-  framework: Framework;
-  stepKey: string;
-  meanKeys: string[];
-  runs: RunTruth[];
-  /** Owned steps of all runs in round order: the surviving lineage. */
-  lineageSteps: number[];
-}
 
 /** Plain mean of a key over rows' values (NaN excluded and counted; an absent key is not counted). */
 export function keyMean(rows: ReadonlyArray<Record<string, number>>, key: string): KeyMean {
@@ -123,5 +81,5 @@ export function computeFrameworkTruth(framework: Framework, runs: readonly FwRun
   });
   const lineageSteps: number[] = [];
   for (const r of out) lineageSteps.push(...r.ownedSteps);
-  return { framework, stepKey: STEP_KEY[framework], meanKeys: meanKeys.slice(), runs: out, lineageSteps };
+  return { framework, stepKey: stepKeyOf(framework), meanKeys: meanKeys.slice(), runs: out, lineageSteps };
 }

@@ -3,11 +3,11 @@
  * runs it returns. Key names, step axes and restart behaviour per framework follow the upstream
  * sources cited in each generator (verl.ts, openrlhf.ts, trl.ts).
  */
+import type { ProfileName } from "../../lib/registry/profiles";
 import type { HistoryRow } from "../../lib/types";
-import type { FrameworkTruth } from "./truth";
 
-/** The frameworks simulated. */
-export type Framework = "verl" | "openrlhf" | "trl";
+/** The frameworks simulated: registry profile names (lib/registry/profiles.ts) that have a generator here. */
+export type Framework = Extract<ProfileName, "verl" | "openrlhf" | "trl">;
 
 /** One round: one W&B run. */
 export interface FrameworkRound {
@@ -166,4 +166,47 @@ export interface FrameworkSimulation {
   project: string;
   runs: FwRun[];
   truth: FrameworkTruth;
+}
+
+// The ground truth of a simulation, computed by truth.ts.
+/** Mean of one key over a run's owned training rows that logged it. */
+export interface KeyMean {
+  /** Mean of the non-NaN values; null when there are none. */
+  mean: number | null;
+  /** Values averaged (NaN excluded). */
+  n: number;
+  /** NaN values left out. */
+  nan: number;
+}
+
+/** Truth of one run. */
+export interface RunTruth {
+  runId: string;
+  round: string;
+  state: "finished" | "crashed";
+  checkpointStep: number | null;
+  firstStep: number;
+  lastStep: number;
+  /** Framework steps of the run's training rows, in order. */
+  trainingSteps: number[];
+  /** Training steps this run owns in the surviving lineage. */
+  ownedSteps: number[];
+  /** Training steps a later run logged again (this run's rows there do not survive). */
+  supersededSteps: number[];
+  /** Rows of the run's history (every `wandb.log` call, samples-table rows included). */
+  historyRows: number;
+  trainingRows: number;
+  ownedRows: number;
+  /** Key -> mean over the owned training rows. */
+  means: Record<string, KeyMean>;
+}
+
+/** Truth of a simulation. */
+export interface FrameworkTruth {
+  framework: Framework;
+  stepKey: string;
+  meanKeys: string[];
+  runs: RunTruth[];
+  /** Owned steps of all runs in round order: the surviving lineage. */
+  lineageSteps: number[];
 }

@@ -5,8 +5,8 @@
  * sample (simulate.ts) does not use these profiles: its layout matches no single version (doc M4).
  */
 
-/** Names of the profiles, by the month whose slime state they follow. */
-export type ProfileName = "2025-10" | "2025-12" | "2026-05" | "2026-08";
+/** Names of the slime versions followed, by month (not the registry's framework profiles, lib/registry/profiles.ts). */
+export type SlimeVersionName = "2025-10" | "2025-12" | "2026-05" | "2026-08";
 
 /** `file:line` sources of the logger-era metric lines (cosmetic: parsers ignore them; doc 5.3). */
 export interface LogSources {
@@ -20,8 +20,8 @@ export interface LogSources {
 }
 
 /** What one slime state logs. */
-export interface ProfileSpec {
-  name: ProfileName;
+export interface SlimeVersionSpec {
+  name: SlimeVersionName;
   /** The slime state followed, in words (shown in configs and docs). */
   follows: string;
   /** False: print era (before 2025-11-17), metric dicts `print`ed to stdout without a logger prefix. */
@@ -75,7 +75,7 @@ const PRE_HEAD_SOURCES: LogSources = {
 };
 
 /** The profiles, oldest first. */
-export const PROFILES: Readonly<Record<ProfileName, ProfileSpec>> = {
+export const SLIME_VERSIONS: Readonly<Record<SlimeVersionName, SlimeVersionSpec>> = {
   "2025-10": {
     name: "2025-10",
     follows: "slime of 2025-10-20..23 (after perf/actor_train_tok_per_s, before the logprob-diff and step_time renames)",
@@ -151,7 +151,7 @@ export const PROFILES: Readonly<Record<ProfileName, ProfileSpec>> = {
 };
 
 /** The profile of a name; throws `invalid profile: <name>` for an unknown one. */
-export function profileSpec(name: string): ProfileSpec {
-  if (!Object.hasOwn(PROFILES, name)) throw new Error(`invalid profile: ${name} (one of ${Object.keys(PROFILES).join(", ")})`);
-  return PROFILES[name as ProfileName];
+export function slimeVersionSpec(name: string): SlimeVersionSpec {
+  if (!Object.hasOwn(SLIME_VERSIONS, name)) throw new Error(`invalid profile: ${name} (one of ${Object.keys(SLIME_VERSIONS).join(", ")})`);
+  return SLIME_VERSIONS[name as SlimeVersionName];
 }

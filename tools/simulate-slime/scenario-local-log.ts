@@ -8,7 +8,7 @@
  */
 import { pyDictRepr } from "./python-repr";
 import { pyLogTime } from "./local-log";
-import { profileSpec } from "./profiles";
+import { slimeVersionSpec } from "./profiles";
 import type { ScenarioRow, ScenarioRun } from "./scenario";
 
 /** Options of `scenarioLocalLog`. */
@@ -29,7 +29,7 @@ export interface ScenarioLogOptions {
 
 /** Which stream the era's metric lines went to. */
 export function scenarioLogStream(run: ScenarioRun): "stdout" | "stderr" {
-  return profileSpec(run.flags.profile).logger ? "stderr" : "stdout";
+  return slimeVersionSpec(run.flags.profile).logger ? "stderr" : "stdout";
 }
 
 const ANSI_COLOUR: Record<ScenarioRow["writer"], number> = { manager: 36, actor: 33, critic: 32 };
@@ -44,7 +44,7 @@ function rayPrefix(run: ScenarioRun, writer: ScenarioRow["writer"], ansi: boolea
 
 /** The message slime prints for a row, and the source of the line. */
 function message(run: ScenarioRun, x: ScenarioRow): { source: string; text: string } {
-  const src = profileSpec(run.flags.profile).sources;
+  const src = slimeVersionSpec(run.flags.profile).sources;
   // Every dict is printed before its step key is added, except step rows, which already hold 'train/step'.
   const dict = pyDictRepr(x.values.slice(0, -1));
   switch (x.kind) {
@@ -77,7 +77,7 @@ function tqdmText(kind: "glued" | "closed", done: number, total: number): string
 
 /** Renders the local log of a scenario run: one line per printed row plus a few non-metric lines, newline-terminated. */
 export function scenarioLocalLog(run: ScenarioRun, opts: ScenarioLogOptions = {}): string {
-  const logger = profileSpec(run.flags.profile).logger;
+  const logger = slimeVersionSpec(run.flags.profile).logger;
   const ansi = opts.ansi ?? false;
   const ip = opts.trainerIp ?? null;
   const lines: string[] = [];

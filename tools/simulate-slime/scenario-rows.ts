@@ -4,14 +4,14 @@
  * structure (steps, rows, flags, restarts), the bundled sample tests numbers. Key order follows
  * docs/slime-logging.md, "Rows per rollout batch"; the step key is added by the caller.
  */
-import type { ProfileSpec } from "./profiles";
+import type { SlimeVersionSpec } from "./profiles";
 import type { Prng } from "./prng";
 import type { PyValueKind } from "./python-repr";
 import { buildRow, type LoggedValue, RowBuilder, updateRowShape } from "./slime-rows";
 
 /** What the row builders need to know about the job. */
 export interface BatchContext {
-  profile: ProfileSpec;
+  profile: SlimeVersionSpec;
   /** Samples per rollout batch (rollout_batch_size * n_samples_per_prompt). */
   samples: number;
   /** Optimizer updates per rollout (N). */

@@ -11,7 +11,7 @@
  * surviving rollout id, as today's axis mapping); when runs differ in N, the 1-based position in the
  * surviving lineage (rollout id, then step in the batch). `lineageOrdinal` is always the position.
  */
-import type { GenEval, GenRollout, ScenarioFlags, ScenarioRow } from "./scenario";
+import type { GenEval, GenRollout, ScenarioFlags, ScenarioRow } from "./scenario-types";
 
 /** Values of a row without its step key. */
 function valuesOf(row: ScenarioRow, ...skip: string[]): Record<string, number> {

@@ -10,7 +10,7 @@
  */
 import { parseFrozenRow, serializeFrozenRow } from "../../lib/values/frozen-row";
 import type { HistoryRow, RunHistory } from "../../lib/types";
-import { type ProfileName, type ProfileSpec, profileSpec } from "./profiles";
+import { type SlimeVersionName, type SlimeVersionSpec, slimeVersionSpec } from "./profiles";
 import { createPrng, deriveSeed, type Prng } from "./prng";
 import {
   actorStepDict,
@@ -24,7 +24,10 @@ import {
   trainerRolloutDict,
 } from "./scenario-rows";
 import { computeScenarioTruth, type ScenarioTruth } from "./scenario-truth";
+import type { GenEval, GenRollout, ScenarioFlags, ScenarioRow, ScenarioRowKind, Writer } from "./scenario-types";
 import { type LoggedValue, STEP_KEY } from "./slime-rows";
+
+export type { GenEval, GenRollout, ScenarioFlags, ScenarioRow, ScenarioRowKind, Writer } from "./scenario-types";
 
 /** One round (one W&B run) of a scenario. */
 export interface RoundSpec {
@@ -48,7 +51,7 @@ export interface RoundSpec {
 export interface ScenarioOptions {
   seed?: number;
   /** Key-set profile (profiles.ts); default "2026-08" (slime HEAD). */
-  profile?: ProfileName;
+  profile?: SlimeVersionName;
   /** Optimizer steps per rollout (N) unless a round sets its own; default 2. */
   n?: number;
   /** Rounds in order; default one round of 6 rollouts. */
@@ -98,52 +101,6 @@ export interface ScenarioOptions {
   startMs?: number;
 }
 
-/** Kinds of scenario rows (the writer and site that produced them). */
-export type ScenarioRowKind =
-  | "rollout-manager"
-  | "trainer-rollout"
-  | "multi-turn"
-  | "passrate"
-  | "optimizer-update"
-  | "critic-update"
-  | "trainer-perf"
-  | "eval";
-
-/** The slime process that wrote a row. */
-export type Writer = "manager" | "actor" | "critic";
-
-/** One `wandb.log` call of a scenario. */
-export interface ScenarioRow {
-  kind: ScenarioRowKind;
-  writer: Writer;
-  /** The true rollout id (what the local log prints in `perf N:` / `rollout N:` / `eval N:`). */
-  rolloutId: number;
-  /** `train/step` of step rows, else null. */
-  trainStep: number | null;
-  /** 0 for the first process of the run, 1 after a resume in place. */
-  segment: number;
-  timeMs: number;
-  /** The logged dict in slime's order, step key last. */
-  values: LoggedValue[];
-  /** `_step` in the run's history (filled when the run's rows are ordered). */
-  historyStep: number;
-}
-
-/** Flags in effect for one run (also written to its config). */
-export interface ScenarioFlags {
-  profile: ProfileName;
-  alwaysUseTrainStep: boolean;
-  critic: boolean;
-  numCriticOnlySteps: number;
-  async: boolean;
-  evalInterval: number | null;
-  skipEvalBeforeTrain: boolean;
-  preTrainEvalOnlyAtZero: boolean;
-  klCoef: number;
-  colocate: boolean;
-  interleaveWriters: boolean;
-}
-
 /** One simulated run. */
 export interface ScenarioRun {
   runId: string;
@@ -163,41 +120,19 @@ export interface ScenarioRun {
   segmentStartMs: number[];
 }
 
-/** A generated rollout of one segment, before ordering (scenario-truth.ts reads these). */
-export interface GenRollout {
-  roundIndex: number;
-  segment: number;
-  rolloutId: number;
-  crashed: boolean;
-  criticOnly: boolean;
-  manager: ScenarioRow;
-  trainer: ScenarioRow[];
-  actorSteps: ScenarioRow[];
-  criticSteps: ScenarioRow[];
-}
-
-/** A generated eval. */
-export interface GenEval {
-  roundIndex: number;
-  segment: number;
-  rolloutId: number;
-  kind: "pre-train" | "periodic";
-  row: ScenarioRow;
-}
-
 /** A whole scenario: runs in round order and the ground truth. */
 export interface Scenario {
   seed: number;
   entity: string;
   project: string;
-  profile: ProfileName;
+  profile: SlimeVersionName;
   runs: ScenarioRun[];
   truth: ScenarioTruth;
 }
 
 interface Resolved {
   seed: number;
-  profile: ProfileSpec;
+  profile: SlimeVersionSpec;
   flags: ScenarioFlags;
   n: number;
   roundsResolved: { rollouts: number; start: number; n: number; crash: boolean; resumeInPlace: RoundSpec["resumeInPlace"] }[];
@@ -220,7 +155,7 @@ const isCount = (x: unknown, min: number) => typeof x === "number" && Number.isS
 function resolveOptions(opts: ScenarioOptions): Resolved {
   const seed = opts.seed ?? 1;
   if (!isCount(seed, 0)) throw new Error(`invalid seed: ${seed}`);
-  const profile = profileSpec(opts.profile ?? "2026-08");
+  const profile = slimeVersionSpec(opts.profile ?? "2026-08");
   const n = opts.n ?? 2;
   if (!isCount(n, 1)) throw new Error(`invalid n: ${n}`);
   const critic = opts.critic ?? false;

@@ -9,7 +9,7 @@
  * RunPass per run (records, rollout merge, critic merge), superseded records and notes, coverage.
  */
 import type { OwnRows } from "../../registry/framework-profile";
-import type { AlignedRuns, CoverageIssue, RunHistory } from "../../types";
+import type { AxisAlignment, CoverageIssue, RunHistory } from "../../types";
 import type { AlignRunsOptions } from "../align-options";
 import { keyRowsOf } from "../key-rows";
 import { noRows } from "../row-reader";
@@ -26,7 +26,7 @@ import { LIVE, rowRollouts, supersedeAcrossRuns, supersedeWithinRun } from "./su
 const UPDATE_AXIS_KINDS = new Set<CoverageIssue["kind"]>(["missing-update", "duplicate-update", "update-without-rollout"]);
 
 /** alignRuns for slime runs (rollout/step, train/step); `conceptKeys` are counted per run into `keyRows`. */
-export function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions, conceptKeys: readonly string[], ownRows: readonly OwnRows[] = []): AlignedRuns {
+export function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions, conceptKeys: readonly string[], ownRows: readonly OwnRows[] = []): AxisAlignment {
   const reporter = opts.reporter;
   const scans = runs.map((run, i) => {
     const s = scanRun(run, ownRows);

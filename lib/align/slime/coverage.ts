@@ -3,7 +3,7 @@
  * differs from "contiguous, each exactly once, rounds continuing without gap or overlap".
  * Issues are reported, never repaired. Issue messages name run, round and step themselves.
  */
-import type { AlignedRuns, AxisMapping, CoverageIssue, RolloutRecord, RunAxis, RunCoverage, UpdateRecord } from "../../types";
+import type { AlignedRuns, AxisMapping, CoverageIssue, AxisRecord, RunAxis, RunCoverage, UpdateRecord } from "../../types";
 import { runUpdateNumber } from "./axis-formulas";
 
 /** Coverage summary and coverage issues of a set of aligned records. */
@@ -27,7 +27,7 @@ type RunMeta = AlignedRuns["runs"][number];
 export function checkCoverage(
   mapping: AxisMapping,
   runs: RunMeta[],
-  rollouts: RolloutRecord[],
+  rollouts: AxisRecord[],
   updates: UpdateRecord[],
   priorIssues: CoverageIssue[] = [],
   noUpdatesExpected: Set<number>[] = [],

@@ -2,7 +2,7 @@
  * Merges the rows of one rollout batch (rollout manager, trainer rollout, trainer perf) into one
  * record. Internal to lib/align/slime.
  */
-import type { CoverageIssue, RolloutRecord } from "../../types";
+import type { CoverageIssue, AxisRecord } from "../../types";
 import type { ValuesBuilder } from "../../values/values-builder";
 import { CODE_ROLLOUT_MANAGER, CODE_TRAINER_PERF, K_INTERNAL, keyInfo, nextMergeStamp, type KeyInfo } from "./key-flags";
 import { historyStepOf } from "./record-numbers";
@@ -73,7 +73,7 @@ export class RolloutMerge {
   ) {}
 
   /** Sets `rec`'s values and history steps from its rows, linked from `first` through `rowNext`. */
-  merge(rec: RolloutRecord, first: number, rowNext: Int32Array): void {
+  merge(rec: AxisRecord, first: number, rowNext: Int32Array): void {
     const { codes, families, historySteps } = this.scan;
     this.vb.reset();
     let dropped: Set<string> | null = null;
@@ -101,7 +101,7 @@ export class RolloutMerge {
   }
 
   /** Adds row i's keys to the record being built; returns the (possibly new) set of dropped keys. */
-  private addRow(rec: RolloutRecord, i: number, stamp: number, dropped: Set<string> | null): Set<string> | null {
+  private addRow(rec: AxisRecord, i: number, stamp: number, dropped: Set<string> | null): Set<string> | null {
     const { vb, values } = this;
     const keys = this.scan.reader.read(i, values);
     const info = this.infos.of(i, keys);
@@ -126,7 +126,7 @@ export class RolloutMerge {
     return dropped;
   }
 
-  private reportConflict(rec: RolloutRecord, key: string, prev: number, v: number, i: number): void {
+  private reportConflict(rec: AxisRecord, key: string, prev: number, v: number, i: number): void {
     const { run, historySteps } = this.scan;
     this.issues.push({
       runId: run.runId,
@@ -138,7 +138,7 @@ export class RolloutMerge {
     });
   }
 
-  private reportDuplicate(rec: RolloutRecord, first: number, rowNext: Int32Array, slot: number): void {
+  private reportDuplicate(rec: AxisRecord, first: number, rowNext: Int32Array, slot: number): void {
     const { run, codes, families, historySteps } = this.scan;
     const dup: number[] = [];
     for (let i = first; i >= 0; i = rowNext[i]) if (slotOf(codes[i], families[i]) === slot) dup.push(historyStepOf(historySteps, i));

@@ -1,6 +1,6 @@
 /** One run's pass over its live rows into slime records. Internal to lib/align/slime. */
 import type { OwnRows } from "../../registry/framework-profile";
-import type { RolloutRecord, UpdateRecord } from "../../types";
+import type { AxisRecord, UpdateRecord } from "../../types";
 import type { ValuesBuilder } from "../../values/values-builder";
 import type { RowReader } from "../row-reader";
 import { runUpdateNumber } from "./axis-formulas";
@@ -44,7 +44,7 @@ const NO_STEPS: number[] = [];
 export class RunPass {
   private readonly keyInfos: ShapeKeyInfos;
   private readonly byId: IdIndex;
-  private readonly recs: RolloutRecord[] = [];
+  private readonly recs: AxisRecord[] = [];
   private readonly head: number[] = [];
   private readonly tail: number[] = [];
   private readonly rowNext: Int32Array;
@@ -206,7 +206,7 @@ export class RunPass {
   }
 
   /** Merges one record, or takes what the last pass merged from exactly the same rows (values, history steps, issues). */
-  private mergeWithMemo(merge: RolloutMerge, memo: RunPassMemo, rec: RolloutRecord, first: number): void {
+  private mergeWithMemo(merge: RolloutMerge, memo: RunPassMemo, rec: AxisRecord, first: number): void {
     const { rowNext, out } = this;
     let count = 0;
     for (let i = first; i >= 0; i = rowNext[i]) count++;

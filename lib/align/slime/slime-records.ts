@@ -1,5 +1,5 @@
 /** The shapes slime alignment passes between its steps. Internal to lib/align/slime. */
-import type { AlignmentNote, CoverageIssue, EvalRecord, KeyRows, RolloutRecord, RunAxis, UpdateRecord } from "../../types";
+import type { AlignmentNote, CoverageIssue, EvalRecord, KeyRows, AxisRecord, RunAxis, UpdateRecord } from "../../types";
 import { ValuesArena } from "../../values/compact-values";
 import { ValuesBuilder } from "../../values/values-builder";
 import type { RunScan } from "./scan-runs";
@@ -17,7 +17,7 @@ export interface RunRows {
 /** What slime alignment collects over its runs: records, issues, notes, and the values builders they share. */
 export class SlimeRecords {
   readonly updates: UpdateRecord[] = [];
-  readonly rollouts: RolloutRecord[] = [];
+  readonly rollouts: AxisRecord[] = [];
   readonly evals: EvalRecord[] = [];
   readonly issues: CoverageIssue[] = [];
   readonly notes: AlignmentNote[] = [];

@@ -9,18 +9,20 @@
  */
 import type {
   AlignedRuns,
+  AxisAlignment,
   AlignmentNote,
   CoverageIssue,
   EvalRecord,
   HistoryRow,
   Reporter,
-  RolloutRecord,
+  AxisRecord,
   RunAxis,
   RunCoverage,
   RunHistory,
   SupersededRecords,
 } from "../../types";
-import { mappedKeys, singular, type FrameworkProfile, type LoggingInterval, type ProfileAxis } from "../../registry/framework-profile";
+import { mappedKeys, singular, type FrameworkProfile, type LoggingInterval } from "../../registry/framework-profile";
+import { stepAxisOf, type AxisOfKind } from "../../registry/profile-axis";
 import { expectedBetween, knownInterval } from "../../registry/logging-interval";
 import { keyRowsOf } from "../key-rows";
 import { rowReader } from "../row-reader";
@@ -28,7 +30,7 @@ import { runMetaOf } from "../run-meta";
 import { isView, keysOf } from "../../values/compact-values";
 import type { AlignMemo, RunPassMemo } from "../pass-memo";
 
-type StepAxis = Extract<ProfileAxis, { kind: "step" }>;
+type StepAxis = AxisOfKind<"step">;
 
 /** Options of {@link alignSteps}. */
 export interface AlignStepsOptions {
@@ -117,15 +119,15 @@ function rowInfo(axis: StepAxis, row: HistoryRow, run: RunHistory, facts: KeyFac
  * Aligns runs of a step profile given in round order.
  * @example alignSteps(archive.runs, VERL_PROFILE).rollouts.map((r) => r.rollout) // training steps
  */
-export function alignSteps(runs: RunHistory[], profile: FrameworkProfile, opts: AlignStepsOptions = {}): AlignedRuns {
-  const axis = profile.axis;
-  if (axis.kind !== "step") throw new Error(`invalid profile: ${profile.name} (alignSteps needs a step profile)`);
+export function alignSteps(runs: RunHistory[], profile: FrameworkProfile, opts: AlignStepsOptions = {}): AxisAlignment {
+  const axis = stepAxisOf(profile);
+  if (axis === null) throw new Error(`invalid profile: ${profile.name} (alignSteps needs a step profile)`);
   const infos = runs.map((run) => rowInfos(axis, run));
   // Within a run: a training step at or below the last one re-logs from there (resumed in place).
   infos.forEach((info, ri) => supersedeBackwards(info, ri));
   const firsts = infos.map((info) => firstTrainStep(info));
   supersedeAcross(infos, firsts);
-  const rollouts: RolloutRecord[] = [];
+  const rollouts: AxisRecord[] = [];
   const evals: EvalRecord[] = [];
   const issues: CoverageIssue[] = [];
   const notes: AlignmentNote[] = [];
@@ -231,7 +233,7 @@ function valuesOf(row: HistoryRow): Record<string, number> {
 
 /** Where collectRecords puts what it finds. */
 interface StepRecords {
-  rollouts: RolloutRecord[];
+  rollouts: AxisRecord[];
   evals: EvalRecord[];
   issues: CoverageIssue[];
   notes: AlignmentNote[];
@@ -248,7 +250,7 @@ function recordValues(row: HistoryRow, i: number, memo: RunPassMemo | null): Rec
 function collectRecords(axis: StepAxis, run: RunHistory, info: RowInfo[], out: StepRecords, memo: RunPassMemo | null): void {
   const { rollouts, evals, issues, notes } = out;
   const { runId, round } = run;
-  const mine: RolloutRecord[] = [];
+  const mine: AxisRecord[] = [];
   let summaries = 0;
   const others: number[] = [];
   const own = new Array<number>(axis.ownRows.length).fill(0);
@@ -367,7 +369,7 @@ function commonSpacing(byRun: Map<string, number[]>): number {
  * Coverage per run: records owned, holes (steps the run's logging setting says must have a row, or
  * further apart than the most common spacing when no setting is known), gaps between rounds.
  */
-function coverageOf(runs: RunHistory[], rollouts: RolloutRecord[], issues: CoverageIssue[], interval: LoggingInterval | undefined): RunCoverage[] {
+function coverageOf(runs: RunHistory[], rollouts: AxisRecord[], issues: CoverageIssue[], interval: LoggingInterval | undefined): RunCoverage[] {
   const byRun = new Map<string, number[]>();
   for (const r of rollouts) {
     const list = byRun.get(r.runId);
