@@ -1,16 +1,14 @@
 /**
- * The one place lib/mcp opens a frozen archive: through the workspace's own loader and aligner
- * (lib/workspace/open-workspace.ts), so the server answers from exactly the records the notebooks and
- * exports read. When the archive-opening functions are unified, only this file changes.
+ * The one place lib/mcp opens a frozen archive: through the pipeline every reader of frozen data uses
+ * (lib/pipeline/open-archive.ts), so the server answers from exactly the records the notebooks and
+ * exports read, and refuses in the same words (`refusing to serve <dir>: ...`).
  */
-import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import * as path from "node:path";
 
 import { MANIFEST_FILE } from "../archive/manifest";
-import { verifySnapshotChain } from "../archive/snapshot-chain";
+import { openArchive } from "../pipeline/open-archive";
 import type { AlignedRuns, Archive, Reporter } from "../types";
-import { openWorkspace } from "../workspace/open-workspace";
 import { workspaceParams } from "../workspace/workspace-params";
 
 /** An archive opened for answering: verified, loaded with its rows kept (history reads them), aligned. */
@@ -32,15 +30,18 @@ export interface OpenedArchive {
  * run export -- --data` takes either): every file's sha256 checked, rows kept compact, runs aligned.
  * Throws naming the folder when a file does not verify or a followed archive's snapshot chain is broken.
  */
-export async function openArchive(dir: string, reporter: Reporter = {}): Promise<OpenedArchive> {
+export async function openServedArchive(dir: string, reporter: Reporter = {}): Promise<OpenedArchive> {
   // No WORKSPACE_PROFILE here: the profile is the one runs.json beside the archive names, else detected (as the export).
   const params = workspaceParams({ WORKSPACE_DATA: path.resolve(dir) });
-  const manifestFile = path.join(params.archiveDir, MANIFEST_FILE);
-  if (!existsSync(manifestFile)) throw new Error(`invalid --data: ${dir} holds no ${MANIFEST_FILE}, nor wandb/${MANIFEST_FILE} (not a frozen archive)`);
-  // Hashed before loading: loading verifies every history file against these very bytes.
-  const manifestSha256 = createHash("sha256").update(readFileSync(manifestFile)).digest("hex");
-  const chain = await verifySnapshotChain(params.archiveDir);
-  if (!chain.ok) throw new Error(`refusing ${params.archiveDir}: its snapshot chain is broken: ${chain.problems.join("; ")}`);
-  const ws = await openWorkspace(params, reporter, { compact: true });
-  return { archiveDir: params.archiveDir, dataDir: params.dataDir, manifestSha256, archive: ws.archive, aligned: ws.aligned, mappingHolds: ws.mappingHolds };
+  if (!existsSync(path.join(params.archiveDir, MANIFEST_FILE)))
+    throw new Error(`invalid --data: ${dir} holds no ${MANIFEST_FILE}, nor wandb/${MANIFEST_FILE} (not a frozen archive)`);
+  const opened = await openArchive(params.archiveDir, { purpose: "serve", reporter, compact: true });
+  return {
+    archiveDir: params.archiveDir,
+    dataDir: params.dataDir,
+    manifestSha256: opened.manifestSha256,
+    archive: opened.archive,
+    aligned: opened.aligned,
+    mappingHolds: opened.mappingHolds,
+  };
 }

@@ -16,7 +16,7 @@ import { healthSettings, type HealthSettings } from "../health/health-params";
 import { runHealthChecks, type HealthReport } from "../health/run-health-checks";
 import { profileOfAligned } from "../registry/profiles";
 import type { Reporter } from "../types";
-import { type OpenedArchive, openArchive } from "./open-archive";
+import { type OpenedArchive, openServedArchive } from "./open-archive";
 import { ToolRefusal } from "./refusal";
 
 /** One archive as the server serves it. */
@@ -143,7 +143,7 @@ export class ArchiveSet {
     const byName = new Map<string, ServedArchive>();
     for (const s of specs) {
       try {
-        const a = new ServedArchive(s.name, await openArchive(s.dir, reporter));
+        const a = new ServedArchive(s.name, await openServedArchive(s.dir, reporter));
         if (opts.prepare) a.prepare();
         byName.set(s.name, a);
       } catch (e) {

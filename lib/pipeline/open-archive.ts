@@ -18,7 +18,7 @@ import type { AlignedRuns, Archive, Reporter, SourceManifest } from "../types";
 
 /** Options of {@link openArchive}. */
 export interface OpenArchiveOptions {
-  /** What the archive is opened for, the verb of every refusal: "analyse", "export from", "compare", "cross-check". */
+  /** What the archive is opened for, the verb of every refusal: "analyse", "export from", "compare", "cross-check", "serve". */
   purpose: string;
   /** How the folder is named in refusals (compare's arm label); default the folder as given. */
   label?: string;

@@ -40,6 +40,7 @@ test("the readers of frozen data open it through openArchive; only the pipeline 
   assert.deepEqual(callersOf(["openArchive"]), [
     path.join("lib", "compare", "experiment.ts"),
     path.join("lib", "export", "write-exports.ts"),
+    path.join("lib", "mcp", "open-archive.ts"),
     path.join("lib", "workspace", "open-workspace.ts"),
     path.join("lib", "workspace", "tensorboard-cross-check.ts"),
   ]);
