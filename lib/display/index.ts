@@ -45,6 +45,7 @@ export { showConcept } from "./show-concept";
 export {
   HEALTH_SUMMARY_MARKER,
   healthFlagRows,
+  healthFlagsCaption,
   healthIndexEntries,
   type HealthIndexEntry,
   healthParamRows,

@@ -142,7 +142,7 @@ test("--html: the HTML report of notebooks 01-06 rebuilt after the snapshot, not
     "--html",
   ]);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, new RegExp(`\\n  report: ${report.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/report/index\\.html \\(snapshot 1, \\d+ s\\)\\n`));
+  assert.match(r.stdout, new RegExp(`\\n  report: ${report.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/report/index\\.html \\(snapshot 1, \\d+ s\\)\\n`), r.stderr);
   assert.deepEqual(fs.readdirSync(path.join(report, "notebooks")), [
     "01-fetch.ipynb",
     "02-alignment.ipynb",
