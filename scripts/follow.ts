@@ -24,7 +24,7 @@ import { FlagsSeen } from "../lib/follow/new-flags";
 import { NotAnalysedWarnings } from "../lib/follow/not-analysed";
 import { notesOnce } from "../lib/follow/notes-once";
 import { LiveArchive } from "../lib/follow/live-archive";
-import { analyseSnapshot, type OpenBatch, type SnapshotAnalysis } from "../lib/follow/poll-analysis";
+import type { OpenBatch, SnapshotAnalysis } from "../lib/follow/poll-analysis";
 import type { HealthFlag } from "../lib/health/health-check";
 import { verifySnapshotChain } from "../lib/archive/snapshot-chain";
 import { healthSettings } from "../lib/health/index";
@@ -160,12 +160,9 @@ async function analysePoll(opts: FollowCli, state: AnalysisState, result: Pick<P
   const health = healthSettings(process.env, opts.healthConfig);
   let analysis: SnapshotAnalysis;
   try {
-    // The in-memory archive parses only the new rows; --report writes the exports through the full
-    // path `npm run export` takes (byte-identical), so it reads the whole archive anyway.
-    analysis =
-      opts.report === null
-        ? await live.analyse(health.params)
-        : await analyseSnapshot(opts.outDir, { health: health.params, exportsDir: opts.report, reporter, align: opts.align });
+    // The in-memory archive parses only the new rows; --report plans the exports from its alignment
+    // (the bytes `npm run export` writes: test/follow/live-archive.test.ts), so nothing is reloaded.
+    analysis = await live.analyse(health.params, opts.report ?? undefined);
   } catch (e) {
     reporter.warn?.(failures.failed(result.sequence, (e as Error).message));
     return;
