@@ -20,6 +20,7 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 
 import { Follower, type FollowLoopOptions, type PollResult } from "../lib/follow/follower";
+import type { ExportResult } from "../lib/export/index";
 import { FlagsSeen } from "../lib/follow/new-flags";
 import { NotAnalysedWarnings } from "../lib/follow/not-analysed";
 import { notesOnce } from "../lib/follow/notes-once";
@@ -173,14 +174,20 @@ async function analysePoll(opts: FollowCli, state: AnalysisState, result: Pick<P
     process.stdout.write(`${flagLine(f, analysis.health.recordNoun)}\n`);
   // Printed, then recorded: a crash in between prints a flag twice, never loses one.
   await seen.save(opts.outDir, reporter);
-  if (opts.html) await htmlReport(opts, result.sequence, state.htmlFailures, reporter);
+  if (opts.html && analysis.exports !== null) await htmlReport(opts, result.sequence, analysis.exports, state.htmlFailures, reporter);
 }
 
 /** The HTML report rebuilt after a snapshot; a failure is a warning (the last report stays whole; a repeated reason said briefly). */
-async function htmlReport(opts: FollowCli, sequence: number, failures: NotAnalysedWarnings, reporter: Reporter): Promise<void> {
+async function htmlReport(opts: FollowCli, sequence: number, exports: ExportResult, failures: NotAnalysedWarnings, reporter: Reporter): Promise<void> {
   const t0 = Date.now();
   try {
-    const index = await rebuildHtmlReport({ archiveDir: opts.outDir, runsConfig: opts.healthConfig, outDir: opts.report!, profile: opts.align.profile });
+    const index = await rebuildHtmlReport({
+      archiveDir: opts.outDir,
+      runsConfig: opts.healthConfig,
+      outDir: opts.report!,
+      profile: opts.align.profile,
+      exports,
+    });
     process.stdout.write(`  report: ${index} (snapshot ${sequence}, ${((Date.now() - t0) / 1000).toFixed(0)} s)\n`);
     failures.analysed();
   } catch (e) {
