@@ -23,3 +23,4 @@ export {
   type CoverageTableRow,
 } from "./issues";
 export { alignSteps, type AlignStepsOptions } from "./steps/align-steps";
+export type { AlignedRuns, AxisMapping, AxisRecord, UpdateRecord } from "./aligned-types";
