@@ -28,6 +28,8 @@ const config: KnipConfig = {
     "bench/fetch-ours.ts",
     // Run by hand (`npx tsx bench/follow-bench.ts`), its figures copied into bench/RESULTS.md.
     "bench/follow-bench.ts",
+    // Run by hand (`npx tsx bench/follow-report-bench.ts --before <commit>`), its figures copied into bench/RESULTS.md.
+    "bench/follow-report-bench.ts",
     // Run by hand (`npx tsx bench/mcp-bench.ts`), its numbers copied into bench/RESULTS.md.
     "bench/mcp-bench.ts",
     "bench/tensorboard-ours.ts",

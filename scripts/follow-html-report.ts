@@ -1,8 +1,10 @@
 /**
  * The HTML report of a followed archive, rebuilt after a snapshot (`npm run follow -- --report --html`):
  * notebooks 01-06 executed on the archive, their figures drawn as images where a Chromium is found,
- * and the pages of scripts/html-report.ts, as `npm start` makes them. Everything is built in a temp
- * folder; `notebooks/` and `report/` of the report folder are then replaced whole, both or neither.
+ * and the pages of scripts/html-report.ts, as `npm start` makes them. Notebook 05 shows the exports
+ * the snapshot's analysis wrote into the report folder (WORKSPACE_EXPORTS_WRITTEN) instead of building
+ * them again. Everything else is built in a temp folder; `notebooks/` and `report/` of the report
+ * folder are then replaced whole, both or neither.
  * Notebook 07 compares other archives (data/compare.json) and is not part of a run's report.
  */
 import { spawn } from "node:child_process";
@@ -10,6 +12,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 
+import { type ExportResult, serializeExportResult } from "../lib/export/index";
 import { writeFilesAtomically, type FileToWrite } from "../lib/export/write-files-atomically";
 import { ARCHIVE_SUBDIR } from "../lib/workspace/workspace-params";
 
@@ -25,6 +28,8 @@ export interface HtmlReportJob {
   outDir: string;
   /** The profile named on the command line (--profile), given to the notebooks as WORKSPACE_PROFILE. */
   profile?: string;
+  /** The exports the snapshot's analysis wrote into `outDir` (--report), shown by notebook 05. */
+  exports: ExportResult;
 }
 
 /** Runs one step of the build; rejects naming it, with the end of its output, when it fails. */
@@ -59,7 +64,15 @@ export async function rebuildHtmlReport(job: HtmlReportJob): Promise<string> {
     fs.mkdirSync(data);
     fs.symlinkSync(path.resolve(job.archiveDir), path.join(data, ARCHIVE_SUBDIR), "dir");
     if (fs.existsSync(job.runsConfig)) fs.copyFileSync(job.runsConfig, path.join(data, "runs.json"));
-    const env = { WORKSPACE_DATA: data, WORKSPACE_EXPORTS: path.join(tmp, "exports"), WORKSPACE_FETCH: "", WORKSPACE_PROFILE: job.profile ?? "" };
+    const written = path.join(tmp, "exports-written.json");
+    fs.writeFileSync(written, serializeExportResult(job.exports));
+    const env = {
+      WORKSPACE_DATA: data,
+      WORKSPACE_EXPORTS: path.resolve(job.outDir),
+      WORKSPACE_EXPORTS_WRITTEN: written,
+      WORKSPACE_FETCH: "",
+      WORKSPACE_PROFILE: job.profile ?? "",
+    };
     const notebooks = fs
       .readdirSync(path.join(ROOT, "notebooks"))
       .filter((f) => /^0[1-6]-.*\.ipynb$/.test(f))

@@ -20,11 +20,12 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 
 import { Follower, type FollowLoopOptions, type PollResult } from "../lib/follow/follower";
+import type { ExportResult } from "../lib/export/index";
 import { FlagsSeen } from "../lib/follow/new-flags";
 import { NotAnalysedWarnings } from "../lib/follow/not-analysed";
 import { notesOnce } from "../lib/follow/notes-once";
 import { LiveArchive } from "../lib/follow/live-archive";
-import { analyseSnapshot, type OpenBatch, type SnapshotAnalysis } from "../lib/follow/poll-analysis";
+import type { OpenBatch, SnapshotAnalysis } from "../lib/follow/poll-analysis";
 import type { HealthFlag } from "../lib/health/health-check";
 import { verifySnapshotChain } from "../lib/archive/snapshot-chain";
 import { healthSettings } from "../lib/health/index";
@@ -160,12 +161,9 @@ async function analysePoll(opts: FollowCli, state: AnalysisState, result: Pick<P
   const health = healthSettings(process.env, opts.healthConfig);
   let analysis: SnapshotAnalysis;
   try {
-    // The in-memory archive parses only the new rows; --report writes the exports through the full
-    // path `npm run export` takes (byte-identical), so it reads the whole archive anyway.
-    analysis =
-      opts.report === null
-        ? await live.analyse(health.params)
-        : await analyseSnapshot(opts.outDir, { health: health.params, exportsDir: opts.report, reporter, align: opts.align });
+    // The in-memory archive parses only the new rows; --report plans the exports from its alignment
+    // (the bytes `npm run export` writes: test/follow/live-archive.test.ts), so nothing is reloaded.
+    analysis = await live.analyse(health.params, opts.report ?? undefined);
   } catch (e) {
     reporter.warn?.(failures.failed(result.sequence, (e as Error).message));
     return;
@@ -176,14 +174,20 @@ async function analysePoll(opts: FollowCli, state: AnalysisState, result: Pick<P
     process.stdout.write(`${flagLine(f, analysis.health.recordNoun)}\n`);
   // Printed, then recorded: a crash in between prints a flag twice, never loses one.
   await seen.save(opts.outDir, reporter);
-  if (opts.html) await htmlReport(opts, result.sequence, state.htmlFailures, reporter);
+  if (opts.html && analysis.exports !== null) await htmlReport(opts, result.sequence, analysis.exports, state.htmlFailures, reporter);
 }
 
 /** The HTML report rebuilt after a snapshot; a failure is a warning (the last report stays whole; a repeated reason said briefly). */
-async function htmlReport(opts: FollowCli, sequence: number, failures: NotAnalysedWarnings, reporter: Reporter): Promise<void> {
+async function htmlReport(opts: FollowCli, sequence: number, exports: ExportResult, failures: NotAnalysedWarnings, reporter: Reporter): Promise<void> {
   const t0 = Date.now();
   try {
-    const index = await rebuildHtmlReport({ archiveDir: opts.outDir, runsConfig: opts.healthConfig, outDir: opts.report!, profile: opts.align.profile });
+    const index = await rebuildHtmlReport({
+      archiveDir: opts.outDir,
+      runsConfig: opts.healthConfig,
+      outDir: opts.report!,
+      profile: opts.align.profile,
+      exports,
+    });
     process.stdout.write(`  report: ${index} (snapshot ${sequence}, ${((Date.now() - t0) / 1000).toFixed(0)} s)\n`);
     failures.analysed();
   } catch (e) {

@@ -23,3 +23,5 @@ export {
   type CoverageTableRow,
 } from "./issues";
 export { alignSteps, type AlignStepsOptions } from "./steps/align-steps";
+export { mappingVerdict, runAxesTable, supersededRows } from "./axis-report";
+export type { AlignedRuns, AxisMapping, AxisRecord, UpdateRecord } from "./aligned-types";

@@ -33,3 +33,5 @@ export {
 } from "./manifest";
 export { type ArchiveLock, archiveSiblings, checkArchiveDir, lockArchiveDir, replaceDirAtomically, type SpareCopy } from "./replace-dir";
 export { readRunsConfig, type RunsConfig } from "./runs-config";
+export { verifySnapshotChain } from "./snapshot-chain";
+export type { Archive, HistoryRow, ManifestRun, RunHistory, RunMeta, SourceManifest } from "./manifest-types";

@@ -60,6 +60,12 @@ export interface BuildExportsOptions {
   health?: HealthParams;
   /** Also write rollouts.csv and updates.csv as Parquet, in this layout. Default: CSV only (the manifest then lists no Parquet file). */
   parquet?: { layout: ParquetLayout };
+  /**
+   * The health report over these very records with `health`'s thresholds, when the caller already ran
+   * it (a follow's snapshot analysis, lib/follow/poll-analysis.ts): health.csv is written from it
+   * instead of running the checks a second time.
+   */
+  healthReport?: HealthReport;
 }
 
 /** The manifest's profile entry of aligned runs. */
@@ -155,7 +161,7 @@ export function planExports(source: Pick<Archive, "manifest">, aligned: AlignedR
       `refusing to export: ${unfilled[0].message}${more}. Nothing was written; pass allowIssues (CLI: --allow-issues) to export anyway (the manifest then lists these cells)`,
     );
   }
-  const health = runHealthChecks(aligned, opts.health ?? defaultHealthParams());
+  const health = opts.healthReport ?? runHealthChecks(aligned, opts.health ?? defaultHealthParams());
   const tables: AnyTable[] = [rolloutsTable(aligned), updatesTable(aligned), summary.table, supersededTable(aligned), healthTable(health)];
   const workspaceVersion = opts.workspaceVersion ?? readWorkspaceVersion();
   const parquet = opts.parquet ? parquetPlan(tables, opts.parquet.layout, workspaceVersion) : [];

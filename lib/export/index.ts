@@ -47,6 +47,7 @@ export {
 } from "./export-manifest";
 export { workspaceRootOf, workspaceVersion } from "./workspace-version";
 export { buildExports, type BuildExportsOptions, csvEntry, type ExportBuild, type ExportFile, type ExportPlan, planExports, sha256Text } from "./build-exports";
+export { serializeExportResult, writeOrReuseExports } from "./reused-exports";
 export { type FileToWrite, STAGING_PREFIX, writeFilesAtomically, type WriteFilesOptions } from "./write-files-atomically";
 export {
   checkExportDirs,

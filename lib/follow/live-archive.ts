@@ -5,7 +5,9 @@
  * thread of its own while this one parses and aligns: file-hasher.ts) and checked before anything is
  * returned, so that a byte changed on disk before the new ones is refused, never analysed. A run whose
  * file no longer extends what was read (a new lineage: rewind, resume in place, deletion) is read
- * whole. Then the same alignment and health checks as `analyseSnapshot` run on the closed records.
+ * whole. Then the same alignment and health checks as `analyseSnapshot` run on the closed records,
+ * and with `exportsDir` (npm run follow --report) the exports are planned from that same alignment
+ * (poll-analysis.ts, `planAnalysis`) and written once every byte is verified: no reload.
  */
 import { promises as fsp } from "node:fs";
 import * as path from "node:path";
@@ -18,14 +20,14 @@ import { historyMetaOf } from "../archive/load-archive";
 import { HISTORY_DIR, MANIFEST_FILE, parseManifest } from "../archive/manifest";
 import { type FileHashes, sha256Hex, snapshotFile, verifySnapshotChain } from "../archive/snapshot-chain";
 import type { HealthParams } from "../health/health-params";
-import { runHealthChecks } from "../health/run-health-checks";
+import { checkExportDirs, writePlannedExports } from "../export/write-exports";
 import { archiveRefusal } from "../pipeline/open-archive";
 import { profileForArchive } from "../registry/profile-choice";
 import type { HistoryRow, ManifestRun, Reporter, RunHistory, SourceManifest } from "../types";
 import { ValuesArena } from "../values/compact-values";
 import { ValuesBuilder } from "../values/values-builder";
 import { FileHasher } from "./file-hasher";
-import { closedRecords, openBatches, type SnapshotAnalysis } from "./poll-analysis";
+import { planAnalysis, type SnapshotAnalysis } from "./poll-analysis";
 
 /** Chunks of the new bytes read (the whole file when a run is read whole). */
 const READ_CHUNK_BYTES = 1 << 20;
@@ -47,8 +49,8 @@ export interface LiveReadStats {
   reloaded: { runId: string; why: string }[];
   /** Rows parsed this time over all runs (the new ones when nothing was reloaded). */
   rowsParsed: number;
-  /** Milliseconds reading (hash + parse), aligning, and running the health checks. */
-  ms: { read: number; align: number; health: number };
+  /** Milliseconds reading (hash + parse), aligning, running the health checks and planning the exports, and writing them. */
+  ms: { read: number; align: number; health: number; write: number };
 }
 
 /** Options of {@link LiveArchive}. */
@@ -75,7 +77,7 @@ export class LiveArchive {
   /** Hashes every byte of the runs' files on a thread of its own while this one parses and aligns. */
   private readonly hasher = new FileHasher();
   /** What the last `analyse()` read. */
-  stats: LiveReadStats = { reloaded: [], rowsParsed: 0, ms: { read: 0, align: 0, health: 0 } };
+  stats: LiveReadStats = { reloaded: [], rowsParsed: 0, ms: { read: 0, align: 0, health: 0, write: 0 } };
 
   constructor(
     private readonly dataDir: string,
@@ -85,18 +87,19 @@ export class LiveArchive {
   /**
    * Reads what the archive gained since the last call (verified as above) and runs alignment and
    * the health checks on the closed records (thresholds `health`, default the options'); equal to
-   * `analyseSnapshot(dataDir, { health })` without exports.
+   * `analyseSnapshot(dataDir, { health, exportsDir })`, exports byte for byte.
    * Throws, naming run and file, when the archive does not verify; the state read before stays.
    * @example const live = new LiveArchive("data/live"); const { health, open } = await live.analyse();
    */
-  async analyse(health: HealthParams | undefined = this.opts.health): Promise<SnapshotAnalysis> {
+  async analyse(health: HealthParams | undefined = this.opts.health, exportsDir?: string): Promise<SnapshotAnalysis> {
     const reporter = this.opts.reporter ?? {};
+    if (exportsDir !== undefined) checkExportDirs(this.dataDir, exportsDir);
     const t0 = performance.now();
     const { manifest, text } = await this.readManifest();
     await this.checkChain(manifest, text);
     if (manifest.runs.length === 0) throw archiveRefusal("analyse", this.dataDir, `${MANIFEST_FILE} lists no runs (empty archive)`);
     await this.checkListed(manifest);
-    const stats: LiveReadStats = { reloaded: [], rowsParsed: 0, ms: { read: 0, align: 0, health: 0 } };
+    const stats: LiveReadStats = { reloaded: [], rowsParsed: 0, ms: { read: 0, align: 0, health: 0, write: 0 } };
     const next = new Map<string, ReadRun>();
     const hashed: Promise<void>[] = [];
     for (const entry of manifest.runs) {
@@ -114,16 +117,18 @@ export class LiveArchive {
     const aligned = alignRuns(histories, { ...this.opts.align, profile, reporter, compact: true, memo: this.memo });
     if (aligned.issues.length > 0) reporter.warn?.(`alignment found ${aligned.issues.length} issue(s); first: ${aligned.issues[0].message}`);
     const t2 = performance.now();
-    const open = openBatches(aligned);
-    const report = runHealthChecks(closedRecords(aligned, open), health);
+    const exports = exportsDir === undefined ? undefined : { manifest, reporter };
+    const { health: report, open, plan } = planAnalysis(aligned, { health, exports });
     const t3 = performance.now();
-    // Every byte hashed (on the hashing thread, meanwhile) and checked before anything is said or kept.
+    // Every byte hashed (on the hashing thread, meanwhile) and checked before anything is said, written or kept.
     await allHashed;
+    const t4 = performance.now();
+    const written = plan === null ? null : await writePlannedExports(exportsDir!, plan);
     this.runs = next;
     this.lastText = text;
-    stats.ms = { read: t1 - t0 + (performance.now() - t3), align: t2 - t1, health: t3 - t2 };
+    stats.ms = { read: t1 - t0 + (t4 - t3), align: t2 - t1, health: t3 - t2, write: performance.now() - t4 };
     this.stats = stats;
-    return { health: report, open, exports: null };
+    return { health: report, open, exports: written };
   }
 
   /** Ends the hashing thread (a follow's end). */

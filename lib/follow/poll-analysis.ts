@@ -1,17 +1,18 @@
 /**
- * What a follow reads after a poll (docs/follow.md, "Flags as rounds complete"): the archive is
- * loaded and aligned as `npm run export` does, each running run's last record (a rollout batch, or a
- * logged step) is **open** (rows of it may still come) and left out, and the health checks run on
- * the closed records only. With `exportsDir` the same alignment is written as `npm run export` writes
- * it, byte for byte.
+ * What a follow reads after a poll (docs/follow.md, "Flags as rounds complete"): one analysis per
+ * snapshot, from one alignment. Each running run's last record (a rollout batch, or a logged step)
+ * is **open** (rows of it may still come) and left out of the flags view; the exports view (health.csv
+ * and the rest, planned with `exports`) holds every record, as `npm run export` writes it, byte for
+ * byte. `analyseSnapshot` loads the archive whole for it (the reference the follow's in-memory
+ * archive, lib/follow/live-archive.ts, is tested against).
  */
 import { checkExportDirs, loadAndAlign, writePlannedExports, type ExportResult } from "../export/write-exports";
-import { planExports } from "../export/build-exports";
+import { type ExportPlan, planExports } from "../export/build-exports";
 import type { HealthParams } from "../health/health-params";
 import { profileOfAligned } from "../registry/profiles";
 import { onAxis } from "../registry/profile-axis";
 import { type HealthReport, runHealthChecks } from "../health/run-health-checks";
-import type { AlignedRuns, Reporter } from "../types";
+import type { AlignedRuns, Reporter, SourceManifest } from "../types";
 import type { AlignRunsOptions } from "../align/align-options";
 
 /** A running run's last record, not analysed until a later record shows it is complete. */
@@ -30,13 +31,24 @@ export interface OpenBatch {
   updates: number;
 }
 
-/** What `analyseSnapshot` found. */
+/**
+ * What one snapshot's analysis found: two views of one alignment. `health` (the flags view, what the
+ * follow prints) holds the closed records only; `exports.health` (health.csv) holds every record, as
+ * `npm run export` does, and is the same report as `health` when no batch is open.
+ */
 export interface SnapshotAnalysis {
   /** The health checks over the closed records (open batches left out). */
   health: HealthReport;
   open: OpenBatch[];
   /** The exports written (`exportsDir`), else null. */
   exports: ExportResult | null;
+}
+
+/** A snapshot's analysis before its exports are written: the flags view, the open batches, the planned exports (or null). */
+export interface PlannedAnalysis {
+  health: HealthReport;
+  open: OpenBatch[];
+  plan: ExportPlan | null;
 }
 
 /** Options of `analyseSnapshot`. */
@@ -86,6 +98,25 @@ export function closedRecords(aligned: AlignedRuns, open: readonly OpenBatch[]):
 }
 
 /**
+ * The one analysis of a snapshot's alignment: open batches, the health checks over the closed records
+ * and, with `exports`, the exports planned from the same alignment. The checks run once over every
+ * record when nothing is open; a second time over every record only for health.csv when a batch is.
+ * @example const { health, open, plan } = planAnalysis(aligned, { exports: { manifest, reporter } });
+ */
+export function planAnalysis(
+  aligned: AlignedRuns,
+  opts: { health?: HealthParams; exports?: { manifest: SourceManifest; reporter: Reporter } },
+): PlannedAnalysis {
+  const open = openBatches(aligned);
+  const health = runHealthChecks(closedRecords(aligned, open), opts.health);
+  if (opts.exports === undefined) return { health, open, plan: null };
+  const all = open.length === 0 ? health : runHealthChecks(aligned, opts.health);
+  const { manifest, reporter } = opts.exports;
+  const plan = planExports({ manifest }, aligned, { reporter, allowIssues: true, health: opts.health, healthReport: all });
+  return { health, open, plan };
+}
+
+/**
  * Loads and aligns the archive in `dataDir` (hashes and snapshot chain verified, as for an export),
  * runs the health checks on its closed records and, with `exportsDir`, writes its exports.
  * @example const { health, open } = await analyseSnapshot("data/live");
@@ -94,9 +125,7 @@ export async function analyseSnapshot(dataDir: string, opts: AnalyseOptions = {}
   const reporter = opts.reporter ?? {};
   if (opts.exportsDir !== undefined) checkExportDirs(dataDir, opts.exportsDir);
   const { manifest, aligned } = await loadAndAlign({ dataDir, align: opts.align }, reporter);
-  const open = openBatches(aligned);
-  const health = runHealthChecks(closedRecords(aligned, open), opts.health);
-  if (opts.exportsDir === undefined) return { health, open, exports: null };
-  const plan = planExports({ manifest }, aligned, { reporter, allowIssues: true, health: opts.health });
-  return { health, open, exports: await writePlannedExports(opts.exportsDir, plan) };
+  const exports = opts.exportsDir === undefined ? undefined : { manifest, reporter };
+  const { health, open, plan } = planAnalysis(aligned, { health: opts.health, exports });
+  return { health, open, exports: plan === null ? null : await writePlannedExports(opts.exportsDir!, plan) };
 }

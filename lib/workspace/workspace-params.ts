@@ -8,6 +8,7 @@
  * | WORKSPACE_EXPORTS   | exports                 | where everything is written: the CSVs + manifest (notebook 05), notebooks/ and report/ (`npm start`), compare/ |
  * | WORKSPACE_FETCH     | (unset)                 | "1": notebook 01 fetches live (needs a key)    |
  * | WORKSPACE_PROFILE   | (unset: detected)       | framework profile: lib/registry/profiles.ts    |
+ * | WORKSPACE_EXPORTS_WRITTEN | (unset)           | the result file of exports already written into WORKSPACE_EXPORTS (a follow's --html rebuild): notebook 05 shows them instead of building them again |
  *
  * Notebook 07 compares the archives listed in <data>/compare.json and writes into <exports>/compare/.
  */
@@ -38,6 +39,8 @@ export interface WorkspaceParams {
   compareConfig: string;
   /** Where notebook 07 writes the comparison: <exports>/compare. */
   compareDir: string;
+  /** The result file of exports already written into `exportsDir` for this archive (WORKSPACE_EXPORTS_WRITTEN), else undefined. */
+  exportsWritten: string | undefined;
 }
 
 /** Folder of the frozen archive inside the data folder. */
@@ -81,6 +84,7 @@ export function workspaceParams(env: NodeJS.ProcessEnv = process.env, root: stri
     compareDir: join(abs(env.WORKSPACE_EXPORTS || "exports"), "compare"),
     fetchLive: fetch === "1",
     profile: chooseProfile(env.WORKSPACE_PROFILE, runsConfig),
+    exportsWritten: env.WORKSPACE_EXPORTS_WRITTEN ? abs(env.WORKSPACE_EXPORTS_WRITTEN) : undefined,
   };
 }
 

@@ -142,7 +142,7 @@ test("--html: the HTML report of notebooks 01-06 rebuilt after the snapshot, not
     "--html",
   ]);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, new RegExp(`\\n  report: ${report.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/report/index\\.html \\(snapshot 1, \\d+ s\\)\\n`));
+  assert.match(r.stdout, new RegExp(`\\n  report: ${report.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/report/index\\.html \\(snapshot 1, \\d+ s\\)\\n`), r.stderr);
   assert.deepEqual(fs.readdirSync(path.join(report, "notebooks")), [
     "01-fetch.ipynb",
     "02-alignment.ipynb",
@@ -151,6 +151,10 @@ test("--html: the HTML report of notebooks 01-06 rebuilt after the snapshot, not
     "05-export.ipynb",
     "06-health.ipynb",
   ]);
+  // Notebook 05 shows the exports the snapshot's analysis wrote into the report folder: no second export into a temp folder.
+  const nb05 = fs.readFileSync(path.join(report, "notebooks", "05-export.ipynb"), "utf8");
+  assert.ok(nb05.includes(`files into ${report}`), "notebook 05 names the report folder's exports");
+  assert.doesNotMatch(nb05, /follow-report-/);
   const page = fs.readFileSync(path.join(report, "report", "06-health.html"), "utf8");
   assert.match(page, /rollout 47\.\.47<\/td><td[^>]*>rollout 47\.\.47<\/td><td[^>]*>1<\/td>/, "first seen in snapshot 1");
   assert.ok(fs.existsSync(path.join(report, "report", "index.html")));

@@ -84,6 +84,43 @@ test("after each poll of a growing run only the new rows are parsed, and the ana
   assert.equal(live.stats.rowsParsed, 0);
 });
 
+/** Every file of an export folder, by name. */
+function folderBytes(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of fs.readdirSync(dir).sort()) out[name] = fs.readFileSync(path.join(dir, name), "utf8");
+  return out;
+}
+
+test("with exportsDir the exports come from the live alignment, byte for byte those of a full reload, health.csv over every record while the flags leave the open batch out", async () => {
+  const { follower, dir, project } = await startFollow("exports", 32);
+  const live = new LiveArchive(dir);
+  const rows = sampleHistory(LATE);
+  const liveOut = path.join(root, "exports-live");
+  const fullOut = path.join(root, "exports-full");
+  await follower.poll();
+  const inc = await live.analyse(undefined, liveOut);
+  const full = await analyseSnapshot(dir, { exportsDir: fullOut });
+  assert.deepEqual(folderBytes(liveOut), folderBytes(fullOut), "snapshot 1: every export file");
+  assert.equal(
+    live.stats.rowsParsed,
+    RUNS.reduce((n, r) => n + (r === LATE ? 32 : sampleHistory(r).length), 0),
+  );
+  // Rollout 47 (its NaN) is the open batch: health.csv holds it, the printed flags do not.
+  assert.equal(inc.open.length, 1);
+  assert.equal(inc.health.flags.filter((f) => f.runId === LATE).length, 0);
+  assert.equal(inc.exports!.health.flags.filter((f) => f.runId === LATE && f.check === "non_finite").length, 1);
+  assert.deepEqual(inc.exports!.health, full.exports!.health);
+  bed.server.appendRows("e", project, LATE, rows.slice(32));
+  bed.server.setState("e", project, LATE, "finished");
+  await follower.poll();
+  const done = await live.analyse(undefined, liveOut);
+  await analyseSnapshot(dir, { exportsDir: fullOut });
+  assert.deepEqual(folderBytes(liveOut), folderBytes(fullOut), "snapshot 2: every export file");
+  assert.equal(live.stats.rowsParsed, rows.length - 32, "only the new rows parsed");
+  // Nothing open: one report is both views.
+  assert.equal(done.exports!.health, done.health);
+});
+
 test("a rewound run (a new lineage) is read whole, and the analysis equals analyseSnapshot's", async () => {
   const { follower, dir, project } = await startFollow("rewind", 40);
   const live = new LiveArchive(dir);
