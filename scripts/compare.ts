@@ -16,9 +16,16 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 
-import { DEFAULT_RESAMPLES } from "../lib/compare/bootstrap";
-import { compareAxis, type CompareAxis } from "../lib/compare/compare-axis";
-import { DEFAULT_SEED, parseArmOption, readCompareConfigFile, runComparison, type CompareSpec } from "../lib/compare/compare-config";
+import {
+  compareAxis,
+  type CompareAxis,
+  type CompareSpec,
+  DEFAULT_RESAMPLES,
+  DEFAULT_SEED,
+  parseArmOption,
+  readCompareConfigFile,
+  runComparison,
+} from "../lib/compare/index";
 import { cliReporter } from "./cli-reporter";
 
 const USAGE =

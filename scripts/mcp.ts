@@ -13,8 +13,7 @@ import { parseArgs } from "node:util";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 
 import { workspaceVersion } from "../lib/export/workspace-version";
-import { mcpServer } from "../lib/mcp/mcp-server";
-import { ArchiveSet, dataSpecs } from "../lib/mcp/served-archive";
+import { ArchiveSet, dataSpecs, mcpServer } from "../lib/mcp/index";
 import { cliReporter } from "./cli-reporter";
 
 const USAGE = "usage: npm run --silent mcp -- --data DIR [--data NAME=DIR ...]   (DIR: an archive, or a data folder holding it as wandb/)";

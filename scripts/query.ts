@@ -17,10 +17,7 @@ import { parseArgs } from "node:util";
 
 import { z } from "zod";
 
-import { answerText } from "../lib/mcp/answer-text";
-import { callTool } from "../lib/mcp/mcp-server";
-import { ArchiveSet, dataSpecs } from "../lib/mcp/served-archive";
-import { TOOLS, type ToolDef, toolByName } from "../lib/mcp/tools";
+import { answerText, ArchiveSet, callTool, dataSpecs, TOOLS, type ToolDef, toolByName } from "../lib/mcp/index";
 import { cliReporter } from "./cli-reporter";
 
 const USAGE = `usage: npm run --silent query -- <${TOOLS.map((t) => t.name).join("|")}> --data DIR [--data NAME=DIR ...] [options] [--json] (see scripts/query.ts)`;
