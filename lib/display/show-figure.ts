@@ -4,12 +4,13 @@
  * scripts/add-static-figures.ts later adds `image/png` and `text/plain` (the title) to that same
  * output, which makes the figure visible in nbconvert HTML, nbviewer and GitHub too.
  */
-import type { Figure } from "../figures/figure";
+import { constantSeriesRange, type Figure } from "../figures/figure";
 import { PLOTLY_MIME, resolveDisplay, type ShowOptions } from "./display-target";
 
 /**
  * The figure exactly as it is displayed: a JSON deep copy (NaN/Infinity become null, undefined
- * fields vanish, so the notebook file holds what plotly draws) with the title set.
+ * fields vanish, so the notebook file holds what plotly draws) with the title set, and a constant
+ * series on a range that keeps zero in view (constantSeriesRange).
  */
 export function figureForDisplay(fig: Figure, title: string): Figure {
   if (typeof title !== "string" || title.trim() === "") throw new Error(`invalid title: ${JSON.stringify(title)}`);
@@ -20,6 +21,8 @@ export function figureForDisplay(fig: Figure, title: string): Figure {
   const oldTitle = typeof copy.layout.title === "object" && copy.layout.title !== null ? copy.layout.title : {};
   copy.layout.title = { ...oldTitle, text: title };
   copy.layout.meta = { figure: "custom", ...(copy.layout.meta ?? {}), title };
+  const range = constantSeriesRange(copy);
+  if (range !== null) copy.layout.yaxis = { ...copy.layout.yaxis, range };
   return copy;
 }
 

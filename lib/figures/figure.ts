@@ -83,3 +83,25 @@ export function baseLayout(title: string, xTitle: string, yTitle: string): Figur
     yaxis: { title: { text: yTitle }, zeroline: false },
   };
 }
+
+/**
+ * The y range of a figure whose every plotted value on its main y axis is one number c, else null
+ * (plotly's own autorange is kept). Plotly draws a constant series on c - 1..c + 1: an all-zero
+ * gradient norm on -1..1, as if it could be negative. Here zero stays in view, on the side the value
+ * is: [-0.05, 1] for 0, [0, 2c] above, [2c, 0] below.
+ */
+export function constantSeriesRange(fig: Figure): [number, number] | null {
+  const yaxis = fig.layout.yaxis as { type?: string; range?: unknown } | undefined;
+  if (yaxis?.range !== undefined || (yaxis?.type !== undefined && yaxis.type !== "linear" && yaxis.type !== "-")) return null;
+  let c: number | null = null;
+  for (const trace of fig.data as Trace[]) {
+    if ((trace.yaxis ?? "y") !== "y" || !Array.isArray(trace.y)) continue;
+    for (const v of trace.y as unknown[]) {
+      if (typeof v !== "number" || !Number.isFinite(v)) continue;
+      if (c === null) c = v;
+      else if (v !== c) return null;
+    }
+  }
+  if (c === null) return null;
+  return c === 0 ? [-0.05, 1] : c > 0 ? [0, 2 * c] : [2 * c, 0];
+}

@@ -24,9 +24,9 @@ test("showFigure emits ONE output: plotly JSON with the title inside", () => {
 });
 
 test("the displayed figure is plain JSON: NaN becomes null, undefined fields vanish", () => {
-  const fig: Figure = { data: [{ type: "scatter", x: [1, 2], y: [NaN, 3], name: undefined }], layout: {} };
+  const fig: Figure = { data: [{ type: "scatter", x: [1, 2, 3], y: [NaN, 3, 4], name: undefined }], layout: {} };
   const shown = figureForDisplay(fig, "t");
-  assert.deepEqual(shown.data, [{ type: "scatter", x: [1, 2], y: [null, 3] }]);
+  assert.deepEqual(shown.data, [{ type: "scatter", x: [1, 2, 3], y: [null, 3, 4] }]);
   assert.deepEqual(shown.layout, { title: { text: "t" }, meta: { figure: "custom", title: "t" } });
 });
 
@@ -34,4 +34,20 @@ test("invalid title or figure", () => {
   const fig: Figure = { data: [], layout: {} };
   assert.throws(() => figureForDisplay(fig, "  "), { message: 'invalid title: "  "' });
   assert.throws(() => figureForDisplay({ data: null } as any, "t"), /^Error: invalid figure/);
+});
+
+test("figureForDisplay: a constant series gets a range with zero in view (plotly would draw 0 on -1..1); a varying one, a set range or a category axis keeps plotly's", () => {
+  const fig = (ys: (number | null)[], yaxis: Record<string, unknown> = {}) => ({
+    data: [{ type: "scatter" as const, x: ys.map((_, i) => i + 1), y: ys }],
+    layout: { yaxis },
+  });
+  const rangeOf = (f: ReturnType<typeof fig>) => (figureForDisplay(f as never, "t").layout.yaxis as { range?: number[] }).range;
+  // A real TRL run whose train/grad_norm is exactly 0 on every logged step, with a NaN gap.
+  assert.deepEqual(rangeOf(fig([0, 0, null, 0, 0])), [-0.05, 1]);
+  assert.deepEqual(rangeOf(fig([0.25, 0.25, 0.25])), [0, 0.5]);
+  assert.deepEqual(rangeOf(fig([-2, -2])), [-4, 0]);
+  assert.equal(rangeOf(fig([0, 0.1, 0])), undefined);
+  assert.deepEqual(rangeOf(fig([0, 0], { range: [0, 5] })), [0, 5]);
+  assert.equal(rangeOf(fig([0, 0], { type: "log" })), undefined);
+  assert.equal(rangeOf(fig([null, null])), undefined);
 });
