@@ -272,21 +272,9 @@ def make_run(run: dict, out: str, model: str) -> dict:
     files = glob.glob(os.path.join(wdir, "wandb", "offline-run-*", "*.wandb"))
     if len(files) != 1:
         raise SystemExit(f"run {run['id']}: expected one .wandb file, found {files}")
-    stored = gzip_into(files[0], os.path.join(dest, os.path.basename(files[0])))
-    visible = None if run["fault"] == "healthy" else visible_in(spec["state_path"], run["fault"], run["k"])
+    gzip_into(files[0], os.path.join(dest, os.path.basename(files[0])))
     gzip_into(spec["state_path"], spec["state_path"])
-    label = {
-        "id": run["id"],
-        "framework": "trl",
-        "fault": run["fault"],
-        "k": run["k"],
-        "seed": run["seed"],
-        "setting": run["setting"],
-        "split": run["split"],
-        "files": [f"{run['id']}/{stored}"],
-        "ownRecord": f"{run['id']}/trainer_state.json.gz",
-        "visible": visible,
-    }
+    label = label_of(run, out)  # read back from the folder, as --relabel does: one way to a label
     case = {
         "framework": "trl",
         "id": run["id"],
@@ -356,7 +344,7 @@ def main() -> None:
 
 
 def label_of(run: dict, out: str) -> dict:
-    """A made run's label from its folder (what make_run returned when it made it), for --relabel."""
+    """A made run's label from its folder (its gzipped .wandb and trainer_state.json): make_run's and --relabel's."""
     dest = os.path.join(out, run["id"])
     stored = next(f for f in sorted(os.listdir(dest)) if f.endswith(".wandb.gz"))
     state = os.path.join(dest, "trainer_state.json.gz")
