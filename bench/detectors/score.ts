@@ -156,12 +156,22 @@ export interface MatchedPeer {
  * what is left (NaN-anywhere never raises one on a healthy value). When no rung fits, the strictest.
  */
 export function matchedPeer(calibrate: readonly CorpusRun[], budget: number): MatchedPeer {
-  const sigmaFas = (x: number) => peerFalseAlarms(calibrate, { ...PEER, sigma: x }, "peer_3sigma");
-  const sigma = PEER_LADDER.sigma.find((x) => sigmaFas(x) <= budget) ?? (PEER_LADDER.sigma.at(-1) as number);
-  const left = budget - sigmaFas(sigma) - peerFalseAlarms(calibrate, PEER, "peer_nan");
-  const floorFas = (x: number) => peerFalseAlarms(calibrate, { ...PEER, entropyFloor: x }, "peer_entropy");
-  const entropyFloor = PEER_LADDER.entropyFloor.find((x) => floorFas(x) <= left) ?? (PEER_LADDER.entropyFloor.at(-1) as number);
-  const params = { ...PEER, sigma, entropyFloor };
-  const calibrateFalseAlarms = scoreOf(calibrate, theirFlags(calibrate, params), () => true, null).falseAlarms;
-  return { params, fits: calibrateFalseAlarms <= budget, calibrateFalseAlarms };
+  // Each family's flags are its own (theirFlags merges raises per rule), so their false alarms add up.
+  const sigmaFas = PEER_LADDER.sigma.map((x) => peerFalseAlarms(calibrate, { ...PEER, sigma: x }, "peer_3sigma"));
+  const i = rungWithin(sigmaFas, budget);
+  const nanFas = peerFalseAlarms(calibrate, PEER, "peer_nan");
+  const floorFas = PEER_LADDER.entropyFloor.map((x) => peerFalseAlarms(calibrate, { ...PEER, entropyFloor: x }, "peer_entropy"));
+  const j = rungWithin(floorFas, budget - sigmaFas[i] - nanFas);
+  const calibrateFalseAlarms = sigmaFas[i] + nanFas + floorFas[j];
+  return {
+    params: { ...PEER, sigma: PEER_LADDER.sigma[i], entropyFloor: PEER_LADDER.entropyFloor[j] },
+    fits: calibrateFalseAlarms <= budget,
+    calibrateFalseAlarms,
+  };
+}
+
+/** The first (least strict) rung whose false alarms fit `budget`, else the last (strictest). */
+function rungWithin(falseAlarms: readonly number[], budget: number): number {
+  const i = falseAlarms.findIndex((f) => f <= budget);
+  return i < 0 ? falseAlarms.length - 1 : i;
 }
