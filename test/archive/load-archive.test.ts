@@ -211,7 +211,7 @@ test("compact load reads every second file on a worker thread: same rows; severa
     return { runId: `r${i}`, round: `R${i}`, rows };
   });
   makeArchive(dir, runs);
-  const compact = await loadArchive(dir, {}, { compact: true });
+  const compact = await loadArchive(dir, {}, { compact: true, worker: true });
   assert.deepEqual(
     compact.runs.map((r) => r.rows.map((row) => keysOf(row).map((k) => row[k]))),
     runs.map((r) => r.rows.map((row) => Object.values(row))),
@@ -227,7 +227,7 @@ test("compact load reads every second file on a worker thread: same rows; severa
   const g = globalThis as { [PREBUILT_WORKERS]?: Record<string, string> };
   g[PREBUILT_WORKERS] = { "load-worker": path.join(root, "no-such-load-worker.cjs") };
   try {
-    const fallback = await loadArchive(dir, {}, { compact: true });
+    const fallback = await loadArchive(dir, {}, { compact: true, worker: true });
     assert.deepEqual(
       fallback.runs.map((r) => r.rows.map((row) => keysOf(row).map((k) => row[k]))),
       here.runs.map((r) => r.rows.map((row) => keysOf(row).map((k) => row[k]))),
@@ -250,17 +250,43 @@ test("compact load reads every second file on a worker thread: same rows; severa
     (e: Error) => e.message,
   );
   assert.match(plainError, /r1\.jsonl line 1 key "a"/);
-  await assert.rejects(loadArchive(dir, {}, { compact: true }), { message: plainError });
+  await assert.rejects(loadArchive(dir, {}, { compact: true, worker: true }), { message: plainError });
   await assert.rejects(loadArchive(dir, {}, { compact: true, worker: "all" }), { message: plainError }, "both on workers: still the first in manifest order");
   // A changed byte in r3 (read on the worker): the full verify report, not an error.
   const changed = path.join(root, `w${n++}`);
   makeArchive(changed, runs);
   const f3 = path.join(changed, "history/r3.jsonl");
   fs.writeFileSync(f3, fs.readFileSync(f3, "utf8").replace("3.5", "3.25"));
-  const r = await loadOrReport(changed, {}, { compact: true });
+  const r = await loadOrReport(changed, {}, { compact: true, worker: true });
   assert.ok("report" in r);
   assert.deepEqual(
     r.report.files.filter((f) => !f.ok).map((f) => [f.file, f.problem]),
     [["history/r3.jsonl", "sha256 mismatch"]],
   );
+});
+
+test("compact load starts no worker on a small archive unless asked: a worker's start costs more than it saves there", async () => {
+  const dir = path.join(root, `w${n++}`);
+  makeArchive(
+    dir,
+    [0, 1].map((i) => ({ runId: `r${i}`, round: `R${i}`, rows: [{ _step: 0, a: i }] })),
+  );
+  // A load worker that leaves a mark and stops: its file is then read on this thread, same rows.
+  const mark = path.join(root, `worker-started-${n}`);
+  const entry = path.join(root, `marking-load-worker-${n}.cjs`);
+  fs.writeFileSync(entry, `require("node:fs").writeFileSync(${JSON.stringify(mark)}, "x"); throw new Error("stop");\n`);
+  const g = globalThis as { [PREBUILT_WORKERS]?: Record<string, string> };
+  g[PREBUILT_WORKERS] = { "load-worker": entry };
+  try {
+    const byDefault = await loadArchive(dir, {}, { compact: true });
+    assert.equal(fs.existsSync(mark), false, "no worker by default on a 2-row archive");
+    const asked = await loadArchive(dir, {}, { compact: true, worker: true });
+    assert.equal(fs.existsSync(mark), true, "a worker when asked for one");
+    assert.deepEqual(
+      asked.runs.map((r) => r.rows.map((row) => keysOf(row).map((k) => row[k]))),
+      byDefault.runs.map((r) => r.rows.map((row) => keysOf(row).map((k) => row[k]))),
+    );
+  } finally {
+    delete g[PREBUILT_WORKERS];
+  }
 });
