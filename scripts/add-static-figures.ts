@@ -3,12 +3,15 @@
  * plotly.js in ONE headless Chromium for the whole run, so the figures show in nbconvert HTML,
  * nbviewer and GitHub too. Notebooks are rewritten in place (atomically).
  *
- * Usage: tsx scripts/add-static-figures.ts [--chromium PATH] [--scale 1] [--wait] NOTEBOOK.ipynb|DIR ...
+ * Usage: tsx scripts/add-static-figures.ts [--chromium PATH] [--scale 1] [--wait [--announce-fd N]] NOTEBOOK.ipynb|DIR ...
  * Without a usable Chromium it keeps the interactive outputs, prints one line and exits 0.
  * --wait: start the browser and load plotly.js first, then wait for a line "go" on stdin before
  * reading the notebooks (the main command starts it while the notebooks run); a line naming a notebook
  * file before that draws that one at once (the runner names each as it is written); stdin closing
  * without "go" ends it without touching any other.
+ * --announce-fd N (with --wait): names each notebook on file descriptor N once it is final (drawn, or
+ * without figures), then "go" once every one is (scripts/stdin-go.ts): the report starts on a
+ * notebook while the others still run. Nothing more is written there when the run stopped.
  * Chromium: the project's own, unpacked by the set-up (lib/display/bundled-chromium.ts), else a system one
  * (`apt-get install -y chromium`); or set CHROMIUM_PATH / --chromium.
  */
@@ -26,6 +29,7 @@ import {
   type Notebook,
   type PlotlyRenderer,
 } from "../lib/display";
+import { goSignal } from "./stdin-go";
 
 const NAME = "add-static-figures";
 
@@ -40,30 +44,23 @@ function notebookFiles(inputs: string[]): string[] {
   return files;
 }
 
-/**
- * Reads stdin line by line: a line "go" resolves true, stdin closing first resolves false; any other
- * line names an executed notebook that is ready now (`onFile`, in order, before "go" resolves).
- */
-function goSignal(onFile: (file: string) => void = () => undefined): Promise<boolean> {
-  return new Promise((resolve) => {
-    let text = "";
-    let go = false;
-    process.stdin.setEncoding("utf8");
-    process.stdin.on("data", (chunk: string) => {
-      text += chunk;
-      const lines = text.split("\n");
-      text = lines.pop() ?? "";
-      for (const line of lines) {
-        if (go) break;
-        if (line === "go") {
-          go = true;
-          resolve(true);
-        } else if (line.trim() !== "") onFile(line);
-      }
-    });
-    process.stdin.on("end", () => resolve(go || text === "go"));
-    process.stdin.on("error", () => resolve(false));
-  });
+/** Names final notebooks on a file descriptor (--announce-fd), each once, then "go"; a no-op without one. */
+function announcer(fd: string | undefined): { file(file: string): void; finish(files: readonly string[]): void } {
+  const n = fd === undefined ? null : Number(fd);
+  if (n !== null && !(Number.isInteger(n) && n > 2)) throw new Error(`invalid announce-fd: ${fd} (a file descriptor above 2)`);
+  const named = new Set<string>();
+  const file = (f: string) => {
+    if (n === null || named.has(path.resolve(f))) return;
+    named.add(path.resolve(f));
+    fs.writeSync(n, `${path.resolve(f)}\n`);
+  };
+  return {
+    file,
+    finish(files) {
+      for (const f of files) file(f);
+      if (n !== null) fs.writeSync(n, "go\n");
+    },
+  };
 }
 
 function writeAtomic(file: string, text: string): void {
@@ -80,16 +77,18 @@ async function main(): Promise<number> {
       chromium: { type: "string" },
       scale: { type: "string", default: "1" },
       wait: { type: "boolean", default: false },
+      "announce-fd": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     allowPositionals: true,
   });
   if (values.help || positionals.length === 0) {
-    console.log(`usage: ${NAME}.ts [--chromium PATH] [--scale N] [--wait] NOTEBOOK.ipynb|DIR ...`);
+    console.log(`usage: ${NAME}.ts [--chromium PATH] [--scale N] [--wait [--announce-fd N]] NOTEBOOK.ipynb|DIR ...`);
     return values.help ? 0 : 2;
   }
   const scale = Number(values.scale);
   if (!Number.isFinite(scale) || scale <= 0) throw new Error(`invalid scale: ${values.scale}`);
+  const announce = announcer(values.wait ? values["announce-fd"] : undefined);
 
   const read = () => {
     const files = notebookFiles(positionals);
@@ -112,6 +111,7 @@ async function main(): Promise<number> {
   const skip = async (why: string) => {
     if (values.wait && !(await goSignal())) return 0;
     input ??= read();
+    announce.finish(input.files);
     if (input.total === 0) return nothingToDo(input.files.length);
     console.log(
       `${NAME}: static images skipped (${why}); the ${input.total} plotly figure(s) stay interactive-only (npm run setup unpacks the project's Chromium; or apt-get install -y chromium)`,
@@ -138,7 +138,7 @@ async function main(): Promise<number> {
     const key = path.resolve(file);
     if (done.has(key)) return;
     done.add(key);
-    if (figures === 0) return;
+    if (figures === 0) return announce.file(file);
     const t0 = Date.now();
     const { notebook } = await withStaticImages(
       nb,
@@ -155,6 +155,7 @@ async function main(): Promise<number> {
     );
     writeAtomic(file, serializeNotebook(notebook));
     drawn++;
+    announce.file(file);
     console.log(`${NAME}: ${file}: ${figures} figure(s) in ${seconds(Date.now() - t0)}`);
   };
   try {
@@ -175,6 +176,7 @@ async function main(): Promise<number> {
     }
     input ??= read();
     for (const { file, nb, figures } of input.notebooks) await draw(file, nb, figures);
+    announce.finish(input.files);
   } finally {
     await renderer.close();
   }

@@ -15,17 +15,27 @@
  * nbconvert's own CDN scripts (require.js, MathJax, mermaid) are left out, so a page makes no
  * network request (markdown math is therefore shown as written).
  */
-import { spawnSync } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { parseNotebook, plotlyJsPath, plotlyOutputs, PLOTLY_MIME, type Notebook } from "../lib/display";
 import { reportIndexHtml, reportSourceOf, type ReportPage } from "../lib/display/report-index";
 import { healthSummaryFromNotebook } from "../lib/display/show-health";
+import { goSignal } from "./stdin-go";
 
 const NAME = "html-report";
-const ROOT = path.resolve(__dirname, "..");
+/** The repository: scripts/.., also from scripts/prebuilt.cjs's bundle (under node_modules/.cache). */
+const ROOT = repositoryOf(__dirname);
+
+function repositoryOf(dir: string): string {
+  for (let d = dir; ; d = path.dirname(d)) {
+    if (fs.existsSync(path.join(d, "scripts", "report-pages.py"))) return d;
+    if (path.dirname(d) === d) return path.resolve(dir, "..");
+  }
+}
 const TEMPLATE_NAME = "workspace_report";
 
 /** Marker the template leaves where the interactive mode inlines plotly.js. */
@@ -99,88 +109,189 @@ interface PageInfo extends ReportPage {
   bytes: number;
 }
 
-function main(): number {
+interface Options {
+  inDir: string;
+  outDir: string;
+  interactive: boolean;
+  python: string;
+  manifestPath: string;
+  wait: boolean;
+}
+
+function options(): Options | number {
   const { values, positionals } = parseArgs({
     options: {
       interactive: { type: "boolean", default: false },
       jupyter: { type: "string" },
       manifest: { type: "string" },
+      wait: { type: "boolean", default: false },
       help: { type: "boolean", short: "h" },
     },
     allowPositionals: true,
   });
   if (values.help || positionals.length > 2) {
-    console.log(`usage: ${NAME}.ts [IN_DIR=exports/notebooks] [OUT_DIR=exports/report] [--interactive] [--jupyter PATH] [--manifest PATH]`);
+    console.log(`usage: ${NAME}.ts [IN_DIR=exports/notebooks] [OUT_DIR=exports/report] [--interactive] [--jupyter PATH] [--manifest PATH] [--wait]`);
     return values.help ? 0 : 2;
   }
   const inDir = positionals[0] ?? "exports/notebooks";
-  const outDir = positionals[1] ?? "exports/report";
-  const interactive = values.interactive === true;
   const jupyter = values.jupyter ?? path.join(ROOT, ".venv/bin/jupyter");
+  // The venv's Python beside its jupyter runs nbconvert (scripts/report-pages.py).
+  const python = path.join(path.dirname(jupyter), "python");
   // The export notebook writes the manifest into WORKSPACE_EXPORTS, the folder above the executed notebooks in npm start.
   const exportsDir = process.env.WORKSPACE_EXPORTS || path.join(inDir, "..");
-  const manifestPath = values.manifest ?? path.join(exportsDir, "manifest.json");
-  if (!fs.existsSync(inDir) || !fs.statSync(inDir).isDirectory()) throw new Error(`invalid IN_DIR: ${inDir} (no such folder)`);
-  if (!fs.existsSync(jupyter)) throw new Error(`invalid jupyter: ${jupyter} (not found; run scripts/setup.sh)`);
+  // With --wait the runner makes IN_DIR while this waits; readNotebooks refuses it missing after "go".
+  if (!values.wait && !(fs.existsSync(inDir) && fs.statSync(inDir).isDirectory())) throw new Error(`invalid IN_DIR: ${inDir} (no such folder)`);
+  if (!fs.existsSync(python)) throw new Error(`invalid jupyter: ${jupyter} (no python beside it; run scripts/setup.sh)`);
+  return {
+    inDir,
+    outDir: positionals[1] ?? "exports/report",
+    interactive: values.interactive === true,
+    python,
+    manifestPath: values.manifest ?? path.join(exportsDir, "manifest.json"),
+    wait: values.wait === true,
+  };
+}
+
+/** The executed notebooks of IN_DIR, sorted, parsed. */
+function readNotebooks(inDir: string): { f: string; file: string; nb: Notebook }[] {
+  if (!(fs.existsSync(inDir) && fs.statSync(inDir).isDirectory())) throw new Error(`invalid IN_DIR: ${inDir} (no such folder)`);
   const files = fs
     .readdirSync(inDir)
     .filter((f) => f.endsWith(".ipynb"))
     .sort();
   if (files.length === 0) throw new Error(`no notebooks (*.ipynb) in ${inDir}`);
-
-  const notebooks = files.map((f) => {
+  return files.map((f) => {
     const file = path.join(inDir, f);
     return { f, file, nb: parseNotebook(fs.readFileSync(file, "utf8"), file) };
   });
-  fs.mkdirSync(outDir, { recursive: true });
+}
 
+/**
+ * The pages: with --wait each notebook named on stdin is converted at once (the main command names
+ * each as its figures are drawn), and the rest at "go"; stdin closing without "go" writes no index
+ * (false: the run stopped). Without --wait, every notebook of IN_DIR.
+ */
+async function convertPages(o: Options): Promise<boolean> {
+  fs.mkdirSync(o.outDir, { recursive: true });
   const templates = fs.mkdtempSync(path.join(os.tmpdir(), "html-report-template-"));
+  const t0 = Date.now();
+  const converter = new PageConverter(o.python, pageConverterArgs(templates, o), o.outDir);
+  const converted = new Set<string>();
+  const convert = (file: string) => {
+    const key = path.resolve(file);
+    if (converted.has(key)) return Promise.resolve();
+    converted.add(key);
+    return converter.convert(key);
+  };
   try {
-    fs.mkdirSync(path.join(templates, TEMPLATE_NAME));
-    fs.writeFileSync(path.join(templates, TEMPLATE_NAME, "conf.json"), JSON.stringify({ base_template: "lab", mimetypes: { "text/html": true } }));
-    fs.writeFileSync(path.join(templates, TEMPLATE_NAME, "index.html.j2"), templateText(interactive));
-    const t0 = Date.now();
-    // `jupyter nbconvert`, run as the venv's Python so that the import of jsonschema's optional
-    // rfc3987_syntax (~40 grammars compiled at import, ~0.9 s, only for the "iri" string format, which
-    // notebook schemas do not use) can be skipped.
-    const python = path.join(path.dirname(jupyter), "python");
-    const [command, prefix] = fs.existsSync(python)
-      ? [python, ["-c", "import sys; sys.modules['rfc3987_syntax'] = None; from nbconvert.nbconvertapp import main; sys.exit(main())"]]
-      : [jupyter, ["nbconvert"]];
-    const run = spawnSync(
-      command,
-      [
-        ...prefix,
-        "--to",
-        "html",
-        "--template",
-        TEMPLATE_NAME,
-        `--TemplateExporter.extra_template_basedirs=${templates}`,
-        "--output-dir",
-        outDir,
-        "--log-level",
-        "WARN",
-        ...notebooks.map((n) => n.file),
-      ],
-      // nbconvert validates the notebook after each of its preprocessors; with nbformat's default
-      // validator (fastjsonschema) every validation recompiles the schema: ~1 s of the ~3.5 s here.
-      { encoding: "utf8", env: { ...process.env, NBFORMAT_VALIDATOR: process.env.NBFORMAT_VALIDATOR ?? "jsonschema" } },
-    );
-    if (run.status !== 0) throw new Error(`nbconvert failed (exit ${run.status}):\n${run.stderr}`);
-    console.log(`${NAME}: nbconvert wrote ${files.length} page(s) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    writeTemplate(templates, o.interactive);
+    if (o.wait) {
+      const early: Promise<void>[] = [];
+      const go = await goSignal((file) => early.push(convert(file)));
+      await Promise.all(early);
+      if (!go) {
+        console.log(`${NAME}: no go on stdin; ${converted.size} page(s) written early, no index`);
+        return false;
+      }
+    }
+    await Promise.all(readNotebooks(o.inDir).map((n) => convert(n.file)));
+    console.log(`${NAME}: nbconvert wrote ${converted.size} page(s) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    return true;
   } finally {
+    await converter.close();
     fs.rmSync(templates, { recursive: true, force: true });
   }
+}
 
-  const plotlyJs = interactive ? fs.readFileSync(plotlyJsPath(), "utf8").replace(/<\/script/gi, "<\\/script") : "";
-  const pages: PageInfo[] = notebooks.map(({ f, file, nb }) => {
+function writeTemplate(templates: string, interactive: boolean): void {
+  fs.mkdirSync(path.join(templates, TEMPLATE_NAME));
+  fs.writeFileSync(path.join(templates, TEMPLATE_NAME, "conf.json"), JSON.stringify({ base_template: "lab", mimetypes: { "text/html": true } }));
+  fs.writeFileSync(path.join(templates, TEMPLATE_NAME, "index.html.j2"), templateText(interactive));
+}
+
+/** nbconvert's options, as on its command line. */
+function pageConverterArgs(templates: string, o: Options): string[] {
+  return [
+    "--to",
+    "html",
+    "--template",
+    TEMPLATE_NAME,
+    `--TemplateExporter.extra_template_basedirs=${templates}`,
+    // One validation after all preprocessors instead of one after each of the twelve (nbconvert's own
+    // option): a fifth of the conversion's time; the notebooks were validated when written.
+    "--Exporter.optimistic_validation=True",
+    "--output-dir",
+    o.outDir,
+    "--log-level",
+    "WARN",
+  ];
+}
+
+/**
+ * scripts/report-pages.py: one nbconvert application, started now (its imports take ~0.7 s), that
+ * converts each notebook sent to it and answers for each.
+ */
+class PageConverter {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly waiting = new Map<string, { resolve: () => void; reject: (e: Error) => void }>();
+  private stderr = "";
+  private ended: Error | null = null;
+
+  constructor(python: string, args: string[], outDir: string) {
+    this.child = spawn(python, [path.join(ROOT, "scripts", "report-pages.py"), ...args], {
+      // nbconvert validates the notebook after its preprocessors; with nbformat's default validator
+      // (fastjsonschema) every validation recompiles the schema.
+      env: { ...process.env, NBFORMAT_VALIDATOR: process.env.NBFORMAT_VALIDATOR ?? "jsonschema" },
+    });
+    this.child.stderr.setEncoding("utf8").on("data", (t: string) => (this.stderr += t));
+    createInterface({ input: this.child.stdout }).on("line", (line) => this.answer(line));
+    this.child.on("close", (code) => this.fail(new Error(`nbconvert (${outDir}) ended (exit ${code}) before answering:\n${this.stderr}`)));
+    this.child.on("error", (e) => this.fail(new Error(`nbconvert did not start: ${e.message}`)));
+  }
+
+  convert(file: string): Promise<void> {
+    if (this.ended) return Promise.reject(this.ended);
+    return new Promise((resolve, reject) => {
+      this.waiting.set(file, { resolve, reject });
+      this.child.stdin.write(`${file}\n`);
+    });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.child.exitCode !== null) return resolve();
+      this.child.once("close", () => resolve());
+      this.child.stdin.end();
+    });
+  }
+
+  private answer(line: string): void {
+    const m = /^(done|failed) (.*?)(?:: (.*))?$/.exec(line);
+    const w = m ? this.waiting.get(m[2]) : undefined;
+    if (!m || !w) return;
+    this.waiting.delete(m[2]);
+    if (m[1] === "done") w.resolve();
+    else w.reject(new Error(`nbconvert failed on ${m[2]}: ${m[3]}\n${this.stderr}`));
+  }
+
+  private fail(e: Error): void {
+    this.ended ??= e;
+    for (const w of this.waiting.values()) w.reject(e);
+    this.waiting.clear();
+  }
+}
+
+/** Each page given its plotly.js slot, and the index. */
+function finishReport(o: Options): void {
+  const plotlyJs = o.interactive ? fs.readFileSync(plotlyJsPath(), "utf8").replace(/<\/script/gi, "<\\/script") : "";
+  const pages: PageInfo[] = readNotebooks(o.inDir).map(({ f, file, nb }) => {
     const html = f.replace(/\.ipynb$/, ".html");
-    const target = path.join(outDir, html);
+    const target = path.join(o.outDir, html);
     const refs = plotlyOutputs(nb, file);
     const withoutImage = refs.filter((r) => !("image/png" in (nb.cells[r.cell].outputs![r.output].data ?? {}))).length;
     let text = fs.readFileSync(target, "utf8");
     if (!text.includes(PLOTLY_SLOT)) throw new Error(`${target}: template marker missing (nbconvert template not applied?)`);
-    const inline = interactive && refs.length > 0 ? `<script>${plotlyJs}</script>\n<script>${UPGRADE_SCRIPT}</script>` : "";
+    const inline = o.interactive && refs.length > 0 ? `<script>${plotlyJs}</script>\n<script>${UPGRADE_SCRIPT}</script>` : "";
     text = text.replace(PLOTLY_SLOT, () => inline);
     fs.writeFileSync(target, text);
     if (withoutImage) console.log(`${NAME}: warning: ${file}: ${withoutImage} figure(s) without a static image (run scripts/add-static-figures.ts first)`);
@@ -194,16 +305,27 @@ function main(): number {
       health: healthSummaryFromNotebook(nb),
     };
   });
-  const source = fs.existsSync(manifestPath) ? reportSourceOf(fs.readFileSync(manifestPath, "utf8")) : null;
-  fs.writeFileSync(path.join(outDir, "index.html"), reportIndexHtml(pages, { inDir, interactive, source, manifestPath }));
-  for (const p of pages) console.log(`${NAME}: ${path.join(outDir, p.html)}: ${p.figures} figure(s), ${(p.bytes / 1024).toFixed(0)} KB`);
-  console.log(`${NAME}: index ${path.join(outDir, "index.html")}`);
+  const source = fs.existsSync(o.manifestPath) ? reportSourceOf(fs.readFileSync(o.manifestPath, "utf8")) : null;
+  fs.writeFileSync(
+    path.join(o.outDir, "index.html"),
+    reportIndexHtml(pages, { inDir: o.inDir, interactive: o.interactive, source, manifestPath: o.manifestPath }),
+  );
+  for (const p of pages) console.log(`${NAME}: ${path.join(o.outDir, p.html)}: ${p.figures} figure(s), ${(p.bytes / 1024).toFixed(0)} KB`);
+  console.log(`${NAME}: index ${path.join(o.outDir, "index.html")}`);
+}
+
+async function main(): Promise<number> {
+  const o = options();
+  if (typeof o === "number") return o;
+  if (!(await convertPages(o))) return 1;
+  finishReport(o);
   return 0;
 }
 
-try {
-  process.exit(main());
-} catch (err) {
-  console.error(`${NAME}: ${(err as Error).message}`);
-  process.exit(1);
-}
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(`${NAME}: ${(err as Error).message}`);
+    process.exit(1);
+  },
+);

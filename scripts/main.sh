@@ -16,7 +16,8 @@ export WORKSPACE_EXPORTS="$EXPORTS"
 BEFORE="$(dirname "$EXPORTS")/.$(basename "$EXPORTS").before-start"
 
 STEPS=()
-TIMES="$(mktemp)" FIGLOG="$(mktemp)" FIFO="$(mktemp -u)"
+TIMES="$(mktemp)" FIGLOG="$(mktemp)" REPORTLOG="$(mktemp)" FIFO="$(mktemp -u)" FIFO2="$(mktemp -u)"
+BACKGROUND=()
 put_back() {
   rm -rf "$EXPORTS"
   mv "$BEFORE" "$EXPORTS"
@@ -24,7 +25,11 @@ put_back() {
 on_exit() {
   local rc=$?
   exec 3>&-
-  rm -f "$TIMES" "$FIGLOG" "$FIFO"
+  # The figure and report passes end when their input closes; stopped early, they are stopped, and
+  # waited for, so that neither writes into the exports folder once it is put back.
+  if [ "$rc" -ne 0 ] && [ "${#BACKGROUND[@]}" -gt 0 ]; then kill "${BACKGROUND[@]}" 2>/dev/null || true; fi
+  if [ "${#BACKGROUND[@]}" -gt 0 ]; then wait "${BACKGROUND[@]}" 2>/dev/null || true; fi
+  rm -f "$TIMES" "$FIGLOG" "$REPORTLOG" "$FIFO" "$FIFO2"
   if [ -d "$BEFORE" ]; then
     if [ "$rc" -ne 0 ]; then
       put_back
@@ -64,14 +69,27 @@ step() {
 START=$EPOCHREALTIME
 
 step "set-up check" bash scripts/setup.sh
-# lib/ compiled once for all kernels (reused until a lib file changes), instead of once per kernel.
-step "lib build for the kernels" node scripts/tslab-prebuilt-lib.js
+# lib/ compiled once for all kernels (reused until a lib file changes), instead of once per kernel;
+# and a startup snapshot the kernels start from, TypeScript loaded and the declarations parsed
+# (rebuilt when Node, the packages or the script change; without it, kernels start as in JupyterLab).
+kernel_build() {
+  node scripts/tslab-prebuilt-lib.js
+  TSLAB_SNAPSHOT="$(node scripts/tslab-snapshot.js)" || TSLAB_SNAPSHOT=""
+  export TSLAB_SNAPSHOT
+}
+step "lib build and startup snapshot for the kernels" kernel_build
 # The static-figure pass starts Chromium and plotly.js now, on the CPU the notebooks leave idle, draws
-# each executed notebook the runner names on the FIFO as it is written, and the rest at "go" (if this
-# script stops early, the FIFO closes and it ends; the exports folder is put back anyway).
-mkfifo "$FIFO"
-node scripts/prebuilt.cjs scripts/add-static-figures.ts --wait "$EXPORTS/notebooks" <"$FIFO" >"$FIGLOG" 2>&1 &
+# each executed notebook the runner names on the FIFO as it is written, and the rest at "go"; it names
+# each finished notebook to the report pass (FIFO2), which starts nbconvert now and writes each page
+# at once, the index at "go". If this script stops early, the FIFOs close and both end without
+# writing more (scripts/stdin-go.ts); the exports folder is put back anyway.
+mkfifo "$FIFO" "$FIFO2"
+node scripts/prebuilt.cjs scripts/add-static-figures.ts --wait --announce-fd 4 "$EXPORTS/notebooks" <"$FIFO" 4>"$FIFO2" >"$FIGLOG" 2>&1 &
 FIG_PID=$!
+# Both scripts start from a prebuilt bundle (scripts/prebuilt.cjs), without tsx's compile at each start.
+node scripts/prebuilt.cjs scripts/html-report.ts --wait --jupyter "$ROOT/.venv/bin/jupyter" "$EXPORTS/notebooks" "$EXPORTS/report" <"$FIFO2" >"$REPORTLOG" 2>&1 &
+REPORT_PID=$!
+BACKGROUND=("$FIG_PID" "$REPORT_PID")
 exec 3>"$FIFO"
 # Notebooks are independent (each loads the frozen archive), so two run at once on 2 cores, the
 # longest first (the times of the last run, kept in .cache/).
@@ -85,8 +103,13 @@ figures() {
   return "$rc"
 }
 step "static figures (browser started during the notebooks)" figures
-# Both scripts start from a prebuilt bundle (scripts/prebuilt.cjs), without tsx's compile at each start.
-step "HTML report" node scripts/prebuilt.cjs scripts/html-report.ts --jupyter "$ROOT/.venv/bin/jupyter" "$EXPORTS/notebooks" "$EXPORTS/report"
+report() {
+  local rc=0
+  wait "$REPORT_PID" || rc=$?
+  cat "$REPORTLOG"
+  return "$rc"
+}
+step "HTML report (pages written during the notebooks)" report
 
 echo "[main] done: executed notebooks in $EXPORTS/notebooks/, report in $EXPORTS/report/index.html"
 cpu_now

@@ -100,7 +100,26 @@ class Report:
         sys.stderr.flush()
 
 
-async def run_one(path: str, out_dir: str | None, kernel: str, timeout: int, root: str, tty: bool, report: Report, announce_fd: int | None = None) -> bool:
+class Announcer:
+    """Names each executed copy on a file descriptor as it is written (--announce-fd), so that the next
+    step (the static-figure pass) starts on it while the others run. When that step stops reading,
+    the notebooks go on (the step's own failure is what the main command reports), said once."""
+
+    def __init__(self, fd: int | None):
+        self.fd = fd
+        self.stopped = False
+
+    def name(self, path: str, warn) -> None:
+        if self.fd is None or self.stopped:
+            return
+        try:
+            os.write(self.fd, (path + "\n").encode())
+        except BrokenPipeError:
+            self.stopped = True
+            warn("the step after the notebooks stopped reading (its own message follows); the notebooks go on")
+
+
+async def run_one(path: str, out_dir: str | None, kernel: str, timeout: int, root: str, tty: bool, report: Report, announcer: Announcer | None = None) -> bool:
     nb = clean(nbformat.read(path, as_version=4))
     name = os.path.basename(path)
     code_cells = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and c.source.strip()]
@@ -151,9 +170,8 @@ async def run_one(path: str, out_dir: str | None, kernel: str, timeout: int, roo
     if out_dir:
         nb.metadata["kernelspec"] = {"name": kernel, "display_name": "TypeScript (slime diagnostics workspace)", "language": "typescript"}
         write_atomic(nb, os.path.join(out_dir, name))
-        if announce_fd is not None:
-            # The next step (the static-figure pass) may start on this one while the others run.
-            os.write(announce_fd, (os.path.join(out_dir, name) + "\n").encode())
+        if announcer is not None:
+            announcer.name(os.path.join(out_dir, name), warn)
     say(f"ok {path}: {len(code_cells)} code cells in {took:.1f}s" + (f" -> {os.path.join(out_dir, name)}" if out_dir else ""))
     return True
 
@@ -167,6 +185,7 @@ async def run_all(args, root: str) -> list[str]:
     gate = asyncio.Semaphore(jobs)
     took: dict[str, float] = {}
     stop = asyncio.Event()
+    announcer = Announcer(args.announce_fd)
 
     async def one(path: str):
         async with gate:
@@ -174,7 +193,7 @@ async def run_all(args, root: str) -> list[str]:
             if stop.is_set():
                 return path, None, report
             started = time.monotonic()
-            ok = await run_one(path, args.out, args.kernel, args.timeout, root, tty, report, args.announce_fd)
+            ok = await run_one(path, args.out, args.kernel, args.timeout, root, tty, report, announcer)
             if ok:
                 took[os.path.basename(path)] = round(time.monotonic() - started, 2)
             if not ok and jobs == 1 and not args.keep_going:

@@ -49,12 +49,14 @@ done
 # The kernel starts in the workspace root so that cells can `import ... from "./lib/..."`:
 # tslab compiles with rootDir = its working folder and cannot import ../lib from notebooks/.
 # Node preloads scripts/tslab-prebuilt-lib.js: the kernel uses lib/ compiled once for all kernels
-# (rebuilt when a lib file changed) instead of compiling it itself.
+# (rebuilt when a lib file changed) instead of compiling it itself. With TSLAB_SNAPSHOT naming a
+# startup snapshot (the main command builds one: scripts/tslab-snapshot.js) the kernel starts from it,
+# TypeScript loaded and the declarations parsed; without it (JupyterLab), as before.
 KDIR=".venv/share/jupyter/kernels/slime-diagnostics-ts"
 mkdir -p "$KDIR"
 cat > "$KDIR/kernel.json.tmp" <<JSON
 {
-  "argv": ["/bin/sh", "-c", "cd '$ROOT' && exec node --require '$ROOT/scripts/tslab-prebuilt-lib.js' '$ROOT/node_modules/tslab/bin/tslab' kernel --config-path \"\$0\"", "{connection_file}"],
+  "argv": ["/bin/sh", "-c", "cd '$ROOT' && if [ -f \"\${TSLAB_SNAPSHOT:-}\" ]; then exec node --snapshot-blob \"\$TSLAB_SNAPSHOT\" kernel --config-path \"\$0\"; fi; exec node --require '$ROOT/scripts/tslab-prebuilt-lib.js' '$ROOT/node_modules/tslab/bin/tslab' kernel --config-path \"\$0\"", "{connection_file}"],
   "display_name": "TypeScript (slime diagnostics workspace)",
   "language": "typescript",
   "metadata": {"workspace": "$ROOT"}

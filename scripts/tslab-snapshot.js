@@ -1,0 +1,262 @@
+/**
+ * A startup snapshot for the main command's tslab kernels: TypeScript already loaded, and the
+ * declaration files every kernel reads (TypeScript's lib.*.d.ts, @types/*, the packages lib/'s
+ * declarations import) already parsed and bound.
+ *
+ * Why: a kernel spends most of its start loading TypeScript (8 MB of JavaScript) and parsing and
+ * binding ~3 MB of declarations (2.3 MB of them @types/node) before it checks the first cell, in
+ * every notebook, the same work each time. A V8 startup snapshot (`node --build-snapshot`, Node's
+ * own mechanism) keeps that heap; a kernel started from it deserializes it instead.
+ *
+ * Only the main command uses it (it exports TSLAB_SNAPSHOT, which the kernelspec written by
+ * scripts/setup.sh reads); a kernel started by JupyterLab starts as before. A parsed file is used only
+ * when the file on disk still has the same text and the kernel asks for it with the same language
+ * options; anything else is parsed as usual, so a stale snapshot is slower, never different.
+ *
+ * CLI (scripts/main.sh, after the lib build): node scripts/tslab-snapshot.js
+ *   builds .cache/tslab-snapshot/<key>.blob when missing (key: Node, TypeScript and tslab versions,
+ *   package-lock.json, this file), checks a kernel started from it compiles a cell, and prints
+ *   the blob's path on stdout; prints nothing and exits 1 (with the reason on stderr) when it cannot.
+ * Plain JavaScript: it runs before any TypeScript loader, and inside the snapshot builder.
+ */
+"use strict";
+const crypto = require("node:crypto");
+const fs = require("node:fs");
+const path = require("node:path");
+const v8 = require("node:v8");
+
+const ROOT = path.resolve(__dirname, "..");
+const CACHE = path.join(ROOT, ".cache", "tslab-snapshot");
+const TSLAB = path.join(ROOT, "node_modules", "tslab");
+const TS_FILE = path.join(ROOT, "node_modules", "@tslab", "typescript-for-tslab", "lib", "typescript.js");
+const PRELOAD = path.join(__dirname, "tslab-prebuilt-lib.js");
+/** Snapshots kept besides the current one (a running kernel may still read an older one). */
+const KEEP = 2;
+const NAME = "tslab-snapshot";
+
+/** Cache key: what the snapshot's heap is made of, and what makes it (this file). */
+function snapshotKey() {
+  const h = crypto.createHash("sha256");
+  const version = (p) => JSON.parse(fs.readFileSync(p, "utf8")).version;
+  h.update(`${process.version}\0${process.arch}\0${version(path.join(TSLAB, "package.json"))}\0`);
+  h.update(`${version(path.join(path.dirname(TS_FILE), "..", "package.json"))}\0`);
+  h.update(fs.readFileSync(path.join(ROOT, "package-lock.json")));
+  h.update(fs.readFileSync(__filename));
+  return h.digest("hex").slice(0, 16);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inside the snapshot builder (`node --snapshot-blob B --build-snapshot this-file`)
+
+/** TypeScript loaded as Node would load it (the builder's require serves built-in modules only). */
+function loadTypeScript() {
+  const vm = require("node:vm");
+  const wrapped = `(function (exports, require, module, __filename, __dirname) { ${fs.readFileSync(TS_FILE, "utf8")}\n})`;
+  const fn = vm.runInThisContext(wrapped, { filename: TS_FILE });
+  const mod = { exports: {} };
+  fn.call(mod.exports, mod.exports, require, mod, TS_FILE, path.dirname(TS_FILE));
+  return mod.exports;
+}
+
+/** The compiler options tslab's converter uses (as scripts/tslab-prebuilt-lib.js declares them). */
+function kernelOptions(ts) {
+  return {
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Node10,
+    esModuleInterop: true,
+    target: ts.ScriptTarget.ES2022,
+    lib: ["lib.es2022.d.ts"],
+    declaration: true,
+    newLine: ts.NewLineKind.LineFeed,
+    noImplicitUseStrict: true,
+    experimentalDecorators: true,
+    resolveJsonModule: true,
+    jsx: ts.JsxEmit.React,
+    typeRoots: ts.getDefaultTypeRoots(ROOT, ts.sys) || [],
+    allowJs: true,
+    checkJs: true,
+    disableTopLevelAwait: true,
+    skipLibCheck: true,
+    rootDir: ROOT,
+    outDir: path.join(ROOT, "outDir"),
+  };
+}
+
+/** The packages lib/'s sources import (their declarations are what a cell's imports pull in). */
+function importedPackages() {
+  const names = new Set();
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith(".ts")) {
+        for (const m of fs.readFileSync(p, "utf8").matchAll(/\bfrom\s+"([^".][^"]*)"/g)) names.add(m[1]);
+      }
+    }
+  };
+  walk(path.join(ROOT, "lib"));
+  return [...names].sort();
+}
+
+/**
+ * Every declaration file outside lib/ a kernel reads, parsed and bound as a kernel's program would:
+ * one program with tslab's options over a file importing what lib/ imports.
+ */
+function parseDeclarations(ts) {
+  const probe = path.join(ROOT, "__tslab_snapshot__.ts");
+  const text = importedPackages()
+    .map((m, i) => `import * as m${i} from ${JSON.stringify(m)};`)
+    .join("\n");
+  const host = ts.createCompilerHost(kernelOptions(ts));
+  const getSourceFile = host.getSourceFile;
+  host.getSourceFile = (fileName, ...rest) => (fileName === probe ? ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022) : getSourceFile(fileName, ...rest));
+  const program = ts.createProgram([probe], kernelOptions(ts), host);
+  program.getTypeChecker(); // binds every file
+  const files = new Map();
+  for (const sf of program.getSourceFiles()) {
+    if (sf.fileName === probe || !sf.isDeclarationFile) continue;
+    sf.version = crypto.createHash("sha256").update(sf.text).digest("hex");
+    files.set(sf.fileName, sf);
+  }
+  return files;
+}
+
+// ---------------------------------------------------------------------------------------------
+// In a kernel started from the snapshot
+
+/** tslab's require("@tslab/typescript-for-tslab") gets the snapshot's TypeScript. */
+function registerTypeScript(ts) {
+  const Module = require("node:module");
+  const mod = new Module(TS_FILE, null);
+  mod.filename = TS_FILE;
+  mod.paths = Module._nodeModulePaths(path.dirname(TS_FILE));
+  mod.exports = ts;
+  mod.loaded = true;
+  Module._cache[TS_FILE] = mod;
+}
+
+/** A parsed file from the snapshot, when the file still holds that text and the options match. */
+function snapshotFileFor(files, checked, fileName, options) {
+  const sf = files.get(fileName);
+  if (sf === undefined) return undefined;
+  const opts = typeof options === "object" ? options : { languageVersion: options };
+  if (sf.languageVersion !== opts.languageVersion || sf.impliedNodeFormat !== opts.impliedNodeFormat) return undefined;
+  if (!checked.has(fileName)) {
+    let now = null;
+    try {
+      now = fs.readFileSync(fileName, "utf8");
+    } catch {}
+    if (now !== sf.text) {
+      files.delete(fileName);
+      return undefined;
+    }
+    checked.add(fileName);
+  }
+  return sf;
+}
+
+/**
+ * TypeScript's exports, except that every program tslab's watch creates asks the snapshot first for a
+ * file: ts.createWatchCompilerHost returns the host whose createProgram receives the compiler host the
+ * watch made. (TypeScript's exports are getters, so the kernel gets a copy with that one changed.)
+ */
+function servingParsedFiles(ts, files) {
+  const checked = new Set();
+  const patched = new WeakSet();
+  const patch = (host) => {
+    if (!host || patched.has(host)) return;
+    patched.add(host);
+    const get = host.getSourceFile;
+    const getByPath = host.getSourceFileByPath;
+    host.getSourceFile = (fileName, options, ...rest) => snapshotFileFor(files, checked, fileName, options) ?? get(fileName, options, ...rest);
+    if (getByPath) {
+      host.getSourceFileByPath = (fileName, p, options, ...rest) => snapshotFileFor(files, checked, fileName, options) ?? getByPath(fileName, p, options, ...rest);
+    }
+  };
+  const createWatchCompilerHost = (...args) => {
+    const host = ts.createWatchCompilerHost(...args);
+    const createProgram = host.createProgram;
+    host.createProgram = (roots, options, compilerHost, ...rest) => {
+      patch(compilerHost);
+      return createProgram(roots, options, compilerHost, ...rest);
+    };
+    return host;
+  };
+  const descriptors = Object.getOwnPropertyDescriptors(ts);
+  descriptors.createWatchCompilerHost = { value: createWatchCompilerHost, enumerable: true };
+  return Object.defineProperties({}, descriptors);
+}
+
+/** The kernel: as `node --require tslab-prebuilt-lib.js tslab kernel ARGS`, from the snapshot's heap. */
+function kernelMain(ts, files) {
+  registerTypeScript(servingParsedFiles(ts, files));
+  const { createRequire } = require("node:module");
+  const req = createRequire(path.join(ROOT, "package.json"));
+  // `node --snapshot-blob B MODE ARGS`: the first word after the options takes a script's place.
+  const [mode, ...args] = process.argv.slice(1);
+  if (mode === "self-test") return selfTest(req);
+  if (mode !== "kernel") throw new Error(`${NAME}: unknown mode ${mode} (kernel or self-test)`);
+  req(PRELOAD);
+  const bin = path.join(TSLAB, "bin", "tslab");
+  process.argv = [process.argv[0], bin, "kernel", ...args];
+  req(path.join(TSLAB, "dist", "main.js")).main();
+}
+
+/** A cell compiled by tslab's converter in a kernel started from the snapshot: the blob works here. */
+function selfTest(req) {
+  const { createConverter } = req(path.join(TSLAB, "dist", "converter.js"));
+  const converter = createConverter();
+  const out = converter.convert("", 'const x: number = 1;\nconst y: string = x.toFixed(0);\nprocess.env.HOME;\n');
+  const bad = converter.convert("", "const z: number = 'no';\n");
+  converter.close();
+  const ok = out.diagnostics.length === 0 && /toFixed/.test(out.output || "") && bad.diagnostics.length === 1;
+  console.log(ok ? "ok" : `failed: ${JSON.stringify({ out: out.diagnostics, bad: bad.diagnostics })}`);
+  process.exitCode = ok ? 0 : 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// CLI: build when missing, check, print the path
+
+function prune(current) {
+  const blobs = fs
+    .readdirSync(CACHE)
+    .filter((f) => f.endsWith(".blob") && f !== path.basename(current))
+    .map((f) => ({ f, t: fs.statSync(path.join(CACHE, f)).mtimeMs }))
+    .sort((a, b) => b.t - a.t);
+  for (const { f } of blobs.slice(KEEP)) fs.rmSync(path.join(CACHE, f), { force: true });
+}
+
+/** Builds (when missing) and checks the snapshot; its path, or null with the reason printed. */
+function ensureSnapshot(log) {
+  const { spawnSync } = require("node:child_process");
+  const blob = path.join(CACHE, `${snapshotKey()}.blob`);
+  if (fs.existsSync(blob)) return { blob, built: false };
+  fs.mkdirSync(CACHE, { recursive: true });
+  const tmp = `${blob}.tmp-${process.pid}`;
+  const t0 = Date.now();
+  const build = spawnSync(process.execPath, ["--no-warnings", "--snapshot-blob", tmp, "--build-snapshot", __filename], { cwd: ROOT, encoding: "utf8" });
+  const check = build.status === 0 ? spawnSync(process.execPath, ["--snapshot-blob", tmp, "self-test"], { cwd: ROOT, encoding: "utf8" }) : null;
+  if (build.status !== 0 || check === null || check.status !== 0 || check.stdout.trim() !== "ok") {
+    fs.rmSync(tmp, { force: true });
+    const why = (build.status !== 0 ? build.stderr : `${check?.stdout ?? ""}${check?.stderr ?? ""}`).trim().split("\n").slice(-3).join(" | ");
+    log(`not used (kernels start without it): ${why}`);
+    return null;
+  }
+  fs.renameSync(tmp, blob);
+  prune(blob);
+  return { blob, built: true, ms: Date.now() - t0 };
+}
+
+if (v8.startupSnapshot?.isBuildingSnapshot()) {
+  const ts = loadTypeScript();
+  const files = parseDeclarations(ts);
+  v8.startupSnapshot.setDeserializeMainFunction(() => kernelMain(ts, files));
+} else if (require.main === module) {
+  const got = ensureSnapshot((line) => console.error(`${NAME}: ${line}`));
+  if (got === null) process.exit(1);
+  if (got.built) console.error(`${NAME}: built in ${(got.ms / 1000).toFixed(1)} s -> ${path.relative(ROOT, got.blob)}`);
+  console.log(got.blob);
+}
+
+// The snapshot builder has no `module`.
+if (typeof module !== "undefined") module.exports = { snapshotKey, CACHE };
