@@ -127,12 +127,14 @@ function parseDeclarations(ts) {
 /** tslab's require("@tslab/typescript-for-tslab") gets the snapshot's TypeScript. */
 function registerTypeScript(ts) {
   const Module = require("node:module");
-  const mod = new Module(TS_FILE, null);
-  mod.filename = TS_FILE;
-  mod.paths = Module._nodeModulePaths(path.dirname(TS_FILE));
+  // Node caches a module under its real path (node_modules may be a link).
+  const file = fs.realpathSync(TS_FILE);
+  const mod = new Module(file, null);
+  mod.filename = file;
+  mod.paths = Module._nodeModulePaths(path.dirname(file));
   mod.exports = ts;
   mod.loaded = true;
-  Module._cache[TS_FILE] = mod;
+  Module._cache[file] = mod;
 }
 
 /** A parsed file from the snapshot, when the file still holds that text and the options match. */
@@ -163,38 +165,51 @@ function snapshotFileFor(files, checked, fileName, options) {
 function servingParsedFiles(ts, files) {
   const checked = new Set();
   const patched = new WeakSet();
+  const served = new Set();
+  const fromSnapshot = (fileName, options) => {
+    const sf = snapshotFileFor(files, checked, fileName, options);
+    if (sf !== undefined) served.add(fileName);
+    return sf;
+  };
   const patch = (host) => {
     if (!host || patched.has(host)) return;
     patched.add(host);
     const get = host.getSourceFile;
     const getByPath = host.getSourceFileByPath;
-    host.getSourceFile = (fileName, options, ...rest) => snapshotFileFor(files, checked, fileName, options) ?? get(fileName, options, ...rest);
+    host.getSourceFile = (fileName, options, ...rest) => fromSnapshot(fileName, options) ?? get(fileName, options, ...rest);
     if (getByPath) {
-      host.getSourceFileByPath = (fileName, p, options, ...rest) => snapshotFileFor(files, checked, fileName, options) ?? getByPath(fileName, p, options, ...rest);
+      host.getSourceFileByPath = (fileName, p, options, ...rest) => fromSnapshot(fileName, options) ?? getByPath(fileName, p, options, ...rest);
     }
   };
+  // TSLAB_SNAPSHOT_REPORT=FILE: how many files the snapshot served so far, after each program (the
+  // tests read it; a kernel is often killed, so not at exit).
+  const report = process.env.TSLAB_SNAPSHOT_REPORT;
+  const tell = () => report && fs.writeFileSync(report, JSON.stringify({ served: served.size, inSnapshot: files.size }));
   const createWatchCompilerHost = (...args) => {
     const host = ts.createWatchCompilerHost(...args);
     const createProgram = host.createProgram;
     host.createProgram = (roots, options, compilerHost, ...rest) => {
       patch(compilerHost);
-      return createProgram(roots, options, compilerHost, ...rest);
+      const program = createProgram(roots, options, compilerHost, ...rest);
+      tell();
+      return program;
     };
     return host;
   };
   const descriptors = Object.getOwnPropertyDescriptors(ts);
   descriptors.createWatchCompilerHost = { value: createWatchCompilerHost, enumerable: true };
-  return Object.defineProperties({}, descriptors);
+  return { ts: Object.defineProperties({}, descriptors), served };
 }
 
 /** The kernel: as `node --require tslab-prebuilt-lib.js tslab kernel ARGS`, from the snapshot's heap. */
 function kernelMain(ts, files) {
-  registerTypeScript(servingParsedFiles(ts, files));
+  const serving = servingParsedFiles(ts, files);
+  registerTypeScript(serving.ts);
   const { createRequire } = require("node:module");
   const req = createRequire(path.join(ROOT, "package.json"));
   // `node --snapshot-blob B MODE ARGS`: the first word after the options takes a script's place.
   const [mode, ...args] = process.argv.slice(1);
-  if (mode === "self-test") return selfTest(req);
+  if (mode === "self-test") return selfTest(req, serving.served);
   if (mode !== "kernel") throw new Error(`${NAME}: unknown mode ${mode} (kernel or self-test)`);
   req(PRELOAD);
   const bin = path.join(TSLAB, "bin", "tslab");
@@ -203,14 +218,15 @@ function kernelMain(ts, files) {
 }
 
 /** A cell compiled by tslab's converter in a kernel started from the snapshot: the blob works here. */
-function selfTest(req) {
+function selfTest(req, served) {
   const { createConverter } = req(path.join(TSLAB, "dist", "converter.js"));
   const converter = createConverter();
   const out = converter.convert("", 'const x: number = 1;\nconst y: string = x.toFixed(0);\nprocess.env.HOME;\n');
   const bad = converter.convert("", "const z: number = 'no';\n");
   converter.close();
-  const ok = out.diagnostics.length === 0 && /toFixed/.test(out.output || "") && bad.diagnostics.length === 1;
-  console.log(ok ? "ok" : `failed: ${JSON.stringify({ out: out.diagnostics, bad: bad.diagnostics })}`);
+  // Served: tslab got the snapshot's TypeScript and its parsed files (else the blob only costs time).
+  const ok = out.diagnostics.length === 0 && /toFixed/.test(out.output || "") && bad.diagnostics.length === 1 && served.size > 0;
+  console.log(ok ? "ok" : `failed: ${JSON.stringify({ out: out.diagnostics, bad: bad.diagnostics, served: served.size })}`);
   process.exitCode = ok ? 0 : 1;
 }
 
@@ -259,4 +275,4 @@ if (v8.startupSnapshot?.isBuildingSnapshot()) {
 }
 
 // The snapshot builder has no `module`.
-if (typeof module !== "undefined") module.exports = { snapshotKey, CACHE };
+if (typeof module !== "undefined") module.exports = { snapshotKey, snapshotFileFor, CACHE };

@@ -119,10 +119,19 @@ test("--wait: browser first; the notebooks are read only after a go on stdin (or
     const other = path.join(sub, "other.ipynb");
     fs.writeFileSync(early, text);
     fs.writeFileSync(other, text);
-    const run = (input: string) => spawnSync(process.execPath, ["--import", "tsx", SCRIPT, "--wait", sub], { cwd: ROOT, encoding: "utf8", input });
+    // --announce-fd 3: each final notebook named there once, then "go" (the report pass's input).
+    const run = (input: string) =>
+      spawnSync(process.execPath, ["--import", "tsx", SCRIPT, "--wait", "--announce-fd", "3", sub], {
+        cwd: ROOT,
+        encoding: "utf8",
+        input,
+        stdio: ["pipe", "pipe", "pipe", "pipe"],
+      });
+    const announced = (r: ReturnType<typeof run>) => String(r.output[3] ?? "");
     const named = run(`${early}\n`);
     assert.equal(named.status, 0, named.stderr);
     assert.match(named.stdout, /no go on stdin; 1 notebook\(s\) drawn early, no others/);
+    assert.equal(announced(named), `${early}\n`, "the drawn one named; no go when stdin closed without one");
     assert.equal(fs.readFileSync(early, "utf8"), fs.readFileSync(plainFile, "utf8"), "the named notebook drawn");
     assert.equal(fs.readFileSync(other, "utf8"), text, "the other untouched");
     fs.writeFileSync(early, text);
@@ -130,6 +139,7 @@ test("--wait: browser first; the notebooks are read only after a go on stdin (or
     assert.equal(both.status, 0, both.stderr);
     assert.equal(both.stdout.split("\n").filter((l) => l.includes("early.ipynb: 2 figure(s)")).length, 1, both.stdout);
     assert.match(both.stdout, /4 figure\(s\) in 2 notebook\(s\)/);
+    assert.equal(announced(both), `${early}\n${other}\ngo\n`, "each named once, after it was drawn, then go");
     for (const f of [early, other]) assert.equal(fs.readFileSync(f, "utf8"), fs.readFileSync(plainFile, "utf8"), f);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -8,6 +8,7 @@ import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DRIVER } from "./kernel-driver";
 
 const ROOT = join(__dirname, "..", "..");
 const PY = join(ROOT, ".venv", "bin", "python");
@@ -39,23 +40,6 @@ test("prebuilt lib JavaScript is byte-identical to tslab's own emit of every lib
   assert.equal(res.emitted, res.files, "tslab emitted every lib file");
   assert.deepEqual(res.differ, []);
 });
-
-/** Python driver: start the workspace kernel, run each cell, print one JSON line per cell (status, stdout+stderr). */
-const DRIVER = `
-import json, sys
-from jupyter_client.manager import start_new_kernel
-km, kc = start_new_kernel(kernel_name="prebuilt-test", cwd=sys.argv[1])
-try:
-    for src in json.loads(sys.argv[2]):
-        text = []
-        def hook(msg):
-            if msg["msg_type"] == "stream":
-                text.append(msg["content"]["text"])
-        reply = kc.execute_interactive(src, timeout=120, output_hook=hook)
-        print(json.dumps({"status": reply["content"]["status"], "text": "".join(text)}), flush=True)
-finally:
-    km.shutdown_kernel(now=True)
-`;
 
 test("in a kernel: edits picked up on restart, types checked, fallback on a broken lib, opt-out", { skip }, async (t) => {
   const ws = mkdtempSync(join(tmpdir(), "prebuilt-lib-"));

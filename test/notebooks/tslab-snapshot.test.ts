@@ -1,0 +1,99 @@
+// The kernels' startup snapshot (scripts/tslab-snapshot.js): a parsed declaration file is served only
+// while the file on disk has the same text and the options match; built in a workspace, a kernel
+// started from it runs cells against lib's prebuilt types and @types/node, still refuses a cell that
+// does not type-check, and a second call reuses the blob.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DRIVER } from "./kernel-driver";
+
+const ROOT = join(__dirname, "..", "..");
+const PY = join(ROOT, ".venv", "bin", "python");
+const SNAPSHOT = join(ROOT, "scripts", "tslab-snapshot.js");
+const skip = existsSync(PY) ? false : `no ${PY} (run scripts/setup.sh)`;
+
+type ParsedFile = { text: string; languageVersion: number; impliedNodeFormat?: number };
+const { snapshotFileFor } = require(SNAPSHOT) as {
+  snapshotFileFor(files: Map<string, ParsedFile>, checked: Set<string>, fileName: string, options: unknown): ParsedFile | undefined;
+};
+
+test("a parsed file is served only for the same text on disk and the same language options", (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "tslab-snapshot-unit-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, "a.d.ts");
+  writeFileSync(file, "declare const a: number;\n");
+  const parsed: ParsedFile = { text: "declare const a: number;\n", languageVersion: 9 };
+  const files = new Map([[file, parsed]]);
+  const checked = new Set<string>();
+  assert.equal(snapshotFileFor(files, checked, join(dir, "other.d.ts"), { languageVersion: 9 }), undefined, "not in the snapshot");
+  assert.equal(snapshotFileFor(files, checked, file, { languageVersion: 99 }), undefined, "another language version");
+  assert.equal(snapshotFileFor(files, checked, file, { languageVersion: 9, impliedNodeFormat: 99 }), undefined, "another module format");
+  assert.equal(snapshotFileFor(files, checked, file, { languageVersion: 9 }), parsed, "same text, same options");
+  assert.equal(snapshotFileFor(files, checked, file, 9), parsed, "options as a bare language version");
+
+  const stale = join(dir, "b.d.ts");
+  writeFileSync(stale, "declare const b: string;\n");
+  files.set(stale, { text: "declare const b: number;\n", languageVersion: 9 });
+  assert.equal(snapshotFileFor(files, new Set(), stale, { languageVersion: 9 }), undefined, "the file changed since the snapshot");
+  assert.equal(files.has(stale), false, "and is parsed afresh from then on");
+});
+
+test("built in a workspace: a kernel from the snapshot checks cells against lib and @types/node; the blob is reused", { skip }, (t) => {
+  const ws = mkdtempSync(join(tmpdir(), "tslab-snapshot-"));
+  t.after(() => rmSync(ws, { recursive: true, force: true }));
+  mkdirSync(join(ws, "scripts"));
+  for (const f of ["tslab-snapshot.js", "tslab-prebuilt-lib.js"]) cpSync(join(ROOT, "scripts", f), join(ws, "scripts", f));
+  cpSync(join(ROOT, "package-lock.json"), join(ws, "package-lock.json"));
+  symlinkSync(join(ROOT, "node_modules"), join(ws, "node_modules"));
+  mkdirSync(join(ws, "lib"));
+  writeFileSync(join(ws, "lib", "a.ts"), '/** a. */\nexport function a(): string {\n  return "a1";\n}\n');
+
+  const build = () => spawnSync(process.execPath, [join(ws, "scripts", "tslab-snapshot.js")], { cwd: ws, encoding: "utf8" });
+  const first = build();
+  assert.equal(first.status, 0, first.stderr);
+  const blob = first.stdout.trim();
+  assert.match(first.stderr, /built in [\d.]+ s/);
+  assert.ok(existsSync(blob) && blob.startsWith(join(ws, ".cache", "tslab-snapshot")), blob);
+  const again = build();
+  assert.equal(again.stdout.trim(), blob, "the same blob");
+  assert.doesNotMatch(again.stderr, /built/, "not built again");
+  assert.deepEqual(
+    readdirSync(join(ws, ".cache", "tslab-snapshot")).filter((f) => f.includes(".tmp")),
+    [],
+    "no partial blob left",
+  );
+
+  const kdir = join(ws, "jupyter", "kernels", "prebuilt-test");
+  mkdirSync(kdir, { recursive: true });
+  const argv = ["/bin/sh", "-c", `cd '${ws}' && exec '${process.execPath}' --snapshot-blob '${blob}' kernel --config-path "$0"`, "{connection_file}"];
+  writeFileSync(join(kdir, "kernel.json"), JSON.stringify({ argv, display_name: "snapshot test", language: "typescript" }));
+  const cells = [
+    'import { a } from "./lib/a";\nconst home: string | undefined = process.env.HOME;\nconsole.log(a(), typeof home);',
+    'import { createHash } from "node:crypto";\nconsole.log(createHash("sha256").update("x").digest("hex").slice(0, 8));',
+    // Last: tslab aborts the cells sent right after a failing one.
+    "const n: number = a();",
+  ];
+  const report = join(ws, "served.json");
+  const r = spawnSync(PY, ["-c", DRIVER, ws, JSON.stringify(cells)], {
+    encoding: "utf8",
+    env: { ...process.env, JUPYTER_PATH: join(ws, "jupyter"), TSLAB_SNAPSHOT_REPORT: report },
+  });
+  assert.equal(r.status, 0, r.stderr);
+  const [lib, node, typed] = r.stdout
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { status: string; text: string });
+  assert.equal(lib.status, "ok", lib.text);
+  assert.equal(lib.text.trim(), "a1 string");
+  assert.equal(typed.status, "error", "a cell that does not type-check is refused");
+  assert.match(typed.text, /not assignable to type 'number'/);
+  assert.equal(node.status, "ok", node.text);
+  assert.equal(node.text.trim(), "2d711642", "Node's own modules, typed by the snapshot's @types/node");
+  // Parsed in the snapshot, not again: TypeScript's lib files and @types (node alone has ~60 files).
+  assert.ok(existsSync(report), r.stderr + readdirSync(ws).join(","));
+  const { served, inSnapshot } = JSON.parse(readFileSync(report, "utf8")) as { served: number; inSnapshot: number };
+  assert.ok(served >= 80 && served <= inSnapshot, `served ${served} of ${inSnapshot}`);
+});
