@@ -34,11 +34,15 @@ const PRELOAD = path.join(__dirname, "tslab-prebuilt-lib.js");
 const KEEP = 2;
 const NAME = "tslab-snapshot";
 
-/** Cache key: what the snapshot's heap is made of, and what makes it (this file). */
+/**
+ * Cache key: what the snapshot's heap is made of, what makes it (this file), and NODE_OPTIONS: V8
+ * refuses a blob built under other V8 flags (even --max-old-space-size), and the builder and the
+ * kernels both run under the NODE_OPTIONS of the main command.
+ */
 function snapshotKey() {
   const h = crypto.createHash("sha256");
   const version = (p) => JSON.parse(fs.readFileSync(p, "utf8")).version;
-  h.update(`${process.version}\0${process.arch}\0${version(path.join(TSLAB, "package.json"))}\0`);
+  h.update(`${process.version}\0${process.arch}\0${process.env.NODE_OPTIONS ?? ""}\0${version(path.join(TSLAB, "package.json"))}\0`);
   h.update(`${version(path.join(path.dirname(TS_FILE), "..", "package.json"))}\0`);
   h.update(fs.readFileSync(path.join(ROOT, "package-lock.json")));
   h.update(fs.readFileSync(__filename));

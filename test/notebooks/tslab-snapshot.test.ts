@@ -1,7 +1,7 @@
 // The kernels' startup snapshot (scripts/tslab-snapshot.js): a parsed declaration file is served only
 // while the file on disk has the same text and the options match; built in a workspace, a kernel
 // started from it runs cells against lib's prebuilt types and @types/node, still refuses a cell that
-// does not type-check, and a second call reuses the blob.
+// does not type-check; a second call reuses the blob, other V8 flags (NODE_OPTIONS) get their own.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -51,7 +51,8 @@ test("built in a workspace: a kernel from the snapshot checks cells against lib 
   mkdirSync(join(ws, "lib"));
   writeFileSync(join(ws, "lib", "a.ts"), '/** a. */\nexport function a(): string {\n  return "a1";\n}\n');
 
-  const build = () => spawnSync(process.execPath, [join(ws, "scripts", "tslab-snapshot.js")], { cwd: ws, encoding: "utf8" });
+  const build = (nodeOptions = "") =>
+    spawnSync(process.execPath, [join(ws, "scripts", "tslab-snapshot.js")], { cwd: ws, encoding: "utf8", env: { ...process.env, NODE_OPTIONS: nodeOptions } });
   const first = build();
   assert.equal(first.status, 0, first.stderr);
   const blob = first.stdout.trim();
@@ -60,6 +61,11 @@ test("built in a workspace: a kernel from the snapshot checks cells against lib 
   const again = build();
   assert.equal(again.stdout.trim(), blob, "the same blob");
   assert.doesNotMatch(again.stderr, /built/, "not built again");
+  // V8 refuses a blob built under other V8 flags: another NODE_OPTIONS, another blob, that loads.
+  const heap = build("--max-old-space-size=3000");
+  assert.equal(heap.status, 0, heap.stderr);
+  assert.notEqual(heap.stdout.trim(), blob);
+  assert.match(heap.stderr, /built in/);
   assert.deepEqual(
     readdirSync(join(ws, ".cache", "tslab-snapshot")).filter((f) => f.includes(".tmp")),
     [],
@@ -79,7 +85,7 @@ test("built in a workspace: a kernel from the snapshot checks cells against lib 
   const report = join(ws, "served.json");
   const r = spawnSync(PY, ["-c", DRIVER, ws, JSON.stringify(cells)], {
     encoding: "utf8",
-    env: { ...process.env, JUPYTER_PATH: join(ws, "jupyter"), TSLAB_SNAPSHOT_REPORT: report },
+    env: { ...process.env, NODE_OPTIONS: "", JUPYTER_PATH: join(ws, "jupyter"), TSLAB_SNAPSHOT_REPORT: report },
   });
   assert.equal(r.status, 0, r.stderr);
   const [lib, node, typed] = r.stdout
