@@ -191,6 +191,9 @@ function servingParsedFiles(ts, files) {
   const tell = () => report && fs.writeFileSync(report, JSON.stringify({ served: served.size, inSnapshot: files.size }));
   const createWatchCompilerHost = (...args) => {
     const host = ts.createWatchCompilerHost(...args);
+    // No directory watches: a main-command kernel runs one notebook over files that do not change,
+    // and TypeScript's recursive watches read whole folder trees at start (~0.1 s of CPU a kernel).
+    host.watchDirectory = () => ({ close() {} });
     const createProgram = host.createProgram;
     host.createProgram = (roots, options, compilerHost, ...rest) => {
       patch(compilerHost);
