@@ -73,8 +73,9 @@ step "set-up check" bash scripts/setup.sh
 # and a startup snapshot the kernels start from, TypeScript loaded and the declarations parsed
 # (rebuilt when Node, the packages or the script change; without it, kernels start as in JupyterLab).
 kernel_build() {
-  node scripts/tslab-prebuilt-lib.js
-  TSLAB_SNAPSHOT="$(node scripts/tslab-snapshot.js)" || TSLAB_SNAPSHOT=""
+  local lib_build
+  lib_build="$(node scripts/tslab-prebuilt-lib.js --print-dir)"
+  TSLAB_SNAPSHOT="$(node scripts/tslab-snapshot.js ${lib_build:+--lib-build "$lib_build"})" || TSLAB_SNAPSHOT=""
   export TSLAB_SNAPSHOT
 }
 step "lib build and startup snapshot for the kernels" kernel_build

@@ -14,7 +14,7 @@
  * TSLAB_PREBUILT_LIB=0 turns it off. Plain JavaScript: it runs before any TypeScript loader.
  *
  * CLI (the main command runs it once before the notebooks, so parallel kernels find the build):
- *   node scripts/tslab-prebuilt-lib.js [--build]
+ *   node scripts/tslab-prebuilt-lib.js [--print-dir]   (--print-dir: the build's folder on stdout)
  */
 "use strict";
 const crypto = require("node:crypto");
@@ -209,9 +209,15 @@ function preload() {
 }
 
 if (require.main === module) {
+  // --print-dir: the build's folder alone on stdout (nothing when lib does not compile), the rest on stderr.
+  const printDir = process.argv.includes("--print-dir");
   const build = ensureBuild((line) => console.error(`${NAME}: ${line}`));
   if (!build) process.exit(0); // the kernels fall back to tslab's own compilation; the notebooks report real errors
-  console.log(`${NAME}: ${build.built ? `compiled lib/ in ${(build.ms / 1000).toFixed(1)} s` : "lib/ unchanged"} -> ${path.relative(ROOT, build.dir)}`);
+  const line = `${NAME}: ${build.built ? `compiled lib/ in ${(build.ms / 1000).toFixed(1)} s` : "lib/ unchanged"} -> ${path.relative(ROOT, build.dir)}`;
+  if (printDir) {
+    console.error(line);
+    console.log(build.dir);
+  } else console.log(line);
 } else {
   preload();
 }

@@ -1,7 +1,7 @@
 /**
  * A startup snapshot for the main command's tslab kernels: TypeScript already loaded, and the
- * declaration files every kernel reads (TypeScript's lib.*.d.ts, @types/*, the packages lib/'s
- * declarations import) already parsed and bound.
+ * declaration files the kernels read (TypeScript's lib.*.d.ts, @types/*, lib/'s prebuilt declarations
+ * and the packages they import) already parsed and bound.
  *
  * Why: a kernel spends most of its start loading TypeScript (8 MB of JavaScript) and parsing and
  * binding ~3 MB of declarations (2.3 MB of them @types/node) before it checks the first cell, in
@@ -13,9 +13,10 @@
  * when the file on disk still has the same text and the kernel asks for it with the same language
  * options; anything else is parsed as usual, so a stale snapshot is slower, never different.
  *
- * CLI (scripts/main.sh, after the lib build): node scripts/tslab-snapshot.js
- *   builds .cache/tslab-snapshot/<key>.blob when missing (key: Node, TypeScript and tslab versions,
- *   package-lock.json, this file), checks a kernel started from it compiles a cell, and prints
+ * CLI (scripts/main.sh, after the lib build): node scripts/tslab-snapshot.js [--lib-build DIR]
+ *   builds .cache/tslab-snapshot/<key>.blob when missing (key: Node, NODE_OPTIONS, TypeScript and
+ *   tslab versions, package-lock.json, this file, the prebuilt lib's build DIR whose declarations it
+ *   holds too), checks a kernel started from it compiles a cell, and prints
  *   the blob's path on stdout; prints nothing and exits 1 (with the reason on stderr) when it cannot.
  * Plain JavaScript: it runs before any TypeScript loader, and inside the snapshot builder.
  */
@@ -39,8 +40,9 @@ const NAME = "tslab-snapshot";
  * refuses a blob built under other V8 flags (even --max-old-space-size), and the builder and the
  * kernels both run under the NODE_OPTIONS of the main command.
  */
-function snapshotKey() {
+function snapshotKey(libBuild) {
   const h = crypto.createHash("sha256");
+  h.update(`${libBuild ? path.basename(libBuild) : "no lib build"}\0`);
   const version = (p) => JSON.parse(fs.readFileSync(p, "utf8")).version;
   h.update(`${process.version}\0${process.arch}\0${process.env.NODE_OPTIONS ?? ""}\0${version(path.join(TSLAB, "package.json"))}\0`);
   h.update(`${version(path.join(path.dirname(TS_FILE), "..", "package.json"))}\0`);
@@ -103,18 +105,63 @@ function importedPackages() {
 }
 
 /**
- * Every declaration file outside lib/ a kernel reads, parsed and bound as a kernel's program would:
- * one program with tslab's options over a file importing what lib/ imports.
+ * lib/'s declarations as a kernel sees them with the prebuilt lib (scripts/tslab-prebuilt-lib.js):
+ * lib/x.d.ts is the build's, lib/x.ts is hidden behind it. Null without a build.
  */
-function parseDeclarations(ts) {
+function libView(ts, libBuild) {
+  if (!libBuild) return null;
+  const lib = path.join(ROOT, "lib");
+  const stem = (file, ext) => {
+    const p = path.resolve(file);
+    return p.startsWith(lib + path.sep) && p.endsWith(ext) ? path.relative(ROOT, p).slice(0, -ext.length) : null;
+  };
+  const built = (s) => path.join(libBuild, `${s}.d.ts`);
+  const roots = [];
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith(".d.ts")) roots.push(path.join(ROOT, path.relative(libBuild, p)));
+    }
+  };
+  walk(path.join(libBuild, "lib"));
+  return {
+    roots: roots.sort(),
+    fileExists: (file, otherwise) => {
+      const d = stem(file, ".d.ts");
+      if (d !== null) return fs.existsSync(built(d));
+      const t = stem(file, ".ts");
+      if (t !== null && fs.existsSync(built(t))) return false;
+      return otherwise(file);
+    },
+    readFile: (file, otherwise) => {
+      const d = stem(file, ".d.ts");
+      return d !== null && fs.existsSync(built(d)) ? fs.readFileSync(built(d), "utf8") : otherwise(file);
+    },
+  };
+}
+
+/**
+ * Every declaration file a kernel reads, parsed and bound as a kernel's program would: one program
+ * with tslab's options over lib/'s prebuilt declarations (and a file importing what lib/ imports, for
+ * a lib that does not build).
+ */
+function parseDeclarations(ts, libBuild) {
   const probe = path.join(ROOT, "__tslab_snapshot__.ts");
   const text = importedPackages()
     .map((m, i) => `import * as m${i} from ${JSON.stringify(m)};`)
     .join("\n");
+  const view = libView(ts, libBuild);
   const host = ts.createCompilerHost(kernelOptions(ts));
   const getSourceFile = host.getSourceFile;
   host.getSourceFile = (fileName, ...rest) => (fileName === probe ? ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022) : getSourceFile(fileName, ...rest));
-  const program = ts.createProgram([probe], kernelOptions(ts), host);
+  if (view) {
+    const fileExists = host.fileExists.bind(host);
+    const readFile = host.readFile.bind(host);
+    host.fileExists = (f) => view.fileExists(f, fileExists);
+    host.readFile = (f) => view.readFile(f, readFile);
+  }
+  const program = ts.createProgram([probe, ...(view ? view.roots : [])], kernelOptions(ts), host);
   program.getTypeChecker(); // binds every file
   const files = new Map();
   for (const sf of program.getSourceFiles()) {
@@ -141,16 +188,19 @@ function registerTypeScript(ts) {
   Module._cache[file] = mod;
 }
 
-/** A parsed file from the snapshot, when the file still holds that text and the options match. */
-function snapshotFileFor(files, checked, fileName, options) {
+/**
+ * A parsed file from the snapshot, when the file still holds that text as the kernel reads it
+ * (`readFile`: lib/x.d.ts is the prebuilt lib's) and the options match.
+ */
+function snapshotFileFor(files, checked, fileName, options, readFile) {
   const sf = files.get(fileName);
   if (sf === undefined) return undefined;
   const opts = typeof options === "object" ? options : { languageVersion: options };
   if (sf.languageVersion !== opts.languageVersion || sf.impliedNodeFormat !== opts.impliedNodeFormat) return undefined;
   if (!checked.has(fileName)) {
-    let now = null;
+    let now;
     try {
-      now = fs.readFileSync(fileName, "utf8");
+      now = readFile(fileName);
     } catch {}
     if (now !== sf.text) {
       files.delete(fileName);
@@ -170,8 +220,13 @@ function servingParsedFiles(ts, files) {
   const checked = new Set();
   const patched = new WeakSet();
   const served = new Set();
+  const parsed = new Set();
+  const parsedHere = (fileName, sf) => {
+    if (sf !== undefined) parsed.add(fileName);
+    return sf;
+  };
   const fromSnapshot = (fileName, options) => {
-    const sf = snapshotFileFor(files, checked, fileName, options);
+    const sf = snapshotFileFor(files, checked, fileName, options, (f) => ts.sys.readFile(f));
     if (sf !== undefined) served.add(fileName);
     return sf;
   };
@@ -180,15 +235,15 @@ function servingParsedFiles(ts, files) {
     patched.add(host);
     const get = host.getSourceFile;
     const getByPath = host.getSourceFileByPath;
-    host.getSourceFile = (fileName, options, ...rest) => fromSnapshot(fileName, options) ?? get(fileName, options, ...rest);
+    host.getSourceFile = (fileName, options, ...rest) => fromSnapshot(fileName, options) ?? parsedHere(fileName, get(fileName, options, ...rest));
     if (getByPath) {
-      host.getSourceFileByPath = (fileName, p, options, ...rest) => fromSnapshot(fileName, options) ?? getByPath(fileName, p, options, ...rest);
+      host.getSourceFileByPath = (fileName, p, options, ...rest) => fromSnapshot(fileName, options) ?? parsedHere(fileName, getByPath(fileName, p, options, ...rest));
     }
   };
-  // TSLAB_SNAPSHOT_REPORT=FILE: how many files the snapshot served so far, after each program (the
-  // tests read it; a kernel is often killed, so not at exit).
+  // TSLAB_SNAPSHOT_REPORT=FILE: how many files the snapshot served so far, and which were parsed here,
+  // after each program (the tests read it; a kernel is often killed, so not at exit).
   const report = process.env.TSLAB_SNAPSHOT_REPORT;
-  const tell = () => report && fs.writeFileSync(report, JSON.stringify({ served: served.size, inSnapshot: files.size }));
+  const tell = () => report && fs.writeFileSync(report, JSON.stringify({ served: served.size, inSnapshot: files.size, parsedHere: [...parsed].sort() }));
   const createWatchCompilerHost = (...args) => {
     const host = ts.createWatchCompilerHost(...args);
     // No directory watches: a main-command kernel runs one notebook over files that do not change,
@@ -250,14 +305,18 @@ function prune(current) {
 }
 
 /** Builds (when missing) and checks the snapshot; its path, or null with the reason printed. */
-function ensureSnapshot(log) {
+function ensureSnapshot(libBuild, log) {
   const { spawnSync } = require("node:child_process");
-  const blob = path.join(CACHE, `${snapshotKey()}.blob`);
+  const blob = path.join(CACHE, `${snapshotKey(libBuild)}.blob`);
   if (fs.existsSync(blob)) return { blob, built: false };
   fs.mkdirSync(CACHE, { recursive: true });
   const tmp = `${blob}.tmp-${process.pid}`;
   const t0 = Date.now();
-  const build = spawnSync(process.execPath, ["--no-warnings", "--snapshot-blob", tmp, "--build-snapshot", __filename], { cwd: ROOT, encoding: "utf8" });
+  const build = spawnSync(process.execPath, ["--no-warnings", "--snapshot-blob", tmp, "--build-snapshot", __filename], {
+    cwd: ROOT,
+    encoding: "utf8",
+    env: { ...process.env, TSLAB_SNAPSHOT_LIB_BUILD: libBuild ?? "" },
+  });
   const check = build.status === 0 ? spawnSync(process.execPath, ["--snapshot-blob", tmp, "self-test"], { cwd: ROOT, encoding: "utf8" }) : null;
   if (build.status !== 0 || check === null || check.status !== 0 || check.stdout.trim() !== "ok") {
     fs.rmSync(tmp, { force: true });
@@ -272,10 +331,12 @@ function ensureSnapshot(log) {
 
 if (v8.startupSnapshot?.isBuildingSnapshot()) {
   const ts = loadTypeScript();
-  const files = parseDeclarations(ts);
+  const files = parseDeclarations(ts, process.env.TSLAB_SNAPSHOT_LIB_BUILD || null);
   v8.startupSnapshot.setDeserializeMainFunction(() => kernelMain(ts, files));
 } else if (require.main === module) {
-  const got = ensureSnapshot((line) => console.error(`${NAME}: ${line}`));
+  const at = process.argv.indexOf("--lib-build");
+  const libBuild = at > 0 && process.argv[at + 1] ? path.resolve(process.argv[at + 1]) : null;
+  const got = ensureSnapshot(libBuild, (line) => console.error(`${NAME}: ${line}`));
   if (got === null) process.exit(1);
   if (got.built) console.error(`${NAME}: built in ${(got.ms / 1000).toFixed(1)} s -> ${path.relative(ROOT, got.blob)}`);
   console.log(got.blob);
