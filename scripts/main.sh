@@ -75,7 +75,12 @@ step "set-up check" bash scripts/setup.sh
 kernel_build() {
   local lib_build
   lib_build="$(node scripts/tslab-prebuilt-lib.js --print-dir)"
-  TSLAB_SNAPSHOT="$(node scripts/tslab-snapshot.js ${lib_build:+--lib-build "$lib_build"})" || TSLAB_SNAPSHOT=""
+  # TSLAB_SNAPSHOT=0: no snapshot (kernels start as in JupyterLab).
+  if [ "${TSLAB_SNAPSHOT:-}" = 0 ]; then
+    TSLAB_SNAPSHOT=""
+  else
+    TSLAB_SNAPSHOT="$(node scripts/tslab-snapshot.js ${lib_build:+--lib-build "$lib_build"})" || TSLAB_SNAPSHOT=""
+  fi
   export TSLAB_SNAPSHOT
 }
 step "lib build and startup snapshot for the kernels" kernel_build

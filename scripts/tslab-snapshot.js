@@ -298,10 +298,16 @@ function selfTest(req, served) {
 function prune(current) {
   const blobs = fs
     .readdirSync(CACHE)
-    .filter((f) => f.endsWith(".blob") && f !== path.basename(current))
+    .filter((f) => (f.endsWith(".blob") || f.endsWith(".failed")) && f !== path.basename(current))
     .map((f) => ({ f, t: fs.statSync(path.join(CACHE, f)).mtimeMs }))
     .sort((a, b) => b.t - a.t);
   for (const { f } of blobs.slice(KEEP)) fs.rmSync(path.join(CACHE, f), { force: true });
+}
+
+/** The line of a failed build or check that says why: its error's message, else its last line. */
+function failureOf(output) {
+  const lines = output.trim().split("\n");
+  return (lines.find((l) => /^\w*Error\b|^failed:/.test(l.trim())) ?? lines[lines.length - 1] ?? "no output").trim();
 }
 
 /** Builds (when missing) and checks the snapshot; its path, or null with the reason printed. */
@@ -309,6 +315,12 @@ function ensureSnapshot(libBuild, log) {
   const { spawnSync } = require("node:child_process");
   const blob = path.join(CACHE, `${snapshotKey(libBuild)}.blob`);
   if (fs.existsSync(blob)) return { blob, built: false };
+  // A build that failed is not retried at every start (it costs seconds): its reason is kept.
+  const failed = blob.replace(/\.blob$/, ".failed");
+  if (fs.existsSync(failed)) {
+    log(`not used (kernels start without it): ${fs.readFileSync(failed, "utf8").trim()} (delete ${path.relative(ROOT, failed)} to try again)`);
+    return null;
+  }
   fs.mkdirSync(CACHE, { recursive: true });
   const tmp = `${blob}.tmp-${process.pid}`;
   const t0 = Date.now();
@@ -320,7 +332,8 @@ function ensureSnapshot(libBuild, log) {
   const check = build.status === 0 ? spawnSync(process.execPath, ["--snapshot-blob", tmp, "self-test"], { cwd: ROOT, encoding: "utf8" }) : null;
   if (build.status !== 0 || check === null || check.status !== 0 || check.stdout.trim() !== "ok") {
     fs.rmSync(tmp, { force: true });
-    const why = (build.status !== 0 ? build.stderr : `${check?.stdout ?? ""}${check?.stderr ?? ""}`).trim().split("\n").slice(-3).join(" | ");
+    const why = failureOf(build.status !== 0 ? build.stderr : `${check?.stdout ?? ""}${check?.stderr ?? ""}`);
+    fs.writeFileSync(failed, `${why}\n`);
     log(`not used (kernels start without it): ${why}`);
     return null;
   }

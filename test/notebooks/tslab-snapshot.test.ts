@@ -2,7 +2,8 @@
 // while the file on disk has the same text and the options match; built in a workspace, a kernel
 // started from it runs cells against lib's prebuilt types and @types/node, still refuses a cell that
 // does not type-check, parses only tslab's own files of the cells, and a lib edited since is parsed
-// afresh; a second call reuses the blob, other V8 flags (NODE_OPTIONS) get their own.
+// afresh; a second call reuses the blob, other V8 flags (NODE_OPTIONS) get their own, a failed build
+// is said and not retried.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -91,6 +92,14 @@ test("built in a workspace: a kernel from the snapshot checks cells against lib 
   assert.equal(heap.status, 0, heap.stderr);
   assert.notEqual(heap.stdout.trim(), blob);
   assert.match(heap.stderr, /built in/);
+  // A build that fails: no blob, the reason said, and not tried again at the next start.
+  const broken = build("", join(ws, "no-such-lib-build"));
+  assert.equal(broken.status, 1);
+  assert.equal(broken.stdout, "");
+  assert.match(broken.stderr, /not used \(kernels start without it\): .*no-such-lib-build/);
+  const brokenAgain = build("", join(ws, "no-such-lib-build"));
+  assert.equal(brokenAgain.status, 1);
+  assert.match(brokenAgain.stderr, /delete \.cache\/tslab-snapshot\/\w+\.failed to try again/);
   assert.deepEqual(
     readdirSync(join(ws, ".cache", "tslab-snapshot")).filter((f) => f.includes(".tmp")),
     [],
