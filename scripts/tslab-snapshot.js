@@ -31,8 +31,8 @@ const CACHE = path.join(ROOT, ".cache", "tslab-snapshot");
 const TSLAB = path.join(ROOT, "node_modules", "tslab");
 const TS_FILE = path.join(ROOT, "node_modules", "@tslab", "typescript-for-tslab", "lib", "typescript.js");
 const PRELOAD = path.join(__dirname, "tslab-prebuilt-lib.js");
-/** Snapshots kept besides the current one (a running kernel may still read an older one). */
-const KEEP = 2;
+/** Snapshots kept besides the current one (86 MB each; a kernel reads its blob only as it starts). */
+const KEEP = 1;
 const NAME = "tslab-snapshot";
 
 /**
