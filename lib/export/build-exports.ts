@@ -166,7 +166,13 @@ export function planExports(source: Pick<Archive, "manifest">, aligned: AlignedR
   // Run when health.csv is made, not here: writeExports starts the record tables' workers first, so
   // the checks run on this thread while they write.
   const health = once(() => opts.healthReport ?? runHealthChecks(aligned, opts.health ?? defaultHealthParams()));
-  const tables: AnyTable[] = [rolloutsTable(aligned), updatesTable(aligned), summary.table, supersededTable(aligned), deferredTable(HEALTH_FILE, () => healthTable(health()))];
+  const tables: AnyTable[] = [
+    rolloutsTable(aligned),
+    updatesTable(aligned),
+    summary.table,
+    supersededTable(aligned),
+    deferredTable(HEALTH_FILE, () => healthTable(health())),
+  ];
   const workspaceVersion = opts.workspaceVersion ?? readWorkspaceVersion();
   const parquet = opts.parquet ? parquetPlan(tables, opts.parquet.layout, workspaceVersion) : [];
   const m = source.manifest;
@@ -200,7 +206,10 @@ export function planExports(source: Pick<Archive, "manifest">, aligned: AlignedR
 /** `make()` once, on the first call. */
 function once<T>(make: () => T): () => T {
   let made: { value: T } | null = null;
-  return () => (made ??= { value: make() }).value;
+  return () => {
+    made ??= { value: make() };
+    return made.value;
+  };
 }
 
 /** A table made on first use (its header, size or a row asked), as a table of rows made on demand. */
