@@ -126,6 +126,10 @@ function streamedFiles(
     csv[index] = { ...here, concurrent: true, write: (file) => writeCsvOnWorker(packed, file, () => writeHashed(file, here)) };
   }
   csv.sort((a, b) => Number(b.concurrent === true) - Number(a.concurrent === true));
+  // The other CSVs are written alongside the workers' too (none reads another), so this thread makes
+  // them, health.csv's checks included, while the workers write; the last one is not concurrent: the
+  // manifest waits for every CSV's entry.
+  if (onWorkers.length > 0) for (let i = 0; i < csv.length - 1; i++) csv[i] = { ...csv[i], concurrent: true };
   const manifest: FileToWrite = {
     name: EXPORT_MANIFEST_FILE,
     chunks: () => [serializeExportManifest(plan.manifest(written.entries))],
