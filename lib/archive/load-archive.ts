@@ -335,7 +335,7 @@ class LoadWorkerUnavailable extends Error {}
 function startLoadWorker(): { read(filePath: string, run: ManifestRun): Promise<PackedViews>; close(): Promise<void> } | null {
   let worker: Worker;
   try {
-    worker = new Worker(workerCode("load-worker"), { eval: true });
+    worker = new Worker(workerCode("load-worker"), { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
   } catch {
     return null;
   }

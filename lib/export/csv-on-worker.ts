@@ -24,7 +24,7 @@ export interface WrittenFile {
 export async function writeCsvOnWorker(table: PackedTable, file: string, here: (file: string) => Promise<WrittenFile>): Promise<WrittenFile> {
   let worker: Worker;
   try {
-    worker = new Worker(workerCode("csv-worker"), { eval: true });
+    worker = new Worker(workerCode("csv-worker"), { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
   } catch {
     return here(file);
   }
