@@ -63,11 +63,9 @@ const CHUNK_BYTES = 1 << 22;
  * The CSV bytes (UTF-8) of a table in chunks of about 4 MB (header first); joined they are
  * {@link csvText}. Each line is written straight into the chunk's buffer, so no chunk-sized string is
  * built and copied again (17% of the export's time at 2x10^5 updates). Throws naming the table and
- * row when a row's length differs from the header. `reuse`: every chunk is written into the same
- * buffer, for a consumer done with each chunk before it asks for the next (a CSV worker writing its
- * file: a fresh 4 MB buffer per chunk left a thread's allocator holding hundreds of MB).
+ * row when a row's length differs from the header.
  */
-export function* csvByteChunks(table: AnyTable, opts: { reuse?: boolean } = {}): Generator<Uint8Array> {
+export function* csvByteChunks(table: AnyTable): Generator<Uint8Array> {
   checkColumns(table);
   const t = streamed(table);
   const width = t.columns.length;
@@ -77,7 +75,7 @@ export function* csvByteChunks(table: AnyTable, opts: { reuse?: boolean } = {}):
     // A UTF-16 unit is at most 3 UTF-8 bytes: flush first when the line might not fit.
     if (off + line.length * 3 > buf.length) {
       if (off > 0) yield buf.subarray(0, off);
-      if (!opts.reuse || line.length * 3 > buf.length) buf = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, line.length * 3));
+      buf = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, line.length * 3));
       off = 0;
     }
     off += buf.write(line, off);

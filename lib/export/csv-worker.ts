@@ -1,7 +1,7 @@
 /**
  * The thread that formats and writes one record table's CSV next to the main one (writeExports): it
- * rebuilds the rows from the packed table (packed-table.ts, values read from the shared arena chunks),
- * writes csvByteChunks' chunks into the file it is given, hashing them as they go, fsyncs it and
+ * formats the packed table (packed-table.ts, values read from the shared arena chunks) as
+ * csvByteChunks would (packed-csv.ts), writes the chunks into the file it is given, hashing them as they go, fsyncs it and
  * answers with the sha256 and size. The main thread meanwhile does other work (the health checks):
  * nothing of the table passes through it.
  */
@@ -9,8 +9,8 @@ import { createHash } from "node:crypto";
 import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
 import { parentPort } from "node:worker_threads";
 
-import { csvByteChunks } from "./csv-text";
-import { type PackedTable, unpackTable } from "./packed-table";
+import { packedCsvChunks } from "./packed-csv";
+import type { PackedTable } from "./packed-table";
 
 /** The table to format and the file to write it into (created or truncated). */
 export interface CsvWorkerRequest {
@@ -31,8 +31,7 @@ function writeTable(req: CsvWorkerRequest): { sha256: string; bytes: number } {
   let bytes = 0;
   const fd = openSync(req.file, "w");
   try {
-    // Each chunk is written before the next is made: one buffer serves them all.
-    for (const chunk of csvByteChunks(unpackTable(req.table), { reuse: true })) {
+    for (const chunk of packedCsvChunks(req.table)) {
       hash.update(chunk);
       writeAll(fd, chunk);
       bytes += chunk.byteLength;
