@@ -15,7 +15,7 @@ function joined(p: PackedTable): string {
 /** A packed table of 3 rows: a text and a number axis column, then keys a, b, c from two key lists in one shared store. */
 function table(texts: string[], columns = ["round", "rollout", "a", "b", "c"]): PackedTable {
   const store = new Float64Array(new SharedArrayBuffer(8 * 6));
-  store.set([1.5, NaN, -Infinity, 1e-7, -0, 12345678901234567]);
+  store.set([1.5, NaN, -Infinity, 1e-7, -0, 12345678901234568]);
   return {
     name: "t.csv",
     columns,
