@@ -1,7 +1,8 @@
 /**
  * Analysis benchmark: the workspace pipeline (bench/analysis-ours.ts: load -> align -> summaries ->
  * export) against the same analysis in pandas (bench/analysis_pandas.py) and in DuckDB SQL
- * (bench/analysis_duckdb.py) on the same frozen archive, alternating, each side its own process.
+ * (bench/analysis_duckdb.py) on the same frozen archive, and beside them the least DuckDB job that
+ * writes the two record CSVs (bench/analysis_duckdb_minimal.py), alternating, each side its own process.
  * Outputs are compared with ours before any time is reported: the summary numbers of every
  * repetition (relative 1e-9) and the CSVs cell by cell (first repetition).
  */
@@ -16,19 +17,30 @@ import { median } from "./stats";
 import { diffCsv, diffJson } from "./summary-json";
 
 /** Sides of the analysis benchmark. */
-export type AnalysisSide = "ours" | "pandas" | "duckdb";
+export type AnalysisSide = "ours" | "pandas" | "duckdb" | "duckdb-minimal";
 
 /** All sides, in the order they run in each repetition. */
-export const ALL_ANALYSIS_SIDES: readonly AnalysisSide[] = ["ours", "pandas", "duckdb"];
+export const ALL_ANALYSIS_SIDES: readonly AnalysisSide[] = ["ours", "pandas", "duckdb", "duckdb-minimal"];
 
 /** Script of each Python side. */
-const PYTHON_SCRIPT: Record<Exclude<AnalysisSide, "ours">, string> = { pandas: "analysis_pandas.py", duckdb: "analysis_duckdb.py" };
+const PYTHON_SCRIPT: Record<Exclude<AnalysisSide, "ours">, string> = {
+  pandas: "analysis_pandas.py",
+  duckdb: "analysis_duckdb.py",
+  "duckdb-minimal": "analysis_duckdb_minimal.py",
+};
 
-/** CSVs each Python side writes (the DuckDB side does the job of issue 20: the two record CSVs). */
+/**
+ * CSVs each Python side writes (the DuckDB side does the job of issue 20: the two record CSVs; the
+ * minimal DuckDB job of issue 42 only those two, as the floor of the export).
+ */
 const COMPARED_CSVS: Record<Exclude<AnalysisSide, "ours">, string[]> = {
   pandas: ["rollouts.csv", "updates.csv", "summary.csv"],
   duckdb: ["rollouts.csv", "updates.csv"],
+  "duckdb-minimal": ["rollouts.csv", "updates.csv"],
 };
+
+/** Sides that compute no summary numbers (no summary.json to compare): the minimal DuckDB job. */
+const WITHOUT_SUMMARY: ReadonlySet<AnalysisSide> = new Set(["duckdb-minimal"]);
 
 /** Our side once with Node's default heap (the heap a tslab kernel gets). */
 export interface DefaultHeapRun {
@@ -93,6 +105,8 @@ export interface AnalysisBenchResult {
   ratio: number | null;
   /** Median over repetitions of ours.seconds / duckdb.seconds (paired): < 1 means ours is faster (absent in older results). */
   oursOverDuckdb?: number | null;
+  /** The same against the minimal DuckDB job (load, split, group, COPY; absent in older results). */
+  oursOverDuckdbMinimal?: number | null;
   /** Sides run (absent in older results: ours and pandas). */
   sides?: AnalysisSide[];
   /** Median phase seconds per side run. */
@@ -172,7 +186,7 @@ export async function runAnalysisBench(opts: AnalysisBenchOptions): Promise<Anal
         const b = path.join(tmp, `${side}-${rep}`);
         // Old messages (pandas) carry no side name; the DuckDB side's do.
         const tag = side === "pandas" ? "" : `${side} `;
-        differences.push(...diffJson(read(a), read(b), 1e-9).map((d) => `rep ${rep + 1} ${tag}summary ${d}`));
+        if (!WITHOUT_SUMMARY.has(side)) differences.push(...diffJson(read(a), read(b), 1e-9).map((d) => `rep ${rep + 1} ${tag}summary ${d}`));
         for (const f of COMPARED_CSVS[side]) {
           const [fa, fb] = [path.join(a, "exports", f), path.join(b, "exports", f)];
           if (withCsv) differences.push(...diffCsv(fa, fb, 1e-9).map((d) => `rep ${rep + 1} ${tag}${d}`));
@@ -191,7 +205,7 @@ export async function runAnalysisBench(opts: AnalysisBenchOptions): Promise<Anal
         const s = await runSide(side, rep);
         samples.push(s);
         log(
-          `  rep ${rep + 1}/${opts.reps} ${side.padEnd(6)} ${s.seconds.toFixed(2)} s (${PHASES.map((p) => `${p} ${(s.phases[p] ?? 0).toFixed(2)}`).join(", ")}), peak ${s.peakRssKb === null ? "n/a" : Math.round(s.peakRssKb / 1024)} MiB`,
+          `  rep ${rep + 1}/${opts.reps} ${side.padEnd(14)} ${s.seconds.toFixed(2)} s (${PHASES.map((p) => `${p} ${(s.phases[p] ?? 0).toFixed(2)}`).join(", ")}), peak ${s.peakRssKb === null ? "n/a" : Math.round(s.peakRssKb / 1024)} MiB`,
         );
       }
       compare(rep, rep === 0 && opts.compareCsv !== false);
@@ -244,6 +258,7 @@ export async function runAnalysisBench(opts: AnalysisBenchOptions): Promise<Anal
     differences,
     ratio: paired("pandas", "ours"),
     oursOverDuckdb: paired("ours", "duckdb"),
+    oursOverDuckdbMinimal: paired("ours", "duckdb-minimal"),
     sides: ran,
     medianPhases: Object.fromEntries(ran.map((side) => [side, medianPhases(side)])),
     medianSeconds: Object.fromEntries(ran.map((side) => [side, median(of(side).map((s) => s.seconds))])),

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { defaultHealthParams, type HealthParams } from "../health/health-params";
 import { runHealthChecks, type HealthReport } from "../health/run-health-checks";
 import type { AlignedRuns, Archive, Reporter } from "../types";
-import { csvText, streamed, type AnyTable } from "./csv-text";
+import { csvText, streamed, type AnyTable, type ExportTable } from "./csv-text";
 import {
   CELL_CONVENTIONS,
   EXPORT_MANIFEST_FILE,
@@ -23,7 +23,8 @@ import {
   type ExportManifest,
 } from "./export-manifest";
 import { assertMappingHolds, blockingIssues } from "../align/issues";
-import { healthTable } from "./health-table";
+import { HEALTH_FILE, healthTable } from "./health-table";
+import type { StreamedTable } from "./packed-table";
 import { parquetCreatedBy, parquetFiles, type ParquetLayout } from "./parquet-file";
 import { rolloutsTable, supersededTable, updatesTable, ROLLOUTS_FILE, UPDATES_FILE } from "./record-tables";
 import { meaningNotes, metricOfAligned, profileOfAligned } from "../registry/profiles";
@@ -97,13 +98,14 @@ const PARQUET_TABLES: readonly string[] = [ROLLOUTS_FILE, UPDATES_FILE];
  * are known. {@link buildExports} turns it into texts; writeExports streams it into files.
  */
 export interface ExportPlan {
-  /** CSV tables in writing order: rollouts, updates, summary, superseded, health. */
+  /** CSV tables in writing order: rollouts, updates, summary, superseded, health (its checks run when it is first read). */
   tables: AnyTable[];
   /** Parquet files (after the CSVs), with their manifest entries. */
   parquet: { file: ExportFile; entry: ExportFileEntry }[];
   /** The manifest, given the CSV entries as written (sha256 and bytes), in table order. */
   manifest(csvEntries: ExportFileEntry[]): ExportManifest;
-  health: HealthReport;
+  /** The health report of health.csv (its checks run on the first read, of this or of that table). */
+  readonly health: HealthReport;
 }
 
 /** The manifest entry of a CSV table written with this sha256 and size. */
@@ -161,8 +163,16 @@ export function planExports(source: Pick<Archive, "manifest">, aligned: AlignedR
       `refusing to export: ${unfilled[0].message}${more}. Nothing was written; pass allowIssues (CLI: --allow-issues) to export anyway (the manifest then lists these cells)`,
     );
   }
-  const health = opts.healthReport ?? runHealthChecks(aligned, opts.health ?? defaultHealthParams());
-  const tables: AnyTable[] = [rolloutsTable(aligned), updatesTable(aligned), summary.table, supersededTable(aligned), healthTable(health)];
+  // Run when health.csv is made, not here: writeExports starts the record tables' workers first, so
+  // the checks run on this thread while they write.
+  const health = once(() => opts.healthReport ?? runHealthChecks(aligned, opts.health ?? defaultHealthParams()));
+  const tables: AnyTable[] = [
+    rolloutsTable(aligned),
+    updatesTable(aligned),
+    summary.table,
+    supersededTable(aligned),
+    deferredTable(HEALTH_FILE, () => healthTable(health())),
+  ];
   const workspaceVersion = opts.workspaceVersion ?? readWorkspaceVersion();
   const parquet = opts.parquet ? parquetPlan(tables, opts.parquet.layout, workspaceVersion) : [];
   const m = source.manifest;
@@ -183,7 +193,38 @@ export function planExports(source: Pick<Archive, "manifest">, aligned: AlignedR
     alignmentNotes: aligned.notes.map((x) => `${x.kind}: ${x.message}`),
     meaningNotes: meaningNotes(aligned),
   });
-  return { tables, parquet, manifest, health };
+  return {
+    tables,
+    parquet,
+    manifest,
+    get health() {
+      return health();
+    },
+  };
+}
+
+/** `make()` once, on the first call. */
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | null = null;
+  return () => {
+    made ??= { value: make() };
+    return made.value;
+  };
+}
+
+/** A table made on first use (its header, size or a row asked), as a table of rows made on demand. */
+function deferredTable(name: string, make: () => ExportTable): StreamedTable {
+  const table = once(() => streamed(make()));
+  return {
+    name,
+    get columns() {
+      return table().columns;
+    },
+    get rowCount() {
+      return table().rowCount;
+    },
+    row: (i) => table().row(i),
+  };
 }
 
 /**

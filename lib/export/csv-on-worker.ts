@@ -1,7 +1,8 @@
 /**
- * A record table's CSV chunks formatted on a worker thread (csv-worker.ts), so that writeExports
- * formats the two record tables at once on two cores. Same bytes as csvByteChunks on this thread
- * (the worker runs it on the same cells); when the worker cannot start, the table is formatted here.
+ * A record table's CSV file formatted and written on a worker thread (csv-worker.ts), so that
+ * writeExports writes the two record tables at once on two cores while this thread goes on (the health
+ * checks). Same bytes as csvByteChunks on this thread (the worker runs it on the same cells); when the
+ * worker cannot start or stops, the file is written here from scratch.
  */
 import { Worker } from "node:worker_threads";
 
@@ -9,63 +10,35 @@ import { workerCode } from "../archive/worker-code";
 import type { CsvWorkerReply, CsvWorkerRequest } from "./csv-worker";
 import { packBuffers, type PackedTable } from "./packed-table";
 
+/** What a written file is: its sha256 (hex) and size. */
+export interface WrittenFile {
+  sha256: string;
+  bytes: number;
+}
+
 /**
- * The CSV bytes of `table` in chunks made on a worker, acknowledged as the caller consumes them
- * (the worker stays a few chunks ahead). Falls back to `here()` when the worker fails before its
- * first chunk; a later failure throws, naming the table.
+ * Writes `table` as CSV into `file` on a worker (the worker hashes and fsyncs it). When the worker
+ * cannot start, exits or fails, `here(file)` writes the whole file on this thread instead: a table
+ * that cannot be formatted then throws there, with this thread's message.
  */
-export async function* csvChunksOnWorker(table: PackedTable, here: () => Iterable<Uint8Array>): AsyncGenerator<Uint8Array, void, undefined> {
-  const queue: CsvWorkerReply[] = [];
-  let failure: Error | null = null;
-  let wake: (() => void) | null = null;
-  const notify = () => {
-    wake?.();
-    wake = null;
-  };
+export async function writeCsvOnWorker(table: PackedTable, file: string, here: (file: string) => Promise<WrittenFile>): Promise<WrittenFile> {
   let worker: Worker;
   try {
-    worker = new Worker(workerCode("csv-worker"), { eval: true });
+    worker = new Worker(workerCode("csv-worker"), { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
   } catch {
-    yield* here();
-    return;
+    return here(file);
   }
-  let finished = false;
-  worker.on("message", (m: CsvWorkerReply) => {
-    queue.push(m);
-    notify();
+  const reply = new Promise<CsvWorkerReply>((resolve) => {
+    worker.on("message", resolve);
+    worker.on("error", (e) => resolve({ error: e.message, started: false }));
+    worker.on("exit", (code) => resolve({ error: `exited with code ${code}`, started: false }));
   });
-  worker.on("error", (e) => {
-    failure ??= e;
-    notify();
-  });
-  worker.on("exit", (code) => {
-    if (!finished) failure ??= new Error(`exited with code ${code}`);
-    notify();
-  });
-  // Transferred (this thread does not need them again); the value chunks are shared.
-  worker.postMessage({ table } satisfies CsvWorkerRequest, packBuffers(table));
-  let received = 0;
   try {
-    for (;;) {
-      while (queue.length === 0 && failure === null) await new Promise<void>((resolve) => (wake = resolve));
-      const m = queue.shift();
-      if (m === undefined || "error" in m) {
-        const why = m !== undefined && "error" in m ? m.error : (failure as Error | null)?.message;
-        if (received > 0) throw new Error(`invalid export of ${table.name}: the CSV worker failed after ${received} chunk(s): ${why}`);
-        finished = true;
-        yield* here();
-        return;
-      }
-      if ("done" in m) {
-        finished = true;
-        return;
-      }
-      received++;
-      yield m.chunk;
-      worker.postMessage({ ack: true } satisfies CsvWorkerRequest);
-    }
+    // Transferred (this thread does not need them again); the value chunks are shared.
+    worker.postMessage({ table, file } satisfies CsvWorkerRequest, packBuffers(table));
+    const r = await reply;
+    return "error" in r ? await here(file) : r;
   } finally {
-    finished = true;
     await worker.terminate();
   }
 }

@@ -1,41 +1,58 @@
 /**
- * The thread that formats one record table's CSV next to the main one (writeExports): it rebuilds
- * the rows from the packed table (packed-table.ts, values read from the shared arena chunks) and
- * sends csvByteChunks' chunks back, their buffers transferred, at most MAX_AHEAD ahead of the writer.
+ * The thread that formats and writes one record table's CSV next to the main one (writeExports): it
+ * formats the packed table (packed-table.ts, values read from the shared arena chunks) as
+ * csvByteChunks would (packed-csv.ts), writes the chunks into the file it is given, hashing them as they go, fsyncs it and
+ * answers with the sha256 and size. The main thread meanwhile does other work (the health checks):
+ * nothing of the table passes through it.
  */
+import { createHash } from "node:crypto";
+import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
 import { parentPort } from "node:worker_threads";
 
-import { csvByteChunks } from "./csv-text";
-import { type PackedTable, unpackTable } from "./packed-table";
+import { packedCsvChunks } from "./packed-csv";
+import type { PackedTable } from "./packed-table";
 
-/** Chunks sent but not yet written (about 4 MB each): bounds the memory when the writer is slower. */
-const MAX_AHEAD = 8;
+/** The table to format and the file to write it into (created or truncated). */
+export interface CsvWorkerRequest {
+  table: PackedTable;
+  file: string;
+}
+/** The file written (its sha256 and bytes), or the error that stopped it (`started`: some byte was written). */
+export type CsvWorkerReply = { sha256: string; bytes: number } | { error: string; started: boolean };
 
-/** Messages from the main thread: the table to format, then one ack per chunk written. */
-export type CsvWorkerRequest = { table: PackedTable } | { ack: true };
-/** Messages to the main thread: a chunk, the end, or the error that stopped it. */
-export type CsvWorkerReply = { chunk: Uint8Array } | { done: true } | { error: string };
+/** Writes every byte of `chunk` at the file's current position. */
+function writeAll(fd: number, chunk: Uint8Array): void {
+  for (let off = 0; off < chunk.byteLength; ) off += writeSync(fd, chunk, off, chunk.byteLength - off);
+}
+
+/** Formats, writes, hashes and fsyncs the table's CSV file. */
+function writeTable(req: CsvWorkerRequest): { sha256: string; bytes: number } {
+  const hash = createHash("sha256");
+  let bytes = 0;
+  const fd = openSync(req.file, "w");
+  try {
+    for (const chunk of packedCsvChunks(req.table)) {
+      hash.update(chunk);
+      writeAll(fd, chunk);
+      bytes += chunk.byteLength;
+    }
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  return { sha256: hash.digest("hex"), bytes };
+}
 
 // An if, not an expression statement: tslab's emit captures a module's last top-level expression.
 if (parentPort !== null) {
   const port = parentPort;
-  let ahead = 0;
-  let wake: (() => void) | null = null;
-  const format = async (table: PackedTable) => {
-    for (const chunk of csvByteChunks(unpackTable(table))) {
-      ahead++;
-      port.postMessage({ chunk } satisfies CsvWorkerReply, [chunk.buffer as ArrayBuffer]);
-      while (ahead >= MAX_AHEAD) await new Promise<void>((resolve) => (wake = resolve));
+  port.on("message", (req: CsvWorkerRequest) => {
+    let reply: CsvWorkerReply;
+    try {
+      reply = writeTable(req);
+    } catch (e) {
+      reply = { error: (e as Error).message, started: true };
     }
-    port.postMessage({ done: true } satisfies CsvWorkerReply);
-  };
-  port.on("message", (m: CsvWorkerRequest) => {
-    if ("ack" in m) {
-      ahead--;
-      wake?.();
-      wake = null;
-      return;
-    }
-    format(m.table).catch((e: Error) => port.postMessage({ error: e.message } satisfies CsvWorkerReply));
+    port.postMessage(reply);
   });
 }

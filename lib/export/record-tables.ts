@@ -40,7 +40,22 @@ function keysOf(records: readonly { values: Record<string, number> }[]): string[
 function stableOrder<T>(items: readonly T[], by: (x: T) => number): Int32Array {
   const idx = new Int32Array(items.length);
   for (let i = 0; i < idx.length; i++) idx[i] = i;
-  return idx.sort((a, b) => by(items[a]) - by(items[b]) || a - b);
+  // Records usually come in order already (runs in order, each in step order): then the identity is
+  // the stable order, found in one pass instead of a sort that calls `by` twice per comparison.
+  return inOrder(items, by) ? idx : idx.sort((a, b) => by(items[a]) - by(items[b]) || a - b);
+}
+
+/** True when `by` never decreases along `items` and is never NaN (the sort would then keep every index in place). */
+function inOrder<T>(items: readonly T[], by: (x: T) => number): boolean {
+  if (items.length === 0) return true;
+  let prev = by(items[0]);
+  if (Number.isNaN(prev)) return false;
+  for (let i = 1; i < items.length; i++) {
+    const v = by(items[i]);
+    if (!(v >= prev)) return false;
+    prev = v;
+  }
+  return true;
 }
 
 /**

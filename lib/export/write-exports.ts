@@ -10,12 +10,12 @@ import type { HealthParams } from "../health/health-params";
 import type { HealthReport } from "../health/run-health-checks";
 import type { AlignedRuns, Reporter, SourceManifest } from "../types";
 import { csvEntry, planExports, type ExportPlan } from "./build-exports";
-import { csvChunksOnWorker } from "./csv-on-worker";
+import { writeCsvOnWorker } from "./csv-on-worker";
 import { csvByteChunks, type AnyTable } from "./csv-text";
 import { EXPORT_MANIFEST_FILE, serializeExportManifest, type ExportFileEntry } from "./export-manifest";
 import type { PackedTable } from "./packed-table";
 import { loadParquetWriter, type ParquetLayout } from "./parquet-file";
-import { writeFilesAtomically, type FileToWrite } from "./write-files-atomically";
+import { writeFilesAtomically, writeHashed, type FileToWrite } from "./write-files-atomically";
 
 /** Every path a Parquet export may write (both layouts): an export removes those it does not write, so no stale Parquet outlives it. */
 export const PARQUET_OUTPUTS: readonly string[] = ["rollouts.parquet", "updates.parquet", "rollouts", "updates"];
@@ -117,14 +117,19 @@ function streamedFiles(
       written.entries[i] = csvEntry(t, sha256, bytes);
     },
   }));
-  // Record tables formatted on worker threads are written first and alongside the rest: the
-  // formatting's garbage then never meets this thread's heap, which holds the records.
+  // Record tables written by worker threads are started first and written alongside the rest: the
+  // formatting's garbage then never meets this thread's heap, which holds the records, and this
+  // thread meanwhile makes the other tables (the health checks of health.csv).
   const onWorkers = csvWorkers === false ? [] : workerTables(plan.tables, csvWorkers === true ? 0 : WORKER_MIN_CELLS);
   for (const { index, packed } of onWorkers) {
-    const table = plan.tables[index];
-    csv[index] = { ...csv[index], concurrent: true, chunks: () => csvChunksOnWorker(packed, () => csvByteChunks(table)) };
+    const here = csv[index];
+    csv[index] = { ...here, concurrent: true, write: (file) => writeCsvOnWorker(packed, file, () => writeHashed(file, here)) };
   }
   csv.sort((a, b) => Number(b.concurrent === true) - Number(a.concurrent === true));
+  // The other CSVs are written alongside the workers' too (none reads another), so this thread makes
+  // them, health.csv's checks included, while the workers write; the last one is not concurrent: the
+  // manifest waits for every CSV's entry.
+  if (onWorkers.length > 0) for (let i = 0; i < csv.length - 1; i++) csv[i] = { ...csv[i], concurrent: true };
   const manifest: FileToWrite = {
     name: EXPORT_MANIFEST_FILE,
     chunks: () => [serializeExportManifest(plan.manifest(written.entries))],

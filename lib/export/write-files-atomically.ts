@@ -34,15 +34,21 @@ async function exists(p: string): Promise<boolean> {
 }
 
 /**
- * A file to write: text (UTF-8), bytes, or chunks of either made while it is written (files are
- * written in order, so a later file's chunks may depend on what an earlier one wrote; a `concurrent`
- * file is written while the files after it are, up to the next file that is not concurrent).
+ * A file to write: text (UTF-8), bytes, or chunks of either made while it is written, or written by
+ * `write` itself (files are written in order, so a later file's chunks may depend on what an earlier
+ * one wrote; a `concurrent` file is written while the files after it are, up to the next file that
+ * is not concurrent).
  */
 export interface FileToWrite {
   name: string;
   text?: string;
   bytes?: Uint8Array;
   chunks?: () => Iterable<string | Uint8Array> | AsyncIterable<Uint8Array>;
+  /**
+   * Writes the file at this path itself (another thread: it creates, hashes and fsyncs it) and
+   * returns its sha256 (hex) and size; used instead of the content fields.
+   */
+  write?: (file: string) => Promise<{ sha256: string; bytes: number }>;
   /** Write it alongside the following files (its chunks come from another thread); default false. */
   concurrent?: boolean;
   /** Told the sha256 (hex) and size of the bytes written, computed as they were written. */
@@ -110,9 +116,18 @@ async function writeAll(dir: string, files: readonly FileToWrite[]): Promise<voi
   await join();
 }
 
-/** Writes (hashing as it writes) and fsyncs one file, creating its folder. */
+/** Writes (hashing as it writes, or by its own `write`) and fsyncs one file, creating its folder. */
 async function writeOne(p: string, f: FileToWrite): Promise<void> {
   await fsp.mkdir(path.dirname(p), { recursive: true });
+  const { sha256, bytes } = f.write !== undefined ? await f.write(p) : await writeHashed(p, f);
+  f.onWritten?.(sha256, bytes);
+}
+
+/**
+ * Writes a file's content (text, bytes or chunks) at `p` on this thread, hashing it as it goes, and
+ * fsyncs it; returns its sha256 (hex) and size. The fallback of a file another thread fails to write.
+ */
+export async function writeHashed(p: string, f: Omit<FileToWrite, "write">): Promise<{ sha256: string; bytes: number }> {
   const hash = createHash("sha256");
   let bytes = 0;
   const handle = await fsp.open(p, "w");
@@ -126,7 +141,7 @@ async function writeOne(p: string, f: FileToWrite): Promise<void> {
   } finally {
     await handle.close();
   }
-  f.onWritten?.(hash.digest("hex"), bytes);
+  return { sha256: hash.digest("hex"), bytes };
 }
 
 /**

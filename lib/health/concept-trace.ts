@@ -108,7 +108,10 @@ function judgeTrace(t: ConceptTrace, rule: StreakRule): { flags: CheckFlag[]; ev
   const base = baseline === null ? {} : { baseline: { value: baseline, first: t.xs[0], last: t.xs[rule.early - 1] } };
   const flags: CheckFlag[] = [];
   const before = t.values.slice(0, rule.early).filter((v) => v - v === 0);
-  const thresholds: number[] = [];
+  // The range of the thresholds used, kept as it goes (not one array entry per logged value).
+  let lo = Number.POSITIVE_INFINITY;
+  let hi = Number.NEGATIVE_INFINITY;
+  let judged = false;
   let run: HealthHit[] = [];
   let window: FlagWindow | null = null;
   const close = () => {
@@ -119,7 +122,11 @@ function judgeTrace(t: ConceptTrace, rule: StreakRule): { flags: CheckFlag[]; ev
   for (let i = rule.early; i < t.values.length; i++) {
     const v = t.values[i];
     const th: number | null = rule.holdThreshold === true && run.length > 0 && window !== null ? window.threshold : rule.threshold(baseline, before);
-    if (th !== null) thresholds.push(th);
+    if (th !== null) {
+      if (!judged || th < lo) lo = th;
+      if (!judged || th > hi) hi = th;
+      judged = true;
+    }
     if (th !== null && v - v === 0 && rule.fires(v, th)) {
       // The figure's threshold line is the one the streak's first value crossed.
       if (run.length === 0) window = { threshold: th, side: rule.side, ...base };
@@ -128,15 +135,8 @@ function judgeTrace(t: ConceptTrace, rule: StreakRule): { flags: CheckFlag[]; ev
     if (v - v === 0) before.push(v);
   }
   close();
-  if (thresholds.length === 0) return null;
+  if (!judged) return null;
   const early = baseline === null ? "" : `early median ${fmt(baseline)} (values at ${t.xs[0]}-${t.xs[rule.early - 1]}), `;
-  // Loops, not Math.min(...thresholds): spreading one threshold per logged value (10^5-10^6) overflows the call stack.
-  let lo = thresholds[0];
-  let hi = thresholds[0];
-  for (const th of thresholds) {
-    if (th < lo) lo = th;
-    if (th > hi) hi = th;
-  }
   return { flags, evidence: `${t.round} ${t.runId}: ${early}threshold ${lo === hi ? fmt(lo) : `${fmt(lo)} to ${fmt(hi)}`}` };
 }
 

@@ -114,6 +114,20 @@ export function finiteMedian(values: ArrayLike<number | undefined>): number | nu
 }
 
 /**
+ * The finite median of the last `window` of `values` (as finiteMedian(values.slice(-window)), window
+ * >= 1), copied into `scratch` (at least `window` long) instead of two fresh arrays: rules that judge
+ * every logged value against its trailing median call it once per value.
+ */
+export function trailingMedian(values: readonly number[], window: number, scratch: Float64Array): number | null {
+  let n = 0;
+  for (let i = Math.max(0, values.length - window); i < values.length; i++) {
+    const v = values[i];
+    if (v - v === 0) scratch[n++] = v;
+  }
+  return medianInPlace(scratch.subarray(0, n));
+}
+
+/**
  * Median of finite values, reordering them in place; null for none. A selection (linear time), not a
  * sort (n log n: a second at 10^7 values), with the sorted order's -0 before +0 kept exactly.
  * @example medianInPlace(Float64Array.of(3, 1, 2, 10)) // 2.5

@@ -4,7 +4,7 @@
  */
 import { conceptKey, defineCheck } from "./health-check";
 import { conceptTraces, flagUnit, grainText, type ConceptTrace } from "./concept-trace";
-import { finiteMedian, flagOf, type CheckFlag, type HealthHit } from "./flag-ranges";
+import { flagOf, medianInPlace, type CheckFlag, type HealthHit } from "./flag-ranges";
 
 /** The declared check. Consecutive spiking values form one flag. */
 export const gradNormSpike = defineCheck({
@@ -40,9 +40,16 @@ function spikeFlags(t: ConceptTrace, multiple: number, window: number, minHistor
     if (run.length > 0) flags.push({ ...flagOf(run), raisedAt: run[0].x, window: { threshold, side: "above" } });
     run = [];
   };
+  // The trailing window's finite values, copied into one reused array: a slice, a filtered copy and
+  // a typed copy per logged value were most of this check's time (and garbage) at 10^6 updates.
+  const scratch = new Float64Array(Math.max(0, Math.min(window, t.values.length)));
   for (let i = 1; i < t.values.length; i++) {
-    const before = t.values.slice(Math.max(0, i - window), i).filter((v) => v - v === 0);
-    const med = before.length >= minHistory ? (finiteMedian(before) as number) : 0;
+    let n = 0;
+    for (let j = Math.max(0, i - window); j < i; j++) {
+      const w = t.values[j];
+      if (w - w === 0) scratch[n++] = w;
+    }
+    const med = n >= minHistory ? (medianInPlace(scratch.subarray(0, n)) as number) : 0;
     const v = t.values[i];
     if (med > 0 && v - v === 0 && v > multiple * med) {
       // The flag's threshold line is its first value's (the trailing median moves after it).

@@ -12,6 +12,7 @@ import assert from "node:assert/strict";
 import { alignRuns } from "../../lib/align/align-runs";
 import { buildExports } from "../../lib/export/build-exports";
 import { csvText } from "../../lib/export/csv-text";
+import { packedCsvChunks } from "../../lib/export/packed-csv";
 import { unpackTable } from "../../lib/export/packed-table";
 import { readExportCsv } from "../../lib/export/read-export-csv";
 import { rolloutsTable, updatesTable } from "../../lib/export/record-tables";
@@ -144,6 +145,10 @@ function checkExportedNumbers(s: Scenario, aligned: AlignedRuns): void {
     const packed = table.pack!();
     assert.ok(packed !== null, `${table.name}: compact records pack`);
     assert.equal(csvText(unpackTable(packed)), files.find((f) => f.name === table.name)!.text, `${table.name}: packed for the worker, same bytes`);
+    // Chunks share one buffer: each is copied before the next is made.
+    const chunks: Buffer[] = [];
+    for (const c of packedCsvChunks(packed)) chunks.push(Buffer.from(c));
+    assert.equal(Buffer.concat(chunks).toString("utf8"), files.find((f) => f.name === table.name)!.text, `${table.name}: the worker's formatter, same bytes`);
   }
   const summary = readExportCsv(files.find((f) => f.name === "summary.csv")!.text, { file: "summary.csv" });
   t.runs.forEach((run, i) => {

@@ -211,8 +211,8 @@ test("renderResults: machine table, targets and the measured tables", () => {
   assert.match(text, /\| fetch >= 3x faster than the official client \(its HistoryPage path\) at 10\^5 rows per run \| 4\.00x/);
   assert.match(text, /\| 4 x 100,000 \| ours: fetchAndFreeze \(default settings\) \| 5\.00 \|/);
   assert.match(text, /\| 4 x 100,000 \(\+100 ms\/page\) \| ours: fetchAndFreeze/);
-  assert.match(text, /\| 10\^6 \| 2,550,000 \| 1024 \| 1 \| yes \| 40\.00 \| 30\.00 \| - \| 0\.75 \| - \|/);
-  assert.match(text, /\| 10\^6 \| 1\.00 \/ 1\.00 \/ - \| 2\.00 \/ 1\.00 \/ - \|/);
+  assert.match(text, /\| 10\^6 \| 2,550,000 \| 1024 \| 1 \| yes \| 40\.00 \| 30\.00 \| - \| - \| 0\.75 \| - \| - \|/);
+  assert.match(text, /\| 10\^6 \| 1\.00 \/ 1\.00 \/ - \/ - \| 2\.00 \/ 1\.00 \/ - \/ - \|/);
   assert.match(text, /largest gap in phase "export": ours 36\.0 s vs pandas 27\.0 s/);
   assert.doesNotMatch(text, /\n\n\n/);
 });
@@ -233,4 +233,29 @@ test("renderResults: a size ours ran alone is not called equal, and a load the b
   assert.doesNotMatch(text, /other processes shared the CPUs/);
   const busy = renderResults(results({ machine: { ...results({}).machine, loadAverage: 3 } }));
   assert.match(busy, /exceeded the core count before the bench started: other processes shared the CPUs/);
+});
+
+test("targets: the minimal DuckDB job, judged on time and a 1 GiB peak only where it ran", () => {
+  const withMinimal = (ours: number, minimal: number, peakMiB: number): AnalysisBenchResult => ({
+    ...analysisResult(ours, ours),
+    updates: 1_000_000,
+    sides: ["ours", "duckdb-minimal"],
+    oursOverDuckdbMinimal: ours / minimal,
+    medianSeconds: { ours, "duckdb-minimal": minimal },
+    medianPhases: {
+      ours: { load: 1, align: 2, summaries: 1, export: ours - 4 },
+      "duckdb-minimal": { load: 1, align: 1, summaries: 0, export: minimal - 2 },
+    },
+    maxPeakRssKb: { ours: peakMiB * 1024, "duckdb-minimal": 2048 * 1024 },
+  });
+  const row = (a: AnalysisBenchResult) => judgeTargets(results({ analysis: [a] })).find((t) => /minimal DuckDB/.test(t.target));
+  const slow = row(withMinimal(12, 6, 900))!;
+  assert.equal(slow.met, "not met");
+  assert.match(slow.measured, /^ours\/minimal = 2\.00 \(12\.0 s vs 6\.0 s, median of 1 paired\); peak ours 900 MiB, minimal DuckDB 2048 MiB$/);
+  assert.match(slow.why, /largest gap in phase "export": ours 8\.0 s vs duckdb-minimal 4\.0 s/);
+  assert.equal(row(withMinimal(6, 6, 1024))!.met, "met");
+  const big = row(withMinimal(5, 6, 1100))!;
+  assert.equal(big.met, "not met");
+  assert.match(big.why, /^peak 1100 MiB over 1024 MiB$/);
+  assert.equal(row(analysisResult(20, 30)), undefined);
 });

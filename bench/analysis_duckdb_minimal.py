@@ -1,0 +1,113 @@
+"""Benchmark side D of the analysis benchmark: the least DuckDB job that writes our two record CSVs.
+
+Usage: analysis_duckdb_minimal.py ARCHIVE_DIR OUT_DIR
+
+The floor the export is measured against (issue 42): DuckDB's JSON reader loads the frozen JSONL,
+rows are split into rollout and update records by the same decision table as the full DuckDB side
+(analysis_duckdb.kind_sql), rollout rows are grouped into one record per batch, and rollouts.csv
+and updates.csv are written by COPY, nothing more: no sha256 check, no step or coverage checks, no
+conflict check when a batch's rows disagree (the first value by min), no summaries. N (updates per
+batch) is the update rows over the batches, r0 the first batch; both are one aggregate each. Writes
+OUT_DIR/exports/{rollouts,updates}.csv (compared with ours cell by cell, as the full side's are) and
+prints one JSON line with the seconds of each phase and the peak resident memory (VmHWM, kB). It
+writes no summary.json: the parent compares only its CSVs.
+"""
+import json
+import os
+import sys
+import time
+
+T_START = time.perf_counter()
+
+from analysis_duckdb import ROLLOUT_KINDS, ident, kind_sql, lit  # noqa: E402  (bench/, the script's own folder)
+from side_report import Phases, print_report  # noqa: E402
+
+import duckdb  # noqa: E402
+
+
+def load(con, archive_dir):
+    """Table `hist` (run index, every key as DOUBLE, the row kind); returns (runs of the manifest, keys)."""
+    with open(os.path.join(archive_dir, "manifest.json")) as f:
+        runs = json.load(f)["runs"]
+    files = [os.path.join(archive_dir, r["file"]) for r in runs]
+    con.execute("CREATE TABLE runs (run INTEGER, round VARCHAR, run_id VARCHAR)")
+    con.executemany("INSERT INTO runs VALUES (?, ?, ?)", [(i, r["round"], r["runId"]) for i, r in enumerate(runs)])
+    # The key set is open, so one pass lists the keys (as the full side does); every key is then read
+    # as DOUBLE ("NaN" strings cast to NaN; auto-detection would make those columns text).
+    file_list = "[" + ", ".join(lit(f) for f in files) + "]"
+    keys = sorted(k for (k,) in con.sql(f"SELECT DISTINCT unnest(json_keys(json)) FROM read_ndjson_objects({file_list})").fetchall())
+    columns = "{" + ", ".join(f"{lit(k)}: 'DOUBLE'" for k in keys) + "}"
+    scans = " UNION ALL ".join(
+        f"SELECT {i} AS run, * FROM read_json({lit(f)}, format = 'newline_delimited', records = true, columns = {columns})"
+        for i, f in enumerate(files)
+    )
+    con.execute(f"CREATE TABLE hist AS SELECT *, {kind_sql(keys)} AS kind FROM ({scans})")
+    return runs, keys
+
+
+def split(con, keys):
+    """Tables `upd` and `rol`: update rows as they are, rollout rows grouped per run and batch."""
+    rol_kinds = "(" + ", ".join(lit(k) for k in ROLLOUT_KINDS) + ")"
+    n, r0 = con.sql(
+        f"""SELECT round((SELECT count(*) FROM hist WHERE kind = 'optimizer-update')
+                 / (SELECT count(DISTINCT (run, "rollout/step")) FROM hist WHERE kind IN {rol_kinds}))::BIGINT,
+               (SELECT min("rollout/step")::BIGINT FROM hist WHERE kind IN {rol_kinds})"""
+    ).fetchall()[0]
+    tcols = [c for c in keys if c.startswith("train/")]
+    con.execute(
+        f"""CREATE TABLE upd AS SELECT run, r.round, r.run_id, t - {n * r0} + 1 AS "update", t AS train_step,
+              t // {n} AS rollout, t % {n} AS update_in_rollout, _step, {', '.join(ident(c) for c in tcols)}
+            FROM (SELECT *, "train/step"::BIGINT AS t FROM hist WHERE kind = 'optimizer-update') JOIN runs r USING (run)"""
+    )
+    fcols = [c for c in keys if c.startswith(("rollout/", "perf/"))]
+    con.execute(
+        f"""CREATE TABLE rol AS SELECT run, any_value(r.round) AS round, any_value(r.run_id) AS run_id,
+              "rollout/step"::BIGINT AS rollout, {', '.join(f'min({ident(c)}) AS {ident(c)}' for c in fcols)}
+            FROM hist JOIN runs r USING (run) WHERE kind IN {rol_kinds} GROUP BY run, "rollout/step\""""
+    )
+    return tcols, fcols
+
+
+def present(con, table, cols):
+    """The columns of `table` with at least one value, sorted (the CSV's key columns, as ours writes them)."""
+    counts = con.sql(f"SELECT {', '.join(f'count({ident(c)})' for c in cols)} FROM {table}").fetchall()[0]
+    return sorted(c for c, k in zip(cols, counts) if k)
+
+
+def export(con, tcols, fcols, out_dir):
+    """rollouts.csv and updates.csv by COPY: meta columns, then the logged keys in sorted order."""
+    os.makedirs(out_dir, exist_ok=True)
+    jobs = [
+        ("rollouts.csv", "round, run_id, rollout", present(con, "rol", fcols), "rol", "rollout, run"),
+        ("updates.csv", 'round, run_id, "update", train_step, rollout, update_in_rollout', present(con, "upd", tcols), "upd", '"update", run, _step'),
+    ]
+    for name, meta, keys, table, order in jobs:
+        cols = ", ".join([meta] + [ident(k) for k in keys])
+        con.execute(f"COPY (SELECT {cols} FROM {table} ORDER BY {order}) TO {lit(os.path.join(out_dir, name))} (FORMAT csv, HEADER true)")
+
+
+def main():
+    archive_dir, out_dir = sys.argv[1], sys.argv[2]
+    phases = Phases()
+    con = duckdb.connect()
+    # Outputs are ordered by ORDER BY where order matters, so DuckDB need not keep insertion order.
+    con.execute("SET preserve_insertion_order = false")
+    _runs, keys = load(con, archive_dir)
+    phases.lap("load")
+    tcols, fcols = split(con, keys)
+    phases.lap("align")
+    phases.lap("summaries")
+    export(con, tcols, fcols, os.path.join(out_dir, "exports"))
+    phases.lap("export")
+    print_report({
+        "side": "duckdb-minimal",
+        "duckdb": duckdb.__version__,
+        "rows": con.sql("SELECT count(*) FROM hist").fetchall()[0][0],
+        "updates": con.sql("SELECT count(*) FROM upd").fetchall()[0][0],
+        "phases": phases.seconds,
+        "seconds": phases.total(),
+    }, T_START)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,55 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+
+import { csvText } from "../../lib/export/csv-text";
+import { packedCsvChunks } from "../../lib/export/packed-csv";
+import { type PackedTable, unpackTable } from "../../lib/export/packed-table";
+
+/** The formatter's chunks joined (each copied: they share one buffer). */
+function joined(p: PackedTable): string {
+  const parts: Buffer[] = [];
+  for (const c of packedCsvChunks(p)) parts.push(Buffer.from(c));
+  return Buffer.concat(parts).toString("utf8");
+}
+
+/** A packed table of 3 rows: a text and a number axis column, then keys a, b, c from two key lists in one shared store. */
+function table(texts: string[], columns = ["round", "rollout", "a", "b", "c"]): PackedTable {
+  const store = new Float64Array(new SharedArrayBuffer(8 * 6));
+  store.set([1.5, NaN, -Infinity, 1e-7, -0, 12345678901234568]);
+  return {
+    name: "t.csv",
+    columns,
+    rowCount: 3,
+    lead: [
+      { kind: "text", at: Int32Array.of(0, 1, 1) },
+      { kind: "number", values: Float64Array.of(1, 2, Infinity) },
+    ],
+    texts,
+    stores: [store.buffer],
+    store: Int32Array.of(0, 0, 0),
+    at: Int32Array.of(0, 3, 4),
+    shape: Int32Array.of(0, 1, 1),
+    shapes: [
+      ["a", "b", "c"],
+      ["c", "a"],
+    ],
+  };
+}
+
+test("packedCsvChunks writes the bytes csvByteChunks writes of the unpacked table: quoting, non-finite values, absent keys, UTF-8", () => {
+  for (const texts of [
+    ["R0", "R1"],
+    ['R "0"', "R,1"],
+    ["Rö", " R1"],
+  ]) {
+    const p = table(texts);
+    assert.equal(joined(p), csvText(unpackTable(p)), texts.join(" "));
+  }
+  assert.equal(joined(table(["R0", "R1"])), "round,rollout,a,b,c\nR0,1,1.5,NaN,-Inf\nR1,2,0,,1e-7\nR1,Inf,12345678901234568,,0\n");
+});
+
+test("packedCsvChunks: a header of its own characters, and a repeated column refused", () => {
+  const p = table(["R0", "R1"], ["rö", "rollout", "a", "b", "c"]);
+  assert.equal(joined(p), csvText(unpackTable(p)));
+  assert.throws(() => joined(table(["R0", "R1"], ["round", "a", "a", "b", "c"])), { message: "invalid columns of t.csv: a column name repeats" });
+});
