@@ -31,7 +31,7 @@ const CACHE = path.join(ROOT, ".cache", "tslab-snapshot");
 const TSLAB = path.join(ROOT, "node_modules", "tslab");
 const TS_FILE = path.join(ROOT, "node_modules", "@tslab", "typescript-for-tslab", "lib", "typescript.js");
 const PRELOAD = path.join(__dirname, "tslab-prebuilt-lib.js");
-/** Snapshots kept besides the current one (86 MB each; a kernel reads its blob only as it starts). */
+/** Snapshots kept besides the current one (56 MB each; a kernel reads its blob only as it starts). */
 const KEEP = 1;
 const NAME = "tslab-snapshot";
 
@@ -42,7 +42,7 @@ const NAME = "tslab-snapshot";
  */
 function snapshotKey(libBuild) {
   const h = crypto.createHash("sha256");
-  h.update(`${libBuild ? path.basename(libBuild) : "no lib build"}\0`);
+  h.update(`${libBuild ? path.basename(libBuild) : "no lib build"}\0${notebookImports().join("\0")}\0`);
   const version = (p) => JSON.parse(fs.readFileSync(p, "utf8")).version;
   h.update(`${process.version}\0${process.arch}\0${process.env.NODE_OPTIONS ?? ""}\0${version(path.join(TSLAB, "package.json"))}\0`);
   h.update(`${version(path.join(path.dirname(TS_FILE), "..", "package.json"))}\0`);
@@ -88,27 +88,33 @@ function kernelOptions(ts) {
   };
 }
 
-/** The packages lib/'s sources import (their declarations are what a cell's imports pull in). */
-function importedPackages() {
-  const names = new Set();
-  const walk = (dir) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.name.endsWith(".ts")) {
-        for (const m of fs.readFileSync(p, "utf8").matchAll(/\bfrom\s+"([^".][^"]*)"/g)) names.add(m[1]);
-      }
+/**
+ * What the notebooks' code cells import (`from "..."`), sorted: the snapshot holds what those imports
+ * reach, not all of lib/ (every megabyte of parsed declarations costs each kernel time to deserialize).
+ */
+function notebookImports() {
+  const dir = path.join(ROOT, "notebooks");
+  const specs = new Set();
+  const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith(".ipynb")) : [];
+  for (const f of files) {
+    let cells = [];
+    try {
+      cells = JSON.parse(fs.readFileSync(path.join(dir, f), "utf8")).cells ?? [];
+    } catch {}
+    for (const cell of cells) {
+      if (cell.cell_type !== "code") continue;
+      const src = Array.isArray(cell.source) ? cell.source.join("") : String(cell.source ?? "");
+      for (const m of src.matchAll(/\bfrom\s+"([^"]+)"/g)) specs.add(m[1]);
     }
-  };
-  walk(path.join(ROOT, "lib"));
-  return [...names].sort();
+  }
+  return [...specs].sort();
 }
 
 /**
  * lib/'s declarations as a kernel sees them with the prebuilt lib (scripts/tslab-prebuilt-lib.js):
  * lib/x.d.ts is the build's, lib/x.ts is hidden behind it. Null without a build.
  */
-function libView(ts, libBuild) {
+function libView(libBuild) {
   if (!libBuild) return null;
   const lib = path.join(ROOT, "lib");
   const stem = (file, ext) => {
@@ -116,17 +122,7 @@ function libView(ts, libBuild) {
     return p.startsWith(lib + path.sep) && p.endsWith(ext) ? path.relative(ROOT, p).slice(0, -ext.length) : null;
   };
   const built = (s) => path.join(libBuild, `${s}.d.ts`);
-  const roots = [];
-  const walk = (dir) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.name.endsWith(".d.ts")) roots.push(path.join(ROOT, path.relative(libBuild, p)));
-    }
-  };
-  walk(path.join(libBuild, "lib"));
   return {
-    roots: roots.sort(),
     fileExists: (file, otherwise) => {
       const d = stem(file, ".d.ts");
       if (d !== null) return fs.existsSync(built(d));
@@ -142,16 +138,16 @@ function libView(ts, libBuild) {
 }
 
 /**
- * Every declaration file a kernel reads, parsed and bound as a kernel's program would: one program
- * with tslab's options over lib/'s prebuilt declarations (and a file importing what lib/ imports, for
- * a lib that does not build).
+ * Every declaration file a notebook's kernel reads, parsed and bound as a kernel's program would: one
+ * program with tslab's options over a file importing what the notebooks import, lib/ seen as the
+ * kernels see it (its prebuilt declarations).
  */
 function parseDeclarations(ts, libBuild) {
   const probe = path.join(ROOT, "__tslab_snapshot__.ts");
-  const text = importedPackages()
+  const text = notebookImports()
     .map((m, i) => `import * as m${i} from ${JSON.stringify(m)};`)
     .join("\n");
-  const view = libView(ts, libBuild);
+  const view = libView(libBuild);
   const host = ts.createCompilerHost(kernelOptions(ts));
   const getSourceFile = host.getSourceFile;
   host.getSourceFile = (fileName, ...rest) => (fileName === probe ? ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022) : getSourceFile(fileName, ...rest));
@@ -161,7 +157,7 @@ function parseDeclarations(ts, libBuild) {
     host.fileExists = (f) => view.fileExists(f, fileExists);
     host.readFile = (f) => view.readFile(f, readFile);
   }
-  const program = ts.createProgram([probe, ...(view ? view.roots : [])], kernelOptions(ts), host);
+  const program = ts.createProgram([probe], kernelOptions(ts), host);
   program.getTypeChecker(); // binds every file
   const files = new Map();
   for (const sf of program.getSourceFiles()) {
@@ -306,8 +302,11 @@ function prune(current) {
 
 /** The line of a failed build or check that says why: its error's message, else its last line. */
 function failureOf(output) {
-  const lines = output.trim().split("\n");
-  return (lines.find((l) => /^\w*Error\b|^failed:/.test(l.trim())) ?? lines[lines.length - 1] ?? "no output").trim();
+  const lines = output
+    .split("\n")
+    .map((l) => l.replace(/^[#\s]+/, "").trim())
+    .filter((l) => l !== "");
+  return lines.find((l) => /^\w*Error\b|^failed:|^Fatal\b/.test(l)) ?? lines[lines.length - 1] ?? "no output";
 }
 
 /** Builds (when missing) and checks the snapshot; its path, or null with the reason printed. */
@@ -349,6 +348,10 @@ if (v8.startupSnapshot?.isBuildingSnapshot()) {
 } else if (require.main === module) {
   const at = process.argv.indexOf("--lib-build");
   const libBuild = at > 0 && process.argv[at + 1] ? path.resolve(process.argv[at + 1]) : null;
+  if (libBuild !== null && !fs.existsSync(path.join(libBuild, "lib"))) {
+    console.error(`${NAME}: invalid lib-build: ${libBuild} (no lib/ in it; scripts/tslab-prebuilt-lib.js --print-dir names one)`);
+    process.exit(2);
+  }
   const got = ensureSnapshot(libBuild, (line) => console.error(`${NAME}: ${line}`));
   if (got === null) process.exit(1);
   if (got.built) console.error(`${NAME}: built in ${(got.ms / 1000).toFixed(1)} s -> ${path.relative(ROOT, got.blob)}`);

@@ -66,6 +66,10 @@ test("built in a workspace: a kernel from the snapshot checks cells against lib 
   symlinkSync(join(ROOT, "node_modules"), join(ws, "node_modules"));
   mkdirSync(join(ws, "lib"));
   writeFileSync(join(ws, "lib", "a.ts"), '/** a. */\nexport function a(): string {\n  return "a1";\n}\n');
+  // The snapshot holds what the notebooks import.
+  mkdirSync(join(ws, "notebooks"));
+  const cell = { cell_type: "code", metadata: {}, outputs: [], execution_count: null, source: 'import { a } from "./lib/a";\n' };
+  writeFileSync(join(ws, "notebooks", "01-a.ipynb"), JSON.stringify({ cells: [cell], metadata: {}, nbformat: 4, nbformat_minor: 5 }));
 
   const libBuild = () => {
     const r = spawnSync(process.execPath, [join(ws, "scripts", "tslab-prebuilt-lib.js"), "--print-dir"], { cwd: ws, encoding: "utf8" });
@@ -92,12 +96,16 @@ test("built in a workspace: a kernel from the snapshot checks cells against lib 
   assert.equal(heap.status, 0, heap.stderr);
   assert.notEqual(heap.stdout.trim(), blob);
   assert.match(heap.stderr, /built in/);
-  // A build that fails: no blob, the reason said, and not tried again at the next start.
-  const broken = build("", join(ws, "no-such-lib-build"));
+  const noLib = build("", join(ws, "no-such-lib-build"));
+  assert.equal(noLib.status, 2);
+  assert.match(noLib.stderr, /invalid lib-build: .*no-such-lib-build \(no lib\/ in it/);
+  // A build that fails (here: a heap too small for it): no blob, the reason said, and not tried
+  // again at the next start.
+  const broken = build("--max-old-space-size=40");
   assert.equal(broken.status, 1);
   assert.equal(broken.stdout, "");
-  assert.match(broken.stderr, /not used \(kernels start without it\): .*no-such-lib-build/);
-  const brokenAgain = build("", join(ws, "no-such-lib-build"));
+  assert.match(broken.stderr, /not used \(kernels start without it\): Fatal javascript OOM/);
+  const brokenAgain = build("--max-old-space-size=40");
   assert.equal(brokenAgain.status, 1);
   assert.match(brokenAgain.stderr, /delete \.cache\/tslab-snapshot\/\w+\.failed to try again/);
   assert.deepEqual(
