@@ -1,7 +1,7 @@
 /**
  * A startup snapshot for the main command's tslab kernels: TypeScript already loaded, and the
- * declaration files the kernels read (TypeScript's lib.*.d.ts, @types/*, lib/'s prebuilt declarations
- * and the packages they import) already parsed and bound.
+ * declaration files the notebooks' kernels read (TypeScript's lib.*.d.ts, @types/*, what the notebooks
+ * import from lib/, as its prebuilt declarations, and the packages behind them) parsed and bound.
  *
  * Why: a kernel spends most of its start loading TypeScript (8 MB of JavaScript) and parsing and
  * binding ~3 MB of declarations (2.3 MB of them @types/node) before it checks the first cell, in
