@@ -32,16 +32,35 @@ export interface HtmlReportJob {
   exports: ExportResult;
 }
 
-/** Runs one step of the build; rejects naming it, with the end of its output, when it fails. */
-function step(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+/** Runs one step of the build, to its standard output; rejects naming it, with the end of its output, when it fails. */
+function step(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
-    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    let stdout = "";
+    child.stdout.on("data", (d: Buffer) => {
+      output += d.toString();
+      stdout += d.toString();
+    });
     child.stderr.on("data", (d: Buffer) => (output += d.toString()));
     child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${name} failed (exit ${code}):\n${output.slice(-2000)}`))));
+    child.on("exit", (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${name} failed (exit ${code}):\n${output.slice(-2000)}`))));
   });
+}
+
+/**
+ * The kernels' startup snapshot, as `npm start` makes and uses it (scripts/tslab-snapshot.js, built
+ * once and kept): TSLAB_SNAPSHOT for the notebooks' kernels; none when it cannot be built (the
+ * kernels then start as in JupyterLab, slower, the same).
+ */
+async function kernelSnapshotEnv(): Promise<NodeJS.ProcessEnv> {
+  try {
+    const libBuild = (await step("lib build", process.execPath, [path.join(ROOT, "scripts", "tslab-prebuilt-lib.js"), "--print-dir"], {})).trim();
+    const args = [path.join(ROOT, "scripts", "tslab-snapshot.js"), ...(libBuild ? ["--lib-build", libBuild] : [])];
+    return { TSLAB_SNAPSHOT: (await step("startup snapshot", process.execPath, args, {})).trim() };
+  } catch {
+    return {};
+  }
 }
 
 /** The files of a built folder, as whole-folder entries for writeFilesAtomically. */
@@ -67,6 +86,7 @@ export async function rebuildHtmlReport(job: HtmlReportJob): Promise<string> {
     const written = path.join(tmp, "exports-written.json");
     fs.writeFileSync(written, serializeExportResult(job.exports));
     const env = {
+      ...(await kernelSnapshotEnv()),
       WORKSPACE_DATA: data,
       WORKSPACE_EXPORTS: path.resolve(job.outDir),
       WORKSPACE_EXPORTS_WRITTEN: written,
