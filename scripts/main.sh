@@ -106,6 +106,8 @@ figures() {
   local rc=0
   wait "$FIG_PID" || rc=$?
   cat "$FIGLOG"
+  # The figure pass also fails when the report pass it names notebooks to has stopped: say why.
+  if [ "$rc" -ne 0 ]; then cat "$REPORTLOG"; fi
   return "$rc"
 }
 step "static figures (browser started during the notebooks)" figures
