@@ -21,6 +21,7 @@ const crypto = require("node:crypto");
 const fs = require("node:fs");
 const Module = require("node:module");
 const path = require("node:path");
+const { tslabCompilerOptions } = require("./tslab-options");
 
 const ROOT = path.resolve(__dirname, "..");
 const LIB = path.join(ROOT, "lib");
@@ -47,38 +48,14 @@ function libFiles(dir = LIB) {
   return out.sort();
 }
 
-/** Cache key: contents of lib/, this file, the compiler and tslab versions, Node's major (tslab's target depends on it). */
+/** Cache key: contents of lib/, this file and tslab-options.js, the compiler and tslab versions, Node's major (tslab's target depends on it). */
 function cacheKey(files) {
   const h = crypto.createHash("sha256");
   h.update(`${tsVersion}\0${tslabVersion}\0${process.versions.node.split(".")[0]}\0`);
   h.update(fs.readFileSync(__filename));
+  h.update(fs.readFileSync(path.join(__dirname, "tslab-options.js")));
   for (const f of files) h.update(`\0${path.relative(ROOT, f)}\0`).update(fs.readFileSync(f));
   return h.digest("hex").slice(0, 16);
-}
-
-/** The compiler options tslab's converter uses (node_modules/tslab/dist/converter.js, Node >= 18). */
-function tslabOptions(outDir) {
-  const ts = tsc();
-  return {
-    module: ts.ModuleKind.ESNext,
-    moduleResolution: ts.ModuleResolutionKind.Node10,
-    esModuleInterop: true,
-    target: ts.ScriptTarget.ES2022,
-    lib: ["lib.es2022.d.ts"],
-    declaration: true,
-    newLine: ts.NewLineKind.LineFeed,
-    noImplicitUseStrict: true,
-    experimentalDecorators: true,
-    resolveJsonModule: true,
-    jsx: ts.JsxEmit.React,
-    typeRoots: ts.getDefaultTypeRoots(ROOT, ts.sys) || [],
-    allowJs: true,
-    checkJs: true,
-    disableTopLevelAwait: true,
-    skipLibCheck: true,
-    rootDir: ROOT,
-    outDir,
-  };
 }
 
 /**
@@ -89,7 +66,7 @@ function compileLib(files, dir) {
   const ts = tsc();
   const { esModuleToCommonJSModule } = requireFromTslab("./dist/converter");
   const outDir = path.join(ROOT, "__tslab_prebuilt_out__").split(path.sep).join("/");
-  const program = ts.createProgram(files, tslabOptions(outDir));
+  const program = ts.createProgram(files, tslabCompilerOptions(ts, ROOT, outDir));
   // The diagnostics tslab would show for a cell importing these files: per file, inside the workspace
   // (it drops file-less ones, e.g. the deprecation notice its own option set draws).
   const sources = files.map((f) => program.getSourceFile(f));

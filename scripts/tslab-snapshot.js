@@ -31,12 +31,13 @@ const CACHE = path.join(ROOT, ".cache", "tslab-snapshot");
 const TSLAB = path.join(ROOT, "node_modules", "tslab");
 const TS_FILE = path.join(ROOT, "node_modules", "@tslab", "typescript-for-tslab", "lib", "typescript.js");
 const PRELOAD = path.join(__dirname, "tslab-prebuilt-lib.js");
+const OPTIONS_FILE = path.join(__dirname, "tslab-options.js");
 /** Snapshots kept besides the current one (56 MB each; a kernel reads its blob only as it starts). */
 const KEEP = 1;
 const NAME = "tslab-snapshot";
 
 /**
- * Cache key: what the snapshot's heap is made of, what makes it (this file), and NODE_OPTIONS: V8
+ * Cache key: what the snapshot's heap is made of, what makes it (this file, the options), and NODE_OPTIONS: V8
  * refuses a blob built under other V8 flags (even --max-old-space-size), and the builder and the
  * kernels both run under the NODE_OPTIONS of the main command.
  */
@@ -48,44 +49,26 @@ function snapshotKey(libBuild) {
   h.update(`${version(path.join(path.dirname(TS_FILE), "..", "package.json"))}\0`);
   h.update(fs.readFileSync(path.join(ROOT, "package-lock.json")));
   h.update(fs.readFileSync(__filename));
+  h.update(fs.readFileSync(OPTIONS_FILE));
   return h.digest("hex").slice(0, 16);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Inside the snapshot builder (`node --snapshot-blob B --build-snapshot this-file`)
 
-/** TypeScript loaded as Node would load it (the builder's require serves built-in modules only). */
-function loadTypeScript() {
+/** A CommonJS file loaded as Node would load it (the builder's require serves built-in modules only). */
+function loadCommonJs(file) {
   const vm = require("node:vm");
-  const wrapped = `(function (exports, require, module, __filename, __dirname) { ${fs.readFileSync(TS_FILE, "utf8")}\n})`;
-  const fn = vm.runInThisContext(wrapped, { filename: TS_FILE });
+  const wrapped = `(function (exports, require, module, __filename, __dirname) { ${fs.readFileSync(file, "utf8")}\n})`;
+  const fn = vm.runInThisContext(wrapped, { filename: file });
   const mod = { exports: {} };
-  fn.call(mod.exports, mod.exports, require, mod, TS_FILE, path.dirname(TS_FILE));
+  fn.call(mod.exports, mod.exports, require, mod, file, path.dirname(file));
   return mod.exports;
 }
 
-/** The compiler options tslab's converter uses (as scripts/tslab-prebuilt-lib.js declares them). */
+/** The compiler options of a kernel's program (scripts/tslab-options.js, shared with the prebuilt lib). */
 function kernelOptions(ts) {
-  return {
-    module: ts.ModuleKind.ESNext,
-    moduleResolution: ts.ModuleResolutionKind.Node10,
-    esModuleInterop: true,
-    target: ts.ScriptTarget.ES2022,
-    lib: ["lib.es2022.d.ts"],
-    declaration: true,
-    newLine: ts.NewLineKind.LineFeed,
-    noImplicitUseStrict: true,
-    experimentalDecorators: true,
-    resolveJsonModule: true,
-    jsx: ts.JsxEmit.React,
-    typeRoots: ts.getDefaultTypeRoots(ROOT, ts.sys) || [],
-    allowJs: true,
-    checkJs: true,
-    disableTopLevelAwait: true,
-    skipLibCheck: true,
-    rootDir: ROOT,
-    outDir: path.join(ROOT, "outDir"),
-  };
+  return loadCommonJs(OPTIONS_FILE).tslabCompilerOptions(ts, ROOT, path.join(ROOT, "outDir"));
 }
 
 /**
@@ -148,7 +131,8 @@ function parseDeclarations(ts, libBuild) {
     .map((m, i) => `import * as m${i} from ${JSON.stringify(m)};`)
     .join("\n");
   const view = libView(libBuild);
-  const host = ts.createCompilerHost(kernelOptions(ts));
+  const options = kernelOptions(ts);
+  const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile;
   host.getSourceFile = (fileName, ...rest) => (fileName === probe ? ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022) : getSourceFile(fileName, ...rest));
   if (view) {
@@ -157,7 +141,7 @@ function parseDeclarations(ts, libBuild) {
     host.fileExists = (f) => view.fileExists(f, fileExists);
     host.readFile = (f) => view.readFile(f, readFile);
   }
-  const program = ts.createProgram([probe], kernelOptions(ts), host);
+  const program = ts.createProgram([probe], options, host);
   program.getTypeChecker(); // binds every file
   const files = new Map();
   for (const sf of program.getSourceFiles()) {
@@ -342,7 +326,7 @@ function ensureSnapshot(libBuild, log) {
 }
 
 if (v8.startupSnapshot?.isBuildingSnapshot()) {
-  const ts = loadTypeScript();
+  const ts = loadCommonJs(TS_FILE);
   const files = parseDeclarations(ts, process.env.TSLAB_SNAPSHOT_LIB_BUILD || null);
   v8.startupSnapshot.setDeserializeMainFunction(() => kernelMain(ts, files));
 } else if (require.main === module) {

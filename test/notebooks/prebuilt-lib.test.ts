@@ -45,7 +45,7 @@ test("in a kernel: edits picked up on restart, types checked, fallback on a brok
   const ws = mkdtempSync(join(tmpdir(), "prebuilt-lib-"));
   t.after(() => rmSync(ws, { recursive: true, force: true }));
   mkdirSync(join(ws, "scripts"));
-  cpSync(HOOK, join(ws, "scripts", "tslab-prebuilt-lib.js"));
+  for (const f of ["tslab-prebuilt-lib.js", "tslab-options.js"]) cpSync(join(ROOT, "scripts", f), join(ws, "scripts", f));
   symlinkSync(join(ROOT, "node_modules"), join(ws, "node_modules"));
   mkdirSync(join(ws, "lib", "sub"), { recursive: true });
   const writeB = (body: string) => writeFileSync(join(ws, "lib", "sub", "b.ts"), body);

@@ -61,7 +61,7 @@ test("built in a workspace: a kernel from the snapshot checks cells against lib 
   const ws = mkdtempSync(join(tmpdir(), "tslab-snapshot-"));
   t.after(() => rmSync(ws, { recursive: true, force: true }));
   mkdirSync(join(ws, "scripts"));
-  for (const f of ["tslab-snapshot.js", "tslab-prebuilt-lib.js"]) cpSync(join(ROOT, "scripts", f), join(ws, "scripts", f));
+  for (const f of ["tslab-snapshot.js", "tslab-prebuilt-lib.js", "tslab-options.js"]) cpSync(join(ROOT, "scripts", f), join(ws, "scripts", f));
   cpSync(join(ROOT, "package-lock.json"), join(ws, "package-lock.json"));
   symlinkSync(join(ROOT, "node_modules"), join(ws, "node_modules"));
   mkdirSync(join(ws, "lib"));
