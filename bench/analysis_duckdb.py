@@ -93,6 +93,23 @@ def verify_file(path, run):
         raise ValueError(f"archive file {path}: truncated (no final newline)")
 
 
+def typed_scans(con, runs, files):
+    """Table `runs` (run index, round, run id), every key of the files, sorted, and the SQL that reads
+    them all with every key as DOUBLE and a `run` column (also the minimal side's load)."""
+    con.execute("CREATE TABLE runs (run INTEGER, round VARCHAR, run_id VARCHAR)")
+    con.executemany("INSERT INTO runs VALUES (?, ?, ?)", [(i, r["round"], r["runId"]) for i, r in enumerate(runs)])
+    # The key set is open (slime logs keys per step), so one pass lists the keys; the typed read then
+    # takes every key as DOUBLE (auto-detection would make the keys holding "NaN" text columns).
+    file_list = "[" + ", ".join(lit(f) for f in files) + "]"
+    keys = sorted(k for (k,) in con.sql(f"SELECT DISTINCT unnest(json_keys(json)) FROM read_ndjson_objects({file_list})").fetchall())
+    columns = "{" + ", ".join(f"{lit(k)}: 'DOUBLE'" for k in keys) + "}"
+    scans = " UNION ALL ".join(
+        f"SELECT {i} AS run, * FROM read_json({lit(f)}, format = 'newline_delimited', records = true, columns = {columns})"
+        for i, f in enumerate(files)
+    )
+    return keys, scans
+
+
 def load(con, archive_dir):
     """Table `raw` (run index, then every key as DOUBLE) and table `runs`; returns (manifest, keys)."""
     with open(os.path.join(archive_dir, "manifest.json")) as f:
@@ -101,19 +118,9 @@ def load(con, archive_dir):
     files = [os.path.join(archive_dir, r["file"]) for r in runs]
     for path, run in zip(files, runs):
         verify_file(path, run)
-    con.execute("CREATE TABLE runs (run INTEGER, round VARCHAR, run_id VARCHAR)")
-    con.executemany("INSERT INTO runs VALUES (?, ?, ?)", [(i, r["round"], r["runId"]) for i, r in enumerate(runs)])
-    # The key set is open (slime logs keys per step), so one pass lists the keys; the typed read then
-    # takes every key as DOUBLE (auto-detection would make the keys holding "NaN" text columns).
-    file_list = "[" + ", ".join(lit(f) for f in files) + "]"
-    keys = sorted(k for (k,) in con.sql(f"SELECT DISTINCT unnest(json_keys(json)) FROM read_ndjson_objects({file_list})").fetchall())
+    keys, scans = typed_scans(con, runs, files)
     if "_step" not in keys:
         raise ValueError(f"archive {archive_dir}: no _step key")
-    columns = "{" + ", ".join(f"{lit(k)}: 'DOUBLE'" for k in keys) + "}"
-    scans = " UNION ALL ".join(
-        f"SELECT {i} AS run, * FROM read_json({lit(f)}, format = 'newline_delimited', records = true, columns = {columns})"
-        for i, f in enumerate(files)
-    )
     con.execute(f"CREATE TABLE raw AS {scans}")
     counts = dict(con.sql("SELECT run, count(*) FROM raw GROUP BY run").fetchall())
     for i, run in enumerate(runs):
@@ -443,10 +450,13 @@ def summaries(con, a, labels):
 
 
 def export(con, a, out_dir):
-    """rollouts.csv and updates.csv by COPY: meta columns, then the logged keys in sorted order."""
+    copy_record_csvs(con, sorted(a["rol_present"]), sorted(a["upd_present"]), out_dir)
+
+
+def copy_record_csvs(con, rkeys, ukeys, out_dir):
+    """rollouts.csv and updates.csv by COPY from tables `rol` and `upd`: meta columns, then the logged
+    keys (`rkeys`, `ukeys`) in the order given (also the minimal side's export)."""
     os.makedirs(out_dir, exist_ok=True)
-    rkeys = sorted(a["rol_present"])
-    ukeys = sorted(a["upd_present"])
     jobs = [
         ("rollouts.csv", "round, run_id, rollout", rkeys, "rol", "rollout, run"),
         ("updates.csv", 'round, run_id, "update", train_step, rollout, update_in_rollout', ukeys, "upd", '"update", run, _step'),

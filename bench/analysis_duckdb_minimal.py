@@ -19,7 +19,7 @@ import time
 
 T_START = time.perf_counter()
 
-from analysis_duckdb import ROLLOUT_KINDS, ident, kind_sql, lit  # noqa: E402  (bench/, the script's own folder)
+from analysis_duckdb import ROLLOUT_KINDS, copy_record_csvs, ident, kind_sql, lit, typed_scans  # noqa: E402  (bench/, the script's own folder)
 from side_report import Phases, print_report  # noqa: E402
 
 import duckdb  # noqa: E402
@@ -30,17 +30,7 @@ def load(con, archive_dir):
     with open(os.path.join(archive_dir, "manifest.json")) as f:
         runs = json.load(f)["runs"]
     files = [os.path.join(archive_dir, r["file"]) for r in runs]
-    con.execute("CREATE TABLE runs (run INTEGER, round VARCHAR, run_id VARCHAR)")
-    con.executemany("INSERT INTO runs VALUES (?, ?, ?)", [(i, r["round"], r["runId"]) for i, r in enumerate(runs)])
-    # The key set is open, so one pass lists the keys (as the full side does); every key is then read
-    # as DOUBLE ("NaN" strings cast to NaN; auto-detection would make those columns text).
-    file_list = "[" + ", ".join(lit(f) for f in files) + "]"
-    keys = sorted(k for (k,) in con.sql(f"SELECT DISTINCT unnest(json_keys(json)) FROM read_ndjson_objects({file_list})").fetchall())
-    columns = "{" + ", ".join(f"{lit(k)}: 'DOUBLE'" for k in keys) + "}"
-    scans = " UNION ALL ".join(
-        f"SELECT {i} AS run, * FROM read_json({lit(f)}, format = 'newline_delimited', records = true, columns = {columns})"
-        for i, f in enumerate(files)
-    )
+    keys, scans = typed_scans(con, runs, files)
     con.execute(f"CREATE TABLE hist AS SELECT *, {kind_sql(keys)} AS kind FROM ({scans})")
     return runs, keys
 
@@ -75,15 +65,8 @@ def present(con, table, cols):
 
 
 def export(con, tcols, fcols, out_dir):
-    """rollouts.csv and updates.csv by COPY: meta columns, then the logged keys in sorted order."""
-    os.makedirs(out_dir, exist_ok=True)
-    jobs = [
-        ("rollouts.csv", "round, run_id, rollout", present(con, "rol", fcols), "rol", "rollout, run"),
-        ("updates.csv", 'round, run_id, "update", train_step, rollout, update_in_rollout', present(con, "upd", tcols), "upd", '"update", run, _step'),
-    ]
-    for name, meta, keys, table, order in jobs:
-        cols = ", ".join([meta] + [ident(k) for k in keys])
-        con.execute(f"COPY (SELECT {cols} FROM {table} ORDER BY {order}) TO {lit(os.path.join(out_dir, name))} (FORMAT csv, HEADER true)")
+    """rollouts.csv and updates.csv by COPY, the keys each table has a value for, sorted."""
+    copy_record_csvs(con, present(con, "rol", fcols), present(con, "upd", tcols), out_dir)
 
 
 def main():
