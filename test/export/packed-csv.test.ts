@@ -60,7 +60,10 @@ test("packedCsvChunks: all-finite rows (printed as one array) and rows with a no
   const rows = 400;
   const store = new Float64Array(new SharedArrayBuffer(8 * rows * keys.length));
   let seed = 7;
-  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const next = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
   for (let i = 0; i < store.length; i++) {
     const r = next();
     // Mostly finite (fast path), some rows with NaN or ±Infinity in any position (cell-by-cell path).
