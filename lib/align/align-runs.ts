@@ -13,6 +13,7 @@ import { alignSlimeRuns } from "./slime/align-slime";
 import { alignSteps } from "./steps/align-steps";
 import { supersedingIssues } from "./superseding-guard";
 import { versionBoundsOf } from "./version-bounds";
+import { releaseRows } from "../values/packed-run";
 
 /**
  * Aligns runs given in round order into update, rollout and eval records with coverage and issues.
@@ -56,7 +57,7 @@ function alignStepRuns(runs: RunHistory[], asLogged: RunHistory[], profile: Fram
     if (runs[i].sourceKind === "tensorboard") r.historyEvents = runs[i].rows.length;
   });
   // Step records copy their values, so the rows can go once all are aligned (slime runs go one by one).
-  if (opts.releaseRows) for (const run of runs) run.rows = [];
+  if (opts.releaseRows) for (const run of runs) releaseRows(run);
   return aligned;
 }
 

@@ -25,7 +25,8 @@ if (parentPort !== null) {
     const rows = new PackedRows();
     readHistoryInto(job.filePath, job.run, {}, new ValuesBuilder(new ValuesArena()), rows).then(
       () => {
-        const packed = rows.packed();
+        // This job's arena made these chunks and no other: the receiver owns them.
+        const packed = { ...rows.packed(), own: true };
         port.postMessage({ id: job.id, packed }, packed.chunks);
       },
       (e: Error) => port.postMessage({ id: job.id, error: e.message, changed: e instanceof ArchiveChangedError }),

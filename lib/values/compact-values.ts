@@ -136,6 +136,11 @@ export interface PackedViews {
   at: Int32Array;
   shape: Int32Array;
   shapes: string[][];
+  /**
+   * True when the chunks hold these rows only (a load worker's, made for one file and transferred
+   * whole): once the rows are released for good they may be freed (packed-run.ts releaseRows).
+   */
+  own?: boolean;
 }
 
 /**

@@ -47,3 +47,20 @@ export function rowCount(run: RunHistory): number {
   const packed = PACKED.get(run);
   return packed !== undefined ? packed.at.length : run.rows.length;
 }
+
+/**
+ * Drops a run's rows for good (alignment's `releaseRows`, once the run is aligned). Packed rows'
+ * arena chunks are detached by a transfer, so their memory goes at the next minor collection: left
+ * to be found unreachable, the old buffers waited for a full one, and at 10^6 updates the loaded
+ * rows of every run (about 300 MB) stayed until alignment ended, the job's peak. Only chunks the
+ * packed rows own (PackedViews.own: no other run's rows are in them), and only for rows no one reads
+ * any more: a reader made before (row-reader.ts) would then see no values.
+ */
+export function releaseRows(run: RunHistory): void {
+  const packed = PACKED.get(run);
+  run.rows = [];
+  if (packed === undefined || packed.own !== true) return;
+  // Only plain ArrayBuffers can be transferred (a worker's are).
+  const transferable = packed.chunks.filter((b) => b instanceof ArrayBuffer && b.byteLength > 0);
+  structuredClone(transferable, { transfer: transferable });
+}

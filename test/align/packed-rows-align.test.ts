@@ -145,3 +145,25 @@ test("rollout ids far apart (too sparse for a dense index) still get one record 
     );
   }
 });
+
+test("releaseRows frees the chunks packed rows own once their run is aligned, and never chunks other runs' rows are in", () => {
+  const base = runsWithTraits();
+  const expected = plain(alignRuns(base));
+  const own = packedRuns(base, { own: true });
+  const ownChunks = own.map((r) => packedRowsOf(r)!.chunks);
+  assert.deepEqual(plain(alignRuns(own, { compact: true, releaseRows: true })), expected);
+  assert.deepEqual(
+    ownChunks.map((cs) => cs.map((c) => c.byteLength)),
+    ownChunks.map((cs) => cs.map(() => 0)),
+    "every run's own chunks detached",
+  );
+  assert.ok(own.every((r) => r.rows.length === 0 && packedRowsOf(r) === null));
+  // Chunks shared across runs (no `own`): released rows are dropped, their chunks left to the collector.
+  const shared = packedRuns(base);
+  const sharedChunks = shared.flatMap((r) => packedRowsOf(r)!.chunks);
+  assert.deepEqual(plain(alignRuns(shared, { compact: true, releaseRows: true })), expected);
+  assert.ok(
+    sharedChunks.every((c) => c.byteLength > 0),
+    "no shared chunk detached",
+  );
+});

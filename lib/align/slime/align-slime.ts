@@ -13,6 +13,7 @@ import type { AxisAlignment, CoverageIssue, RunHistory } from "../../types";
 import type { AlignRunsOptions } from "../align-options";
 import { keyRowsOf } from "../key-rows";
 import { noRows } from "../row-reader";
+import { releaseRows } from "../../values/packed-run";
 import { runMetaOf } from "../run-meta";
 import { checkCoverage } from "./coverage";
 import { buildRunAxes, decideRunAxes, firstRolloutOf, mappingFromRunAxes } from "./infer-axis-mapping";
@@ -41,9 +42,9 @@ export function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions, conce
     new RunPass(rr, out, ownRows, opts.memo?.of(rr.scan.run.runId, rr.scan.run.round) ?? null).collect();
     out.keyRows.push(...keyRowsOf(rr.scan.run, rr.scan.reader, rr.by, conceptKeys));
     if (opts.releaseRows) {
-      rr.scan.run.rows = [];
       // The reader holds the rows' values (packed rows' arena chunks): let them go with the rows.
       rr.scan.reader = noRows();
+      releaseRows(rr.scan.run);
     }
     reporter?.progress?.("align runs", ri + 1, runs.length);
   });
