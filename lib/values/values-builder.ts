@@ -12,9 +12,18 @@ interface ShapeNode {
   next: Map<string, ShapeNode>;
   template: Record<string, number> | null;
   view: ViewClass | null;
+  /** The key sequence ending here, once a template or view was made for it. */
+  keys: string[] | null;
 }
 
 const MAX_NODES = 100_000;
+
+/**
+ * Key sequences tried before the trie: rows cycle through a few key sequences (a frozen file
+ * interleaves update, rollout and perf rows; merged rollout records come in two or three orders), and
+ * comparing keys with a handful of known sequences costs less than a Map lookup per key.
+ */
+const RECENT = 8;
 
 /** Collects key/value pairs of one record, then builds the object; reused across records. */
 export class ValuesBuilder {
@@ -24,13 +33,11 @@ export class ValuesBuilder {
   readonly vals: number[] = [];
   /** Number of pairs of the current record. */
   n = 0;
-  private readonly root: ShapeNode = { next: new Map(), template: null, view: null };
+  private readonly root: ShapeNode = { next: new Map(), template: null, view: null, keys: null };
   /** Trie nodes so far; past MAX_NODES (keys in ever new orders) objects are built directly. */
   private nodes = 0;
-  /** The last template and its keys: consecutive records usually repeat them (no trie walk then). */
-  private lastKeys: string[] = [];
-  private lastTemplate: Record<string, number> | null = null;
-  private lastView: ViewClass | null = null;
+  /** The nodes of the last key sequences met, most recent first (see RECENT). */
+  private readonly recent: ShapeNode[] = [];
 
   /** Plain objects by default; compact views over `arena` when given (see compact-values.ts). */
   constructor(private readonly arena: ValuesArena | null = null) {}
@@ -62,25 +69,32 @@ export class ValuesBuilder {
   /** A new values object with the current pairs: a plain object, or a view in compact mode. */
   build(): Record<string, number> {
     const { keys, vals, n } = this;
-    const same = this.sameAsLast();
-    const node = same ? null : this.lookup();
-    if (this.arena !== null) {
-      // Past MAX_NODES (keys in ever new orders) a plain object: a view class per object would be worse.
-      if (!same && node === null) return this.direct();
-      return this.arena.store(same ? this.lastView! : node!.view!, vals, n);
-    }
-    const t = same ? this.lastTemplate : node === null ? null : node.template;
-    if (t === null) return this.direct();
-    const out: Record<string, number> = { ...t };
+    // Past MAX_NODES (keys in ever new orders) a plain object: a view class per object would be worse.
+    const node = this.recentNode() ?? this.lookup();
+    if (node === null) return this.direct();
+    if (this.arena !== null) return this.arena.store(node.view!, vals, n);
+    const out: Record<string, number> = { ...node.template! };
     for (let j = 0; j < n; j++) out[keys[j]] = vals[j];
     return out;
   }
 
-  private sameAsLast(): boolean {
-    const last = this.lastKeys;
-    if ((this.arena === null ? this.lastTemplate : this.lastView) === null || last.length !== this.n) return false;
-    for (let j = 0; j < this.n; j++) if (last[j] !== this.keys[j]) return false;
-    return true;
+  /** The node of the current key sequence when it is a recent one (moved to the front), else null. */
+  private recentNode(): ShapeNode | null {
+    const { recent, keys, n } = this;
+    for (let r = 0; r < recent.length; r++) {
+      const node = recent[r];
+      const had = node.keys!;
+      if (had.length !== n) continue;
+      let j = 0;
+      while (j < n && had[j] === keys[j]) j++;
+      if (j < n) continue;
+      if (r > 0) {
+        recent.splice(r, 1);
+        recent.unshift(node);
+      }
+      return node;
+    }
+    return null;
   }
 
   /** The trie node of the current key sequence, its template or view made on first use; null past MAX_NODES. */
@@ -92,24 +106,28 @@ export class ValuesBuilder {
       if (next === undefined) {
         if (this.nodes >= MAX_NODES) return null;
         this.nodes++;
-        next = { next: new Map(), template: null, view: null };
+        next = { next: new Map(), template: null, view: null, keys: null };
         node.next.set(keys[j], next);
       }
       node = next;
     }
-    if (this.arena !== null) {
-      if (node.view === null) node.view = viewClass(keys.slice(0, n));
-    } else if (node.template === null) {
-      const entries: [string, number][] = [];
-      // 0.5, not 0: fields start as doubles, so storing the real (mostly fractional) values later
-      // does not change the shared shape.
-      for (let j = 0; j < n; j++) entries.push([keys[j], 0.5]);
-      node.template = Object.fromEntries(entries);
-    }
-    this.lastKeys = keys.slice(0, n);
-    this.lastTemplate = node.template;
-    this.lastView = node.view;
+    if (node.keys === null) this.makeShape(node);
+    this.recent.unshift(node);
+    if (this.recent.length > RECENT) this.recent.pop();
     return node;
+  }
+
+  /** Records the node's key sequence (the current one) and makes its view class or template. */
+  private makeShape(node: ShapeNode): void {
+    const keys = this.keys.slice(0, this.n);
+    node.keys = keys;
+    if (this.arena !== null) {
+      node.view = viewClass(keys);
+      return;
+    }
+    // 0.5, not 0: fields start as doubles, so storing the real (mostly fractional) values later
+    // does not change the shared shape.
+    node.template = Object.fromEntries(keys.map((k) => [k, 0.5]));
   }
 
   /** Builds without a template (still a fast object, but slower to make). */

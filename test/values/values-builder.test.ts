@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { keysOf, ValuesArena } from "../../lib/values/compact-values";
 import { ValuesBuilder } from "../../lib/values/values-builder";
 
 function build(vb: ValuesBuilder, pairs: [string, number][], drop?: string[]): Record<string, number> {
@@ -52,4 +53,26 @@ test("objects hold exactly the pushed pairs, whatever sequence came before", () 
     7,
     "templates are not shared with results",
   );
+});
+
+test("key sequences cycling through more kinds than the recent list holds: each object its own pairs, one view class per sequence", () => {
+  const vb = new ValuesBuilder(new ValuesArena());
+  // 11 sequences (more than the 8 tried first), met in turn and then in reverse, twice.
+  const seqs = Array.from({ length: 11 }, (_, s) => Array.from({ length: 1 + (s % 4) }, (_, j) => `k${(s + j) % 5}_${s}`));
+  const order = [...seqs.keys(), ...[...seqs.keys()].reverse(), ...seqs.keys()];
+  const built = order.map((s, q) => {
+    vb.reset();
+    seqs[s].forEach((k, j) => vb.push(k, q * 10 + j));
+    return { s, q, values: vb.build() };
+  });
+  for (const { s, q, values } of built) {
+    assert.deepEqual(keysOf(values), seqs[s]);
+    assert.deepEqual(
+      seqs[s].map((k) => values[k]),
+      seqs[s].map((_, j) => q * 10 + j),
+    );
+  }
+  const protoOf = (s: number) => new Set(built.filter((b) => b.s === s).map((b) => Object.getPrototypeOf(b.values)));
+  for (let s = 0; s < seqs.length; s++) assert.equal(protoOf(s).size, 1, `sequence ${s}: one view class`);
+  assert.equal(new Set(seqs.map((_, s) => [...protoOf(s)][0])).size, seqs.length, "a class per sequence");
 });
