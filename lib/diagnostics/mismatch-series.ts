@@ -127,7 +127,8 @@ function readSeries(
       let i = slot.of(r.round);
       if (i < 0) i = byUpdate ? updateRoundPosition(index, r as UpdateRecord) : rolloutRoundPosition(index, r as AxisRecord);
       const k = j - from;
-      for (const s of readers) addValue(s, cols, k, i, r, describe);
+      // An index, not for...of: this closure runs per record and its iterator was 30 MB of garbage at 10^6 updates.
+      for (let m = 0; m < readers.length; m++) addValue(readers[m], cols, k, i, r, describe);
     }
   });
   for (const s of readers) for (const w of s.warnings) reporter?.warn?.(w);

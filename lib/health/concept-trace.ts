@@ -17,9 +17,9 @@ export interface ConceptTrace {
   round: string;
   key: string;
   /** Display update numbers (update grain) or rollout ids / logged steps (per record). */
-  xs: number[];
+  xs: ArrayLike<number>;
   /** As logged: NaN and ±Infinity kept. */
-  values: number[];
+  values: ArrayLike<number>;
 }
 
 /**
@@ -31,21 +31,30 @@ export function conceptTraces(aligned: AlignedRuns, profile: FrameworkProfile, c
   if (metric === null) return [];
   const byUpdate = metric.grain === "update";
   const records = byUpdate ? aligned.updates : aligned.rollouts;
-  const traces = new Map<string, ConceptTrace>();
+  // Counted first, then filled: arrays grown value by value left each smaller copy as garbage (10^6
+  // values per concept at 10^6 updates), which only a full collection frees. A read costs ~25 ms.
+  const counts = new Map<string, number>();
+  forEachBlock(records, [metric.key], (from, to, [col]) => {
+    for (let i = from; i < to; i++) if (col.found[i - from] !== 0) counts.set(records[i].runId, (counts.get(records[i].runId) ?? 0) + 1);
+  });
+  const traces = new Map<string, { trace: ConceptTrace; xs: Float64Array; values: Float64Array; n: number }>();
   forEachBlock(records, [metric.key], (from, to, [col]) => {
     for (let i = from; i < to; i++) {
       if (col.found[i - from] === 0) continue;
       const r = records[i];
       let t = traces.get(r.runId);
       if (t === undefined) {
-        t = { runId: r.runId, round: r.round, key: metric.key, xs: [], values: [] };
+        const size = counts.get(r.runId)!;
+        const xs = new Float64Array(size);
+        const values = new Float64Array(size);
+        t = { trace: { runId: r.runId, round: r.round, key: metric.key, xs, values }, xs, values, n: 0 };
         traces.set(r.runId, t);
       }
-      t.xs.push(byUpdate ? (r as (typeof aligned.updates)[number]).update : (r as (typeof aligned.rollouts)[number]).rollout);
-      t.values.push(col.values[i - from]);
+      t.xs[t.n] = byUpdate ? (r as (typeof aligned.updates)[number]).update : (r as (typeof aligned.rollouts)[number]).rollout;
+      t.values[t.n++] = col.values[i - from];
     }
   });
-  return [...traces.values()];
+  return [...traces.values()].map((t) => t.trace);
 }
 
 /** The grain in words for a rule's text: "per optimizer update", "per logged step, as logged", or "not logged by <framework>". */
@@ -72,6 +81,12 @@ export interface StreakRule {
   side: FlagWindow["side"];
   /** Keep the threshold the streak's first value crossed for the rest of the streak (a jump is judged against the values before it, not against itself). */
   holdThreshold?: boolean;
+  /**
+   * How many of the latest finite values `threshold` reads in `before` (its trailing window; 0 for a
+   * rule that reads none). Default: all of them. Bounded, `before` stays a few windows long instead
+   * of a copy of the run (8 MB per rule and run at 10^6 updates, garbage only a full collection frees).
+   */
+  trailing?: number;
 }
 
 /** What {@link streakFlags} returns: the flags and, per run, the baseline and threshold used. */
@@ -103,25 +118,31 @@ export function streakFlags(traces: readonly ConceptTrace[], rule: StreakRule): 
 
 function judgeTrace(t: ConceptTrace, rule: StreakRule): { flags: CheckFlag[]; evidence: string } | null {
   if (t.values.length <= rule.early) return null;
-  const baseline = rule.early > 0 ? finiteMedian(t.values.slice(0, rule.early)) : null;
+  const baseline = rule.early > 0 ? finiteMedian(Array.prototype.slice.call(t.values, 0, rule.early) as number[]) : null;
   if (rule.early > 0 && baseline === null) return null;
   const base = baseline === null ? {} : { baseline: { value: baseline, first: t.xs[0], last: t.xs[rule.early - 1] } };
   const flags: CheckFlag[] = [];
-  const before = t.values.slice(0, rule.early).filter((v) => v - v === 0);
+  const keep = rule.trailing ?? Number.POSITIVE_INFINITY;
+  const before: number[] = [];
+  for (let i = 0; i < rule.early && keep > 0; i++) if (t.values[i] - t.values[i] === 0) before.push(t.values[i]);
   // The range of the thresholds used, kept as it goes (not one array entry per logged value).
   let lo = Number.POSITIVE_INFINITY;
   let hi = Number.NEGATIVE_INFINITY;
   let judged = false;
-  let run: HealthHit[] = [];
+  // The streak so far: trace positions start..start+length-1 (its hits are made only for a flag).
+  let start = 0;
+  let length = 0;
   let window: FlagWindow | null = null;
   const close = () => {
-    if (run.length >= rule.minLength && window !== null)
+    if (length >= rule.minLength && window !== null) {
+      const run = hitsOf(t, start, length);
       flags.push({ ...flagOf(run), value: furthest(run, window), raisedAt: run[rule.minLength - 1].x, window });
-    run = [];
+    }
+    length = 0;
   };
   for (let i = rule.early; i < t.values.length; i++) {
     const v = t.values[i];
-    const th: number | null = rule.holdThreshold === true && run.length > 0 && window !== null ? window.threshold : rule.threshold(baseline, before);
+    const th: number | null = rule.holdThreshold === true && length > 0 && window !== null ? window.threshold : rule.threshold(baseline, before);
     if (th !== null) {
       if (!judged || th < lo) lo = th;
       if (!judged || th > hi) hi = th;
@@ -129,15 +150,30 @@ function judgeTrace(t: ConceptTrace, rule: StreakRule): { flags: CheckFlag[]; ev
     }
     if (th !== null && v - v === 0 && rule.fires(v, th)) {
       // The figure's threshold line is the one the streak's first value crossed.
-      if (run.length === 0) window = { threshold: th, side: rule.side, ...base };
-      run.push({ round: t.round, runId: t.runId, x: t.xs[i], key: t.key, value: v });
+      if (length === 0) {
+        window = { threshold: th, side: rule.side, ...base };
+        start = i;
+      }
+      length++;
     } else close();
-    if (v - v === 0) before.push(v);
+    if (v - v === 0 && keep > 0) {
+      before.push(v);
+      // Trimmed now and then, not per value: the last `keep` stay.
+      if (before.length >= 2 * keep + 64) before.splice(0, before.length - keep);
+    }
   }
   close();
   if (!judged) return null;
   const early = baseline === null ? "" : `early median ${fmt(baseline)} (values at ${t.xs[0]}-${t.xs[rule.early - 1]}), `;
   return { flags, evidence: `${t.round} ${t.runId}: ${early}threshold ${lo === hi ? fmt(lo) : `${fmt(lo)} to ${fmt(hi)}`}` };
+}
+
+/** The hits of trace positions start..start+length-1. */
+export function hitsOf(t: ConceptTrace, start: number, length: number): HealthHit[] {
+  // push, not new Array(length): V8 makes an array of more than ~10^5 holes a dictionary.
+  const hits: HealthHit[] = [];
+  for (let q = start; q < start + length; q++) hits.push({ round: t.round, runId: t.runId, x: t.xs[q], key: t.key, value: t.values[q] });
+  return hits;
 }
 
 /** The value furthest past the threshold: the lowest for a rule that fires below it, the highest above it, the threshold itself for one that fires on it. */
@@ -154,7 +190,7 @@ function furthest(run: readonly HealthHit[], window: FlagWindow): number {
 
 /** The rule of a streak of exact zeros (-0 is 0): `minLength` logged values in a row, no early window. */
 export function exactZeroRule(minLength: number): StreakRule {
-  return { minLength, early: 0, side: "equal", threshold: () => 0, fires: (v, th) => v === th };
+  return { minLength, early: 0, side: "equal", threshold: () => 0, fires: (v, th) => v === th, trailing: 0 };
 }
 
 /** The unit of a concept's flags: "update" when the framework logs it per optimizer update, else "rollout" (one record per rollout batch or logged step). */

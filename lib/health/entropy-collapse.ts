@@ -55,6 +55,7 @@ export const entropyCollapse = defineStreakCheck({
         return Math.max(p.deep * base, p.sudden * recent);
       },
       fires: (v, th) => v < th,
+      trailing: p.window,
     };
   },
 });

@@ -3,8 +3,8 @@
  * such step is how a bad batch, a loss-scale bug or a reward outlier shows before clipping hides it.
  */
 import { conceptKey, defineCheck } from "./health-check";
-import { conceptTraces, flagUnit, grainText, type ConceptTrace } from "./concept-trace";
-import { flagOf, medianInPlace, type CheckFlag, type HealthHit } from "./flag-ranges";
+import { conceptTraces, flagUnit, grainText, hitsOf, type ConceptTrace } from "./concept-trace";
+import { flagOf, medianInPlace, type CheckFlag } from "./flag-ranges";
 
 /** The declared check. Consecutive spiking values form one flag. */
 export const gradNormSpike = defineCheck({
@@ -34,11 +34,16 @@ export const gradNormSpike = defineCheck({
 
 function spikeFlags(t: ConceptTrace, multiple: number, window: number, minHistory: number): CheckFlag[] {
   const flags: CheckFlag[] = [];
-  let run: HealthHit[] = [];
+  // The spike so far: trace positions start..start+length-1 (its hits are made only for its flag).
+  let start = 0;
+  let length = 0;
   let threshold = 0;
   const close = () => {
-    if (run.length > 0) flags.push({ ...flagOf(run), raisedAt: run[0].x, window: { threshold, side: "above" } });
-    run = [];
+    if (length > 0) {
+      const run = hitsOf(t, start, length);
+      flags.push({ ...flagOf(run), raisedAt: run[0].x, window: { threshold, side: "above" } });
+    }
+    length = 0;
   };
   // The trailing window's finite values, copied into one reused array: a slice, a filtered copy and
   // a typed copy per logged value were most of this check's time (and garbage) at 10^6 updates.
@@ -49,12 +54,15 @@ function spikeFlags(t: ConceptTrace, multiple: number, window: number, minHistor
       const w = t.values[j];
       if (w - w === 0) scratch[n++] = w;
     }
-    const med = n >= minHistory ? (medianInPlace(scratch.subarray(0, n)) as number) : 0;
+    const med = n >= minHistory ? (medianInPlace(scratch, n) as number) : 0;
     const v = t.values[i];
     if (med > 0 && v - v === 0 && v > multiple * med) {
       // The flag's threshold line is its first value's (the trailing median moves after it).
-      if (run.length === 0) threshold = multiple * med;
-      run.push({ round: t.round, runId: t.runId, x: t.xs[i], key: t.key, value: v });
+      if (length === 0) {
+        threshold = multiple * med;
+        start = i;
+      }
+      length++;
     } else close();
   }
   close();

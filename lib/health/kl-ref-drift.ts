@@ -54,6 +54,7 @@ export const klRefDrift = defineStreakCheck({
       },
       fires: (v, th) => v > th,
       holdThreshold: true,
+      trailing: p.window,
     };
   },
 });

@@ -28,5 +28,6 @@ export const learningStalled = defineStreakCheck({
     side: "above",
     threshold: () => p.min_fraction,
     fires: (v, th) => v >= th,
+    trailing: 0,
   }),
 });

@@ -28,5 +28,6 @@ export const lengthCollapse = defineStreakCheck({
     side: "below",
     threshold: (base) => (base !== null && base > 0 ? p.fraction * base : null),
     fires: (v, th) => v < th,
+    trailing: 0,
   }),
 });

@@ -47,6 +47,7 @@ export const mismatchGrowth = defineCheck({
       side: "above" as const,
       threshold: (base: number | null) => (base !== null && base > 0 ? p.multiple * base : null),
       fires: (v: number, th: number) => v > th,
+      trailing: 0,
     };
     const outcomes = absDiff.map((s) => streakFlags(tracesOf(s), rule));
     return {
@@ -59,7 +60,7 @@ export const mismatchGrowth = defineCheck({
 
 /** A mismatch series as one trace per run (its points are finite, in round order then by x). */
 function tracesOf(s: MismatchSeries): ConceptTrace[] {
-  const byRun = new Map<string, ConceptTrace>();
+  const byRun = new Map<string, ConceptTrace & { xs: number[]; values: number[] }>();
   for (const pt of s.points) {
     let t = byRun.get(pt.runId);
     if (t === undefined) {

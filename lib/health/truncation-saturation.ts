@@ -26,5 +26,6 @@ export const truncationSaturation = defineStreakCheck({
     side: "above",
     threshold: () => p.level,
     fires: (v, th) => v >= th,
+    trailing: 0,
   }),
 });

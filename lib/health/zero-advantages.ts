@@ -25,9 +25,12 @@ export const zeroAdvantages = defineCheck({
     for (const t of max) {
       const lows = min.get(t.runId);
       if (lows === undefined) continue;
-      const minAt = new Map(lows.xs.map((x, i) => [x, lows.values[i]]));
+      const minAt = new Map<number, number>();
+      for (let i = 0; i < lows.xs.length; i++) minAt.set(lows.xs[i], lows.values[i]);
       // 0 where both extremes are exactly 0 at that record, 1 (ending a streak) where either is not or the minimum is absent.
-      traces.push({ ...t, values: t.xs.map((x, i) => (t.values[i] === 0 && minAt.get(x) === 0 ? 0 : 1)) });
+      const both = new Float64Array(t.xs.length);
+      for (let i = 0; i < both.length; i++) both[i] = t.values[i] === 0 && minAt.get(t.xs[i]) === 0 ? 0 : 1;
+      traces.push({ ...t, values: both });
     }
     const unit = flagUnit(profile, "advantageMax");
     return { applicable: true, flags: streakFlags(traces, exactZeroRule(p.min_length)).flags.map((f) => ({ ...f, unit })) };

@@ -57,6 +57,14 @@ test("finiteMedian takes a Float64Array column (absent keys are NaN there) as it
   assert.equal(medianInPlace(Float64Array.of(5, 1, 3)), 3);
 });
 
+test("medianInPlace(xs, n) is the median of the first n values and leaves the rest as they were", () => {
+  const xs = Float64Array.of(9, -0, 4, 0, 7, 100, -50, 3);
+  assert.equal(medianInPlace(xs, 5), 4);
+  assert.deepEqual([...xs.subarray(5)], [100, -50, 3]);
+  assert.ok(Object.is(medianInPlace(Float64Array.of(-0, 0, 5, -9), 2), 0), "(-0 + 0) / 2");
+  assert.equal(medianInPlace(Float64Array.of(1, 2, 3), 0), null);
+});
+
 test("FiniteValues keeps finite values only, past its first 1024, and its median is the array median", () => {
   const f = new FiniteValues();
   const all: number[] = [];
