@@ -68,6 +68,8 @@ async function main(): Promise<void> {
       phases,
       seconds,
       processSeconds: process.uptime(),
+      // user + system of every thread (the load and CSV workers included).
+      cpuSeconds: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
       peakRssKb: vmHwmKb(),
     }) + "\n",
   );

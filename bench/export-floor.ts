@@ -87,6 +87,8 @@ function floorBatch(lines: string[], cpu: FloorReport["cpu"], count: { lines: nu
 
 interface SideReport {
   seconds: number;
+  /** user + system of every thread of the process. */
+  cpuSeconds: number;
   peakRssKb: number | null;
 }
 
@@ -128,6 +130,8 @@ async function main(): Promise<void> {
       rmSync(tmp, { recursive: true, force: true });
     }
   }
+  const side = (r: SideReport[]) =>
+    `${fmt(median(r.map((x) => x.seconds)))} (CPU ${fmt(median(r.map((x) => x.cpuSeconds)))} s, peak ${mib(median(r.map((x) => x.peakRssKb ?? 0)))} MiB)`;
   const part = (k: keyof FloorReport["cpu"]) => median(floors.map((f) => f.cpu[k]));
   const total = median(floors.map((f) => f.cpu.hash + f.cpu.parse + f.cpu.format + f.cpu.csvHash));
   const duckSeconds = median(duck.map((d) => d.seconds));
@@ -139,8 +143,8 @@ async function main(): Promise<void> {
     ["floor: sha256 of that text (CPU s)", fmt(part("csvHash"))],
     ["floor, all (CPU s, one thread)", fmt(total)],
     ["floor on 2 cores at best (s)", fmt(total / 2)],
-    ["minimal DuckDB job (s)", `${fmt(duckSeconds)} (peak ${mib(median(duck.map((d) => d.peakRssKb ?? 0)))} MiB)`],
-    ["ours, whole job (s)", `${fmt(oursSeconds)} (peak ${mib(median(ours.map((o) => o.peakRssKb ?? 0)))} MiB)`],
+    ["minimal DuckDB job (s)", side(duck)],
+    ["ours, whole job (s)", side(ours)],
     ["floor on 2 cores / minimal DuckDB", fmt(total / 2 / duckSeconds)],
     ["ours / minimal DuckDB", fmt(oursSeconds / duckSeconds)],
   ];

@@ -34,5 +34,5 @@ class Phases:
 
 
 def print_report(fields, t_start):
-    """The side's JSON line: its fields, then processSeconds (since `t_start`, taken before the heavy imports) and peakRssKb."""
-    print(json.dumps({**fields, "processSeconds": time.perf_counter() - t_start, "peakRssKb": vm_hwm_kb()}))
+    """The side's JSON line: its fields, then processSeconds (since `t_start`, taken before the heavy imports), cpuSeconds (user + system of every thread) and peakRssKb."""
+    print(json.dumps({**fields, "processSeconds": time.perf_counter() - t_start, "cpuSeconds": time.process_time(), "peakRssKb": vm_hwm_kb()}))
