@@ -148,7 +148,9 @@ async function main(): Promise<void> {
     ["floor on 2 cores / minimal DuckDB", fmt(total / 2 / duckSeconds)],
     ["ours / minimal DuckDB", fmt(oursSeconds / duckSeconds)],
   ];
-  process.stdout.write(`${updates} updates, ${archive.rows} rows, medians of ${reps}, ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(2)} after\n\n`);
+  process.stdout.write(
+    `${updates} updates, ${archive.rows} rows, medians of ${reps}, ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(2)} after\n\n`,
+  );
   process.stdout.write(`${mdTable(["", "value"], rows)}\n`);
 }
 
