@@ -31,12 +31,10 @@ export function conceptTraces(aligned: AlignedRuns, profile: FrameworkProfile, c
   if (metric === null) return [];
   const byUpdate = metric.grain === "update";
   const records = byUpdate ? aligned.updates : aligned.rollouts;
-  // Counted first, then filled: arrays grown value by value left each smaller copy as garbage (10^6
-  // values per concept at 10^6 updates), which only a full collection frees. A read costs ~25 ms.
-  const counts = new Map<string, number>();
-  forEachBlock(records, [metric.key], (from, to, [col]) => {
-    for (let i = from; i < to; i++) if (col.found[i - from] !== 0) counts.set(records[i].runId, (counts.get(records[i].runId) ?? 0) + 1);
-  });
+  // Sized by the run's records (no value read for that), filled, then cut to what was logged: arrays
+  // grown value by value left each smaller copy as garbage (10^6 values per concept at 10^6
+  // updates), which only a full collection frees.
+  const sizes = recordsPerRun(records);
   const traces = new Map<string, { trace: ConceptTrace; xs: Float64Array; values: Float64Array; n: number }>();
   forEachBlock(records, [metric.key], (from, to, [col]) => {
     for (let i = from; i < to; i++) {
@@ -44,7 +42,7 @@ export function conceptTraces(aligned: AlignedRuns, profile: FrameworkProfile, c
       const r = records[i];
       let t = traces.get(r.runId);
       if (t === undefined) {
-        const size = counts.get(r.runId)!;
+        const size = sizes.get(r.runId)!;
         const xs = new Float64Array(size);
         const values = new Float64Array(size);
         t = { trace: { runId: r.runId, round: r.round, key: metric.key, xs, values }, xs, values, n: 0 };
@@ -54,7 +52,25 @@ export function conceptTraces(aligned: AlignedRuns, profile: FrameworkProfile, c
       t.values[t.n++] = col.values[i - from];
     }
   });
-  return [...traces.values()].map((t) => t.trace);
+  return [...traces.values()].map(({ trace, xs, values, n }) => ({ ...trace, xs: xs.subarray(0, n), values: values.subarray(0, n) }));
+}
+
+/** Records per run id (records come run by run: one Map update per run of equal ids). */
+function recordsPerRun(records: readonly { runId: string }[]): Map<string, number> {
+  const out = new Map<string, number>();
+  let run: string | null = null;
+  let n = 0;
+  for (let i = 0; i < records.length; i++) {
+    const id = records[i].runId;
+    if (id !== run) {
+      if (run !== null) out.set(run, (out.get(run) ?? 0) + n);
+      run = id;
+      n = 0;
+    }
+    n++;
+  }
+  if (run !== null) out.set(run, (out.get(run) ?? 0) + n);
+  return out;
 }
 
 /** The grain in words for a rule's text: "per optimizer update", "per logged step, as logged", or "not logged by <framework>". */
