@@ -8,7 +8,7 @@ import { metricOf, singular, type FrameworkProfile } from "../registry/framework
 import type { ConceptId } from "../registry/concepts";
 import type { AlignedRuns } from "../types";
 import { forEachBlock } from "../values/key-column";
-import { finiteMedian, flagOf, type CheckFlag, type HealthHit } from "./flag-ranges";
+import { finiteMedian, flagOf, trailingMedian, type CheckFlag, type HealthHit } from "./flag-ranges";
 import type { FlagWindow } from "./health-check";
 
 /** One run's logged values of one key, in record order (records without the key left out). */
@@ -202,6 +202,19 @@ function furthest(run: readonly HealthHit[], window: FlagWindow): number {
     if (window.side === "below" ? v < out : v > out) out = v;
   }
   return out;
+}
+
+/**
+ * A rule whose threshold reads the median of the `window` finite values logged before each value
+ * (null while there is none): the window's median is taken in one scratch array per rule, and the
+ * rule's `trailing` is that same window, so `before` is bounded by exactly what the threshold reads.
+ */
+export function trailingMedianRule(
+  window: number,
+  rule: Omit<StreakRule, "threshold" | "trailing"> & { threshold(baseline: number | null, recent: number | null): number | null },
+): StreakRule {
+  const scratch = new Float64Array(window);
+  return { ...rule, trailing: window, threshold: (baseline, before) => rule.threshold(baseline, trailingMedian(before, window, scratch)) };
 }
 
 /** The rule of a streak of exact zeros (-0 is 0): `minLength` logged values in a row, no early window. */

@@ -7,8 +7,7 @@
  */
 import { conceptKey } from "./health-check";
 import { EARLY_PARAM, MIN_LENGTH_PARAM, defineStreakCheck } from "./streak-check";
-import { grainText } from "./concept-trace";
-import { trailingMedian } from "./flag-ranges";
+import { grainText, trailingMedianRule } from "./concept-trace";
 
 /** The declared check. */
 export const entropyCollapse = defineStreakCheck({
@@ -42,20 +41,12 @@ export const entropyCollapse = defineStreakCheck({
   isNot:
     "not proof of a failure: a task with one right answer lowers entropy as the policy learns it; read reward and response length beside it, and what changed at that step (learning rate, reward, data)",
   detects: ["entropy_collapse"],
-  streak: (p) => {
-    // One scratch array per rule made: the trailing median is taken once per logged value.
-    const scratch = new Float64Array(p.window);
-    return {
+  streak: (p) =>
+    trailingMedianRule(p.window, {
       minLength: p.min_length,
       early: p.early,
       side: "below",
-      threshold: (base, before) => {
-        const recent = trailingMedian(before, p.window, scratch);
-        if (base === null || base <= 0 || recent === null) return null;
-        return Math.max(p.deep * base, p.sudden * recent);
-      },
+      threshold: (base, recent) => (base === null || base <= 0 || recent === null ? null : Math.max(p.deep * base, p.sudden * recent)),
       fires: (v, th) => v < th,
-      trailing: p.window,
-    };
-  },
+    }),
 });

@@ -8,8 +8,7 @@
  */
 import { conceptKey } from "./health-check";
 import { EARLY_PARAM, MIN_LENGTH_PARAM, defineStreakCheck } from "./streak-check";
-import { grainText } from "./concept-trace";
-import { trailingMedian } from "./flag-ranges";
+import { grainText, trailingMedianRule } from "./concept-trace";
 
 /** The declared check. */
 export const klRefDrift = defineStreakCheck({
@@ -41,20 +40,13 @@ export const klRefDrift = defineStreakCheck({
   isNot:
     "not proof of a bad run: KL to the reference grows as any policy learns; the rule marks a sudden rise far beyond the run's own start, whose size depends on the KL coefficient and the learning rate (a slow creep past it is not flagged)",
   detects: ["kl_drift"],
-  streak: (p) => {
-    // One scratch array per rule made: the trailing median is taken once per logged value.
-    const scratch = new Float64Array(p.window);
-    return {
+  streak: (p) =>
+    trailingMedianRule(p.window, {
       minLength: p.min_length,
       early: p.early,
       side: "above",
-      threshold: (base, before) => {
-        const recent = trailingMedian(before, p.window, scratch);
-        return base === null || recent === null ? null : Math.max(base + p.rise, p.jump * recent);
-      },
+      threshold: (base, recent) => (base === null || recent === null ? null : Math.max(base + p.rise, p.jump * recent)),
       fires: (v, th) => v > th,
       holdThreshold: true,
-      trailing: p.window,
-    };
-  },
+    }),
 });
