@@ -11,9 +11,14 @@ batch) is the update rows over the batches, r0 the first batch; both are one agg
 OUT_DIR/exports/{rollouts,updates}.csv (compared with ours cell by cell, as the full side's are) and
 prints one JSON line with the seconds of each phase and the peak resident memory (VmHWM, kB). It
 writes no summary.json: the parent compares only its CSVs.
+
+DUCKDB_MEMORY_LIMIT (e.g. 800MB; unset: DuckDB's default) holds DuckDB's buffer manager to a bound, to
+time it at ours' memory bound of 1 GiB (bench/RESULTS.md); the report then names the limit. Run the
+script itself for that: `npm run bench` passes its sides a clean environment.
 """
 import json
 import os
+import re
 import sys
 import time
 
@@ -69,12 +74,25 @@ def export(con, tcols, fcols, out_dir):
     copy_record_csvs(con, present(con, "rol", fcols), present(con, "upd", tcols), out_dir)
 
 
+def memory_limit():
+    """DUCKDB_MEMORY_LIMIT as DuckDB reads it (a number and a unit), or None when unset; exits naming a bad value."""
+    limit = os.environ.get("DUCKDB_MEMORY_LIMIT", "")
+    if limit == "":
+        return None
+    if not re.fullmatch(r"[0-9]+(\.[0-9]+)?(KB|MB|GB|KiB|MiB|GiB)", limit):
+        sys.exit(f"invalid DUCKDB_MEMORY_LIMIT: {limit!r} (a number and KB, MB, GB, KiB, MiB or GiB, e.g. 800MB)")
+    return limit
+
+
 def main():
     archive_dir, out_dir = sys.argv[1], sys.argv[2]
     phases = Phases()
     con = duckdb.connect()
     # Outputs are ordered by ORDER BY where order matters, so DuckDB need not keep insertion order.
     con.execute("SET preserve_insertion_order = false")
+    limit = memory_limit()
+    if limit is not None:
+        con.execute(f"SET memory_limit = '{limit}'")
     _runs, keys = load(con, archive_dir)
     phases.lap("load")
     tcols, fcols = split(con, keys)
@@ -85,6 +103,7 @@ def main():
     print_report({
         "side": "duckdb-minimal",
         "duckdb": duckdb.__version__,
+        **({"memoryLimit": limit} if limit is not None else {}),
         "rows": con.sql("SELECT count(*) FROM hist").fetchall()[0][0],
         "updates": con.sql("SELECT count(*) FROM upd").fetchall()[0][0],
         "phases": phases.seconds,

@@ -168,3 +168,29 @@ test("DuckDB side: a batch's rollout row logged twice with another value counts 
   // R1's rollout_time mean covers one batch fewer: the conflicting value is missing, not averaged.
   assert.deepEqual(duck.rollout.R1.rolloutTime.slice(1), [49, 0, 1]);
 });
+
+test("minimal DuckDB side: DUCKDB_MEMORY_LIMIT bounds DuckDB, is named in its report, changes no byte; a bad one is refused", {
+  skip: SKIP_DUCKDB,
+}, async () => {
+  const a = await ensureAnalysisArchive(400, { workDir: work });
+  const script = path.join(__dirname, "../../bench/analysis_duckdb_minimal.py");
+  const run = async (limit: string | undefined, out: string) => {
+    const env = { PATH: process.env.PATH ?? "", HOME: work, ...(limit === undefined ? {} : { DUCKDB_MEMORY_LIMIT: limit }) };
+    const { report } = await runChild<{ memoryLimit?: string; updates: number }>(VENV_PYTHON, [script, a.dir, out], env);
+    return report;
+  };
+  const free = await run(undefined, path.join(work, "minimal-free"));
+  const bound = await run("256MB", path.join(work, "minimal-256"));
+  assert.equal(free.memoryLimit, undefined);
+  assert.equal(bound.memoryLimit, "256MB");
+  assert.equal(bound.updates, 400);
+  for (const f of ["rollouts.csv", "updates.csv"]) {
+    assert.equal(readFileSync(path.join(work, "minimal-256", "exports", f), "utf8"), readFileSync(path.join(work, "minimal-free", "exports", f), "utf8"));
+  }
+  // The bound is DuckDB's own: far too little makes it fail, as it would not if the variable were ignored.
+  await assert.rejects(run("16MB", path.join(work, "minimal-16")), /Out of Memory Error/);
+  await assert.rejects(
+    run("8x", path.join(work, "minimal-bad")),
+    /invalid DUCKDB_MEMORY_LIMIT: '8x' \(a number and KB, MB, GB, KiB, MiB or GiB, e\.g\. 800MB\)/,
+  );
+});
