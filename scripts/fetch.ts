@@ -4,7 +4,8 @@
  *   npm run fetch -- --entity E --project P --run ID=LABEL [--run ID=LABEL ...] --out DIR
  *   npm run fetch -- --config data/runs.json --out DIR
  *   npm run fetch -- --wandb-file PATH=LABEL [--wandb-file PATH=LABEL ...] --out DIR   (offline runs, no server)
- *   options: --page-size N (1000)  --concurrency N (4)  --history-path auto|parquet|pages (auto)
+ *   options: --page-size N (1000)  --history-path auto|parquet|pages (auto)
+ *            --concurrency N (4: HistoryPage requests at once, of runs read together or of a lone run's windows)
  *            --threads N (default: one per core from 20,000 rows in 2+ runs; 0 = one thread)
  *            --profile NAME (default: runs.json "profile", else detected per run)
  *            --base-url URL  --allow-running  --replace  --help

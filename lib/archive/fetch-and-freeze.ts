@@ -16,7 +16,7 @@ import { readRunMeta, runPath } from "../wandb/read-run-meta";
 import type { ReaderLimits } from "../wandb/reader-limits";
 import type { RetryPolicy } from "../wandb/retry-policy";
 import { checkHistoryPath, type HistoryPathChoice } from "../wandb/read-history";
-import { checkPageSize, DEFAULT_PAGE_SIZE } from "../wandb/scan-history";
+import { checkPageSize, DEFAULT_PAGE_SIZE, pagesPerRun } from "../wandb/scan-history";
 import { READER_VERSION } from "../wandb/version";
 import { resolveClock } from "./clock";
 import { freezeTensorboardRun } from "./freeze-tensorboard";
@@ -47,7 +47,10 @@ export interface FetchAndFreezeOptions {
   apiKey?: string;
   /** `HistoryPage` window in steps, default 1000. */
   pageSize?: number;
-  /** Runs fetched at once, default 4. */
+  /**
+   * `HistoryPage` requests at once in all, default 4: runs fetched together, and the pages of a run when
+   * fewer server runs than that are fetched (pagesPerRun: one run reads 4 windows at once).
+   */
   concurrency?: number;
   /** W&B history path: exported parquet files when the server lists them ("auto", default), or forced. */
   historyPath?: HistoryPathChoice;
@@ -158,6 +161,8 @@ interface FreezeContext {
   reporter: Reporter;
   pageSize: number;
   historyPath: HistoryPathChoice;
+  /** `HistoryPage` windows each server run asks for at once. */
+  pagesInFlight: number;
   /** Reads a server run's history into its file (on a freeze thread when there are any). */
   run: (job: ServerRunJob, signal: AbortSignal) => ReturnType<typeof freezeServerRun>;
 }
@@ -178,7 +183,13 @@ async function freezeBySource(ctx: FreezeContext, sel: RunSelection, read: Serve
     return freezeWandbFileRun(files, ctx.tmp, ctx.now, ctx.reporter, signal);
   }
   const file = historyFile(sel.runId);
-  const job: ServerRunJob = { meta: read!.meta, filePath: path.join(ctx.tmp, file), pageSize: ctx.pageSize, historyPath: ctx.historyPath };
+  const job: ServerRunJob = {
+    meta: read!.meta,
+    filePath: path.join(ctx.tmp, file),
+    pageSize: ctx.pageSize,
+    historyPath: ctx.historyPath,
+    pagesInFlight: ctx.pagesInFlight,
+  };
   const frozen = await ctx.run(job, signal);
   return { run: { ...manifestRun(read!.meta, sel.round, file, frozen, ctx.now()), ...read!.facts }, keys: frozen.keys };
 }
@@ -231,7 +242,7 @@ async function freezeAll(
   conn: WandbConnection | null,
   serverRuns: readonly RunSelection[],
   concurrency: number,
-  ctx: Omit<FreezeContext, "run">,
+  ctx: Omit<FreezeContext, "run" | "pagesInFlight">,
 ): Promise<FrozenEntry[]> {
   const server = await readServerRuns(conn, opts, serverRuns, concurrency);
   const serverMetas = server.map((s) => s.meta);
@@ -242,7 +253,11 @@ async function freezeAll(
   const threadCount = freezeThreadCount(opts, serverMetas);
   const threads = threadCount > 0 ? startFreezeThreads(threadCount, connectionSpec(conn!, opts.retry), ctx.reporter, onCaller) : null;
   try {
-    const freeze: FreezeContext = { ...ctx, run: (job, signal) => (threads ? threads.run(job, signal) : onCaller(job, signal)) };
+    const freeze: FreezeContext = {
+      ...ctx,
+      pagesInFlight: pagesPerRun(concurrency, serverRuns.length),
+      run: (job, signal) => (threads ? threads.run(job, signal) : onCaller(job, signal)),
+    };
     return await mapConcurrent(opts.runs, concurrency, (sel, i, signal) => freezeRun(freeze, sel, metas[i], signal), opts.signal);
   } finally {
     await threads?.close();

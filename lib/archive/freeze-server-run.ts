@@ -14,6 +14,8 @@ export interface ServerRunJob {
   filePath: string;
   pageSize: number;
   historyPath: HistoryPathChoice;
+  /** `HistoryPage` windows asked for at once (the run's share of the fetch's concurrency, pagesPerRun). */
+  pagesInFlight: number;
 }
 
 /** What freezing one run gives the manifest. */
@@ -34,6 +36,7 @@ export async function freezeServerRun(conn: WandbConnection, job: ServerRunJob, 
     const scan = await readHistory(conn, job.meta, {
       pageSize: job.pageSize,
       historyPath: job.historyPath,
+      pagesInFlight: job.pagesInFlight,
       signal,
       onLines: (lines) => writer.writeLines(lines),
     });

@@ -3,7 +3,7 @@ import type { HistoryRow, RunMeta } from "../types";
 import { connectWandb, type WandbReaderOptions } from "./connection";
 import { checkConcurrency, mapConcurrent } from "./map-concurrent";
 import { readRunMeta, type RunRef } from "./read-run-meta";
-import { scanHistory } from "./scan-history";
+import { pagesPerRun, scanHistory } from "./scan-history";
 
 /** Default number of runs read at once (W&B rate-limits parallel readers, issue #7778). */
 export const DEFAULT_CONCURRENCY = 4;
@@ -12,7 +12,7 @@ export const DEFAULT_CONCURRENCY = 4;
 export interface FetchRunsOptions extends WandbReaderOptions {
   /** `HistoryPage` window width in steps (default 1000). */
   pageSize?: number;
-  /** Runs read at once (default 4). */
+  /** `HistoryPage` requests at once in all (default 4): runs read together, and pages of a run when fewer runs than that. */
   concurrency?: number;
   signal?: AbortSignal;
 }
@@ -33,12 +33,13 @@ export interface FetchedRun {
 export async function fetchRuns(refs: readonly RunRef[], opts: FetchRunsOptions = {}): Promise<FetchedRun[]> {
   const concurrency = checkConcurrency(opts.concurrency ?? DEFAULT_CONCURRENCY);
   const conn = connectWandb(opts);
+  const pagesInFlight = pagesPerRun(concurrency, refs.length);
   return mapConcurrent(
     refs,
     concurrency,
     async (ref, _i, signal) => {
       const meta = await readRunMeta(conn, ref, signal);
-      const scan = await scanHistory(conn, meta, { pageSize: opts.pageSize, signal });
+      const scan = await scanHistory(conn, meta, { pageSize: opts.pageSize, signal, pagesInFlight });
       return { meta, rows: scan.rows, droppedKeys: scan.droppedKeys };
     },
     opts.signal,

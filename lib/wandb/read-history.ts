@@ -43,7 +43,7 @@ export function checkHistoryPath(value: string): HistoryPathChoice {
 }
 
 /** Options of `readHistory`: those of `scanHistory` plus the path. */
-export interface ReadHistoryOptions extends Pick<ScanHistoryOptions, "pageSize" | "onRows" | "signal"> {
+export interface ReadHistoryOptions extends Pick<ScanHistoryOptions, "pageSize" | "onRows" | "signal" | "pagesInFlight"> {
   /**
    * Receives the rows as frozen lines instead (lib/values/frozen-row.ts format, no newlines): what a
    * freeze needs; exported files are then written straight from their columns. Takes precedence over onRows.
@@ -337,6 +337,7 @@ async function readLiveTail(
   const scan = await scanHistory(conn, meta, {
     pageSize: opts.pageSize,
     signal: opts.signal,
+    pagesInFlight: opts.pagesInFlight,
     fromStep,
     expectedRows: liveRows,
     rowsBefore: exported,
@@ -382,7 +383,7 @@ export async function readHistory(conn: WandbConnection, meta: RunMeta, opts: Re
   const onLines = opts.onLines;
   const serialize = frozenRowSerializer();
   const onRows = onLines ? (rows: HistoryRow[]) => onLines(rows.map(serialize)) : opts.onRows;
-  const scan = await scanHistory(conn, current, { pageSize: opts.pageSize, signal: opts.signal, onRows });
+  const scan = await scanHistory(conn, current, { pageSize: opts.pageSize, signal: opts.signal, pagesInFlight: opts.pagesInFlight, onRows });
   const snapshot = { historyLineCount: current.historyLineCount, lastStep: current.lastStep };
   return { rows: scan.rows, rowCount: scan.rowCount, droppedKeys: scan.droppedKeys, keys: scan.keys, path: "pages", files: 0, pages: scan.pages, snapshot };
 }

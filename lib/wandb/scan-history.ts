@@ -4,6 +4,8 @@
  * `offset >= lastStep + 1`. An empty window does not end the scan (step gaps, W&B issue #5014).
  * The result is checked: rows == historyLineCount, `_step` integer, inside its window, strictly
  * increasing; a row over `maxRowChars` or a run past `maxKeys` distinct keys is refused.
+ * Up to `pagesInFlight` windows are asked for at once (the next ones while a page is read), and
+ * pages are read strictly in window order, so rows, checks and errors are those of one at a time.
  */
 import type { HistoryRow, RunMeta } from "../types";
 import type { WandbConnection } from "./connection";
@@ -29,6 +31,11 @@ export interface ScanHistoryOptions {
   expectedRows?: number;
   /** Rows read before this scan (progress only, default 0). */
   rowsBefore?: number;
+  /**
+   * Windows asked for at once (default 1): the requests a run's scan keeps in flight, so that the
+   * server's answer and the network's round trip for the next windows overlap the reading of this one.
+   */
+  pagesInFlight?: number;
 }
 
 /** What a scan returns. */
@@ -53,6 +60,22 @@ interface HistoryPageData {
 export function checkPageSize(pageSize: number): number {
   if (!Number.isInteger(pageSize) || pageSize < 1) throw new Error(`invalid pageSize: ${pageSize}`);
   return pageSize;
+}
+
+/** Throws `invalid pagesInFlight: <v>` unless a positive integer. */
+export function checkPagesInFlight(pagesInFlight: number): number {
+  if (!Number.isInteger(pagesInFlight) || pagesInFlight < 1) throw new Error(`invalid pagesInFlight: ${pagesInFlight}`);
+  return pagesInFlight;
+}
+
+/**
+ * Windows per run asked for at once when `concurrency` requests may be in flight in all and `runs`
+ * runs are read together: the runs share the budget, so fewer runs than it read more pages each, and
+ * the server never sees more requests at once than with one page per run.
+ * @example pagesPerRun(4, 1) // 4; pagesPerRun(4, 3) // 1
+ */
+export function pagesPerRun(concurrency: number, runs: number): number {
+  return Math.max(1, Math.floor(concurrency / Math.max(1, Math.min(runs, concurrency))));
 }
 
 /** Step windows `[minStep, maxStep)` a complete scan of a run with this `lastStep` asks for. */
@@ -82,12 +105,15 @@ export function sortedCounts(counts: Map<string, number>): Record<string, number
  */
 export async function scanHistory(conn: WandbConnection, meta: RunMeta, opts: ScanHistoryOptions = {}): Promise<ScanResult> {
   const pageSize = checkPageSize(opts.pageSize ?? DEFAULT_PAGE_SIZE);
+  const inFlight = checkPagesInFlight(opts.pagesInFlight ?? 1);
   const scan = new HistoryScan(conn, meta, opts);
   const collected: HistoryRow[] = [];
   let pages = 0;
   scan.progress();
-  for (const window of historyWindows(meta.lastStep, pageSize, scan.fromStep)) {
-    const rows = await scan.page(window, pageSize);
+  const windows = historyWindows(meta.lastStep, pageSize, scan.fromStep);
+  const answers = answersInOrder(windows, inFlight, (w, signal) => scan.request(w, pageSize, signal), opts.signal);
+  for await (const { window, history } of answers) {
+    const rows = scan.accept(window, history);
     pages++;
     if (opts.onRows) await opts.onRows(rows);
     else for (const row of rows) collected.push(row);
@@ -95,6 +121,45 @@ export async function scanHistory(conn: WandbConnection, meta: RunMeta, opts: Sc
   }
   scan.checkComplete();
   return { rows: collected, rowCount: scan.rowCount, droppedKeys: sortedCounts(scan.dropped), keys: scan.sortedKeys(), pages };
+}
+
+type StepWindow = { minStep: number; maxStep: number };
+
+/**
+ * Each window's answer in window order, with up to `inFlight` requests running: the next is started
+ * as soon as an answer is taken, before the caller reads it. A failed request fails at its turn (the
+ * earlier windows' answers come first); when the caller stops or a request fails, the requests still
+ * running are aborted and their failures dropped.
+ */
+async function* answersInOrder(
+  windows: readonly StepWindow[],
+  inFlight: number,
+  request: (w: StepWindow, signal: AbortSignal) => Promise<unknown[]>,
+  outer: AbortSignal | undefined,
+): AsyncGenerator<{ window: StepWindow; history: unknown[] }> {
+  const controller = new AbortController();
+  const abort = () => controller.abort(outer?.reason);
+  if (outer?.aborted) abort();
+  outer?.addEventListener("abort", abort, { once: true });
+  const running: Promise<unknown[]>[] = [];
+  let next = 0;
+  const start = () => {
+    const answer = request(windows[next++], controller.signal);
+    // Handled at its turn; one still running when the scan stops must not surface as unhandled.
+    answer.catch(() => undefined);
+    running.push(answer);
+  };
+  try {
+    while (next < windows.length && running.length < inFlight) start();
+    for (const window of windows) {
+      const history = await running.shift()!;
+      if (next < windows.length) start();
+      yield { window, history };
+    }
+  } finally {
+    controller.abort();
+    outer?.removeEventListener("abort", abort);
+  }
 }
 
 /** One run's scan: what it has read so far (rows, keys, last step) and the checks each page passes. */
@@ -112,7 +177,7 @@ class HistoryScan {
   constructor(
     private readonly conn: WandbConnection,
     private readonly meta: RunMeta,
-    private readonly opts: ScanHistoryOptions,
+    opts: ScanHistoryOptions,
   ) {
     this.path = runPath(meta);
     this.fromStep = opts.fromStep ?? 0;
@@ -133,8 +198,8 @@ class HistoryScan {
     return new WandbError({ operation: "HistoryPage", runPath: this.path, detail, cause });
   }
 
-  /** The rows of one step window, parsed and checked (sizes, keys, steps, count so far). */
-  async page(w: { minStep: number; maxStep: number }, pageSize: number): Promise<HistoryRow[]> {
+  /** The answer of one step window: its history list, unparsed (any number of these may run at once). */
+  async request(w: StepWindow, pageSize: number, signal: AbortSignal): Promise<unknown[]> {
     const { conn, meta } = this;
     const { minStep, maxStep } = w;
     const data = await graphqlRequest<HistoryPageData>(
@@ -146,11 +211,17 @@ class HistoryScan {
         runPath: this.path,
         where: `steps [${minStep}, ${maxStep})`,
       },
-      this.opts.signal,
+      signal,
     );
     if (!data.project?.run) throw this.dataError(`run not found while reading steps [${minStep}, ${maxStep})`);
     const history = data.project.run.history ?? [];
     if (!Array.isArray(history)) throw this.dataError(`history of steps [${minStep}, ${maxStep}) is not a list`);
+    return history;
+  }
+
+  /** The rows of one window's answer, parsed and checked (sizes, keys, steps, count so far); windows in order. */
+  accept(w: StepWindow, history: unknown[]): HistoryRow[] {
+    const { meta } = this;
     const rows = this.parse(history, w);
     this.checkRows(rows, history, w);
     this.rowCount += rows.length;
@@ -165,7 +236,7 @@ class HistoryScan {
   }
 
   /** Parses a page's rows, refusing one over maxRowChars and a page that takes the keys over maxKeys. */
-  private parse(history: unknown[], { minStep, maxStep }: { minStep: number; maxStep: number }): HistoryRow[] {
+  private parse(history: unknown[], { minStep, maxStep }: StepWindow): HistoryRow[] {
     const { maxRowChars, maxKeys } = this.conn.limits;
     for (let i = 0; i < history.length; i++) {
       const item = history[i];
@@ -190,7 +261,7 @@ class HistoryScan {
   }
 
   /** Every row has an integer `_step` inside the window, strictly after the previous one; new keys stay under maxKeys. */
-  private checkRows(rows: HistoryRow[], history: unknown[], { minStep, maxStep }: { minStep: number; maxStep: number }): void {
+  private checkRows(rows: HistoryRow[], history: unknown[], { minStep, maxStep }: StepWindow): void {
     const { maxKeys } = this.conn.limits;
     const { keys, dropped } = this;
     for (let i = 0; i < rows.length; i++) {

@@ -167,6 +167,31 @@ test("SOURCE_DATE_EPOCH: two fetches give byte-identical archives", async () => 
   assert.match(snapshot(a)["manifest.json"], /"fetchedAt": "2023-11-14T22:13:20.000Z"/);
 });
 
+test("the concurrency bounds the HistoryPage requests in all: one run reads that many windows at once, two runs half each; same bytes", async () => {
+  // runb: 2,500 rows over steps 0-4,998, 5 windows of 1,000 steps; every page answers after 30 ms so requests overlap.
+  const fetchWith = async (runs: FetchAndFreezeOptions["runs"], concurrency: number) => {
+    const dir = freshDir();
+    server.injectFault({ kind: "delay", ms: 30, count: 100, operationName: "HistoryPage" });
+    server.resetPeaks();
+    await fetchAndFreeze(opts(dir, { runs, concurrency, pageSize: 1000 }));
+    server.clearFaults();
+    return { files: snapshot(dir), peak: server.peakInFlight("HistoryPage") };
+  };
+  const one = [{ runId: "runb", round: "R0" }];
+  const two = [
+    { runId: "runb", round: "R0" },
+    { runId: "runa", round: "R1" },
+  ];
+  const oneAtATime = await fetchWith(one, 1);
+  const oneRun = await fetchWith(one, 4);
+  assert.equal(oneAtATime.peak, 1);
+  assert.equal(oneRun.peak, 4);
+  assert.deepEqual(oneRun.files, oneAtATime.files);
+  const twoRuns = await fetchWith(two, 4);
+  assert.ok(twoRuns.peak >= 2 && twoRuns.peak <= 4, `two runs: ${twoRuns.peak} requests at once (2 windows each at most)`);
+  assert.deepEqual(twoRuns.files, (await fetchWith(two, 1)).files);
+});
+
 test("the API key is written nowhere and shown in no error", async () => {
   const outDir = freshDir();
   await fetchAndFreeze(opts(outDir));

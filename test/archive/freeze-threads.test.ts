@@ -245,7 +245,7 @@ test("a freeze thread that dies mid-run fails that run naming the thread's error
   });
   try {
     const meta = { entity: "e", project: "p", runId: "r1" } as Parameters<typeof threads.run>[0]["meta"];
-    const job = { meta, filePath: path.join(root, "dies.jsonl"), pageSize: 1000, historyPath: "pages" as const };
+    const job = { meta, filePath: path.join(root, "dies.jsonl"), pageSize: 1000, historyPath: "pages" as const, pagesInFlight: 1 };
     await assert.rejects(threads.run(job, new AbortController().signal), /^Error: freeze thread stopped \(invalid retries: -1\) while reading run r1$/);
     assert.equal(onCaller, 0);
   } finally {

@@ -4,7 +4,7 @@ import { after, before, test } from "node:test";
 import { startWandbTestServer, type WandbTestServer } from "../../tools/wandb-test-server/server";
 import { connectWandb, type WandbConnection } from "../../lib/wandb/connection";
 import { readRunMeta } from "../../lib/wandb/read-run-meta";
-import { historyWindows, scanHistory } from "../../lib/wandb/scan-history";
+import { checkPagesInFlight, historyWindows, pagesPerRun, scanHistory } from "../../lib/wandb/scan-history";
 import type { RunMeta } from "../../lib/types";
 import { WandbError } from "../../lib/wandb/wandb-error";
 
@@ -178,4 +178,113 @@ test("invalid page size", async () => {
   const meta = await readRunMeta(conn, { entity: "e", project: "p", runId: "long" });
   await assert.rejects(scanHistory(conn, meta, { pageSize: 0 }), /^Error: invalid pageSize: 0$/);
   await assert.rejects(scanHistory(conn, meta, { pageSize: 2.5 }), /^Error: invalid pageSize: 2.5$/);
+});
+
+/** A connection to the test server listing each HistoryPage window (its minStep) as it is asked for and as it is answered. */
+function recordingConnection(): { conn: WandbConnection; asked: unknown[]; answered: unknown[] } {
+  const asked: unknown[] = [];
+  const answered: unknown[] = [];
+  const recording = connectWandb({
+    baseUrl: server.url,
+    apiKey: server.apiKey,
+    env: {},
+    retry: { random: () => 0, sleep: async () => undefined },
+    fetch: async (input, init) => {
+      const body = JSON.parse(String(init?.body)) as { operationName?: string; variables?: { minStep?: number } };
+      const page = body.operationName === "HistoryPage";
+      if (page) asked.push(body.variables?.minStep);
+      const res = await fetch(input, init);
+      if (page) answered.push(body.variables?.minStep);
+      return res;
+    },
+  });
+  return { conn: recording, asked, answered };
+}
+
+test("pagesInFlight and pagesPerRun refuse what is not a positive integer; runs share the concurrency", () => {
+  for (const bad of [0, -1, 1.5, Number.NaN]) assert.throws(() => checkPagesInFlight(bad), new RegExp(`^Error: invalid pagesInFlight: ${bad}$`));
+  assert.equal(checkPagesInFlight(3), 3);
+  // [concurrency, runs] -> pages per run: never more requests at once than `concurrency` in all.
+  const table: [number, number, number][] = [
+    [4, 1, 4],
+    [4, 2, 2],
+    [4, 3, 1],
+    [4, 4, 1],
+    [4, 9, 1],
+    [1, 1, 1],
+    [8, 3, 2],
+    [4, 0, 4],
+  ];
+  for (const [concurrency, runs, pages] of table) {
+    assert.equal(pagesPerRun(concurrency, runs), pages, `pagesPerRun(${concurrency}, ${runs})`);
+    assert.ok(pages * Math.min(Math.max(runs, 1), concurrency) <= concurrency);
+  }
+});
+
+test("pagesInFlight 4: the same rows, pages and windows as one at a time, with 4 requests at once and never more", async () => {
+  server.addRun({ entity: "e", project: "p", runId: "ahead", rows: Array.from({ length: 9500 }, (_, i) => ({ _step: i, v: i / 8 })) });
+  const meta = await readRunMeta(conn, { entity: "e", project: "p", runId: "ahead" });
+  const runs = [];
+  for (const pagesInFlight of [1, 4]) {
+    // Every page answers after 30 ms, so that a scan asking ahead has its requests overlap.
+    server.injectFault({ kind: "delay", ms: 30, count: 10, operationName: "HistoryPage" });
+    server.resetPeaks();
+    server.requests.length = 0;
+    const result = await scanHistory(conn, meta, { pageSize: 1000, pagesInFlight });
+    runs.push({ result, peak: server.peakInFlight("HistoryPage"), windows: historyRequests().map((v) => [v.minStep, v.maxStep]) });
+  }
+  const [one, four] = runs;
+  assert.equal(one.result.rows.length, 9500);
+  assert.equal(one.result.pages, 10);
+  assert.deepEqual(four.result, one.result);
+  assert.deepEqual(four.windows, one.windows);
+  assert.equal(one.peak, 1);
+  assert.equal(four.peak, 4);
+});
+
+test("pagesInFlight: a window answering after later ones is still read first, and rows reach onRows in step order", async () => {
+  server.addRun({ entity: "e", project: "p", runId: "slowfirst", rows: Array.from({ length: 4000 }, (_, i) => ({ _step: i, v: i })) });
+  const { conn: counting, answered } = recordingConnection();
+  const meta = await readRunMeta(counting, { entity: "e", project: "p", runId: "slowfirst" });
+  server.injectFault({ kind: "delay", ms: 300, count: 1, operationName: "HistoryPage" });
+  const steps: number[] = [];
+  const result = await scanHistory(counting, meta, { pageSize: 1000, pagesInFlight: 4, onRows: (rows) => void steps.push(...rows.map((r) => r._step)) });
+  assert.notEqual(answered[0], 0, `window 0 answered after a later one (answers by minStep: ${answered.join(", ")})`);
+  assert.deepEqual(
+    steps,
+    Array.from({ length: 4000 }, (_, i) => i),
+  );
+  assert.equal(result.rowCount, 4000);
+});
+
+test("pagesInFlight: a refused window fails the scan at its turn, after the pages before it, and no window is asked for after it", async () => {
+  server.addRun({ entity: "e", project: "p", runId: "failmid", rows: Array.from({ length: 8000 }, (_, i) => ({ _step: i, v: i })) });
+  const { conn: recording, asked } = recordingConnection();
+  const meta = await readRunMeta(recording, { entity: "e", project: "p", runId: "failmid" });
+  let pagesServed = 0;
+  // The third window is refused (400: not retried); every window after it stalls for 5 s.
+  server.onRequest = (entry) => {
+    if (entry.operationName !== "HistoryPage") return;
+    pagesServed++;
+    if (pagesServed === 3) server.injectFault({ kind: "status", status: 400, operationName: "HistoryPage" });
+    if (pagesServed > 3) server.injectFault({ kind: "delay", ms: 5000, operationName: "HistoryPage" });
+  };
+  const steps: number[] = [];
+  const t0 = performance.now();
+  try {
+    await assert.rejects(
+      scanHistory(recording, meta, { pageSize: 1000, pagesInFlight: 4, onRows: (rows) => void steps.push(...rows.map((r) => r._step)) }),
+      (e: unknown) => e instanceof WandbError && /steps \[2000, 3000\)/.test(e.message),
+    );
+  } finally {
+    server.onRequest = null;
+    server.clearFaults();
+  }
+  assert.ok(performance.now() - t0 < 2500, "the stalled windows were not waited for");
+  assert.deepEqual(
+    steps,
+    Array.from({ length: 2000 }, (_, i) => i),
+  );
+  // Windows 0-3 at the start, 4 and 5 as windows 0 and 1 were read; none after window 2 failed.
+  assert.deepEqual(asked, [0, 1000, 2000, 3000, 4000, 5000]);
 });

@@ -72,6 +72,12 @@ export interface WandbTestServer {
   fileRequests: FileRequestLogEntry[];
   /** Additive: called synchronously for each logged request before it is answered (e.g. to append rows mid-scan). */
   onRequest: ((entry: RequestLogEntry) => void) | null;
+  /**
+   * Additive: the most /graphql requests of one operation being answered at once since the server
+   * started or `resetPeaks` (a client's concurrency, as the server sees it).
+   */
+  peakInFlight(operationName: string): number;
+  resetPeaks(): void;
   close(): Promise<void>;
 }
 
@@ -119,6 +125,8 @@ class LocalWandbServer implements WandbTestServer {
   private readonly store = new RunStore();
   private readonly faults = new FaultQueue<Fault>();
   private readonly delays = new PendingDelays();
+  /** /graphql requests being answered, and the most at once, per operation name. */
+  private readonly inFlight = new Map<string, { now: number; peak: number }>();
   private closed = false;
   private exportConfig: ParquetExportConfig = { ...DEFAULT_PARQUET_EXPORTS };
   /** Built files per run, rebuilt when the run's rows or the export settings change. */
@@ -275,8 +283,31 @@ class LocalWandbServer implements WandbTestServer {
     return { body, variables, compiled, operationName };
   }
 
+  peakInFlight(operationName: string): number {
+    return this.inFlight.get(operationName)?.peak ?? 0;
+  }
+
+  resetPeaks(): void {
+    for (const count of this.inFlight.values()) count.peak = count.now;
+  }
+
+  /** Counts the request as being answered until its response ends (or its socket closes). */
+  private countInFlight(operationName: string | null, res: http.ServerResponse): void {
+    const name = operationName ?? "";
+    let count = this.inFlight.get(name);
+    if (count === undefined) {
+      count = { now: 0, peak: 0 };
+      this.inFlight.set(name, count);
+    }
+    const c = count;
+    c.now++;
+    c.peak = Math.max(c.peak, c.now);
+    res.once("close", () => c.now--);
+  }
+
   private async handleGraphql(req: http.IncomingMessage, res: http.ServerResponse, raw: Buffer, authOk: boolean): Promise<void> {
     const request = this.readGraphqlRequest(raw);
+    this.countInFlight(request.operationName, res);
     const entry: RequestLogEntry = {
       path: "/graphql",
       operationName: request.operationName,
