@@ -97,10 +97,13 @@ async function failsKeepingPrevious(faults: Fault[] | (() => void), message: Reg
   if (typeof faults === "function") faults();
   else for (const f of faults) server.injectFault(f);
   const notes: string[] = [];
-  const err = await fetchAndFreeze(opts(outDir, { now: LATER, ...extra }, [], notes)).then(
-    () => assert.fail("the fetch should fail"),
-    (e: Error) => e,
-  );
+  const err = await fetchAndFreeze(opts(outDir, { now: LATER, ...extra }, [], notes))
+    .then(
+      () => assert.fail("the fetch should fail"),
+      (e: Error) => e,
+    )
+    // A fault the fetch did not use up must not reach the next test's requests.
+    .finally(() => server.clearFaults());
   assert.match(err.message, message);
   assert.ok(!err.message.includes("\n"), "one line");
   assertSameTree(snapshotTree(parent), previous, "previous archive after a failed fetch");
@@ -283,16 +286,23 @@ test("a short page (fewer rows than the window holds): completeness error naming
     /^W&B completeness of e\/p\/runa failed: read 2 rows in steps \[0, 3\], the server holds 3 \(historyLineCount\): history is incomplete$/,
   );
   assert.ok(err instanceof WandbError && err.operation === "completeness");
-  // The same on the last page of a long run, fetched four at a time.
-  await failsKeepingPrevious(
-    [],
-    /^W&B completeness of e\/p\/runb failed: read 2497 rows in steps \[0, 2499\], the server holds 2500 \(historyLineCount\): history is incomplete$/,
-    {
-      runs: [{ runId: "runb", round: "R1" }],
-      concurrency: 4,
-      reporter: { progress: (_t, done) => void (done === 2000 && server.injectFault({ kind: "short-page", drop: 3 })) },
-    },
-  );
+  // The same on the last page of a long run, fetched four at a time: a lone run then asks for 4
+  // windows at once, so the fault is armed by the last window's own request.
+  const lastWindow = () => {
+    server.onRequest = (entry) => {
+      const v = entry.variables as { run?: string; minStep?: number } | null;
+      if (entry.operationName === "HistoryPage" && v?.run === "runb" && v.minStep === 2000) server.injectFault({ kind: "short-page", drop: 3 });
+    };
+  };
+  try {
+    await failsKeepingPrevious(
+      lastWindow,
+      /^W&B completeness of e\/p\/runb failed: read 2497 rows in steps \[0, 2499\], the server holds 2500 \(historyLineCount\): history is incomplete$/,
+      { runs: [{ runId: "runb", round: "R1" }], concurrency: 4 },
+    );
+  } finally {
+    server.onRequest = null;
+  }
 });
 
 test("a not-retried status on the second page, after the first was written: previous archive byte-identical", async () => {
