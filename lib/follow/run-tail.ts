@@ -52,6 +52,8 @@ export interface TailReadOptions {
   fetchedAt: string;
   /** Rows of the overlap window kept for the next poll. */
   overlapRows: number;
+  /** `HistoryPage` windows asked for at once (the run's share of the poll's concurrency, pagesPerRun). */
+  pagesInFlight: number;
 }
 
 /** `frozenBefore` of a run: what its last snapshot froze (nothing for a new run). */
@@ -91,6 +93,7 @@ export async function appendServerRun(conn: WandbConnection, dir: string, run: F
         pageSize: opts.pageSize,
         historyPath: opts.historyPath,
         signal: opts.signal,
+        pagesInFlight: opts.pagesInFlight,
         onLines: write,
       });
       ({ lastStep } = scan.snapshot);
@@ -101,6 +104,7 @@ export async function appendServerRun(conn: WandbConnection, dir: string, run: F
       const scan = await scanHistory(conn, meta, {
         pageSize: opts.pageSize,
         signal: opts.signal,
+        pagesInFlight: opts.pagesInFlight,
         fromStep: entry.lastStep + 1,
         expectedRows: meta.historyLineCount - entry.historyEvents,
         rowsBefore: entry.historyEvents,

@@ -17,6 +17,7 @@ import { DEFAULT_CONCURRENCY } from "../wandb/fetch-runs";
 import { mapConcurrent } from "../wandb/map-concurrent";
 import type { HistoryPathChoice } from "../wandb/read-history";
 import { READER_VERSION } from "../wandb/version";
+import { pagesPerRun } from "../wandb/scan-history";
 import { hashFrozenFile } from "./hash-frozen-file";
 import { readFileTail } from "./overlap-window";
 import type { PollPlan } from "./poll-states";
@@ -106,7 +107,16 @@ export class SnapshotWriter {
       async (tmp, recycled) => {
         await this.checkUnchanged();
         await this.startFrom(tmp, recycled);
-        const opts = { pageSize: this.ctx.pageSize, historyPath: this.ctx.historyPath, signal, fetchedAt: takenAt, overlapRows: this.ctx.overlapRows };
+        // The runs read this poll share the requests at once, as a fetch's runs do.
+        const reading = this.runs.filter((run, i) => changed[i] && !plan.waiting[i] && !run.sel.file).length;
+        const opts = {
+          pageSize: this.ctx.pageSize,
+          historyPath: this.ctx.historyPath,
+          signal,
+          fetchedAt: takenAt,
+          overlapRows: this.ctx.overlapRows,
+          pagesInFlight: pagesPerRun(DEFAULT_CONCURRENCY, reading),
+        };
         const written = await mapConcurrent(
           this.runs,
           DEFAULT_CONCURRENCY,

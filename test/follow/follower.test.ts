@@ -136,6 +136,21 @@ test("pages path: a run followed while it grows ends byte-identical to a one-sho
   assert.equal((await verifyArchive(dir)).ok, true);
 });
 
+test("a lone followed run asks for 4 windows at once, as a fetch does, and ends byte-identical to a one-shot fetch", async () => {
+  server.addRun({ entity: "e", project: "p", runId: "ahead", state: "finished", rows: rows(0, 5000) });
+  // Every page answers after 30 ms, so that windows asked for ahead overlap.
+  server.injectFault({ kind: "delay", ms: 30, count: 20, operationName: "HistoryPage" });
+  server.resetPeaks();
+  const dir = path.join(tmp, "ahead-followed");
+  const follower = await Follower.open(followOptions("ahead", dir));
+  const summary = await follower.follow({ intervalSeconds: 0, until: "finished" });
+  assert.equal(summary.stopped, "ended");
+  assert.equal(server.peakInFlight("HistoryPage"), 4);
+  server.clearFaults();
+  const once = await oneShot("ahead");
+  assert.ok(historyBytes(dir, "ahead").equals(historyBytes(once, "ahead")), "history bytes equal the one-shot fetch");
+});
+
 test("a followed server run carries its config's flags and versions exactly as a one-shot fetch does; nothing else of the config", async () => {
   const config = { use_rollout_logprobs: true, advantage_estimator: "grpo", kl_coef: "x", _wandb: { cli_version: "0.21.0" }, note: "never kept" };
   server.addRun({ entity: "e", project: "p", runId: "flagged", state: "running", config, rows: rows(0, 300) });
