@@ -5,7 +5,7 @@ import { checkConcurrency, mapConcurrent } from "./map-concurrent";
 import { readRunMeta, type RunRef } from "./read-run-meta";
 import { pagesPerRun, scanHistory } from "./scan-history";
 
-/** Default number of runs read at once (W&B rate-limits parallel readers, issue #7778). */
+/** Default number of HistoryPage requests at once, shared by the runs read together (W&B rate-limits parallel readers, issue #7778). */
 export const DEFAULT_CONCURRENCY = 4;
 
 /** Options of `fetchRuns`. */
