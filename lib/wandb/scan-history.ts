@@ -75,13 +75,17 @@ export function checkPagesInFlight(pagesInFlight: number): number {
  * @example pagesPerRun(4, 1) // 4; pagesPerRun(4, 3) // 1
  */
 export function pagesPerRun(concurrency: number, runs: number): number {
-  return Math.max(1, Math.floor(concurrency / Math.max(1, Math.min(runs, concurrency))));
+  // At least 1: the runs read together are at most `concurrency`.
+  return Math.floor(concurrency / Math.max(1, Math.min(runs, concurrency)));
 }
 
+/** A `HistoryPage` window: the steps `[minStep, maxStep)`. */
+type StepWindow = { minStep: number; maxStep: number };
+
 /** Step windows `[minStep, maxStep)` a complete scan of a run with this `lastStep` asks for. */
-export function historyWindows(lastStep: number, pageSize: number, fromStep = 0): { minStep: number; maxStep: number }[] {
+export function historyWindows(lastStep: number, pageSize: number, fromStep = 0): StepWindow[] {
   const stop = lastStep + 1;
-  const windows: { minStep: number; maxStep: number }[] = [];
+  const windows: StepWindow[] = [];
   for (let offset = fromStep; offset < stop; offset += pageSize) windows.push({ minStep: offset, maxStep: Math.min(offset + pageSize, stop) });
   return windows;
 }
@@ -122,8 +126,6 @@ export async function scanHistory(conn: WandbConnection, meta: RunMeta, opts: Sc
   scan.checkComplete();
   return { rows: collected, rowCount: scan.rowCount, droppedKeys: sortedCounts(scan.dropped), keys: scan.sortedKeys(), pages };
 }
-
-type StepWindow = { minStep: number; maxStep: number };
 
 /**
  * Each window's answer in window order, with up to `inFlight` requests running: the next is started
