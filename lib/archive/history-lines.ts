@@ -47,6 +47,34 @@ function goBacksNote(run: ManifestRun, goBacks: number): string {
 }
 
 /**
+ * The `_step` order of one run's history lines: every `_step` an integer that increases, except once
+ * per later log of a run resumed in place or per restart found in its TensorBoard files. Shared by
+ * the line parser below and the WebAssembly reader (frozen-reader.ts), so both accept the same files.
+ */
+export class StepOrder {
+  constructor(
+    private readonly run: ManifestRun,
+    private readonly pos: LinePosition,
+  ) {}
+
+  /** Takes the next line's `_step`: the problem (naming the line), or null. */
+  take(step: unknown): string | null {
+    const lineNo = ++this.pos.lineNo;
+    if (typeof step !== "number" || !Number.isInteger(step)) return `line ${lineNo} key "_step": missing or not an integer`;
+    if (step <= this.pos.lastStep) {
+      // A later log of a run resumed in place, kept at the steps its framework logged, starts back at its
+      // checkpoint's step; so do the re-logged steps of a TensorBoard restart.
+      const previous = this.pos.lastStep;
+      if (this.pos.goBacks >= allowedGoBacks(this.run))
+        return `line ${lineNo}: _step ${step} does not increase (previous ${previous})${goBacksNote(this.run, this.pos.goBacks)}`;
+      this.pos.goBacks++;
+    }
+    this.pos.lastStep = step;
+    return null;
+  }
+}
+
+/**
  * Lines of one run's history file from `from` on, parsed into `rows` (plain rows, or compact views
  * made by `vb`). `write` takes the file's bytes in order, `end` closes it; each returns the first
  * problem (then nothing more is parsed) or null.
@@ -54,16 +82,18 @@ function goBacksNote(run: ManifestRun, goBacks: number): string {
 export class HistoryLineParser {
   private readonly decoder = new StringDecoder("utf8");
   private carry = "";
-  private pos: LinePosition;
+  private readonly pos: LinePosition;
+  private readonly steps: StepOrder;
   private problem: string | null = null;
 
   constructor(
-    private readonly run: ManifestRun,
+    run: ManifestRun,
     private readonly rows: RowSink,
     private readonly vb: ValuesBuilder | null,
     from: LinePosition = FILE_START,
   ) {
     this.pos = { ...from };
+    this.steps = new StepOrder(run, this.pos);
   }
 
   /** Where the parse stands (to resume from after the bytes given so far). */
@@ -99,26 +129,15 @@ export class HistoryLineParser {
   }
 
   private parseLine(line: string): string | null {
-    const lineNo = ++this.pos.lineNo;
     let row: HistoryRow;
     try {
       row = this.vb === null ? parseFrozenRow(line) : parseFrozenRowWith(line, this.vb);
     } catch (e) {
       const key = e instanceof FrozenRowError && e.key !== null ? ` key ${JSON.stringify(e.key)}` : "";
-      return `line ${lineNo}${key}: ${(e as Error).message}`;
+      return `line ${++this.pos.lineNo}${key}: ${(e as Error).message}`;
     }
-    const step = row._step;
-    if (typeof step !== "number" || !Number.isInteger(step)) return `line ${lineNo} key "_step": missing or not an integer`;
-    if (step <= this.pos.lastStep) {
-      // A later log of a run resumed in place, kept at the steps its framework logged, starts back at its
-      // checkpoint's step; so do the re-logged steps of a TensorBoard restart.
-      const previous = this.pos.lastStep;
-      if (this.pos.goBacks >= allowedGoBacks(this.run))
-        return `line ${lineNo}: _step ${step} does not increase (previous ${previous})${goBacksNote(this.run, this.pos.goBacks)}`;
-      this.pos.goBacks++;
-    }
-    this.pos.lastStep = step;
-    this.rows.push(row);
-    return null;
+    const problem = this.steps.take(row._step);
+    if (problem === null) this.rows.push(row);
+    return problem;
   }
 }

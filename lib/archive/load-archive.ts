@@ -14,6 +14,7 @@ import type { Archive, HistoryRow, ManifestRun, Reporter, RunHistory, SourceMani
 import { type PackedViews, ValuesArena, type ViewClass } from "../values/compact-values";
 import { packedRun } from "../values/packed-run";
 import { ValuesBuilder } from "../values/values-builder";
+import { readCanonicalHistory } from "./frozen-reader";
 import { HistoryLineParser, type RowSink } from "./history-lines";
 import { HISTORY_DIR, MANIFEST_FILE, parseManifest } from "./manifest";
 import { workerCode } from "./worker-code";
@@ -322,14 +323,14 @@ async function readCompact(
           reporter.progress?.(task, packed.at.length, runs[i].historyEvents);
           return packed;
         },
-        (e) => (e instanceof LoadWorkerUnavailable ? readHistoryFile(files[i], runs[i], reporter, vb) : Promise.reject(e)),
+        (e) => (e instanceof LoadWorkerUnavailable ? readCompactFile(files[i], runs[i], reporter, vb) : Promise.reject(e)),
       );
       results[i] = settle(rows);
     }
   }
   const settled: Settled[] = [];
   for (let i = 0; i < files.length; i++) {
-    if (results[i] === undefined) results[i] = settle(readHistoryFile(files[i], runs[i], reporter, vb));
+    if (results[i] === undefined) results[i] = settle(readCompactFile(files[i], runs[i], reporter, vb));
     settled[i] = await results[i];
   }
   await Promise.all(workers.map((w) => w?.close()));
@@ -337,6 +338,14 @@ async function readCompact(
     if ("error" in s) throw s.error;
     return s.rows;
   });
+}
+
+/**
+ * One file's compact rows read on this thread: packed by the WebAssembly reader (frozen-reader.ts),
+ * or, for a file it gives up, views made by `vb` with the JSON.parse reader (same rows, its messages).
+ */
+async function readCompactFile(file: string, run: ManifestRun, reporter: Reporter, vb: ValuesBuilder): Promise<HistoryRow[] | PackedViews> {
+  return (await readCanonicalHistory(file, run, reporter)) ?? readHistoryFile(file, run, reporter, vb);
 }
 
 /** The load worker could not start or stopped: its files are read on the main thread instead. */

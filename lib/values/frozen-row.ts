@@ -42,7 +42,7 @@ interface KeyNode {
  * Keys an object built in sorted order keeps in that order: not an array index (V8 lists those first,
  * in numeric order) and not `__proto__` (assigning it sets the prototype). Checked once per key set.
  */
-function keepsInsertionOrder(keys: readonly string[]): boolean {
+export function keepsInsertionOrder(keys: readonly string[]): boolean {
   return keys.every((k) => k !== "__proto__" && !(k.charCodeAt(0) >= 48 && k.charCodeAt(0) <= 57));
 }
 
