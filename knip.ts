@@ -57,7 +57,7 @@ const config: KnipConfig = {
   // Its JavaScript is never imported: lib/display/bundled-chromium.ts finds the package by
   // require.resolve and unpacks the browser file in its bin/.
   ignoreDependencies: ["@sparticuz/chromium"],
-  // Asked for by test/archive/frozen-reader.test.ts only to tell whether the committed WebAssembly can
+  // Asked for by test/wasm/wasm-bytes.test.ts only to tell whether the committed WebAssembly can
   // be rebuilt here (it skips when Rust is absent, as in CI).
   ignoreBinaries: ["rustup"],
   compilers: { ipynb: notebookCode },

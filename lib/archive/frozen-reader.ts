@@ -1,6 +1,6 @@
 /**
  * The fast way to read a frozen history file into packed rows: a WebAssembly reader
- * (tools/frozen-reader, Rust) scans lines in the canonical form the freeze writes
+ * (tools/wasm/src/reader.rs, Rust) scans lines in the canonical form the freeze writes
  * (lib/values/frozen-row.ts) and hands back, per read chunk, every row's key-sequence id and its
  * numbers in one array, so no JSON object, string or view is made per row. It takes half the CPU of
  * `JSON.parse` and packing (bench/RESULTS.md). It reads only what it is sure of: a line in any other
@@ -15,7 +15,7 @@ import { promises as fsp } from "node:fs";
 import type { ManifestRun, Reporter } from "../types";
 import type { PackedViews } from "../values/compact-values";
 import { keepsInsertionOrder } from "../values/frozen-row";
-import { FrozenReaderWasm } from "./frozen-reader-module";
+import { FrozenReaderWasm } from "../wasm/frozen-reader";
 import { FILE_START, MAX_LINE_CHARS, StepOrder } from "./history-lines";
 
 /** Bytes read at a time (as readHistoryInto reads). */

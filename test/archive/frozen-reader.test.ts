@@ -5,14 +5,12 @@
  * JSON.parse reader accepts or refuses it with its own message.
  */
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, test } from "node:test";
 
 import { readCanonicalHistory } from "../../lib/archive/frozen-reader";
-import { FROZEN_READER_WASM_BASE64 } from "../../lib/archive/frozen-reader-wasm";
 import { loadArchive, readHistoryFile } from "../../lib/archive/load-archive";
 import { parseManifest } from "../../lib/archive/manifest";
 import type { HistoryRow, ManifestRun } from "../../lib/types";
@@ -232,26 +230,4 @@ test("loadArchive in compact mode, here and on its workers, gives the plain mode
       assert.equal(progress.get(`load ${run.runId}`), run.rows.length);
     }
   }
-});
-
-/** True when rustup has the wasm32 target (the module is committed; CI has no Rust). */
-function canRebuild(): boolean {
-  try {
-    return execFileSync("rustup", ["target", "list", "--installed"], { encoding: "utf8", stdio: "pipe" }).includes("wasm32-unknown-unknown");
-  } catch {
-    return false;
-  }
-}
-
-test("the embedded module is tools/frozen-reader rebuilt, byte for byte", {
-  skip: canRebuild() ? false : "no Rust wasm32 tool chain here (tools/frozen-reader/remake.sh rebuilds the committed module)",
-}, () => {
-  const out = path.join(root, "rebuilt-wasm.ts");
-  execFileSync("bash", [path.join(REPO, "tools/frozen-reader/remake.sh")], { env: { ...process.env, FROZEN_READER_OUT: out }, stdio: "pipe" });
-  const rebuilt = fs.readFileSync(out, "utf8").match(/"([A-Za-z0-9+/=]+)"/)![1];
-  assert.equal(rebuilt.length, FROZEN_READER_WASM_BASE64.length);
-  assert.ok(
-    rebuilt === FROZEN_READER_WASM_BASE64,
-    "the committed module differs from tools/frozen-reader/src/lib.rs rebuilt: run tools/frozen-reader/remake.sh",
-  );
 });

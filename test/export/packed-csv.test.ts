@@ -54,10 +54,10 @@ test("packedCsvChunks: a header of its own characters, and a repeated column ref
   assert.throws(() => joined(table(["R0", "R1"], ["round", "a", "a", "b", "c"])), { message: "invalid columns of t.csv: a column name repeats" });
 });
 
-test("packedCsvChunks: all-finite rows (printed as one array) and rows with a non-finite value match csvByteChunks over many magnitudes", () => {
+/** A packed table of `rows` rows of random values (finite over many magnitudes, some non-finite) in three key lists, in one shared store. */
+function randomTable(rows: number): PackedTable {
   const specials = [0, -0, 5e-324, 1e-7, 1e-6, 0.1 + 0.2, 123456789012345680000, 1e21, -1e21, 1.7976931348623157e308, 2 ** 53, 3, -7.25];
   const keys = ["a", "b", "c", "d"];
-  const rows = 400;
   const store = new Float64Array(new SharedArrayBuffer(8 * rows * keys.length));
   let seed = 7;
   const next = () => {
@@ -69,7 +69,7 @@ test("packedCsvChunks: all-finite rows (printed as one array) and rows with a no
     // Mostly finite (fast path), some rows with NaN or ±Infinity in any position (cell-by-cell path).
     store[i] = r < 0.3 ? specials[i % specials.length] : r < 0.97 ? (next() - 0.5) * 10 ** Math.floor(next() * 40 - 20) : [NaN, Infinity, -Infinity][i % 3];
   }
-  const p: PackedTable = {
+  return {
     name: "t.csv",
     columns: ["rollout", ...keys],
     rowCount: rows,
@@ -82,8 +82,21 @@ test("packedCsvChunks: all-finite rows (printed as one array) and rows with a no
     shape: Int32Array.from({ length: rows }, (_, i) => i % 3),
     shapes: [keys, ["d", "b", "a", "c"], ["c", "a"]],
   };
+}
+
+test("packedCsvChunks: rows of finite values over many magnitudes, non-finite values and missing keys match csvByteChunks", () => {
+  const p = randomTable(400);
   const text = joined(p);
   assert.equal(text, csvText(unpackTable(p)));
   const lines = text.split("\n");
   assert.ok(lines.some((l) => l.includes("NaN")) && lines.some((l) => l.includes("-Inf")) && lines.some((l) => /,,/.test(l)), "rows of each kind");
+});
+
+test("packedCsvChunks: a table of several printer batches (4,096 rows each) and its last partial batch match csvByteChunks, a chunk per batch", () => {
+  const p = randomTable(9000);
+  assert.equal(joined(p), csvText(unpackTable(p)));
+  // The header, two whole batches and the last 808 rows.
+  assert.equal([...packedCsvChunks(p)].length, 4);
+  const empty = { ...randomTable(0), rowCount: 0 };
+  assert.equal(joined(empty), "rollout,a,b,c,d\n");
 });

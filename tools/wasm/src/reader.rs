@@ -5,44 +5,8 @@
 //! corrupt line, whitespace, an escape, `true`) makes `parse` return -1, and the caller reads the file
 //! with JSON.parse instead, which accepts or refuses it with its usual message. Numbers go through
 //! Rust's `str::parse::<f64>`, correctly rounded as JSON.parse is.
-#![no_std]
-extern crate alloc;
 use alloc::vec::Vec;
 use core::ptr::addr_of_mut;
-
-/// Memory grows and is never returned: an instance reads one file and is dropped (its buffers are
-/// reused across the file's chunks, so they grow to the largest chunk's needs).
-mod bump {
-    use core::alloc::{GlobalAlloc, Layout};
-    use core::arch::wasm32;
-    pub struct Bump;
-    static mut NEXT: usize = 0;
-    static mut END: usize = 0;
-    const PAGE: usize = 65536;
-    unsafe impl GlobalAlloc for Bump {
-        unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-            if END == 0 {
-                END = wasm32::memory_size(0) * PAGE;
-                NEXT = END;
-            }
-            let at = (NEXT + l.align() - 1) & !(l.align() - 1);
-            let end = at + l.size();
-            if end > END {
-                let pages = (end - END + PAGE - 1) / PAGE;
-                if wasm32::memory_grow(0, pages) == usize::MAX { return core::ptr::null_mut(); }
-                END += pages * PAGE;
-            }
-            NEXT = end;
-            at as *mut u8
-        }
-        unsafe fn dealloc(&self, _: *mut u8, _: Layout) {}
-    }
-}
-#[global_allocator]
-static ALLOC: bump::Bump = bump::Bump;
-
-#[panic_handler]
-fn panic(_: &core::panic::PanicInfo) -> ! { core::arch::wasm32::unreachable() }
 
 /// Key sequences past this many make `parse` give up (the JavaScript reader bounds its own).
 const MAX_SHAPES: usize = 10_000;
@@ -66,36 +30,36 @@ fn reader() -> &'static mut Reader { unsafe { &mut *addr_of_mut!(READER) } }
 
 /// The input buffer, at least `len` bytes (its address may change when it grows).
 #[no_mangle]
-pub extern "C" fn input(len: usize) -> *mut u8 {
+pub extern "C" fn reader_input(len: usize) -> *mut u8 {
     let r = reader();
     if r.input.len() < len { r.input.resize(len, 0); }
     r.input.as_mut_ptr()
 }
 #[no_mangle]
-pub extern "C" fn vals_ptr() -> *const f64 { reader().vals.as_ptr() }
+pub extern "C" fn reader_vals_ptr() -> *const f64 { reader().vals.as_ptr() }
 #[no_mangle]
-pub extern "C" fn vals_len() -> usize { reader().vals.len() }
+pub extern "C" fn reader_vals_len() -> usize { reader().vals.len() }
 #[no_mangle]
-pub extern "C" fn rows_ptr() -> *const u32 { reader().rows.as_ptr() }
+pub extern "C" fn reader_rows_ptr() -> *const u32 { reader().rows.as_ptr() }
 #[no_mangle]
-pub extern "C" fn rows_len() -> usize { reader().rows.len() }
+pub extern "C" fn reader_rows_len() -> usize { reader().rows.len() }
 /// Forgets the values and rows read so far (the caller has copied them); key sequences are kept.
 #[no_mangle]
-pub extern "C" fn clear() { let r = reader(); r.vals.clear(); r.rows.clear(); }
+pub extern "C" fn reader_clear() { let r = reader(); r.vals.clear(); r.rows.clear(); }
 #[no_mangle]
-pub extern "C" fn shape_count() -> usize { reader().shapes.len() }
+pub extern "C" fn reader_shape_count() -> usize { reader().shapes.len() }
 /// A key sequence's keys as UTF-8, each followed by a 0 byte (a key cannot hold one unescaped).
 #[no_mangle]
-pub extern "C" fn shape_keys_ptr(s: usize) -> *const u8 { reader().shapes[s].keys.as_ptr() }
+pub extern "C" fn reader_shape_keys_ptr(s: usize) -> *const u8 { reader().shapes[s].keys.as_ptr() }
 #[no_mangle]
-pub extern "C" fn shape_keys_len(s: usize) -> usize { reader().shapes[s].keys.len() }
+pub extern "C" fn reader_shape_keys_len(s: usize) -> usize { reader().shapes[s].keys.len() }
 #[no_mangle]
-pub extern "C" fn shape_width(s: usize) -> u32 { reader().shapes[s].width }
+pub extern "C" fn reader_shape_width(s: usize) -> u32 { reader().shapes[s].width }
 
 /// Reads the whole lines of input[0..len): returns the bytes they take (0: no whole line yet), or -1
 /// when a line is not in the canonical form (or holds too many key sequences).
 #[no_mangle]
-pub extern "C" fn parse(len: usize) -> i64 {
+pub extern "C" fn reader_parse(len: usize) -> i64 {
     let r = reader();
     let b = &r.input[..len];
     let end = match b.iter().rposition(|&c| c == b'\n') { Some(p) => p + 1, None => return 0 };
