@@ -4,7 +4,7 @@
  * test/export/packed-csv.test.ts) without a cells array or a string per row. Each key list's columns
  * are worked out once and the axis texts quoted once; the rows' values are copied a batch at a time
  * into the WebAssembly printer (lib/wasm/csv-printer.ts), which prints each number as String(x) does
- * (ECMAScript's Number::toString, by `ryu-js`) straight into bytes: 2x faster than one JSON.stringify
+ * (ECMAScript's Number::toString, by `ryu-js`) straight into bytes: 1.5-1.9x faster than one JSON.stringify
  * per row, the fastest way in JavaScript (bench/RESULTS.md).
  */
 import { CsvPrinterWasm, type PrinterBatch } from "../wasm/csv-printer";
