@@ -15,7 +15,11 @@ import type { PackedTable } from "./packed-table";
 /** Rows printed at a time (a chunk of about 1-3 MB at 10^6 updates). */
 const BATCH_ROWS = 4096;
 
-/** Per key list of the table: the index of each value column's key in the list, -1 where it has none. */
+/**
+ * Per key list of the table: the index of each value column's key in the list, -1 where it has none.
+ * Every key must have its column: the printer takes a row's values as many as its slots, so a key
+ * left out would shift every later row's values.
+ */
 function valueSlots(p: PackedTable): Int32Array[] {
   const leadCount = p.lead.length;
   const width = p.columns.length - leadCount;
@@ -23,7 +27,9 @@ function valueSlots(p: PackedTable): Int32Array[] {
   return p.shapes.map((keys) => {
     const slots = new Int32Array(width).fill(-1);
     keys.forEach((k, j) => {
-      slots[column.get(k)!] = j;
+      const c = column.get(k);
+      if (c === undefined) throw new Error(`invalid columns of ${p.name}: no column for key ${JSON.stringify(k)} of its records`);
+      slots[c] = j;
     });
     return slots;
   });
