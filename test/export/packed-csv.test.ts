@@ -53,7 +53,9 @@ test("packedCsvChunks: a header of its own characters, and a repeated column ref
   assert.equal(joined(p), csvText(unpackTable(p)));
   assert.throws(() => joined(table(["R0", "R1"], ["round", "a", "a", "b", "c"])), { message: "invalid columns of t.csv: a column name repeats" });
   // A key without its column would shift the values of every later row: refused, not printed.
-  assert.throws(() => joined(table(["R0", "R1"], ["round", "rollout", "a", "b"])), { message: 'invalid columns of t.csv: no column for key "c" of its records' });
+  assert.throws(() => joined(table(["R0", "R1"], ["round", "rollout", "a", "b"])), {
+    message: 'invalid columns of t.csv: no column for key "c" of its records',
+  });
 });
 
 /** A packed table of `rows` rows of random values (finite over many magnitudes, some non-finite) in three key lists, in one shared store. */
