@@ -231,3 +231,35 @@ test("loadArchive in compact mode, here and on its workers, gives the plain mode
     }
   }
 });
+
+test("a file the WebAssembly reader gives up is read by the JSON.parse reader on the load workers too: the plain mode's rows; a refused one still names its line", async () => {
+  const dir = path.join(root, "mixed");
+  makeArchive(dir, [
+    {
+      runId: "m0",
+      round: "R0",
+      rows: [
+        { _step: 0, a: 1 },
+        { _step: 1, a: 2 },
+      ],
+    },
+    { runId: "m1", round: "R1", rows: [{ _step: 0, b: 3 }] },
+  ]);
+  // m1 with whitespace: JSON, not the canonical form.
+  rewriteWithHash(dir, "m1", '{"_step": 0, "b": 3}\n');
+  const [, m1] = (await readManifest(dir)).runs;
+  assert.equal(await readCanonicalHistory(path.join(dir, m1.file), m1), null);
+  const plain = await loadArchive(dir);
+  for (const worker of [false, "all"] as const) {
+    const compact = await loadArchive(dir, {}, { compact: true, worker });
+    assert.deepEqual(
+      compact.runs.map((r) => bitsOf(r.rows)),
+      plain.runs.map((r) => bitsOf(r.rows)),
+      `worker ${worker}`,
+    );
+  }
+  rewriteWithHash(dir, "m1", '{"_step": 0, "b": true}\n');
+  for (const worker of [false, "all"] as const) {
+    await assert.rejects(loadArchive(dir, {}, { compact: true, worker }), /m1\.jsonl line 1 key "b": key "b" is not numeric: true/, `worker ${worker}`);
+  }
+});
