@@ -18,6 +18,8 @@ import * as path from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { parseArgs } from "node:util";
 
+import { READ_CHUNK_BYTES } from "../lib/archive/history-lines";
+import { BATCH_ROWS } from "../lib/export/packed-csv";
 import { CsvPrinterWasm } from "../lib/wasm/csv-printer";
 import { FrozenReaderWasm } from "../lib/wasm/frozen-reader";
 import { ensureAnalysisArchive } from "./analysis-data";
@@ -40,11 +42,14 @@ function cpuSince(from: NodeJS.CpuUsage): number {
   return (c.user + c.system) / 1e6;
 }
 
-/** The values of a parsed row a CSV cell holds (W&B bookkeeping `_*` keys are not exported), into `out`. */
+/** W&B's bookkeeping keys (`_step`, `_runtime`, ...): no CSV cell holds them. */
+const bookkeeping = (k: string): boolean => k.charCodeAt(0) === 95; /* _ */
+
+/** The values of a parsed row a CSV cell holds, into `out`. */
 function exportedValues(row: Record<string, unknown>, out: number[]): number {
   let n = 0;
   for (const k in row) {
-    if (k.charCodeAt(0) === 95) continue;
+    if (bookkeeping(k)) continue;
     const v = row[k];
     out[n++] = typeof v === "number" ? v : 0;
   }
@@ -58,16 +63,10 @@ const BATCH = 4096;
 /** Bytes decoded at a time (as lib/archive/history-lines.ts). */
 const DECODE_BYTES = 64 << 10;
 
-/** Bytes given to the WebAssembly reader at a time, as the loader reads them. */
-const READ_BYTES = 16 << 20;
-
-/** Per key sequence of the reader: the positions of the values a CSV cell holds (not W&B's `_*` bookkeeping keys). */
+/** Per key sequence of the reader: the positions of the values a CSV cell holds. */
 function exportedSlots(keys: readonly string[]): number[] {
-  return keys.flatMap((k, j) => (k.charCodeAt(0) === 95 ? [] : [j]));
+  return keys.flatMap((k, j) => (bookkeeping(k) ? [] : [j]));
 }
-
-/** Rows printed at a time, as lib/export/packed-csv.ts prints them. */
-const PRINT_ROWS = 4096;
 
 /**
  * A file read by the WebAssembly reader as the loader reads it (copied out chunk by chunk), then its
@@ -76,11 +75,11 @@ const PRINT_ROWS = 4096;
  */
 function wasmReadAndPrint(bytes: Buffer, cpu: FloorReport["cpu"]): void {
   let t = process.cpuUsage();
-  const reader = new FrozenReaderWasm(Math.min(READ_BYTES, bytes.length + 1));
+  const reader = new FrozenReaderWasm(Math.min(READ_CHUNK_BYTES, bytes.length + 1));
   const chunks: { values: Float64Array; shapes: Int32Array }[] = [];
   let carry = 0;
-  for (let at = 0; at < bytes.length; at += READ_BYTES) {
-    const piece = bytes.subarray(at, at + READ_BYTES);
+  for (let at = 0; at < bytes.length; at += READ_CHUNK_BYTES) {
+    const piece = bytes.subarray(at, at + READ_CHUNK_BYTES);
     reader.input(carry, piece.length).set(piece);
     const used = reader.parse(carry + piece.length);
     if (used < 0) throw new Error("the WebAssembly reader gave the bench archive up: it is written in the canonical form");
@@ -99,8 +98,8 @@ function wasmReadAndPrint(bytes: Buffer, cpu: FloorReport["cpu"]): void {
   for (const { values, shapes } of chunks) {
     const offsets = new Int32Array(shapes.length);
     for (let r = 1; r < shapes.length; r++) offsets[r] = offsets[r - 1] + keys[shapes[r - 1]].length;
-    for (let from = 0; from < shapes.length; from += PRINT_ROWS) {
-      const to = Math.min(shapes.length, from + PRINT_ROWS);
+    for (let from = 0; from < shapes.length; from += BATCH_ROWS) {
+      const to = Math.min(shapes.length, from + BATCH_ROWS);
       let total = 0;
       for (let r = from; r < to; r++) total += exported[shapes[r]].length;
       const lines = printer.print(to - from, total, (batch) => {

@@ -16,10 +16,7 @@ import type { ManifestRun, Reporter } from "../types";
 import type { PackedViews } from "../values/compact-values";
 import { keepsInsertionOrder } from "../values/frozen-row";
 import { FrozenReaderWasm } from "../wasm/frozen-reader";
-import { FILE_START, MAX_LINE_CHARS, StepOrder } from "./history-lines";
-
-/** Bytes read at a time (as readHistoryInto reads). */
-const READ_BYTES = 16 << 20;
+import { FILE_START, MAX_LINE_CHARS, READ_CHUNK_BYTES, StepOrder } from "./history-lines";
 
 /** The key sequences met so far: their keys, and where `_step` is in each (-1: absent). */
 interface Shapes {
@@ -53,7 +50,7 @@ export async function readCanonicalHistory(filePath: string, run: ManifestRun, r
 
 async function readOpened(handle: fsp.FileHandle, run: ManifestRun, reporter: Reporter): Promise<PackedViews | null> {
   const task = `load ${run.runId}`;
-  const wasm = new FrozenReaderWasm(Math.min(READ_BYTES, run.bytes + 1));
+  const wasm = new FrozenReaderWasm(Math.min(READ_CHUNK_BYTES, run.bytes + 1));
   const hash = createHash("sha256");
   const shapes: Shapes = { keys: [], stepAt: [] };
   const steps = new StepOrder(run, { ...FILE_START });
@@ -63,7 +60,7 @@ async function readOpened(handle: fsp.FileHandle, run: ManifestRun, reporter: Re
   let carry = 0;
   reporter.progress?.(task, 0, run.historyEvents);
   for (;;) {
-    const into = wasm.input(carry, READ_BYTES);
+    const into = wasm.input(carry, READ_CHUNK_BYTES);
     const { bytesRead } = await handle.read(into, 0, into.length, null);
     if (bytesRead === 0) break;
     hash.update(into.subarray(0, bytesRead));

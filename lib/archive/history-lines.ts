@@ -15,6 +15,9 @@ import { allowedGoBacks } from "./manifest";
 /** A line longer than this is corruption, not a history row. */
 export const MAX_LINE_CHARS = 64 << 20;
 
+/** Bytes a whole history file is read by at a time (both readers of load-archive.ts and frozen-reader.ts). */
+export const READ_CHUNK_BYTES = 16 << 20;
+
 /**
  * Bytes decoded into one string at a time: a string this small is made in the young generation, whose
  * pages are reused, while a 16 MB read chunk's text took fresh pages from the system every time

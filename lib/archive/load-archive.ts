@@ -15,11 +15,9 @@ import { type PackedViews, ValuesArena, type ViewClass } from "../values/compact
 import { packedRun } from "../values/packed-run";
 import { ValuesBuilder } from "../values/values-builder";
 import { readCanonicalHistory } from "./frozen-reader";
-import { HistoryLineParser, type RowSink } from "./history-lines";
+import { HistoryLineParser, READ_CHUNK_BYTES, type RowSink } from "./history-lines";
 import { HISTORY_DIR, MANIFEST_FILE, parseManifest } from "./manifest";
 import { workerCode } from "./worker-code";
-
-const READ_CHUNK_BYTES = 16 << 20;
 
 /** A frozen file whose bytes are not those the manifest hashed (changed after it was frozen). */
 export class ArchiveChangedError extends Error {}

@@ -13,7 +13,7 @@ import { NON_FINITE_CELLS } from "./export-cell";
 import type { PackedTable } from "./packed-table";
 
 /** Rows printed at a time (a chunk of about 1-3 MB at 10^6 updates). */
-const BATCH_ROWS = 4096;
+export const BATCH_ROWS = 4096;
 
 /**
  * Per key list of the table: the index of each value column's key in the list, -1 where it has none.
@@ -35,10 +35,16 @@ function valueSlots(p: PackedTable): Int32Array[] {
   });
 }
 
+/** A packed table's typed columns as the printer's batches take them: axis texts and numbers apart, stores as arrays. */
+interface PrinterSource {
+  p: PackedTable;
+  texts: Int32Array[];
+  numbers: Float64Array[];
+  stores: Float64Array[];
+}
+
 /** Puts rows [from, to) into the printer's batch: axis cells, key list, and the values from their stores. */
-function fillBatch(p: PackedTable, stores: readonly Float64Array[], from: number, to: number, batch: PrinterBatch): void {
-  const texts = p.lead.flatMap((c) => (c.kind === "text" ? [c.at] : []));
-  const numbers = p.lead.flatMap((c) => (c.kind === "number" ? [c.values] : []));
+function fillBatch({ p, texts, numbers, stores }: PrinterSource, from: number, to: number, batch: PrinterBatch): void {
   let v = 0;
   for (let i = from, r = 0; i < to; i++, r++) {
     for (let c = 0; c < texts.length; c++) batch.leadText[r * texts.length + c] = texts[c][i];
@@ -67,11 +73,16 @@ export function* packedCsvChunks(p: PackedTable): Generator<Uint8Array> {
     slots: valueSlots(p),
     width: p.columns.length - p.lead.length,
   });
-  const stores = p.stores.map((b) => new Float64Array(b));
+  const source: PrinterSource = {
+    p,
+    texts: p.lead.flatMap((c) => (c.kind === "text" ? [c.at] : [])),
+    numbers: p.lead.flatMap((c) => (c.kind === "number" ? [c.values] : [])),
+    stores: p.stores.map((b) => new Float64Array(b)),
+  };
   for (let from = 0; from < p.rowCount; from += BATCH_ROWS) {
     const to = Math.min(p.rowCount, from + BATCH_ROWS);
     let values = 0;
     for (let i = from; i < to; i++) values += p.shapes[p.shape[i]].length;
-    yield printer.print(to - from, values, (batch) => fillBatch(p, stores, from, to, batch));
+    yield printer.print(to - from, values, (batch) => fillBatch(source, from, to, batch));
   }
 }

@@ -53,8 +53,6 @@ pub extern "C" fn reader_shape_count() -> usize { reader().shapes.len() }
 pub extern "C" fn reader_shape_keys_ptr(s: usize) -> *const u8 { reader().shapes[s].keys.as_ptr() }
 #[no_mangle]
 pub extern "C" fn reader_shape_keys_len(s: usize) -> usize { reader().shapes[s].keys.len() }
-#[no_mangle]
-pub extern "C" fn reader_shape_width(s: usize) -> u32 { reader().shapes[s].width }
 
 /// Reads the whole lines of input[0..len): returns the bytes they take (0: no whole line yet), or -1
 /// when a line is not in the canonical form (or holds too many key sequences).
