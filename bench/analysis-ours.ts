@@ -18,7 +18,7 @@ import { rolloutRoundTable } from "../lib/diagnostics/rollout-round-table";
 import { timeBreakdown } from "../lib/diagnostics/time-breakdown";
 import { zeroGradNormUpdates } from "../lib/diagnostics/zero-grad-norm-updates";
 import { planExports } from "../lib/export/build-exports";
-import { writePlannedExports } from "../lib/export/write-exports";
+import { csvWorkersAhead, writePlannedExports } from "../lib/export/write-exports";
 import type { Reporter } from "../lib/types";
 import { vmHwmKb } from "./process-memory";
 import { summaryJson } from "./summary-json";
@@ -36,15 +36,17 @@ async function main(): Promise<void> {
   };
   const t0 = t;
 
-  // As writeExports: the archive's rows are dropped once aligned (only the manifest is kept).
-  const { manifest, rows, aligned } = await (async () => {
+  // As writeExports: the CSV workers start once the archive is loaded, and the archive's rows are
+  // dropped once aligned (only the manifest is kept).
+  const { manifest, rows, aligned, workers } = await (async () => {
     const archive = await loadArchive(archiveDir, {}, { compact: true });
     // rowCount, not rows.length: reading `rows` would unpack every packed row into a view.
     const rows = archive.runs.reduce((a, r) => a + rowCount(r), 0);
     lap("load");
+    const workers = csvWorkersAhead(archive);
     const aligned = alignRuns(archive.runs, { compact: true, releaseRows: true });
     lap("align");
-    return { manifest: archive.manifest, rows, aligned };
+    return { manifest: archive.manifest, rows, aligned, workers };
   })();
   const policy = policyRoundTable(aligned, { reporter });
   const kl = ppoKlByPosition(aligned, { reporter });
@@ -53,7 +55,8 @@ async function main(): Promise<void> {
   const time = timeBreakdown(aligned, { reporter });
   lap("summaries");
   const plan = planExports({ manifest }, aligned, { reporter, workspaceVersion: "bench" });
-  await writePlannedExports(path.join(outDir, "exports"), plan);
+  await writePlannedExports(path.join(outDir, "exports"), plan, { workers });
+  await workers.close();
   lap("export");
   const seconds = (performance.now() - t0) / 1000;
 

@@ -51,10 +51,13 @@ export { serializeExportResult, writeOrReuseExports } from "./reused-exports";
 export { type FileToWrite, STAGING_PREFIX, writeFilesAtomically, type WriteFilesOptions } from "./write-files-atomically";
 export {
   checkExportDirs,
+  csvWorkersAhead,
   type ExportResult,
   loadAndAlign,
   PARQUET_OUTPUTS,
   writeExports,
   type WriteExportsOptions,
   writePlannedExports,
+  type WritePlannedOptions,
 } from "./write-exports";
+export { CsvWorkers } from "./csv-on-worker";
