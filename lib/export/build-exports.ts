@@ -28,7 +28,7 @@ import type { StreamedTable } from "./packed-table";
 import { parquetCreatedBy, parquetFiles, type ParquetLayout } from "./parquet-file";
 import { rolloutsTable, supersededTable, updatesTable, ROLLOUTS_FILE, UPDATES_FILE } from "./record-tables";
 import { meaningNotes, metricOfAligned, profileOfAligned } from "../registry/profiles";
-import { summaryTable } from "./summary-table";
+import { SUMMARY_FILE, summaryTable, type SummaryExport } from "./summary-table";
 import { unfilledCells } from "./filled-cells";
 import { workspaceVersion as readWorkspaceVersion } from "./workspace-version";
 
@@ -67,6 +67,12 @@ export interface BuildExportsOptions {
    * instead of running the checks a second time.
    */
   healthReport?: HealthReport;
+  /**
+   * Make summary.csv's table, and refuse on its unfilled cells, when it is first read rather than
+   * now: writeExports starts the record tables' workers first, so at scale they print while it is
+   * made. The refusal then comes from writing it, and the export folder is left as it was. Default false.
+   */
+  deferSummary?: boolean;
 }
 
 /** The manifest's profile entry of aligned runs. */
@@ -154,22 +160,15 @@ function parquetPlan(tables: readonly AnyTable[], layout: ParquetLayout, workspa
 export function planExports(source: Pick<Archive, "manifest">, aligned: AlignedRuns, opts: BuildExportsOptions = {}): ExportPlan {
   checkSameRuns(source, aligned);
   assertMappingHolds(aligned, { allowIssues: opts.allowIssues, what: "to export" });
-  const summary = summaryTable(aligned, { reporter: opts.reporter, allowIssues: true });
-  const summaryColumns = summary.columns;
-  const unfilled = unfilledCells(summary.table, summaryColumns, aligned, summary.notes);
-  if (unfilled.length > 0 && !opts.allowIssues) {
-    const more = unfilled.length > 1 ? ` (and ${unfilled.length - 1} more such cell(s))` : "";
-    throw new Error(
-      `refusing to export: ${unfilled[0].message}${more}. Nothing was written; pass allowIssues (CLI: --allow-issues) to export anyway (the manifest then lists these cells)`,
-    );
-  }
+  const summary = once(() => checkedSummary(aligned, opts));
+  if (opts.deferSummary !== true) summary();
   // Run when health.csv is made, not here: writeExports starts the record tables' workers first, so
   // the checks run on this thread while they write.
   const health = once(() => opts.healthReport ?? runHealthChecks(aligned, opts.health ?? defaultHealthParams()));
   const tables: AnyTable[] = [
     rolloutsTable(aligned),
     updatesTable(aligned),
-    summary.table,
+    deferredTable(SUMMARY_FILE, () => summary().table),
     supersededTable(aligned),
     deferredTable(HEALTH_FILE, () => healthTable(health())),
   ];
@@ -185,8 +184,8 @@ export function planExports(source: Pick<Archive, "manifest">, aligned: AlignedR
     axes: aligned.mapping,
     files: [...csvEntries, ...parquet.map((p) => p.entry)],
     cells: { ...CELL_CONVENTIONS },
-    summaryColumns: summaryColumns.map((c) => summaryColumnEntry(c, (concept) => metricOfAligned(aligned, concept))),
-    summaryNotes: [...summary.notes, ...unfilled.map((u) => `unfilled despite the frozen rows: ${u.message}`)],
+    summaryColumns: summary().columns.map((c) => summaryColumnEntry(c, (concept) => metricOfAligned(aligned, concept))),
+    summaryNotes: [...summary().notes, ...summary().unfilled.map((u) => `unfilled despite the frozen rows: ${u.message}`)],
     alignmentIssues: aligned.issues.map((x) => `${x.kind}: ${x.message}`),
     builtDespiteIssues: blockingIssues(aligned).length > 0,
     superseded: aligned.superseded.map(exportSuperseded),
@@ -201,6 +200,22 @@ export function planExports(source: Pick<Archive, "manifest">, aligned: AlignedR
       return health();
     },
   };
+}
+
+/**
+ * summary.csv's table, refused (unless allowed) when it leaves cells unfilled that the frozen rows
+ * could fill; with the unfilled cells, listed in the manifest when allowed.
+ */
+function checkedSummary(aligned: AlignedRuns, opts: BuildExportsOptions): SummaryExport & { unfilled: ReturnType<typeof unfilledCells> } {
+  const summary = summaryTable(aligned, { reporter: opts.reporter, allowIssues: true });
+  const unfilled = unfilledCells(summary.table, summary.columns, aligned, summary.notes);
+  if (unfilled.length > 0 && !opts.allowIssues) {
+    const more = unfilled.length > 1 ? ` (and ${unfilled.length - 1} more such cell(s))` : "";
+    throw new Error(
+      `refusing to export: ${unfilled[0].message}${more}. Nothing was written; pass allowIssues (CLI: --allow-issues) to export anyway (the manifest then lists these cells)`,
+    );
+  }
+  return { ...summary, unfilled };
 }
 
 /** `make()` once, on the first call. */

@@ -130,11 +130,16 @@ function streamedFiles(
   }));
   // Record tables written by worker threads are started first and written alongside the rest: the
   // formatting's garbage then never meets this thread's heap, which holds the records, and this
-  // thread meanwhile makes the other tables (the health checks of health.csv).
+  // thread meanwhile makes the other tables (the health checks of health.csv). Each is packed when
+  // its write starts, so the first table's worker prints while the next one is packed.
   const onWorkers = csvWorkers === false ? [] : workerTables(plan.tables, csvWorkers === true ? 0 : WORKER_MIN_CELLS);
-  for (const { index, packed } of onWorkers) {
+  for (const { index, pack } of onWorkers) {
     const here = csv[index];
-    csv[index] = { ...here, concurrent: true, write: (file) => writeCsvOnWorker(packed, file, () => writeHashed(file, here), opts.workers) };
+    const write = (file: string) => {
+      const packed = pack();
+      return packed === null ? writeHashed(file, here) : writeCsvOnWorker(packed, file, () => writeHashed(file, here), opts.workers);
+    };
+    csv[index] = { ...here, concurrent: true, write };
   }
   csv.sort((a, b) => Number(b.concurrent === true) - Number(a.concurrent === true));
   // The other CSVs are written alongside the workers' too (none reads another), so this thread makes
@@ -168,15 +173,15 @@ export function csvWorkersAhead(archive: Archive): CsvWorkers {
 }
 
 /**
- * The tables formatted on CSV workers (one each): the record tables that pack (values in shared
- * chunks) and have at least `minCells` cells.
+ * The tables formatted on CSV workers (one each): the record tables that can pack (values in shared
+ * chunks; `pack` gives null when they cannot after all, and the table is then written here) and have
+ * at least `minCells` cells.
  */
-function workerTables(tables: readonly AnyTable[], minCells: number): { index: number; packed: PackedTable }[] {
-  const out: { index: number; packed: PackedTable }[] = [];
+function workerTables(tables: readonly AnyTable[], minCells: number): { index: number; pack: () => PackedTable | null }[] {
+  const out: { index: number; pack: () => PackedTable | null }[] = [];
   tables.forEach((t, index) => {
     if (!("pack" in t) || t.pack === undefined || t.rowCount * t.columns.length < minCells) return;
-    const packed = t.pack();
-    if (packed !== null) out.push({ index, packed });
+    out.push({ index, pack: t.pack });
   });
   return out;
 }
@@ -206,7 +211,9 @@ export async function writeExports(opts: WriteExportsOptions): Promise<ExportRes
       workers = csvWorkersAhead(archive);
     });
     if (opts.parquet) await loadParquetWriter();
-    const plan = planExports({ manifest }, aligned, { reporter, allowIssues: opts.allowIssues, health: opts.health, parquet: opts.parquet });
+    // The summary is made (and may refuse) while the record tables' workers print.
+    const planOpts = { reporter, allowIssues: opts.allowIssues, health: opts.health, parquet: opts.parquet, deferSummary: true };
+    const plan = planExports({ manifest }, aligned, planOpts);
     return await writePlannedExports(opts.outDir, plan, { workers });
   } finally {
     await workers?.close();

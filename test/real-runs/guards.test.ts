@@ -18,7 +18,8 @@ import { alignSteps } from "../../lib/align/steps/align-steps";
 import { assertMappingHolds } from "../../lib/align/issues";
 import { supersedingIssues } from "../../lib/align/superseding-guard";
 import { ids, slimeRun } from "../align/slime-history";
-import { buildExports } from "../../lib/export/build-exports";
+import { buildExports, planExports } from "../../lib/export/build-exports";
+import { writePlannedExports } from "../../lib/export/write-exports";
 import type { FrameworkProfile } from "../../lib/registry/framework-profile";
 import { TRL_PROFILE } from "../../lib/registry/profile-trl";
 import type { Archive } from "../../lib/types";
@@ -92,6 +93,28 @@ test("export refuses a concept cell left empty while live frozen rows hold its k
     unfilled.map((n) => /summary cell (\S+) of round (\S+)/.exec(n)!.slice(1).join(" ")),
     ["entropy_mean", "clipfrac_mean", "grad_norm_mean", "response_len_mean", "truncated_ratio_mean", "reward_mean"].flatMap((c) => [`${c} R0`, `${c} all`]),
   );
+});
+
+test("with the summary deferred (writeExports), the same refusal comes from writing it, and the export folder is left as it was", async () => {
+  const aligned = alignSteps(archive.runs, trlWithOwnRows([...ownRowsOf(TRL_PROFILE), { prefix: "train/", what: "a misread" }]));
+  const withProfile = { ...aligned, profile: { name: "trl", how: "given" as const, evidence: [] } };
+  const out = path.join(tmp, "deferred-refused");
+  fs.mkdirSync(out);
+  fs.writeFileSync(path.join(out, "summary.csv"), "an earlier export\n");
+  // Planning makes no summary yet, so it cannot refuse.
+  const plan = planExports(archive, withProfile, { workspaceVersion: "test", deferSummary: true });
+  await assert.rejects(
+    writePlannedExports(out, plan, { csvWorkers: true }),
+    /^Error: refusing to export: summary cell entropy_mean of round R0 is empty, but run trlgrpolog1 .*\(and 11 more such cell\(s\)\)\. Nothing was written/,
+  );
+  assert.deepEqual(fs.readdirSync(out), ["summary.csv"], "no new file, no staging folder left");
+  assert.equal(fs.readFileSync(path.join(out, "summary.csv"), "utf8"), "an earlier export\n");
+  // Allowed: the same files as the eager plan's.
+  const allowed = path.join(tmp, "deferred-allowed");
+  const written = await writePlannedExports(allowed, planExports(archive, withProfile, { workspaceVersion: "test", allowIssues: true, deferSummary: true }));
+  const build = buildExports(archive, withProfile, { workspaceVersion: "test", allowIssues: true });
+  for (const f of build.files) assert.equal(fs.readFileSync(path.join(allowed, f.name), "utf8"), f.text, f.name);
+  assert.equal(written.files.length, 5);
 });
 
 test("a cell empty because its key is nowhere in the frozen rows is not refused, and its note is true of the frozen data", () => {
