@@ -113,7 +113,11 @@ async function main(): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const { reporter, stop } = cliReporter({ tty: Boolean(process.stderr.isTTY), clearOnComplete: true });
+  const { reporter, stop } = cliReporter({
+    tty: Boolean(process.stderr.isTTY),
+    clearOnComplete: true,
+    omittedHint: "health.csv (check non_finite) counts every NaN and ±Infinity per key and round, with its first and last step",
+  });
   try {
     const health: HealthSettings = healthSettings(process.env, opts.config);
     const result = await writeExports({
