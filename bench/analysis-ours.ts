@@ -18,7 +18,7 @@ import { rolloutRoundTable } from "../lib/diagnostics/rollout-round-table";
 import { timeBreakdown } from "../lib/diagnostics/time-breakdown";
 import { zeroGradNormUpdates } from "../lib/diagnostics/zero-grad-norm-updates";
 import { planExports } from "../lib/export/build-exports";
-import { csvWorkersAhead, writePlannedExports } from "../lib/export/write-exports";
+import { writePlannedExports } from "../lib/export/write-exports";
 import type { Reporter } from "../lib/types";
 import { vmHwmKb } from "./process-memory";
 import { summaryJson } from "./summary-json";
@@ -36,17 +36,15 @@ async function main(): Promise<void> {
   };
   const t0 = t;
 
-  // As writeExports: the CSV workers start once the archive is loaded, and the archive's rows are
-  // dropped once aligned (only the manifest is kept).
-  const { manifest, rows, aligned, workers } = await (async () => {
+  // As writeExports: the archive's rows are dropped once aligned (only the manifest is kept).
+  const { manifest, rows, aligned } = await (async () => {
     const archive = await loadArchive(archiveDir, {}, { compact: true });
     // rowCount, not rows.length: reading `rows` would unpack every packed row into a view.
     const rows = archive.runs.reduce((a, r) => a + rowCount(r), 0);
     lap("load");
-    const workers = csvWorkersAhead(archive);
     const aligned = alignRuns(archive.runs, { compact: true, releaseRows: true });
     lap("align");
-    return { manifest: archive.manifest, rows, aligned, workers };
+    return { manifest: archive.manifest, rows, aligned };
   })();
   const policy = policyRoundTable(aligned, { reporter });
   const kl = ppoKlByPosition(aligned, { reporter });
@@ -56,8 +54,7 @@ async function main(): Promise<void> {
   lap("summaries");
   // As writeExports: summary.csv is made while the record tables print.
   const plan = planExports({ manifest }, aligned, { reporter, workspaceVersion: "bench", deferSummary: true });
-  await writePlannedExports(path.join(outDir, "exports"), plan, { workers });
-  await workers.close();
+  await writePlannedExports(path.join(outDir, "exports"), plan);
   lap("export");
   const seconds = (performance.now() - t0) / 1000;
 

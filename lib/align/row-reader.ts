@@ -5,7 +5,7 @@
  * list instead of once per row. Internal to lib/align.
  */
 import type { HistoryRow, RunHistory } from "../types";
-import { isView, keysOf, type PackedViews, readValues, viewClass, type ViewClass } from "../values/compact-values";
+import { isView, keysOf, type PackedViews, readValues, viewClass, type ViewClass, viewPlace, type ViewPlace } from "../values/compact-values";
 import { packedRowsOf } from "../values/packed-run";
 
 /** Index access to one run's rows. */
@@ -24,6 +24,8 @@ export interface RowReader {
   value(i: number, key: string): number | undefined;
   /** Row i as an object (a fresh view for packed rows): for rare paths and messages. */
   row(i: number): HistoryRow;
+  /** Where row i's values are (its store, offset and keys) into `into`; false for a plain row. */
+  place(i: number, into: ViewPlace): boolean;
 }
 
 /** A reader of no rows: what a scan keeps once its run's rows are released (lets their values be freed). */
@@ -65,6 +67,9 @@ class ArrayReader implements RowReader {
   }
   row(i: number): HistoryRow {
     return this.rows[i];
+  }
+  place(i: number, into: ViewPlace): boolean {
+    return viewPlace(this.rows[i], into);
   }
 }
 
@@ -108,5 +113,12 @@ class PackedReader implements RowReader {
     let View = this.classes[s];
     if (View === undefined) this.classes[s] = View = viewClass(p.shapes[s]);
     return new View(this.stores[p.chunk[i]], p.at[i]);
+  }
+  place(i: number, into: ViewPlace): boolean {
+    const p = this.p;
+    into.store = this.stores[p.chunk[i]];
+    into.at = p.at[i];
+    into.keys = p.shapes[p.shape[i]];
+    return true;
   }
 }

@@ -39,51 +39,12 @@ function startWorker(): StartedWorker | null {
 }
 
 /**
- * CSV workers started before their tables exist: writeExports starts them before the alignment,
- * which runs on this thread alone, so their start (loading their modules, about 0.2 s each on a busy
- * machine) uses the idle core instead of delaying the tables' first bytes. A worker that stopped
- * meanwhile writes nothing: its table is written here, as when a worker cannot start.
- * @example const workers = new CsvWorkers(2); try { ... } finally { await workers.close(); }
+ * Writes `table` as CSV into `file` on a worker (the worker hashes and fsyncs it). When the worker
+ * cannot start, exits or fails, `here(file)` writes the whole file on this thread instead: a table
+ * that cannot be formatted then throws there, with this thread's message.
  */
-export class CsvWorkers {
-  private readonly ready: StartedWorker[] = [];
-
-  constructor(count: number) {
-    for (let i = 0; i < count; i++) {
-      const w = startWorker();
-      if (w !== null) this.ready.push(w);
-    }
-  }
-
-  /** Workers started and not taken yet. */
-  get idle(): number {
-    return this.ready.length;
-  }
-
-  /** A started worker, else one started now; null when none can start. */
-  take(): StartedWorker | null {
-    return this.ready.shift() ?? startWorker();
-  }
-
-  /** Stops the workers no table took. */
-  async close(): Promise<void> {
-    await Promise.all(this.ready.splice(0).map((w) => w.worker.terminate()));
-  }
-}
-
-/**
- * Writes `table` as CSV into `file` on a worker (the worker hashes and fsyncs it): one of `workers`
- * when given, else one started now. When the worker cannot start, exits or fails, `here(file)` writes
- * the whole file on this thread instead: a table that cannot be formatted then throws there, with
- * this thread's message.
- */
-export async function writeCsvOnWorker(
-  table: PackedTable,
-  file: string,
-  here: (file: string) => Promise<WrittenFile>,
-  workers?: CsvWorkers,
-): Promise<WrittenFile> {
-  const started = workers === undefined ? startWorker() : workers.take();
+export async function writeCsvOnWorker(table: PackedTable, file: string, here: (file: string) => Promise<WrittenFile>): Promise<WrittenFile> {
+  const started = startWorker();
   if (started === null) return here(file);
   try {
     // Transferred (this thread does not need them again); the value chunks are shared.

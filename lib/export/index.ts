@@ -51,7 +51,6 @@ export { serializeExportResult, writeOrReuseExports } from "./reused-exports";
 export { type FileToWrite, STAGING_PREFIX, writeFilesAtomically, type WriteFilesOptions } from "./write-files-atomically";
 export {
   checkExportDirs,
-  csvWorkersAhead,
   type ExportResult,
   loadAndAlign,
   PARQUET_OUTPUTS,
@@ -60,4 +59,3 @@ export {
   writePlannedExports,
   type WritePlannedOptions,
 } from "./write-exports";
-export { CsvWorkers } from "./csv-on-worker";

@@ -8,10 +8,9 @@ import type { AlignRunsOptions } from "../align/align-runs";
 import { openArchive } from "../pipeline/open-archive";
 import type { HealthParams } from "../health/health-params";
 import type { HealthReport } from "../health/run-health-checks";
-import type { AlignedRuns, Archive, Reporter, SourceManifest } from "../types";
-import { rowCount } from "../values/packed-run";
+import type { AlignedRuns, Reporter, SourceManifest } from "../types";
 import { csvEntry, planExports, type ExportPlan } from "./build-exports";
-import { CsvWorkers, writeCsvOnWorker } from "./csv-on-worker";
+import { writeCsvOnWorker } from "./csv-on-worker";
 import { csvByteChunks, type AnyTable } from "./csv-text";
 import { EXPORT_MANIFEST_FILE, serializeExportManifest, type ExportFileEntry } from "./export-manifest";
 import type { PackedTable } from "./packed-table";
@@ -89,19 +88,10 @@ function isInside(child: string, parent: string): boolean {
 export async function loadAndAlign(
   opts: Pick<WriteExportsOptions, "dataDir" | "align">,
   reporter: Reporter,
-  beforeAlign?: (archive: Archive) => void,
 ): Promise<{ manifest: SourceManifest; aligned: AlignedRuns }> {
   const { profile, ...align } = opts.align ?? {};
   // Compact rows and records: the export reads values only through lib/ (keysOf, [key]).
-  const { manifest, aligned } = await openArchive(opts.dataDir, {
-    purpose: "export from",
-    profile,
-    align,
-    reporter,
-    compact: true,
-    releaseRows: true,
-    beforeAlign,
-  });
+  const { manifest, aligned } = await openArchive(opts.dataDir, { purpose: "export from", profile, align, reporter, compact: true, releaseRows: true });
   if (aligned.issues.length > 0) {
     reporter.warn?.(
       `alignment found ${aligned.issues.length} issue(s), listed in ${EXPORT_MANIFEST_FILE} (alignmentIssues); first: ${aligned.issues[0].message}`,
@@ -137,7 +127,7 @@ function streamedFiles(
     const here = csv[index];
     const write = (file: string) => {
       const packed = pack();
-      return packed === null ? writeHashed(file, here) : writeCsvOnWorker(packed, file, () => writeHashed(file, here), opts.workers);
+      return packed === null ? writeHashed(file, here) : writeCsvOnWorker(packed, file, () => writeHashed(file, here));
     };
     csv[index] = { ...here, concurrent: true, write };
   }
@@ -158,19 +148,6 @@ function streamedFiles(
 
 /** Cells below which a table is formatted here: a worker's start (~0.3 s under tsx) would cost more. */
 const WORKER_MIN_CELLS = 2_000_000;
-
-/**
- * Archive rows from which writeExports starts the two record tables' workers before aligning: below
- * them the tables are too small for workers in practice (WORKER_MIN_CELLS), and a worker started for
- * nothing costs about 60 ms on the core the alignment leaves idle.
- */
-const WORKERS_AHEAD_MIN_ROWS = 20_000;
-
-/** The CSV workers to start once `archive` is loaded: two when its rows may make tables for workers, else none. */
-export function csvWorkersAhead(archive: Archive): CsvWorkers {
-  const rows = archive.runs.reduce((n, r) => n + rowCount(r), 0);
-  return new CsvWorkers(rows >= WORKERS_AHEAD_MIN_ROWS ? 2 : 0);
-}
 
 /**
  * The tables formatted on CSV workers (one each): the record tables that can pack (values in shared
@@ -205,27 +182,18 @@ export function checkExportDirs(dataDir: string, outDir: string): void {
 export async function writeExports(opts: WriteExportsOptions): Promise<ExportResult> {
   const reporter = opts.reporter ?? {};
   checkExportDirs(opts.dataDir, opts.outDir);
-  let workers: CsvWorkers | undefined;
-  try {
-    const { manifest, aligned } = await loadAndAlign(opts, reporter, (archive) => {
-      workers = csvWorkersAhead(archive);
-    });
-    if (opts.parquet) await loadParquetWriter();
-    // The summary is made (and may refuse) while the record tables' workers print.
-    const planOpts = { reporter, allowIssues: opts.allowIssues, health: opts.health, parquet: opts.parquet, deferSummary: true };
-    const plan = planExports({ manifest }, aligned, planOpts);
-    return await writePlannedExports(opts.outDir, plan, { workers });
-  } finally {
-    await workers?.close();
-  }
+  const { manifest, aligned } = await loadAndAlign(opts, reporter);
+  if (opts.parquet) await loadParquetWriter();
+  // The summary is made (and may refuse) while the record tables' workers print.
+  const planOpts = { reporter, allowIssues: opts.allowIssues, health: opts.health, parquet: opts.parquet, deferSummary: true };
+  const plan = planExports({ manifest }, aligned, planOpts);
+  return writePlannedExports(opts.outDir, plan);
 }
 
 /** Options of {@link writePlannedExports}. */
 export interface WritePlannedOptions {
   /** true: every record table that packs is formatted on a worker; false: none; default: those of WORKER_MIN_CELLS cells or more. */
   csvWorkers?: boolean;
-  /** Workers started ahead (csvWorkersAhead); tables take them before starting new ones. The caller closes them. */
-  workers?: CsvWorkers;
 }
 
 /**

@@ -112,17 +112,37 @@ export class ValuesArena {
 
   /** Stores `n` values from `vals` and returns a view of them made with `View`. */
   store(View: ViewClass, vals: readonly number[], n: number): Values {
+    const at = this.reserve(n);
+    const chunk = this.chunk;
+    for (let j = 0; j < n; j++) chunk[at + j] = vals[j];
+    return new View(chunk, at);
+  }
+
+  /**
+   * Stores `n` values gathered from other stores, value k being `stores[row[k]][bases[row[k]] + index[k]]`,
+   * and returns a view of them made with `View`: a record's values copied straight from its rows' stores.
+   */
+  gather(View: ViewClass, n: number, stores: readonly Float64Array[], bases: readonly number[], row: Uint8Array, index: Int32Array): Values {
+    const at = this.reserve(n);
+    const chunk = this.chunk;
+    for (let k = 0; k < n; k++) {
+      const r = row[k];
+      chunk[at + k] = stores[r][bases[r] + index[k]];
+    }
+    return new View(chunk, at);
+  }
+
+  /** Room for `n` values in the current chunk (a new chunk when they do not fit); returns where they go. */
+  private reserve(n: number): number {
     if (this.used + n > this.chunk.length) {
       const length = Math.max(CHUNK_DOUBLES, n);
       this.chunk = this.opts.shared ? new Float64Array(new SharedArrayBuffer(length * 8)) : new Float64Array(length);
       this.used = 0;
     }
-    const chunk = this.chunk;
     const at = this.used;
-    for (let j = 0; j < n; j++) chunk[at + j] = vals[j];
     this.used += n;
     this.size += n;
-    return new View(chunk, at);
+    return at;
   }
 }
 

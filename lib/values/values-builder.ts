@@ -78,6 +78,25 @@ export class ValuesBuilder {
     return out;
   }
 
+  /**
+   * Compact mode: the view class build() gives a record of exactly these keys in this order (the
+   * current record is cleared); null in plain mode, or past MAX_NODES.
+   */
+  viewClassOf(keys: readonly string[]): ViewClass | null {
+    if (this.arena === null) return null;
+    this.reset();
+    for (const k of keys) this.push(k, 0);
+    const node = this.recentNode() ?? this.lookup();
+    this.reset();
+    return node === null ? null : node.view;
+  }
+
+  /** Compact mode: a view of values gathered from rows' stores (ValuesArena.gather); `View` from viewClassOf. */
+  gather(View: ViewClass, n: number, stores: readonly Float64Array[], bases: readonly number[], row: Uint8Array, index: Int32Array): Record<string, number> {
+    if (this.arena === null) throw new Error("invalid gather: a plain-mode ValuesBuilder has no arena");
+    return this.arena.gather(View, n, stores, bases, row, index);
+  }
+
   /** The node of the current key sequence when it is a recent one (moved to the front), else null. */
   private recentNode(): ShapeNode | null {
     const { recent, keys, n } = this;

@@ -7,9 +7,7 @@ import * as path from "node:path";
 import { loadArchive } from "../../lib/archive/load-archive";
 import { alignRuns } from "../../lib/align/align-runs";
 import { planExports } from "../../lib/export/build-exports";
-import { csvWorkersAhead, writeExports, writePlannedExports } from "../../lib/export/write-exports";
-import { CsvWorkers } from "../../lib/export/csv-on-worker";
-import type { Archive, RunHistory } from "../../lib/types";
+import { writeExports, writePlannedExports } from "../../lib/export/write-exports";
 import { PREBUILT_WORKERS } from "../../lib/archive/worker-code";
 
 const ROOT = path.resolve(__dirname, "../..");
@@ -158,51 +156,4 @@ test("a CSV worker that cannot start: the table is formatted on this thread, sam
     delete g[PREBUILT_WORKERS];
   }
   for (const name of EXPORT_FILES) assert.ok(fs.readFileSync(path.join(fallback, name)).equals(fs.readFileSync(path.join(here, name))), name);
-});
-
-test("CSV workers started ahead: the tables take them (none started after), same files; close() stops the rest", async (t) => {
-  const { plan, here, a } = await exportedHere(t);
-  const ahead = tempDir(t, "exports-ahead-");
-  const workers = new CsvWorkers(3);
-  assert.equal(workers.idle, 3);
-  try {
-    const b = await writePlannedExports(ahead, plan(), { csvWorkers: true, workers });
-    assert.deepEqual(b, { ...a, outDir: ahead });
-    assert.equal(workers.idle, 1, "the two record tables took two of the three");
-  } finally {
-    await workers.close();
-  }
-  assert.equal(workers.idle, 0);
-  for (const name of EXPORT_FILES) assert.ok(fs.readFileSync(path.join(ahead, name)).equals(fs.readFileSync(path.join(here, name))), name);
-});
-
-test("a CSV worker started ahead that stopped before its table: the table is written on this thread, same bytes", async (t) => {
-  const { plan, here, a } = await exportedHere(t);
-  const stopped = tempDir(t, "exports-stopped-");
-  const g = globalThis as { [PREBUILT_WORKERS]?: Record<string, string> };
-  g[PREBUILT_WORKERS] = { "csv-worker": path.join(stopped, "no-such-csv-worker.cjs") };
-  const workers = new CsvWorkers(2);
-  delete g[PREBUILT_WORKERS];
-  try {
-    // Both have failed to load their module by now.
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const b = await writePlannedExports(stopped, plan(), { csvWorkers: true, workers });
-    assert.deepEqual(b, { ...a, outDir: stopped });
-    assert.equal(workers.idle, 0);
-  } finally {
-    await workers.close();
-  }
-  for (const name of EXPORT_FILES) assert.ok(fs.readFileSync(path.join(stopped, name)).equals(fs.readFileSync(path.join(here, name))), name);
-});
-
-test("csvWorkersAhead: two workers from 20,000 archive rows, none below", async () => {
-  const archiveOf = (rows: number) => ({ runs: [{ rows: new Array(rows - 1) }, { rows: [{}] }] as unknown as RunHistory[] }) as Archive;
-  const few = csvWorkersAhead(archiveOf(19_999));
-  assert.equal(few.idle, 0);
-  const many = csvWorkersAhead(archiveOf(20_000));
-  try {
-    assert.equal(many.idle, 2);
-  } finally {
-    await many.close();
-  }
 });

@@ -4,13 +4,13 @@
  */
 import type { CoverageIssue, AxisRecord } from "../../types";
 import type { ValuesBuilder } from "../../values/values-builder";
-import { CODE_ROLLOUT_MANAGER, CODE_TRAINER_PERF, K_INTERNAL, keyInfo, nextMergeStamp, type KeyInfo } from "./key-flags";
+import { CODE_ROLLOUT_MANAGER, CODE_TRAINER_PERF, K_INTERNAL, nextMergeStamp } from "./key-flags";
 import { historyStepOf } from "./record-numbers";
-import type { RowReader } from "../row-reader";
 import type { RunScan } from "./scan-runs";
+import { RolloutPlans } from "./merge-plans";
+import type { ShapeKeyInfos } from "./shape-key-infos";
 
 // Module-local copies for the per-row loops: imported bindings are getter calls under tsx (see key-flags.ts).
-const infoOf = keyInfo;
 const MANAGER = CODE_ROLLOUT_MANAGER;
 const TRAINER_PERF = CODE_TRAINER_PERF;
 const F_INTERNAL = K_INTERNAL;
@@ -39,23 +39,6 @@ function slotOf(code: number, families: number): number {
 }
 
 /**
- * Key facts (flags, merge scratch) per key list of one run's rows: rows of one shape share the list,
- * so its keys are looked up once per shape instead of once per key of every row.
- */
-export class ShapeKeyInfos {
-  private readonly byShape: (KeyInfo[] | undefined)[] = [];
-  constructor(private readonly reader: RowReader) {}
-  /** The facts of row i's keys, in key order (`keys` as the reader returned them for row i). */
-  of(i: number, keys: readonly string[]): KeyInfo[] {
-    const s = this.reader.shape(i);
-    if (s < 0) return keys.map(infoOf);
-    let infos = this.byShape[s];
-    if (infos === undefined) this.byShape[s] = infos = keys.map(infoOf);
-    return infos;
-  }
-}
-
-/**
  * The merge of one run's rollout records, with its scratch: the values of the row being read, and the
  * keys a merged record dropped. A key with different values in two rows (=== or both NaN; 0 equals -0,
  * which JSON cannot tell apart) is reported once and left out; rows that repeat a slot are reported
@@ -64,25 +47,60 @@ export class ShapeKeyInfos {
 export class RolloutMerge {
   /** The values of the row being read (readValues fills it: no getter call per key of a compact row). */
   private readonly values: number[] = [];
+  /** Records whose rows agree and fill one slot each, copied by plan (merge-plans.ts). */
+  private readonly plans: RolloutPlans;
 
   constructor(
     private readonly scan: RunScan,
     private readonly infos: ShapeKeyInfos,
     private readonly vb: ValuesBuilder,
     private readonly issues: CoverageIssue[],
-  ) {}
+  ) {
+    this.plans = new RolloutPlans(scan.reader, infos, vb);
+  }
 
   /** Sets `rec`'s values and history steps from its rows, linked from `first` through `rowNext`. */
   merge(rec: AxisRecord, first: number, rowNext: Int32Array): void {
-    const { codes, families, historySteps } = this.scan;
+    const planned = this.repeatsSlot(first, rowNext) ? null : this.plans.values(first, rowNext);
+    if (planned !== null) {
+      rec.values = planned;
+      rec.historySteps = this.historyStepsOf(first, rowNext);
+      return;
+    }
+    this.mergeRows(rec, first, rowNext);
+  }
+
+  /** True when two of the rows fill one slot (a duplicate, reported by mergeRows). */
+  private repeatsSlot(first: number, rowNext: Int32Array): boolean {
+    const { codes, families } = this.scan;
+    let mask = 0;
+    for (let i = first; i >= 0; i = rowNext[i]) {
+      const bit = 1 << slotOf(codes[i], families[i]);
+      if (mask & bit) return true;
+      mask |= bit;
+    }
+    return false;
+  }
+
+  /** `_step` of each row, in link order: exactly as many places as rows (push() would leave room for 16 numbers in 10^6 records). */
+  private historyStepsOf(first: number, rowNext: Int32Array): number[] {
+    const { historySteps } = this.scan;
+    let count = 0;
+    for (let i = first; i >= 0; i = rowNext[i]) count++;
+    const steps = new Array<number>(count);
+    for (let i = first, q = 0; i >= 0; i = rowNext[i], q++) steps[q] = historyStepOf(historySteps, i);
+    return steps;
+  }
+
+  /** The general merge: every row's keys pushed in order, conflicts and repeated slots reported. */
+  private mergeRows(rec: AxisRecord, first: number, rowNext: Int32Array): void {
+    const { codes, families } = this.scan;
     this.vb.reset();
     let dropped: Set<string> | null = null;
     let mask = 0;
     let dupSlots: number[] | null = null;
-    let count = 0;
     const stamp = nextMergeStamp();
     for (let i = first; i >= 0; i = rowNext[i]) {
-      count++;
       dropped = this.addRow(rec, i, stamp, dropped);
       const slot = slotOf(codes[i], families[i]);
       if (mask & (1 << slot)) {
@@ -93,10 +111,7 @@ export class RolloutMerge {
     }
     if (dropped !== null) this.vb.remove(dropped);
     rec.values = this.vb.build();
-    // Exactly as many places as rows (push() would leave room for 16 numbers in 10^6 records).
-    const steps = new Array<number>(count);
-    for (let i = first, q = 0; i >= 0; i = rowNext[i], q++) steps[q] = historyStepOf(historySteps, i);
-    rec.historySteps = steps;
+    rec.historySteps = this.historyStepsOf(first, rowNext);
     if (dupSlots !== null) for (const slot of dupSlots) this.reportDuplicate(rec, first, rowNext, slot);
   }
 

@@ -17,7 +17,9 @@ import {
   keyFlags,
 } from "./key-flags";
 import { historyStepOf, int } from "./record-numbers";
-import { RolloutMerge, ShapeKeyInfos } from "./rollout-merge";
+import { RolloutMerge } from "./rollout-merge";
+import { UpdatePlans } from "./merge-plans";
+import { ShapeKeyInfos } from "./shape-key-infos";
 import type { RunPassMemo } from "../pass-memo";
 import type { RunRows, SlimeRecords } from "./slime-records";
 import { LIVE } from "./supersede";
@@ -43,6 +45,8 @@ const NO_STEPS: number[] = [];
  */
 export class RunPass {
   private readonly keyInfos: ShapeKeyInfos;
+  /** Update values copied by plan (merge-plans.ts); pickKeys for rows without one. */
+  private readonly updatePlans: UpdatePlans;
   private readonly byId: IdIndex;
   private readonly recs: AxisRecord[] = [];
   private readonly head: number[] = [];
@@ -69,6 +73,7 @@ export class RunPass {
   ) {
     this.ownCounts = ownRows.map(() => 0);
     this.keyInfos = new ShapeKeyInfos(rr.scan.reader);
+    this.updatePlans = new UpdatePlans(rr.scan.reader, this.keyInfos, out.updateValues);
     this.byId = new IdIndex(rr.rollouts, rr.scan.codes);
     this.rowNext = new Int32Array(rr.scan.codes.length);
     this.firstUpdate = out.updates.length;
@@ -148,6 +153,8 @@ export class RunPass {
     const { memo } = this;
     const had = memo?.rowValues(i);
     if (had !== undefined) return had;
+    const planned = memo === null ? this.updatePlans.values(i) : null;
+    if (planned !== null) return planned;
     const values = pickKeys(this.out.updateValues, this.rr.scan.reader, this.keyInfos, i, this.scratch);
     return memo === null ? values : memo.keepRowValues(i, values);
   }
