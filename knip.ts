@@ -25,6 +25,7 @@ const config: KnipConfig = {
     "tools/*/cli.ts",
     // Benchmark children are started by path (`tsx bench/fetch-ours.ts`), not imported.
     "bench/analysis-ours.ts",
+    "bench/analysis-ours-export.ts",
     "bench/fetch-ours.ts",
     // Run by hand (`npx tsx bench/follow-bench.ts`), its figures copied into bench/RESULTS.md.
     "bench/follow-bench.ts",

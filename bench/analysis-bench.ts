@@ -1,8 +1,9 @@
 /**
  * Analysis benchmark: the workspace pipeline (bench/analysis-ours.ts: load -> align -> summaries ->
  * export) against the same analysis in pandas (bench/analysis_pandas.py) and in DuckDB SQL
- * (bench/analysis_duckdb.py) on the same frozen archive, and beside them the least DuckDB job that
- * writes the two record CSVs (bench/analysis_duckdb_minimal.py), alternating, each side its own process.
+ * (bench/analysis_duckdb.py) on the same frozen archive, and beside them the export alone as `npm run
+ * export` runs it (bench/analysis-ours-export.ts) and the least DuckDB job that writes the two record
+ * CSVs (bench/analysis_duckdb_minimal.py), alternating, each side its own process.
  * Outputs are compared with ours before any time is reported: the summary numbers of every
  * repetition (relative 1e-9) and the CSVs cell by cell (first repetition).
  */
@@ -17,13 +18,21 @@ import { median } from "./stats";
 import { diffCsv, diffJson } from "./summary-json";
 
 /** Sides of the analysis benchmark. */
-export type AnalysisSide = "ours" | "pandas" | "duckdb" | "duckdb-minimal";
+export type AnalysisSide = "ours" | "pandas" | "duckdb" | "ours-export" | "duckdb-minimal";
 
 /** All sides, in the order they run in each repetition. */
-export const ALL_ANALYSIS_SIDES: readonly AnalysisSide[] = ["ours", "pandas", "duckdb", "duckdb-minimal"];
+export const ALL_ANALYSIS_SIDES: readonly AnalysisSide[] = ["ours", "pandas", "duckdb", "ours-export", "duckdb-minimal"];
+
+/** Our sides: the full job, and the export alone (issue 42's comparison with the minimal DuckDB job). */
+const OUR_SCRIPT: Record<"ours" | "ours-export", string> = { ours: "bench/analysis-ours.ts", "ours-export": "bench/analysis-ours-export.ts" };
+
+/** True for our sides (TypeScript), false for the Python ones. */
+function isOurs(side: AnalysisSide): side is "ours" | "ours-export" {
+  return side === "ours" || side === "ours-export";
+}
 
 /** Script of each Python side. */
-const PYTHON_SCRIPT: Record<Exclude<AnalysisSide, "ours">, string> = {
+const PYTHON_SCRIPT: Record<Exclude<AnalysisSide, "ours" | "ours-export">, string> = {
   pandas: "analysis_pandas.py",
   duckdb: "analysis_duckdb.py",
   "duckdb-minimal": "analysis_duckdb_minimal.py",
@@ -34,13 +43,15 @@ const PYTHON_SCRIPT: Record<Exclude<AnalysisSide, "ours">, string> = {
  * minimal DuckDB job of issue 42 only those two, as the floor of the export).
  */
 const COMPARED_CSVS: Record<Exclude<AnalysisSide, "ours">, string[]> = {
+  // The export alone writes the same files as the full job: compared byte for byte.
+  "ours-export": ["rollouts.csv", "updates.csv", "summary.csv", "superseded.csv", "health.csv"],
   pandas: ["rollouts.csv", "updates.csv", "summary.csv"],
   duckdb: ["rollouts.csv", "updates.csv"],
   "duckdb-minimal": ["rollouts.csv", "updates.csv"],
 };
 
 /** Sides that compute no summary numbers (no summary.json to compare): the minimal DuckDB job. */
-const WITHOUT_SUMMARY: ReadonlySet<AnalysisSide> = new Set(["duckdb-minimal"]);
+const WITHOUT_SUMMARY: ReadonlySet<AnalysisSide> = new Set(["ours-export", "duckdb-minimal"]);
 
 /** Our side once with Node's default heap (the heap a tslab kernel gets). */
 export interface DefaultHeapRun {
@@ -107,6 +118,8 @@ export interface AnalysisBenchResult {
   oursOverDuckdb?: number | null;
   /** The same against the minimal DuckDB job (load, split, group, COPY; absent in older results). */
   oursOverDuckdbMinimal?: number | null;
+  /** The export alone (`npm run export`'s job) against the minimal DuckDB job (absent in older results). */
+  oursExportOverDuckdbMinimal?: number | null;
   /** Sides run (absent in older results: ours and pandas). */
   sides?: AnalysisSide[];
   /** Median phase seconds per side run. */
@@ -156,10 +169,10 @@ export async function runAnalysisBench(opts: AnalysisBenchOptions): Promise<Anal
       mkdirSync(out, { recursive: true });
       let report: ChildReport;
       let wallSeconds: number;
-      if (side !== "ours") {
+      if (!isOurs(side)) {
         ({ report, wallSeconds } = await runChild<ChildReport>(python, [path.join(__dirname, PYTHON_SCRIPT[side]), archive.dir, out], env));
       } else {
-        const [cmd, args] = tsxCommand("bench/analysis-ours.ts", [archive.dir, out]);
+        const [cmd, args] = tsxCommand(OUR_SCRIPT[side], [archive.dir, out]);
         try {
           ({ report, wallSeconds } = await runChild<ChildReport>(cmd, [...nodeOptions, ...args], env));
         } catch (e) {
@@ -189,7 +202,9 @@ export async function runAnalysisBench(opts: AnalysisBenchOptions): Promise<Anal
         if (!WITHOUT_SUMMARY.has(side)) differences.push(...diffJson(read(a), read(b), 1e-9).map((d) => `rep ${rep + 1} ${tag}summary ${d}`));
         for (const f of COMPARED_CSVS[side]) {
           const [fa, fb] = [path.join(a, "exports", f), path.join(b, "exports", f)];
-          if (withCsv) differences.push(...diffCsv(fa, fb, 1e-9).map((d) => `rep ${rep + 1} ${tag}${d}`));
+          if (side === "ours-export") {
+            if (!sameBytes(fa, fb)) differences.push(`rep ${rep + 1} ${tag}${f}: not the full job's bytes`);
+          } else if (withCsv) differences.push(...diffCsv(fa, fb, 1e-9).map((d) => `rep ${rep + 1} ${tag}${d}`));
           else if (lineCount(fa) !== lineCount(fb)) differences.push(`rep ${rep + 1} ${tag}${f}: ${lineCount(fa) - 1} vs ${lineCount(fb) - 1} data rows`);
         }
       }
@@ -259,6 +274,7 @@ export async function runAnalysisBench(opts: AnalysisBenchOptions): Promise<Anal
     ratio: paired("pandas", "ours"),
     oursOverDuckdb: paired("ours", "duckdb"),
     oursOverDuckdbMinimal: paired("ours", "duckdb-minimal"),
+    oursExportOverDuckdbMinimal: paired("ours-export", "duckdb-minimal"),
     sides: ran,
     medianPhases: Object.fromEntries(ran.map((side) => [side, medianPhases(side)])),
     medianSeconds: Object.fromEntries(ran.map((side) => [side, median(of(side).map((s) => s.seconds))])),
@@ -268,6 +284,23 @@ export async function runAnalysisBench(opts: AnalysisBenchOptions): Promise<Anal
     defaultHeapFailed,
     defaultHeap,
   };
+}
+
+/** True when two files hold the same bytes (read in chunks: the CSVs reach GBs). */
+function sameBytes(a: string, b: string): boolean {
+  const [fa, fb] = [openSync(a, "r"), openSync(b, "r")];
+  const [ba, bb] = [Buffer.alloc(1 << 20), Buffer.alloc(1 << 20)];
+  try {
+    for (;;) {
+      const na = readSync(fa, ba);
+      const nb = readSync(fb, bb);
+      if (na !== nb || !ba.subarray(0, na).equals(bb.subarray(0, nb))) return false;
+      if (na === 0) return true;
+    }
+  } finally {
+    closeSync(fa);
+    closeSync(fb);
+  }
 }
 
 /** Lines of a file (a CSV's rows: the exports quote no newlines), read in chunks: the CSVs reach GBs. */

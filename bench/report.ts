@@ -188,25 +188,32 @@ function duckdbTarget(r: BenchResults, a: AnalysisBenchResult | undefined): Targ
 /** 1 GiB: the memory bound of the export's target against the minimal DuckDB job (issue 42). */
 const MINIMAL_PEAK_KB = 2 ** 20;
 
-/** Ours at or below the minimal DuckDB job's time (load, split, group, COPY), paired, within 1 GiB (issue 42). */
+/**
+ * Ours at or below the minimal DuckDB job's time (load, split, group, COPY), paired, within 1 GiB
+ * (issue 42): judged on the export alone (`npm run export`'s job) where that side ran, else on the
+ * full job (older results).
+ */
 function duckdbMinimalTarget(r: BenchResults, a: AnalysisBenchResult | undefined): TargetRow {
   const target = `export of ${sci(r.targetUpdates)} updates <= 1x a minimal DuckDB job's time, peak <= 1 GiB`;
   if (!a) return notMeasured(target, "analysis benchmark at that size not run");
-  if (a.oursOverDuckdbMinimal == null) return notMeasured(target, a.differences.slice(0, 3).join("; ") || "no paired repetition", "outputs differ");
-  const peak = a.maxPeakRssKb.ours ?? null;
-  const fast = a.oursOverDuckdbMinimal <= 1;
+  const alone = a.oursExportOverDuckdbMinimal != null;
+  const ratio = alone ? a.oursExportOverDuckdbMinimal : a.oursOverDuckdbMinimal;
+  if (ratio == null) return notMeasured(target, a.differences.slice(0, 3).join("; ") || "no paired repetition", "outputs differ");
+  const side = alone ? "ours-export" : "ours";
+  const peak = a.maxPeakRssKb[side] ?? null;
+  const fast = ratio <= 1;
   const small = peak !== null && peak <= MINIMAL_PEAK_KB;
   const why: string[] = [];
   if (!fast) why.push(phaseGap(a, "duckdb-minimal"));
   if (!small) why.push(peak === null ? "peak RSS not readable" : `peak ${mib(peak)} MiB over 1024 MiB`);
-  return {
-    target,
-    measured:
-      `ours/minimal = ${fmt(a.oursOverDuckdbMinimal)} (${fmt(a.medianSeconds.ours ?? NaN, 1)} s vs ${fmt(a.medianSeconds["duckdb-minimal"] ?? NaN, 1)} s, median of ${a.reps} paired); ` +
-      `peak ours ${mib(peak)} MiB, minimal DuckDB ${mib(a.maxPeakRssKb["duckdb-minimal"])} MiB`,
-    met: fast && small ? "met" : "not met",
-    why: why.join("; "),
-  };
+  const minimal = `${fmt(a.medianSeconds["duckdb-minimal"] ?? NaN, 1)} s`;
+  const measured = alone
+    ? `export alone/minimal = ${fmt(ratio)} (${fmt(a.medianSeconds["ours-export"] ?? NaN, 1)} s vs ${minimal}, median of ${a.reps} paired); ` +
+      `full job with the notebook summaries/minimal = ${fmt(a.oursOverDuckdbMinimal ?? NaN)} (${fmt(a.medianSeconds.ours ?? NaN, 1)} s); ` +
+      `peak export alone ${mib(peak)} MiB, full job ${mib(a.maxPeakRssKb.ours)} MiB, minimal DuckDB ${mib(a.maxPeakRssKb["duckdb-minimal"])} MiB`
+    : `ours/minimal = ${fmt(ratio)} (${fmt(a.medianSeconds.ours ?? NaN, 1)} s vs ${minimal}, median of ${a.reps} paired); ` +
+      `peak ours ${mib(peak)} MiB, minimal DuckDB ${mib(a.maxPeakRssKb["duckdb-minimal"])} MiB`;
+  return { target, measured, met: fast && small ? "met" : "not met", why: why.join("; ") };
 }
 
 /** Our side's peak memory with the heap a notebook kernel gets (a separate run when the samples raised the heap). */
@@ -445,7 +452,10 @@ export function renderResults(r: BenchResults): string {
       "The minimal DuckDB job (bench/analysis_duckdb_minimal.py, issue 42) is the floor of the export: DuckDB's JSON reader loads the JSONL, rows are split " +
         "into rollout and update records by the same decision table, rollout rows grouped per batch, and the two CSVs written by COPY; no hash, step, " +
         "coverage or conflict check and no summaries. Its rollouts.csv and updates.csv are compared with ours as the full side's are. Ours/minimal per " +
-        "repetition, median (ours timed over its whole job: load, align, summaries, export).",
+        'repetition, median (ours timed over its whole job: load, align, summaries, export). "ours export" (bench/analysis-ours-export.ts) is the ' +
+        "export alone as `npm run export` runs it (writeExports: load, align, summary.csv, health.csv, the record CSVs, manifest.json; no notebook " +
+        "summaries), its CSVs byte-identical to the full job's, timed right before the minimal job; export/minimal per repetition, median: the " +
+        "issue-42 target is judged on it.",
       "",
     );
     out.push(
@@ -460,13 +470,16 @@ export function renderResults(r: BenchResults): string {
           "pandas s",
           "duckdb s",
           "minimal duckdb s",
+          "ours export s",
           "pandas/ours",
           "ours/duckdb",
           "ours/minimal",
+          "export/minimal",
           "ours peak MiB",
           "pandas peak MiB",
           "duckdb peak MiB",
           "minimal peak MiB",
+          "ours export peak MiB",
           "ours, default heap",
         ],
         r.analysis.map((a) => [
@@ -483,13 +496,16 @@ export function renderResults(r: BenchResults): string {
           optFmt(a.medianSeconds.pandas),
           optFmt(a.medianSeconds.duckdb),
           optFmt(a.medianSeconds["duckdb-minimal"]),
+          optFmt(a.medianSeconds["ours-export"]),
           a.ratio === null ? "-" : fmt(a.ratio),
           a.oursOverDuckdb == null ? "-" : fmt(a.oursOverDuckdb),
           a.oursOverDuckdbMinimal == null ? "-" : fmt(a.oursOverDuckdbMinimal),
+          a.oursExportOverDuckdbMinimal == null ? "-" : fmt(a.oursExportOverDuckdbMinimal),
           mib(a.maxPeakRssKb.ours),
           mib(a.maxPeakRssKb.pandas),
           mib(a.maxPeakRssKb.duckdb),
           mib(a.maxPeakRssKb["duckdb-minimal"]),
+          mib(a.maxPeakRssKb["ours-export"]),
           !a.defaultHeap ? "-" : a.defaultHeap.ok ? `${fmt(a.defaultHeap.seconds ?? NaN)} s, ${mib(a.defaultHeap.peakRssKb)} MiB` : "failed",
         ]),
       ),

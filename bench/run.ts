@@ -33,7 +33,8 @@ npm run bench -- detectors [options]   health checks scored on real runs with in
   --analysis-reps N   repetitions per side below the target analysis size (default 3)
   --analysis-sides L  analysis sides (default ${ALL_ANALYSIS_SIDES.join(",")}; ours always runs:
                       the others are compared with it; duckdb = Python duckdb in .venv, the
-                      full job; duckdb-minimal = the least DuckDB job writing the two record CSVs)
+                      full job; ours-export = the export alone, as npm run export runs it;
+                      duckdb-minimal = the least DuckDB job writing the two record CSVs)
   --workspace-reps N  runs of npm start (default 1)
   --only L            parts to run: fetch,analysis,workspace (default all)
   --sides L           fetch sides (default ${ALL_FETCH_SIDES.join(",")};

@@ -77,6 +77,16 @@ test("analysis benchmark, tiny: DuckDB's per-round means, records and CSVs equal
   assert.equal(r.defaultHeap?.fromSamples, true);
 });
 
+test("analysis benchmark, tiny: the export alone (npm run export's job) writes the full job's CSVs byte for byte", async () => {
+  const r = await runAnalysisBench({ updates: 200, reps: 1, workDir: work, sides: ["ours", "ours-export"] });
+  assert.deepEqual(r.differences, []);
+  assert.deepEqual(r.sides, ["ours", "ours-export"]);
+  assert.ok((r.medianSeconds["ours-export"] ?? 0) > 0);
+  assert.ok((r.maxPeakRssKb["ours-export"] ?? 0) > 0);
+  assert.deepEqual(Object.keys(r.medianPhases["ours-export"] ?? {}), ["load", "align", "summaries", "export"]);
+  assert.equal(r.oursExportOverDuckdbMinimal, null, "no minimal DuckDB side, no ratio");
+});
+
 test("a size measured with a raised heap also runs ours once with Node's default heap, outside the samples", async () => {
   const r = await runAnalysisBench({
     updates: 200,
