@@ -60,7 +60,9 @@ test("packedCsvChunks: a header of its own characters, and a repeated column ref
 
 /** A packed table of `rows` rows of random values (finite over many magnitudes, some non-finite) in three key lists, in one shared store. */
 function randomTable(rows: number): PackedTable {
+  // Integers below 2^53 print by the printer's own digits, the others by Ryu: both sides of that line.
   const specials = [0, -0, 5e-324, 1e-7, 1e-6, 0.1 + 0.2, 123456789012345680000, 1e21, -1e21, 1.7976931348623157e308, 2 ** 53, 3, -7.25];
+  specials.push(2 ** 53 - 1, -(2 ** 53 - 1), 2 ** 53 + 2, -(2 ** 53), 2 ** 52 + 0.5, -3, 1e20, 10, -1000, 4096);
   const keys = ["a", "b", "c", "d"];
   const store = new Float64Array(new SharedArrayBuffer(8 * rows * keys.length));
   let seed = 7;
@@ -71,7 +73,10 @@ function randomTable(rows: number): PackedTable {
   for (let i = 0; i < store.length; i++) {
     const r = next();
     // Mostly finite (fast path), some rows with NaN or ±Infinity in any position (cell-by-cell path).
-    store[i] = r < 0.3 ? specials[i % specials.length] : r < 0.97 ? (next() - 0.5) * 10 ** Math.floor(next() * 40 - 20) : [NaN, Infinity, -Infinity][i % 3];
+    const magnitude = 10 ** Math.floor(next() * 40 - 20);
+    const value = r < 0.3 ? specials[i % specials.length] : r < 0.97 ? (next() - 0.5) * magnitude : [NaN, Infinity, -Infinity][i % 3];
+    // A third of the finite values rounded to integers (counts, steps, token numbers), of every length.
+    store[i] = r >= 0.3 && r < 0.97 && next() < 0.33 ? Math.round(value) : value;
   }
   return {
     name: "t.csv",

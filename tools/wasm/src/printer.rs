@@ -96,7 +96,13 @@ pub extern "C" fn printer_print(rows: usize) -> usize {
     let mut ryu = ryu_js::Buffer::new();
     let mut number = |out: &mut Vec<u8>, v: f64| {
         if v.is_finite() {
-            out.extend_from_slice(ryu.format_finite(v).as_bytes());
+            // An integer below 2^53 prints as its digits in String(x) (-0 as "0"): written directly,
+            // Ryu's shortest-digits search is for the others (a fifth to two fifths of the cells).
+            if v.abs() < 9_007_199_254_740_992.0 && v == (v as i64) as f64 {
+                push_int(out, v as i64);
+            } else {
+                out.extend_from_slice(ryu.format_finite(v).as_bytes());
+            }
         } else {
             let t = non_finite + if v.is_nan() { 0 } else if v > 0.0 { 1 } else { 2 };
             out.extend_from_slice(text(t));
@@ -132,4 +138,19 @@ pub extern "C" fn printer_print(rows: usize) -> usize {
         out.push(b'\n');
     }
     out.len()
+}
+
+/// The decimal digits of `n` (a minus sign first when negative).
+fn push_int(out: &mut Vec<u8>, n: i64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut m = n.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (m % 10) as u8;
+        m /= 10;
+        if m == 0 { break; }
+    }
+    if n < 0 { out.push(b'-'); }
+    out.extend_from_slice(&digits[at..]);
 }
