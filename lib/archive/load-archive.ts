@@ -343,7 +343,41 @@ async function readCompact(
  * or, for a file it gives up, views made by `vb` with the JSON.parse reader (same rows, its messages).
  */
 async function readCompactFile(file: string, run: ManifestRun, reporter: Reporter, vb: ValuesBuilder): Promise<HistoryRow[] | PackedViews> {
-  return (await readCanonicalHistory(file, run, reporter)) ?? readHistoryFile(file, run, reporter, vb);
+  const shown = new ShownProgress(reporter);
+  return (await readCanonicalHistory(file, run, shown.passing())) ?? readHistoryFile(file, run, shown.held(), vb);
+}
+
+/**
+ * Progress of one file read twice: the JSON.parse reader counts a file the WebAssembly reader gave up
+ * from 0 again (after every row of a changed file was counted, say), so its progress is held until it
+ * passes what the first reader showed: a bar never goes back.
+ */
+class ShownProgress {
+  private readonly most = new Map<string, number>();
+  constructor(private readonly reporter: Reporter) {}
+
+  /** The reporter, noting the progress shown. */
+  passing(): Reporter {
+    return {
+      warn: (m) => this.reporter.warn?.(m),
+      info: (m) => this.reporter.info?.(m),
+      progress: (task, done, total) => {
+        this.most.set(task, Math.max(this.most.get(task) ?? 0, done));
+        this.reporter.progress?.(task, done, total);
+      },
+    };
+  }
+
+  /** The reporter, showing a task's progress only from where it was shown before. */
+  held(): Reporter {
+    return {
+      warn: (m) => this.reporter.warn?.(m),
+      info: (m) => this.reporter.info?.(m),
+      progress: (task, done, total) => {
+        if (done >= (this.most.get(task) ?? 0)) this.reporter.progress?.(task, done, total);
+      },
+    };
+  }
 }
 
 /** The load worker could not start or stopped: its files are read on the main thread instead. */
