@@ -55,6 +55,8 @@ export interface RunScan {
   counts: Record<RowKind, number>;
   /** Per row: the index of the profile's `ownRows` family it belongs to (kind "other"), -1 for any other row; null when the profile declares none. */
   own: Int8Array | null;
+  /** trainStepsOf and rolloutIdsOf, made once: axis decisions and the first rollout both read them (read only). */
+  sorted: { trainSteps: Float64Array | null; rolloutIds: Float64Array | null };
 }
 
 /** True for the codes of the three rows of one rollout batch. */
@@ -131,7 +133,7 @@ export function scanRun(run: RunHistory, ownRows: readonly OwnRows[] = []): RunS
   }
   const counts = {} as Record<RowKind, number>;
   ROW_KINDS.forEach((k, c) => (counts[k] = perCode[c]));
-  return { run, reader, codes, steps, historySteps, families, counts, own };
+  return { run, reader, codes, steps, historySteps, families, counts, own, sorted: { trainSteps: null, rolloutIds: null } };
 }
 
 /** Sorted distinct values of a numeric list. */
@@ -152,13 +154,15 @@ function ascending(xs: Float64Array): boolean {
 
 /** Distinct sorted train/step values of the run's optimizer-update rows. */
 export function trainStepsOf(scan: RunScan): Float64Array {
-  return stepsOf(scan, (c) => c === UPDATE, scan.counts["optimizer-update"]);
+  scan.sorted.trainSteps ??= stepsOf(scan, (c) => c === UPDATE, scan.counts["optimizer-update"]);
+  return scan.sorted.trainSteps;
 }
 
 /** Distinct sorted rollout ids of the run's rollout rows (manager, trainer rollout, trainer perf). */
 export function rolloutIdsOf(scan: RunScan): Float64Array {
   const c = scan.counts;
-  return stepsOf(scan, isRolloutCode, c["rollout-manager"] + c["trainer-rollout"] + c["trainer-perf"]);
+  scan.sorted.rolloutIds ??= stepsOf(scan, isRolloutCode, c["rollout-manager"] + c["trainer-rollout"] + c["trainer-perf"]);
+  return scan.sorted.rolloutIds;
 }
 
 function stepsOf(scan: RunScan, keep: (code: number) => boolean, count: number): Float64Array {
