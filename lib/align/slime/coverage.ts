@@ -89,8 +89,8 @@ class RunCoverageCheck {
 
   /** Sorted distinct rollout ids and train/steps; each one logged more than once is an issue. */
   unique(rolloutIds: Float64Array, trainSteps: Float64Array): { rolloutIds: Float64Array; updateSteps: Float64Array } {
-    const ids = dedupe(rolloutIds.sort(), (v, count) => this.add("duplicate-rollout", v, `rollout ${v} has ${count} rollout records`));
-    const steps = dedupe(trainSteps.sort(), (v, count) =>
+    const ids = dedupe(sortedInPlace(rolloutIds), (v, count) => this.add("duplicate-rollout", v, `rollout ${v} has ${count} rollout records`));
+    const steps = dedupe(sortedInPlace(trainSteps), (v, count) =>
       this.add("duplicate-update", v, `train/step ${v} (update ${this.updateNumber(v)}) has ${count} optimizer-update rows`),
     );
     return { rolloutIds: ids, updateSteps: steps };
@@ -205,6 +205,12 @@ class RunCoverageCheck {
       ok: true,
     };
   }
+}
+
+/** `xs` sorted in place; records come in order, so a look first spares most sorts (10^6 train/steps). */
+function sortedInPlace(xs: Float64Array): Float64Array {
+  for (let i = 1; i < xs.length; i++) if (!(xs[i - 1] <= xs[i])) return xs.sort();
+  return xs;
 }
 
 function range(what: string, a: number, b: number): string {
