@@ -10,7 +10,7 @@ import * as path from "node:path";
 
 import { writeExports } from "../lib/export/write-exports";
 import type { Reporter } from "../lib/types";
-import { vmHwmKb } from "./process-memory";
+import { ownFigures } from "./process-memory";
 
 async function main(): Promise<void> {
   const [archiveDir, outDir] = process.argv.slice(2);
@@ -28,9 +28,7 @@ async function main(): Promise<void> {
       // One phase: writeExports does not stop between its steps.
       phases: { export: seconds },
       seconds,
-      processSeconds: process.uptime(),
-      cpuSeconds: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
-      peakRssKb: vmHwmKb(),
+      ...ownFigures(),
     }) + "\n",
   );
 }

@@ -20,7 +20,7 @@ import { zeroGradNormUpdates } from "../lib/diagnostics/zero-grad-norm-updates";
 import { planExports } from "../lib/export/build-exports";
 import { writePlannedExports } from "../lib/export/write-exports";
 import type { Reporter } from "../lib/types";
-import { vmHwmKb } from "./process-memory";
+import { ownFigures } from "./process-memory";
 import { summaryJson } from "./summary-json";
 
 async function main(): Promise<void> {
@@ -68,10 +68,7 @@ async function main(): Promise<void> {
       warnings,
       phases,
       seconds,
-      processSeconds: process.uptime(),
-      // user + system of every thread (the load and CSV workers included).
-      cpuSeconds: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
-      peakRssKb: vmHwmKb(),
+      ...ownFigures(),
     }) + "\n",
   );
 }

@@ -1,6 +1,15 @@
 /** Peak memory of the current process, for benchmark children that report their own figures. */
 import { readFileSync } from "node:fs";
 
+/**
+ * What every benchmark child adds to its report line: seconds since the process started, CPU of every
+ * thread (user + system, workers included) and the peak memory.
+ */
+export function ownFigures(): { processSeconds: number; cpuSeconds: number; peakRssKb: number | null } {
+  const cpu = process.cpuUsage();
+  return { processSeconds: process.uptime(), cpuSeconds: (cpu.user + cpu.system) / 1e6, peakRssKb: vmHwmKb() };
+}
+
 /** Peak resident set size so far (VmHWM from /proc/self/status, kB); null off Linux. */
 export function vmHwmKb(): number | null {
   try {

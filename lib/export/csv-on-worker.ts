@@ -16,42 +16,29 @@ export interface WrittenFile {
   bytes: number;
 }
 
-/** A CSV worker started, its one reply (or why it stopped) listened for from its start. */
-interface StartedWorker {
-  worker: Worker;
-  reply: Promise<CsvWorkerReply>;
-}
-
-/** Starts a CSV worker; null when it cannot start. */
-function startWorker(): StartedWorker | null {
-  let worker: Worker;
-  try {
-    worker = new Worker(workerCode("csv-worker"), { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
-  } catch {
-    return null;
-  }
-  const reply = new Promise<CsvWorkerReply>((resolve) => {
-    worker.on("message", resolve);
-    worker.on("error", (e) => resolve({ error: e.message, started: false }));
-    worker.on("exit", (code) => resolve({ error: `exited with code ${code}`, started: false }));
-  });
-  return { worker, reply };
-}
-
 /**
  * Writes `table` as CSV into `file` on a worker (the worker hashes and fsyncs it). When the worker
  * cannot start, exits or fails, `here(file)` writes the whole file on this thread instead: a table
  * that cannot be formatted then throws there, with this thread's message.
  */
 export async function writeCsvOnWorker(table: PackedTable, file: string, here: (file: string) => Promise<WrittenFile>): Promise<WrittenFile> {
-  const started = startWorker();
-  if (started === null) return here(file);
+  let worker: Worker;
+  try {
+    worker = new Worker(workerCode("csv-worker"), { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+  } catch {
+    return here(file);
+  }
+  const reply = new Promise<CsvWorkerReply>((resolve) => {
+    worker.on("message", resolve);
+    worker.on("error", (e) => resolve({ error: e.message, started: false }));
+    worker.on("exit", (code) => resolve({ error: `exited with code ${code}`, started: false }));
+  });
   try {
     // Transferred (this thread does not need them again); the value chunks are shared.
-    started.worker.postMessage({ table, file } satisfies CsvWorkerRequest, packBuffers(table));
-    const r = await started.reply;
+    worker.postMessage({ table, file } satisfies CsvWorkerRequest, packBuffers(table));
+    const r = await reply;
     return "error" in r ? await here(file) : r;
   } finally {
-    await started.worker.terminate();
+    await worker.terminate();
   }
 }

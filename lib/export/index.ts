@@ -57,5 +57,4 @@ export {
   writeExports,
   type WriteExportsOptions,
   writePlannedExports,
-  type WritePlannedOptions,
 } from "./write-exports";

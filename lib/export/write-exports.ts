@@ -107,9 +107,8 @@ export async function loadAndAlign(
 function streamedFiles(
   plan: ExportPlan,
   written: { entries: ExportFileEntry[]; manifest: { sha256: string; bytes: number } | null },
-  opts: WritePlannedOptions,
+  csvWorkers: boolean | undefined,
 ): FileToWrite[] {
-  const { csvWorkers } = opts;
   const csv: FileToWrite[] = plan.tables.map((t, i) => ({
     name: t.name,
     chunks: () => csvByteChunks(t),
@@ -190,12 +189,6 @@ export async function writeExports(opts: WriteExportsOptions): Promise<ExportRes
   return writePlannedExports(opts.outDir, plan);
 }
 
-/** Options of {@link writePlannedExports}. */
-export interface WritePlannedOptions {
-  /** true: every record table that packs is formatted on a worker; false: none; default: those of WORKER_MIN_CELLS cells or more. */
-  csvWorkers?: boolean;
-}
-
 /**
  * Writes a planned export set into `outDir` all or nothing (CSVs streamed and hashed in chunks, then
  * Parquet, then manifest.json), removing the PARQUET_OUTPUTS it does not write. Record tables of
@@ -203,9 +196,9 @@ export interface WritePlannedOptions {
  * packs, false for none; same bytes either way).
  * @example await writePlannedExports("exports", planExports(archive, alignRuns(archive.runs)));
  */
-export async function writePlannedExports(outDir: string, plan: ExportPlan, opts: WritePlannedOptions = {}): Promise<ExportResult> {
+export async function writePlannedExports(outDir: string, plan: ExportPlan, opts: { csvWorkers?: boolean } = {}): Promise<ExportResult> {
   const written: { entries: ExportFileEntry[]; manifest: { sha256: string; bytes: number } | null } = { entries: [], manifest: null };
-  const set = writeSet(streamedFiles(plan, written, opts));
+  const set = writeSet(streamedFiles(plan, written, opts.csvWorkers));
   await writeFilesAtomically(outDir, set.plain, { folders: set.folders, remove: set.remove });
   return {
     outDir,

@@ -11,7 +11,7 @@
 import type { ViewClass, ViewPlace } from "../../values/compact-values";
 import type { ValuesBuilder } from "../../values/values-builder";
 import type { RowReader } from "../row-reader";
-import { K_INTERNAL } from "./key-flags";
+import { K_INTERNAL, type KeyInfo } from "./key-flags";
 import type { ShapeKeyInfos } from "./shape-key-infos";
 
 const F_INTERNAL = K_INTERNAL;
@@ -31,8 +31,8 @@ const MAX_ROWS = 8;
 /** Shape ids a rollout plan key holds (10 bits each, 5 rows fit a double exactly; more rows: a string key). */
 const SHAPE_BITS = 1024;
 
-/** The plan of values taken from rows of these key lists, in order: first occurrence of each key not internal. */
-function planOf(vb: ValuesBuilder, lists: readonly (readonly string[])[], internal: readonly (readonly boolean[])[]): Plan | null {
+/** The plan of values taken from rows of these key lists (with their facts), in order: first occurrence of each key not internal. */
+function planOf(vb: ValuesBuilder, lists: readonly (readonly string[])[], infos: readonly (readonly KeyInfo[])[]): Plan | null {
   const keys: string[] = [];
   const rows: number[] = [];
   const index: number[] = [];
@@ -40,7 +40,7 @@ function planOf(vb: ValuesBuilder, lists: readonly (readonly string[])[], intern
   const at = new Map<string, number>();
   lists.forEach((list, r) => {
     list.forEach((key, j) => {
-      if (internal[r][j]) return;
+      if (infos[r][j].flags & F_INTERNAL) return;
       const k = at.get(key);
       if (k === undefined) {
         at.set(key, keys.length);
@@ -75,8 +75,7 @@ export class UpdatePlans {
     let plan = this.byShape[s];
     if (plan === undefined) {
       const keys = this.place.keys;
-      const internal = this.infos.of(i, keys).map((info) => (info.flags & F_INTERNAL) !== 0);
-      this.byShape[s] = plan = planOf(this.vb, [keys], [internal]);
+      this.byShape[s] = plan = planOf(this.vb, [keys], [this.infos.of(i, keys)]);
     }
     if (plan === null) return null;
     this.stores[0] = this.place.store;
@@ -120,8 +119,11 @@ export class RolloutPlans {
     let plan = this.plans.get(key);
     if (plan === undefined) {
       const lists = rows.slice(0, count).map((i) => reader.keys(i));
-      const internal = lists.map((keys, r) => this.infos.of(rows[r], keys).map((info) => (info.flags & F_INTERNAL) !== 0));
-      plan = planOf(this.vb, lists, internal);
+      plan = planOf(
+        this.vb,
+        lists,
+        lists.map((keys, r) => this.infos.of(rows[r], keys)),
+      );
       this.plans.set(key, plan);
     }
     if (plan === null) return null;

@@ -61,25 +61,28 @@ export class RolloutMerge {
 
   /** Sets `rec`'s values and history steps from its rows, linked from `first` through `rowNext`. */
   merge(rec: AxisRecord, first: number, rowNext: Int32Array): void {
-    const planned = this.repeatsSlot(first, rowNext) ? null : this.plans.values(first, rowNext);
-    if (planned !== null) {
-      rec.values = planned;
-      rec.historySteps = this.historyStepsOf(first, rowNext);
-      return;
-    }
-    this.mergeRows(rec, first, rowNext);
+    const repeated = this.repeatedSlots(first, rowNext);
+    const planned = repeated === null ? this.plans.values(first, rowNext) : null;
+    if (planned !== null) rec.values = planned;
+    else this.mergeRows(rec, first, rowNext);
+    rec.historySteps = this.historyStepsOf(first, rowNext);
+    if (repeated !== null) for (const slot of repeated) this.reportDuplicate(rec, first, rowNext, slot);
   }
 
-  /** True when two of the rows fill one slot (a duplicate, reported by mergeRows). */
-  private repeatsSlot(first: number, rowNext: Int32Array): boolean {
+  /** The slots two or more of the rows fill (duplicates), in the order they repeat; null for none. */
+  private repeatedSlots(first: number, rowNext: Int32Array): number[] | null {
     const { codes, families } = this.scan;
     let mask = 0;
+    let repeated: number[] | null = null;
     for (let i = first; i >= 0; i = rowNext[i]) {
-      const bit = 1 << slotOf(codes[i], families[i]);
-      if (mask & bit) return true;
-      mask |= bit;
+      const slot = slotOf(codes[i], families[i]);
+      if (mask & (1 << slot)) {
+        if (repeated === null) repeated = [];
+        if (!repeated.includes(slot)) repeated.push(slot);
+      }
+      mask |= 1 << slot;
     }
-    return false;
+    return repeated;
   }
 
   /** `_step` of each row, in link order: exactly as many places as rows (push() would leave room for 16 numbers in 10^6 records). */
@@ -92,27 +95,14 @@ export class RolloutMerge {
     return steps;
   }
 
-  /** The general merge: every row's keys pushed in order, conflicts and repeated slots reported. */
+  /** The general merge: every row's keys pushed in order, keys with conflicting values left out and reported. */
   private mergeRows(rec: AxisRecord, first: number, rowNext: Int32Array): void {
-    const { codes, families } = this.scan;
     this.vb.reset();
     let dropped: Set<string> | null = null;
-    let mask = 0;
-    let dupSlots: number[] | null = null;
     const stamp = nextMergeStamp();
-    for (let i = first; i >= 0; i = rowNext[i]) {
-      dropped = this.addRow(rec, i, stamp, dropped);
-      const slot = slotOf(codes[i], families[i]);
-      if (mask & (1 << slot)) {
-        if (dupSlots === null) dupSlots = [];
-        if (!dupSlots.includes(slot)) dupSlots.push(slot);
-      }
-      mask |= 1 << slot;
-    }
+    for (let i = first; i >= 0; i = rowNext[i]) dropped = this.addRow(rec, i, stamp, dropped);
     if (dropped !== null) this.vb.remove(dropped);
     rec.values = this.vb.build();
-    rec.historySteps = this.historyStepsOf(first, rowNext);
-    if (dupSlots !== null) for (const slot of dupSlots) this.reportDuplicate(rec, first, rowNext, slot);
   }
 
   /** Adds row i's keys to the record being built; returns the (possibly new) set of dropped keys. */

@@ -147,7 +147,7 @@ export function sortedUnique(values: Float64Array): Float64Array {
 }
 
 /** True when `xs` is in ascending order (NaN anywhere: false, so the sort puts it last). */
-function ascending(xs: Float64Array): boolean {
+export function ascending(xs: Float64Array): boolean {
   for (let i = 1; i < xs.length; i++) if (!(xs[i - 1] <= xs[i])) return false;
   return xs.length === 0 || xs[0] === xs[0];
 }
