@@ -145,6 +145,102 @@ test("numbers written every way JSON allows read as JSON.parse reads them, to th
   assert.equal(await assertSameRows(dir), lines.length);
 });
 
+/** A seeded generator of 32-bit integers. */
+function seeded(seed: number): () => number {
+  return () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
+}
+
+/**
+ * Key sequences that share prefixes, end where another goes on, hold the same keys in another order,
+ * or a key that is another's with one more byte: the reader matches a line against the sequences it
+ * met, key by key, and must switch between them or read the line afresh exactly where they part.
+ * Twelve, more than the eight the reader keeps at hand.
+ */
+const SEQUENCES: readonly (readonly string[])[] = [
+  ["_step", "a", "b"],
+  ["_step", "a", "b", "c"],
+  ["_step", "a"],
+  ["_step", "b", "a"],
+  ["_step", "ab", "b"],
+  ["_step", "a", "bb"],
+  ["_step"],
+  ["_step", "rollout/x", "rollout/y", "rollout/z"],
+  ["_step", "rollout/x", "rollout/y"],
+  ["_step", "rollout/xy", "rollout/y"],
+  ["_step", "train/loss", "train/grad_norm", "train/lr", "train/entropy", "a"],
+  ["_step", "train/loss", "train/grad_norm", "train/lr", "train/entropy", "b"],
+];
+
+/** `n` canonical lines of SEQUENCES: runs of a repeated cycle (the order the reader predicts) broken by random picks. */
+function sequenceLines(n: number, next: () => number): string[] {
+  const values = ["0", "-0", "1.5", "-2e-7", "12345678901234567", "0.30000000000000004", '"NaN"', '"Infinity"', '"-Infinity"'];
+  const cycle = [1, 7, 10, 10, 8];
+  const lines: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const keys = next() % 3 === 0 ? SEQUENCES[next() % SEQUENCES.length] : SEQUENCES[cycle[i % cycle.length]];
+    lines.push(`{${keys.map((k) => `"${k}":${k === "_step" ? i : values[next() % values.length]}`).join(",")}}`);
+  }
+  return lines;
+}
+
+test("lines of many key sequences that share prefixes read as JSON.parse reads them, in any order", async () => {
+  const next = seeded(7);
+  const lines = sequenceLines(3000, next);
+  const dir = path.join(root, "sequences");
+  makeArchive(dir, [{ runId: "s", round: "R0", rows: lines.map((_, i) => ({ _step: i })) }]);
+  rewriteWithHash(dir, "s", lines.join("\n") + "\n");
+  assert.equal(await assertSameRows(dir), lines.length);
+});
+
+test("a line that parts from a known key sequence anywhere is read afresh: accepted as JSON.parse accepts it, or given up", async () => {
+  // Each change made to one line after the reader has met every sequence many times.
+  const changes: [string, (line: string) => string, "read" | "given up"][] = [
+    ["one key more at the end", (l) => l.replace(/}$/, ',"zz":1}'), "read"],
+    ["the last key dropped", (l) => l.replace(/,"[^"]*":[^,]*}$/, "}"), "read"],
+    ["a key one byte longer", (l) => l.replace('"b":', '"bz":'), "read"],
+    ["a key one byte shorter", (l) => l.replace('"rollout/y":', '"rollout/":'), "read"],
+    ["only the first key", (l) => l.replace(/,.*}$/, "}"), "read"],
+    ["a trailing comma", (l) => l.replace(/}$/, ",}"), "given up"],
+    ["a space after a known key", (l) => l.replace('"a":', '"a": '), "given up"],
+    ["a known key not closed", (l) => l.replace('"a":', '"a:'), "given up"],
+    ["a known key followed by another separator", (l) => l.replace('"a":', '"a";'), "given up"],
+    ["a value that is not a number", (l) => l.replace(/"a":[^,}]*/, '"a":true'), "given up"],
+    ["a repeated key", (l) => l.replace(/}$/, ',"_step":0}'), "given up"],
+    ["text after the brace", (l) => `${l} `, "given up"],
+  ];
+  const next = seeded(11);
+  for (const [i, [what, change, expected]] of changes.entries()) {
+    const lines = sequenceLines(400, next);
+    // A line of a sequence with "a", "b" and "rollout/y" as the change needs them.
+    const at = 300 + lines.slice(300).findIndex((l) => l.includes('"a":') && l.includes('"b":'));
+    lines[at] = change(lines[at]);
+    const y = 301 + lines.slice(301).findIndex((l) => l.includes('"rollout/y":'));
+    if (what === "a key one byte shorter") lines[y] = change(lines[y]);
+    const dir = path.join(root, `parted-${i}`);
+    makeArchive(dir, [{ runId: "p", round: "R0", rows: lines.map((_, j) => ({ _step: j })) }]);
+    rewriteWithHash(dir, "p", lines.join("\n") + "\n");
+    const [run] = (await readManifest(dir)).runs;
+    const { fast, slow } = await bothReaders(path.join(dir, run.file), run);
+    if (expected === "read") {
+      assert.ok(!(slow instanceof Error), `${what}: ${slow}`);
+      assert.notEqual(fast, null, `${what}: given up`);
+      assert.deepEqual(bitsOf(rowsOf(fast!)), bitsOf(slow), what);
+    } else assert.equal(fast, null, what);
+  }
+});
+
+test("two known lines run together on one line are given up, though the manifest counts both rows", async () => {
+  const lines = sequenceLines(50, seeded(3));
+  const joined = [...lines.slice(0, 40), `${lines[40]}x${lines[41]}`, ...lines.slice(42)];
+  const dir = path.join(root, "joined");
+  makeArchive(dir, [{ runId: "j", round: "R0", rows: lines.map((_, i) => ({ _step: i })) }]);
+  rewriteWithHash(dir, "j", joined.join("\n") + "\n");
+  const [run] = (await readManifest(dir)).runs;
+  const { fast, slow } = await bothReaders(path.join(dir, run.file), run);
+  assert.equal(fast, null);
+  assert.match((slow as Error).message, /line 41: not valid JSON/);
+});
+
 /** A run of one line read by both readers (the manifest counts one row). */
 async function readLine(text: string, name: string, rows = 1): Promise<{ fast: PackedViews | null; slow: HistoryRow[] | Error }> {
   const dir = path.join(root, name);

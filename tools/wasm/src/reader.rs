@@ -13,7 +13,26 @@ const MAX_SHAPES: usize = 10_000;
 /// Key sequences compared first: a file interleaves a handful.
 const RECENT: usize = 8;
 
-struct Shape { keys: Vec<u8>, width: u32 }
+/// No key sequence (a `follow` entry not yet known).
+const NONE: u32 = u32::MAX;
+
+/// A key sequence: its keys' bytes, each followed by a 0 byte, and where each key starts in them.
+struct Shape { keys: Vec<u8>, width: u32, starts: Vec<u32> }
+
+impl Shape {
+    fn new(keys: &[u8], width: u32) -> Shape {
+        let mut starts = Vec::with_capacity(width as usize + 1);
+        starts.push(0);
+        for (i, &c) in keys.iter().enumerate() {
+            if c == 0 { starts.push(i as u32 + 1); }
+        }
+        Shape { keys: keys.to_vec(), width, starts }
+    }
+    /// Key `k`'s bytes (k < width).
+    fn key(&self, k: u32) -> &[u8] { &self.keys[self.starts[k as usize] as usize..self.starts[k as usize + 1] as usize - 1] }
+    /// The bytes of the first `k` keys (k <= width), separators included.
+    fn prefix(&self, k: u32) -> &[u8] { &self.keys[..self.starts[k as usize] as usize] }
+}
 
 struct Reader {
     input: Vec<u8>,
@@ -22,9 +41,22 @@ struct Reader {
     shapes: Vec<Shape>,
     recent: Vec<u32>,
     scratch: Vec<u8>,
+    /// Per key sequence, the one the line after it had last (a file repeats a cycle of a few).
+    follow: Vec<u32>,
+    /// The last line's key sequence.
+    last: u32,
 }
 
-static mut READER: Reader = Reader { input: Vec::new(), vals: Vec::new(), rows: Vec::new(), shapes: Vec::new(), recent: Vec::new(), scratch: Vec::new() };
+static mut READER: Reader = Reader {
+    input: Vec::new(),
+    vals: Vec::new(),
+    rows: Vec::new(),
+    shapes: Vec::new(),
+    recent: Vec::new(),
+    scratch: Vec::new(),
+    follow: Vec::new(),
+    last: NONE,
+};
 
 fn reader() -> &'static mut Reader { unsafe { &mut *addr_of_mut!(READER) } }
 
@@ -64,27 +96,130 @@ pub extern "C" fn reader_parse(len: usize) -> i64 {
     let b = &b[..end];
     let mut i = 0;
     while i < end {
-        r.scratch.clear();
-        let width = match line(b, &mut i, &mut r.vals, &mut r.scratch) { Some(w) => w, None => return -1 };
-        match intern(&mut r.shapes, &mut r.recent, &r.scratch, width) { Some(s) => r.rows.push(s), None => return -1 }
+        let cands = candidates(r);
+        let s = match known_line(b, &mut i, &mut r.vals, &r.shapes, &cands) {
+            Known::Shape(s) => s,
+            Known::Bad => return -1,
+            Known::From(part) => {
+                r.scratch.clear();
+                if let Some(s) = part.shape { r.scratch.extend_from_slice(r.shapes[s as usize].prefix(part.keys)); }
+                let rest = if part.ended { close(b, &mut i, part.at, part.keys) } else { keys_from(b, &mut i, part.at, part.keys, &mut r.vals, &mut r.scratch) };
+                let width = match rest { Some(w) => w, None => return -1 };
+                match intern(&mut r.shapes, &mut r.recent, &r.scratch, width) {
+                    Some(s) => {
+                        if r.follow.len() < r.shapes.len() { r.follow.resize(r.shapes.len(), NONE); }
+                        s
+                    }
+                    None => return -1,
+                }
+            }
+        };
+        r.rows.push(s);
+        if r.last != NONE { r.follow[r.last as usize] = s; }
+        r.last = s;
     }
     end as i64
 }
 
-/// One line from `*i` (left after its newline): its values into `vals`, its keys into `keys`; the number of keys.
-fn line(b: &[u8], i: &mut usize, vals: &mut Vec<f64>, keys: &mut Vec<u8>) -> Option<u32> {
-    let mut at = *i;
-    if b[at] != b'{' { return None; }
-    at += 1;
-    let mut width = 0u32;
-    if b[at] != b'}' {
-        loop {
-            at = key(b, at, keys)?;
-            at = value(b, at, vals)?;
-            width += 1;
-            match b[at] { b',' => at += 1, b'}' => break, _ => return None }
-        }
+/// The key sequences a line is tried against, most likely first: the one that followed the last
+/// line's the last time, then the most recently met.
+fn candidates(r: &Reader) -> ([u32; RECENT + 1], usize) {
+    let mut out = [NONE; RECENT + 1];
+    let mut n = 0;
+    if r.last != NONE && r.follow[r.last as usize] != NONE {
+        out[0] = r.follow[r.last as usize];
+        n = 1;
     }
+    for &s in &r.recent {
+        if n == 0 || s != out[0] { out[n] = s; n += 1; }
+    }
+    (out, n)
+}
+
+/// Where a line stopped matching the known key sequences: at a key (or, `ended`, at its closing
+/// brace), after the first `keys` keys of `shape` (none when no key sequence is known yet).
+struct Part { at: usize, shape: Option<u32>, keys: u32, ended: bool }
+
+/// A line read as a known key sequence, or not in the canonical form, or read that far.
+enum Known { Shape(u32), Bad, From(Part) }
+
+/// The line at `*i` matched against the candidate key sequences key by key: a key's bytes compared
+/// whole with the candidate's (they were checked when it was first met), its value read; on a key
+/// that differs, another candidate with the same keys so far takes over. `*i` moves past the line
+/// only when it is a known one.
+fn known_line(b: &[u8], i: &mut usize, vals: &mut Vec<f64>, shapes: &[Shape], cands: &([u32; RECENT + 1], usize)) -> Known {
+    let cands = &cands.0[..cands.1];
+    let mut at = *i;
+    if b[at] != b'{' { return Known::Bad; }
+    at += 1;
+    let Some(&first) = cands.first() else { return Known::From(Part { at, shape: None, keys: 0, ended: b[at] == b'}' }) };
+    if b[at] == b'}' { return Known::From(Part { at, shape: None, keys: 0, ended: true }); }
+    let (mut s, mut k) = (first, 0u32);
+    loop {
+        let shape = &shapes[s as usize];
+        if shape.width == 0 || !key_is(b, at, shape.key(k)) {
+            match other(shapes, cands, s, k, |o| o.width > k && key_is(b, at, o.key(k))) {
+                Some(o) => { s = o; continue; }
+                None => return Known::From(Part { at, shape: Some(s), keys: k, ended: false }),
+            }
+        }
+        at = match value(b, at + shapes[s as usize].key(k).len() + 3, vals) { Some(a) => a, None => return Known::Bad };
+        k += 1;
+        let ended = match b[at] { b',' => false, b'}' => true, _ => return Known::Bad };
+        let fits = |o: &Shape| if ended { o.width == k } else { o.width > k };
+        if !fits(&shapes[s as usize]) {
+            match other(shapes, cands, s, k, fits) {
+                Some(o) => s = o,
+                None => return Known::From(Part { at: if ended { at } else { at + 1 }, shape: Some(s), keys: k, ended }),
+            }
+        }
+        if ended {
+            if b[at + 1] != b'\n' { return Known::Bad; }
+            *i = at + 2;
+            return Known::Shape(s);
+        }
+        at += 1;
+    }
+}
+
+/// `"kb":` at `at`.
+fn key_is(b: &[u8], at: usize, kb: &[u8]) -> bool {
+    let n = kb.len();
+    b.get(at) == Some(&b'"') && b.get(at + 1..at + 1 + n).is_some_and(|x| same(x, kb)) && b.get(at + 1 + n..at + 3 + n) == Some(b"\":".as_slice())
+}
+
+/// `a == b`, eight bytes at a time (slice equality calls a byte-by-byte memcmp in WebAssembly).
+fn same(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() { return false; }
+    let (wa, wb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tails = wa.remainder() == wb.remainder();
+    let word = |x: &[u8]| u64::from_le_bytes(x.try_into().unwrap_or([0; 8]));
+    tails && wa.zip(wb).all(|(x, y)| word(x) == word(y))
+}
+
+/// A candidate other than `s` with the same first `k` keys as `s`, and `ok`.
+fn other(shapes: &[Shape], cands: &[u32], s: u32, k: u32, ok: impl Fn(&Shape) -> bool) -> Option<u32> {
+    let prefix = shapes[s as usize].prefix(k);
+    cands.iter().copied().find(|&o| {
+        let shape = &shapes[o as usize];
+        o != s && shape.width >= k && same(shape.prefix(k), prefix) && ok(shape)
+    })
+}
+
+/// One line's keys from `at` (at a key, after the first `width` keys), values into `vals`, keys into
+/// `keys`; the line's number of keys, `*i` left after its newline.
+fn keys_from(b: &[u8], i: &mut usize, mut at: usize, mut width: u32, vals: &mut Vec<f64>, keys: &mut Vec<u8>) -> Option<u32> {
+    loop {
+        at = key(b, at, keys)?;
+        at = value(b, at, vals)?;
+        width += 1;
+        match b[at] { b',' => at += 1, b'}' => break, _ => return None }
+    }
+    close(b, i, at, width)
+}
+
+/// The closing brace at `at` of a line of `width` keys: `*i` left after its newline.
+fn close(b: &[u8], i: &mut usize, at: usize, width: u32) -> Option<u32> {
     if b[at + 1] != b'\n' { return None; }
     *i = at + 2;
     Some(width)
@@ -159,7 +294,7 @@ fn intern(shapes: &mut Vec<Shape>, recent: &mut Vec<u32>, keys: &[u8], width: u3
         Some(s) => s as u32,
         None => {
             if shapes.len() >= MAX_SHAPES { return None; }
-            shapes.push(Shape { keys: keys.to_vec(), width });
+            shapes.push(Shape::new(keys, width));
             (shapes.len() - 1) as u32
         }
     };
