@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 
 import { ValuesArena } from "../../lib/values/compact-values";
 import { ValuesBuilder } from "../../lib/values/values-builder";
-import { anyHasKey, BLOCK, forEachBlock, keyColumn, keyColumns } from "../../lib/values/key-column";
+import { anyHasKey, BLOCK, forEachBlock, keyColumn, keyColumns, withScanIndex } from "../../lib/values/key-column";
 
 /** The same records twice: plain objects, and compact views of the same pairs in the same order. */
 function bothKinds(rows: Record<string, number>[]): { plain: { values: Record<string, number> }[]; views: { values: Record<string, number> }[] } {
@@ -101,4 +101,54 @@ test("forEachBlock: blocks of BLOCK records cover every record once, in order, o
 
 test("keyColumn: an empty key list is refused, naming the list", () => {
   assert.throws(() => keyColumn([{ values: { a: 1 } }], []), /invalid keys: 0 keys/);
+});
+
+/** A column as comparable text: found and the value's exact bits (NaN, -0 apart). */
+const columnText = (c: { values: Float64Array; found: Uint8Array }): string =>
+  [...c.found].map((f, i) => `${f}:${Object.is(c.values[i], -0) ? "-0" : String(c.values[i])}`).join(" ");
+
+test("withScanIndex: the arrays it names read the same columns through their index, views and plain objects mixed, ranges and blocks too", () => {
+  const rows = Array.from({ length: BLOCK + 7 }, (_, i) => ROWS[i % ROWS.length]);
+  const { plain, views } = bothKinds(rows);
+  const mixed = views.map((v, i) => (i % 5 === 0 ? plain[i] : v));
+  const lists = ["a", ["z", "a"], "b", "nope"] as const;
+  const outside = lists.map((l) => columnText(keyColumn(mixed, l)));
+  const part = columnText(keyColumn(mixed, "a", 3, BLOCK + 2));
+  withScanIndex([mixed], () => {
+    for (let round = 0; round < 2; round++) {
+      assert.deepEqual(
+        lists.map((l) => columnText(keyColumn(mixed, l))),
+        outside,
+      );
+      assert.equal(columnText(keyColumn(mixed, "a", 3, BLOCK + 2)), part);
+      const seen: string[] = [];
+      forEachBlock(mixed, ["a"], (from, to, [col]) => {
+        for (let j = 0; j < to - from; j++) seen.push(`${col.found[j]}`);
+      });
+      assert.equal(seen.join(" "), outside[0].replace(/:\S*/g, ""));
+    }
+  });
+});
+
+test("withScanIndex: no index outlives its scope, an array that grows inside it is indexed again, and arrays it does not name are read as they are now", () => {
+  const { views } = bothKinds(ROWS);
+  const named = views.slice();
+  const other = views.slice();
+  withScanIndex([named], () => {
+    assert.equal(keyColumn(named, "a").values[0], 1.5);
+    named.push(bothKinds([{ a: 7 }]).views[0]);
+    assert.equal(keyColumn(named, "a").values[ROWS.length], 7, "grown: indexed again");
+    assert.equal(keyColumn(other, "a").values[0], 1.5);
+    // Not named: changed in place inside the scope, it is read as it is now.
+    other[0] = bothKinds([{ a: 9 }]).views[0];
+    assert.equal(keyColumn(other, "a").values[0], 9);
+  });
+  // Changed in place after the scope closed: read as it is now, not through the scope's index.
+  named[0] = bothKinds([{ a: 8 }]).views[0];
+  assert.equal(keyColumn(named, "a").values[0], 8);
+  // And a later scope naming it indexes it afresh.
+  assert.equal(
+    withScanIndex([named], () => keyColumn(named, "a").values[0]),
+    8,
+  );
 });
