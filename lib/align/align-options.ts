@@ -1,5 +1,5 @@
 /** Options of the aligner (its own module: both aligners and the dispatcher read them). */
-import type { Reporter } from "../types";
+import type { AxisRecord, Reporter, UpdateRecord } from "../types";
 import type { InferAxisMappingOptions } from "./slime/infer-axis-mapping";
 import type { AlignMemo } from "./pass-memo";
 
@@ -31,4 +31,19 @@ export interface AlignRunsOptions {
    * follow, lib/follow/live-archive.ts) keeps one and passes it each time. Same records as without.
    */
   memo?: AlignMemo;
+  /**
+   * Told each run's records as soon as they are final, by an aligner that makes them run by run (the
+   * batch-updates aligner; the step aligner makes all at once and tells nothing): a caller may read
+   * them while the next run aligns (writeExports prints them), never change them. Default: none.
+   */
+  onRunRecords?: (run: RunRecords) => void;
+}
+
+/** One run's final records: the records lists as they stand, and where the run's begin in each (they end at its length). */
+export interface RunRecords {
+  runId: string;
+  updates: readonly UpdateRecord[];
+  updatesFrom: number;
+  rollouts: readonly AxisRecord[];
+  rolloutsFrom: number;
 }

@@ -60,12 +60,13 @@ function fillBatch({ p, texts, numbers, stores }: PrinterSource, from: number, t
 }
 
 /**
- * The table's CSV in chunks: the header, then each batch of rows printed by the WebAssembly printer
- * (each chunk is valid until the next is asked for: the caller writes it first).
+ * The table's CSV in chunks: the header (unless `header` is false: a later part of one file), then
+ * each batch of rows printed by the WebAssembly printer (each chunk is valid until the next is asked
+ * for: the caller writes it first).
  */
-export function* packedCsvChunks(p: PackedTable): Generator<Uint8Array> {
+export function* packedCsvChunks(p: PackedTable, header = true): Generator<Uint8Array> {
   if (new Set(p.columns).size !== p.columns.length) throw new Error(`invalid columns of ${p.name}: a column name repeats`);
-  yield Buffer.from(`${p.columns.map(csvField).join(",")}\n`, "utf8");
+  if (header) yield Buffer.from(`${p.columns.map(csvField).join(",")}\n`, "utf8");
   const printer = new CsvPrinterWasm({
     texts: p.texts.map(csvField),
     nonFinite: [NON_FINITE_CELLS.nan, NON_FINITE_CELLS.posInf, NON_FINITE_CELLS.negInf],

@@ -22,12 +22,16 @@ export const ROLLOUT_AXIS_COLUMNS: readonly string[] = ["round", "run_id", "roll
 /** Leading columns of updates.csv. */
 export const UPDATE_AXIS_COLUMNS: readonly string[] = ["round", "run_id", "update", "train_step", "rollout", "update_in_rollout"];
 
-/** Every key of `records`, sorted by UTF-16 code unit (Array#sort's default): keys the schema does not know are carried through. */
-function keysOf(records: readonly { values: Record<string, number> }[]): string[] {
+/**
+ * Every key of `records[from..to)`, sorted by UTF-16 code unit (Array#sort's default): keys the schema
+ * does not know are carried through.
+ */
+export function recordKeys(records: readonly { values: Record<string, number> }[], from = 0, to = records.length): string[] {
   const keys = new Set<string>();
   // Compact views share one key list per key sequence: each list is read once.
   const seen = new Set<readonly string[]>();
-  for (const r of records) {
+  for (let i = from; i < to; i++) {
+    const r = records[i];
     const ks = valueKeys(r.values);
     if (seen.has(ks)) continue;
     if (isView(r.values)) seen.add(ks);
@@ -35,6 +39,18 @@ function keysOf(records: readonly { values: Record<string, number> }[]): string[
   }
   return [...keys].sort();
 }
+
+/** The cells of ROLLOUT_AXIS_COLUMNS of a rollout record (packed tables). */
+export const ROLLOUT_LEAD: readonly ((r: AxisRecord) => string | number)[] = [(r) => r.round, (r) => r.runId, (r) => r.rollout];
+/** The cells of UPDATE_AXIS_COLUMNS of an update record (packed tables). */
+export const UPDATE_LEAD: readonly ((u: UpdateRecord) => string | number)[] = [
+  (u) => u.round,
+  (u) => u.runId,
+  (u) => u.update,
+  (u) => u.trainStep,
+  (u) => u.rollout,
+  (u) => u.updateInRollout,
+];
 
 /** Indices of `items` sorted by `by`, ties in their original (run) order (a typed array: 10^6 rows). */
 function stableOrder<T>(items: readonly T[], by: (x: T) => number): Int32Array {
@@ -64,7 +80,7 @@ function inOrder<T>(items: readonly T[], by: (x: T) => number): boolean {
  * @example rolloutsTable(aligned).columns.slice(0, 3) // ["round", "run_id", "rollout"]
  */
 export function rolloutsTable(aligned: AlignedRuns): StreamedTable {
-  const keys = keysOf(aligned.rollouts);
+  const keys = recordKeys(aligned.rollouts);
   const columns = columnsOf(keys);
   const order = stableOrder(aligned.rollouts, (r) => r.rollout);
   const row = (i: number): ExportCell[] => {
@@ -72,8 +88,7 @@ export function rolloutsTable(aligned: AlignedRuns): StreamedTable {
     return withValues([r.round, r.runId, r.rollout], r.values, columns);
   };
   const table = { name: ROLLOUTS_FILE, columns: [...ROLLOUT_AXIS_COLUMNS, ...keys], rowCount: order.length, row };
-  const lead = [(r: AxisRecord) => r.round, (r: AxisRecord) => r.runId, (r: AxisRecord) => r.rollout];
-  return { ...table, pack: () => packRecords(table, aligned.rollouts, order, lead) };
+  return { ...table, pack: () => packRecords(table, aligned.rollouts, order, ROLLOUT_LEAD) };
 }
 
 /**
@@ -83,7 +98,7 @@ export function rolloutsTable(aligned: AlignedRuns): StreamedTable {
  * @example updatesTable(aligned).row(0)[2] // 1 (the first update)
  */
 export function updatesTable(aligned: AlignedRuns): StreamedTable {
-  const keys = keysOf(aligned.updates);
+  const keys = recordKeys(aligned.updates);
   const columns = columnsOf(keys);
   const order = stableOrder(aligned.updates, (u) => u.update);
   const row = (i: number): ExportCell[] => {
@@ -91,15 +106,7 @@ export function updatesTable(aligned: AlignedRuns): StreamedTable {
     return withValues([u.round, u.runId, u.update, u.trainStep, u.rollout, u.updateInRollout], u.values, columns);
   };
   const table = { name: UPDATES_FILE, columns: [...UPDATE_AXIS_COLUMNS, ...keys], rowCount: order.length, row };
-  const lead = [
-    (u: UpdateRecord) => u.round,
-    (u: UpdateRecord) => u.runId,
-    (u: UpdateRecord) => u.update,
-    (u: UpdateRecord) => u.trainStep,
-    (u: UpdateRecord) => u.rollout,
-    (u: UpdateRecord) => u.updateInRollout,
-  ];
-  return { ...table, pack: () => packRecords(table, aligned.updates, order, lead) };
+  return { ...table, pack: () => packRecords(table, aligned.updates, order, UPDATE_LEAD) };
 }
 
 /** Columns of superseded.csv. */

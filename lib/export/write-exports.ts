@@ -2,6 +2,7 @@
  * The export pipeline from frozen data only: verify the archive's hashes -> load -> align ->
  * build -> write all files atomically. Refuses, naming the file, when a frozen file changed.
  */
+import { promises as fsp } from "node:fs";
 import * as path from "node:path";
 
 import type { AlignRunsOptions } from "../align/align-runs";
@@ -12,6 +13,7 @@ import type { AlignedRuns, Reporter, SourceManifest } from "../types";
 import { csvEntry, planExports, type ExportPlan } from "./build-exports";
 import { writeCsvOnWorker } from "./csv-on-worker";
 import { csvByteChunks, type AnyTable } from "./csv-text";
+import { EarlyRecordCsvs, FIRST_PART_MIN_CELLS } from "./early-record-csv";
 import { EXPORT_MANIFEST_FILE, serializeExportManifest, type ExportFileEntry } from "./export-manifest";
 import type { PackedTable } from "./packed-table";
 import { loadParquetWriter, type ParquetLayout } from "./parquet-file";
@@ -36,6 +38,11 @@ export interface WriteExportsOptions {
   health?: HealthParams;
   /** Also write rollouts and updates as Parquet in this layout. Default: CSV only. */
   parquet?: { layout: ParquetLayout };
+  /**
+   * Print rollouts.csv and updates.csv run by run while the archive aligns (early-record-csv.ts; same
+   * bytes): "auto" from FIRST_PART_MIN_CELLS cells in a table's first run, "always", or "never". Default "auto".
+   */
+  printWhileAligning?: "auto" | "always" | "never";
 }
 
 /** What {@link writeExports} wrote. */
@@ -88,10 +95,12 @@ function isInside(child: string, parent: string): boolean {
 export async function loadAndAlign(
   opts: Pick<WriteExportsOptions, "dataDir" | "align">,
   reporter: Reporter,
+  onRunRecords?: AlignRunsOptions["onRunRecords"],
 ): Promise<{ manifest: SourceManifest; aligned: AlignedRuns }> {
   const { profile, ...align } = opts.align ?? {};
   // Compact rows and records: the export reads values only through lib/ (keysOf, [key]).
-  const { manifest, aligned } = await openArchive(opts.dataDir, { purpose: "export from", profile, align, reporter, compact: true, releaseRows: true });
+  const open = { purpose: "export from", profile, align, reporter, compact: true, releaseRows: true, onRunRecords };
+  const { manifest, aligned } = await openArchive(opts.dataDir, open);
   if (aligned.issues.length > 0) {
     reporter.warn?.(
       `alignment found ${aligned.issues.length} issue(s), listed in ${EXPORT_MANIFEST_FILE} (alignmentIssues); first: ${aligned.issues[0].message}`,
@@ -108,6 +117,7 @@ function streamedFiles(
   plan: ExportPlan,
   written: { entries: ExportFileEntry[]; manifest: { sha256: string; bytes: number } | null },
   csvWorkers: boolean | undefined,
+  early: EarlyRecordCsvs | undefined,
 ): FileToWrite[] {
   const csv: FileToWrite[] = plan.tables.map((t, i) => ({
     name: t.name,
@@ -121,10 +131,21 @@ function streamedFiles(
   // formatting's garbage then never meets this thread's heap, which holds the records, and this
   // thread meanwhile makes the other tables (the health checks of health.csv). Each is packed when
   // its write starts, so the first table's worker prints while the next one is packed.
-  const onWorkers = csvWorkers === false ? [] : workerTables(plan.tables, csvWorkers === true ? 0 : WORKER_MIN_CELLS);
+  const printedEarly = (name: string) => early?.has(name) === true;
+  const onWorkers = csvWorkers === false ? [] : workerTables(plan.tables, csvWorkers === true ? 0 : WORKER_MIN_CELLS, printedEarly);
   for (const { index, pack } of onWorkers) {
     const here = csv[index];
-    const write = (file: string) => {
+    const table = plan.tables[index];
+    const printed = async (file: string) => {
+      // Printed while the archive aligned (early-record-csv.ts): moved into place when it is this table.
+      const taken = early !== undefined && printedEarly(table.name) ? await early.take(table.name, table.columns) : null;
+      if (taken === null) return null;
+      await fsp.rename(taken.file, file);
+      return { sha256: taken.sha256, bytes: taken.bytes };
+    };
+    const write = async (file: string) => {
+      const done = await printed(file);
+      if (done !== null) return done;
       const packed = pack();
       return packed === null ? writeHashed(file, here) : writeCsvOnWorker(packed, file, () => writeHashed(file, here));
     };
@@ -151,12 +172,16 @@ const WORKER_MIN_CELLS = 2_000_000;
 /**
  * The tables formatted on CSV workers (one each): the record tables that can pack (values in shared
  * chunks; `pack` gives null when they cannot after all, and the table is then written here) and have
- * at least `minCells` cells.
+ * at least `minCells` cells, or are printed early already.
  */
-function workerTables(tables: readonly AnyTable[], minCells: number): { index: number; pack: () => PackedTable | null }[] {
+function workerTables(
+  tables: readonly AnyTable[],
+  minCells: number,
+  printedEarly: (name: string) => boolean,
+): { index: number; pack: () => PackedTable | null }[] {
   const out: { index: number; pack: () => PackedTable | null }[] = [];
   tables.forEach((t, index) => {
-    if (!("pack" in t) || t.pack === undefined || t.rowCount * t.columns.length < minCells) return;
+    if (!("pack" in t) || t.pack === undefined || (t.rowCount * t.columns.length < minCells && !printedEarly(t.name))) return;
     out.push({ index, pack: t.pack });
   });
   return out;
@@ -181,12 +206,20 @@ export function checkExportDirs(dataDir: string, outDir: string): void {
 export async function writeExports(opts: WriteExportsOptions): Promise<ExportResult> {
   const reporter = opts.reporter ?? {};
   checkExportDirs(opts.dataDir, opts.outDir);
-  const { manifest, aligned } = await loadAndAlign(opts, reporter);
-  if (opts.parquet) await loadParquetWriter();
-  // The summary is made (and may refuse) while the record tables' workers print.
-  const planOpts = { reporter, allowIssues: opts.allowIssues, health: opts.health, parquet: opts.parquet, deferSummary: true };
-  const plan = planExports({ manifest }, aligned, planOpts);
-  return writePlannedExports(opts.outDir, plan);
+  // The record tables print run by run while the archive aligns; given up (and removed) on any failure.
+  const when = opts.printWhileAligning ?? "auto";
+  if (!["auto", "always", "never"].includes(when)) throw new Error(`invalid printWhileAligning: ${JSON.stringify(when)} (auto, always or never)`);
+  const early = new EarlyRecordCsvs(opts.outDir, when === "always" ? 0 : FIRST_PART_MIN_CELLS);
+  try {
+    const { manifest, aligned } = await loadAndAlign(opts, reporter, when === "never" ? undefined : (run) => early.onRun(run));
+    if (opts.parquet) await loadParquetWriter();
+    // The summary is made (and may refuse) while the record tables' workers print.
+    const planOpts = { reporter, allowIssues: opts.allowIssues, health: opts.health, parquet: opts.parquet, deferSummary: true };
+    const plan = planExports({ manifest }, aligned, planOpts);
+    return await writePlannedExports(opts.outDir, plan, { early });
+  } finally {
+    await early.dispose();
+  }
 }
 
 /**
@@ -196,9 +229,13 @@ export async function writeExports(opts: WriteExportsOptions): Promise<ExportRes
  * packs, false for none; same bytes either way).
  * @example await writePlannedExports("exports", planExports(archive, alignRuns(archive.runs)));
  */
-export async function writePlannedExports(outDir: string, plan: ExportPlan, opts: { csvWorkers?: boolean } = {}): Promise<ExportResult> {
+export async function writePlannedExports(
+  outDir: string,
+  plan: ExportPlan,
+  opts: { csvWorkers?: boolean; early?: EarlyRecordCsvs } = {},
+): Promise<ExportResult> {
   const written: { entries: ExportFileEntry[]; manifest: { sha256: string; bytes: number } | null } = { entries: [], manifest: null };
-  const set = writeSet(streamedFiles(plan, written, opts.csvWorkers));
+  const set = writeSet(streamedFiles(plan, written, opts.csvWorkers, opts.early));
   await writeFilesAtomically(outDir, set.plain, { folders: set.folders, remove: set.remove });
   return {
     outDir,

@@ -35,6 +35,8 @@ export interface OpenArchiveOptions {
   releaseRows?: boolean;
   /** Read the rows before alignment may release them (compare's wall clock). */
   beforeAlign?: (archive: Archive) => void;
+  /** Each run's records as soon as they are final (AlignRunsOptions.onRunRecords). */
+  onRunRecords?: AlignRunsOptions["onRunRecords"];
 }
 
 /** An archive opened: verified, loaded and aligned. */
@@ -84,7 +86,14 @@ export async function openArchive(dir: string, opts: OpenArchiveOptions): Promis
   if (archive.runs.length === 0) throw refuse(`${MANIFEST_FILE} lists no runs (empty archive)`);
   opts.beforeAlign?.(archive);
   const profile = profileForArchive(opts.profile, dir);
-  const aligned = alignRuns(archive.runs, { ...opts.align, profile, reporter, compact: opts.compact, releaseRows: opts.releaseRows });
+  const aligned = alignRuns(archive.runs, {
+    ...opts.align,
+    profile,
+    reporter,
+    compact: opts.compact,
+    releaseRows: opts.releaseRows,
+    onRunRecords: opts.onRunRecords,
+  });
   return {
     dir,
     manifest: archive.manifest,

@@ -39,7 +39,9 @@ export function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions, conce
   const runsMeta = runs.map((r, i) => runMetaOf(r, scans[i].codes.length));
   const out = new SlimeRecords(opts.compact === true);
   per.forEach((rr, ri) => {
+    const from = { updates: out.updates.length, rollouts: out.rollouts.length };
     new RunPass(rr, out, ownRows, opts.memo?.of(rr.scan.run.runId, rr.scan.run.round) ?? null).collect();
+    opts.onRunRecords?.({ runId: rr.scan.run.runId, updates: out.updates, updatesFrom: from.updates, rollouts: out.rollouts, rolloutsFrom: from.rollouts });
     out.keyRows.push(...keyRowsOf(rr.scan.run, rr.scan.reader, rr.by, conceptKeys));
     if (opts.releaseRows) {
       // The reader holds the rows' values (packed rows' arena chunks): let them go with the rows.
