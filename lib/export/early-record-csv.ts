@@ -171,6 +171,7 @@ class EarlyTable<T extends { values: Values }> {
     }
     this.worker.send({ file: this.file, close: true });
     const r = await this.reply!;
+    this.givenUp = "taken";
     return "error" in r ? null : { ...r, file: this.file };
   }
 }
@@ -230,8 +231,11 @@ export class EarlyRecordCsvs {
   }
 
   /** Table `name`'s file as printed, when its columns are `columns`; null: write it as usual. */
-  take(name: string, columns: readonly string[]): Promise<(WrittenFile & { file: string }) | null> {
-    return this.table(name)?.take(columns) ?? Promise.resolve(null);
+  async take(name: string, columns: readonly string[]): Promise<(WrittenFile & { file: string }) | null> {
+    const taken = (await this.table(name)?.take(columns)) ?? null;
+    // The worker's thread and memory go as soon as no file is printing (the health checks come next).
+    if (!this.rollouts.printing() && !this.updates.printing()) await this.worker.stop();
+    return taken;
   }
 
   /** Stops the workers and removes the folder (and the export folder when this made it and it stayed empty). */

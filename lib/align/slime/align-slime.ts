@@ -9,7 +9,7 @@
  * RunPass per run (records, rollout merge, critic merge), superseded records and notes, coverage.
  */
 import type { OwnRows } from "../../registry/framework-profile";
-import type { AxisAlignment, CoverageIssue, RunHistory } from "../../types";
+import type { AxisAlignment, CoverageIssue, RunHistory, SupersededRecords } from "../../types";
 import type { AlignRunsOptions } from "../align-options";
 import { keyRowsOf } from "../key-rows";
 import { noRows } from "../row-reader";
@@ -38,19 +38,22 @@ export function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions, conce
   const mapping = mappingFromRunAxes(per.map((p) => p.axis));
   const runsMeta = runs.map((r, i) => runMetaOf(r, scans[i].codes.length));
   const out = new SlimeRecords(opts.compact === true);
+  const superseded: SupersededRecords[] = [];
   per.forEach((rr, ri) => {
     const from = { updates: out.updates.length, rollouts: out.rollouts.length };
     new RunPass(rr, out, ownRows, opts.memo?.of(rr.scan.run.runId, rr.scan.run.round) ?? null).collect();
     opts.onRunRecords?.({ runId: rr.scan.run.runId, updates: out.updates, updatesFrom: from.updates, rollouts: out.rollouts, rolloutsFrom: from.rollouts });
     out.keyRows.push(...keyRowsOf(rr.scan.run, rr.scan.reader, rr.by, conceptKeys));
+    superseded.push(...supersededRecords(per, ri));
     if (opts.releaseRows) {
-      // The reader holds the rows' values (packed rows' arena chunks): let them go with the rows.
+      // The reader holds the rows' values (packed rows' arena chunks): let them go with the rows, and
+      // the run's per-row arrays, which nothing reads once its records, key rows and superseded rows are made.
       rr.scan.reader = noRows();
       releaseRows(rr.scan.run);
+      releaseRowArrays(rr);
     }
     reporter?.progress?.("align runs", ri + 1, runs.length);
   });
-  const superseded = supersededRecords(per);
   runNotes(per, superseded, out.notes);
   const cov = checkCoverage(mapping, runsMeta, out.rollouts, out.updates, out.issues, out.noUpdatesExpected);
   cov.coverage.forEach((c, i) => (c.rowKinds = { ...scans[i].counts }));
@@ -75,6 +78,19 @@ export function alignSlimeRuns(runs: RunHistory[], opts: AlignRunsOptions, conce
     notes,
     keyRows,
   };
+}
+
+/** Empties a run's per-row arrays (about 35 bytes a row: 22 MB per run at 10^6 updates). */
+function releaseRowArrays(rr: RunRows): void {
+  const { scan } = rr;
+  scan.codes = new Uint8Array(0);
+  scan.steps = new Float64Array(0);
+  scan.historySteps = new Float64Array(0);
+  scan.families = new Uint8Array(0);
+  scan.own = null;
+  scan.sorted = { trainSteps: null, rolloutIds: null };
+  rr.rollouts = new Float64Array(0);
+  rr.by = new Int32Array(0);
 }
 
 /** Decides each run's axes, marks superseded rows within and across runs, and numbers display updates. */

@@ -12,53 +12,54 @@ const TRAINER_ROLLOUT = CODE_TRAINER_ROLLOUT;
 const TRAINER_PERF = CODE_TRAINER_PERF;
 const EVAL = CODE_EVAL;
 
-/** Superseded rows grouped by (run, replacing run), in run order. */
-export function supersededRecords(per: RunRows[]): SupersededRecords[] {
+/**
+ * Run j's superseded rows grouped by the run replacing them (in run order): read from its rows'
+ * kinds, steps and marks, and only the other runs' axes, so it is made as soon as run j is aligned.
+ */
+export function supersededRecords(per: RunRows[], j: number): SupersededRecords[] {
   const out: SupersededRecords[] = [];
-  for (let j = 0; j < per.length; j++) {
-    const { scan, axis, by, rollouts: ids } = per[j];
-    const groups = new Map<number, { rollouts: Set<number>; steps: Set<number>; evals: number[]; rows: number }>();
-    for (let i = 0; i < by.length; i++) {
-      const k = by[i];
-      if (k === LIVE) continue;
-      let g = groups.get(k);
-      if (g === undefined) {
-        g = { rollouts: new Set(), steps: new Set(), evals: [], rows: 0 };
-        groups.set(k, g);
-      }
-      g.rows++;
-      const c = scan.codes[i];
-      if (c === UPDATE) g.steps.add(scan.steps[i]);
-      else if (c === MANAGER || c === TRAINER_ROLLOUT || c === TRAINER_PERF) g.rollouts.add(ids[i]);
-      else if (c === EVAL) g.evals.push(ids[i]);
+  const { scan, axis, by, rollouts: ids } = per[j];
+  const groups = new Map<number, { rollouts: Set<number>; steps: Set<number>; evals: number[]; rows: number }>();
+  for (let i = 0; i < by.length; i++) {
+    const k = by[i];
+    if (k === LIVE) continue;
+    let g = groups.get(k);
+    if (g === undefined) {
+      g = { rollouts: new Set(), steps: new Set(), evals: [], rows: 0 };
+      groups.set(k, g);
     }
-    for (const k of [...groups.keys()].sort((a, b) => a - b)) {
-      const g = groups.get(k)!;
-      const byRun = per[k].axis;
-      const rolloutIds = [...g.rollouts].sort((a, b) => a - b);
-      const trainSteps = [...g.steps].sort((a, b) => a - b);
-      const updates = trainSteps.map((t) => runUpdateNumber(axis, t));
-      const how =
-        k === j
-          ? `re-logged by the same run after a restart (resumed in place)`
-          : `replaced by round ${byRun.round} (run ${byRun.runId}), which starts at rollout ${byRun.firstRollout}`;
-      out.push({
-        runId: axis.runId,
-        round: axis.round,
-        byRunId: byRun.runId,
-        byRound: byRun.round,
-        rollouts: rolloutIds,
-        updates,
-        trainSteps,
-        evals: g.evals.length,
-        evalRollouts: g.evals.sort((a, b) => a - b),
-        rows: g.rows,
-        message:
-          `run ${axis.runId} (round ${axis.round}): ${g.rows} row(s) superseded, ${how}: ` +
-          `${rolloutIds.length > 0 ? namedRanges(rolloutIds, "rollout") : "no rollout rows"}, ` +
-          `${updates.length > 0 ? namedRanges(updates, "update") : "no updates"}${g.evals.length > 0 ? `, ${g.evals.length} eval row(s)` : ""}; excluded from every record, mean and export`,
-      });
-    }
+    g.rows++;
+    const c = scan.codes[i];
+    if (c === UPDATE) g.steps.add(scan.steps[i]);
+    else if (c === MANAGER || c === TRAINER_ROLLOUT || c === TRAINER_PERF) g.rollouts.add(ids[i]);
+    else if (c === EVAL) g.evals.push(ids[i]);
+  }
+  for (const k of [...groups.keys()].sort((a, b) => a - b)) {
+    const g = groups.get(k)!;
+    const byRun = per[k].axis;
+    const rolloutIds = [...g.rollouts].sort((a, b) => a - b);
+    const trainSteps = [...g.steps].sort((a, b) => a - b);
+    const updates = trainSteps.map((t) => runUpdateNumber(axis, t));
+    const how =
+      k === j
+        ? `re-logged by the same run after a restart (resumed in place)`
+        : `replaced by round ${byRun.round} (run ${byRun.runId}), which starts at rollout ${byRun.firstRollout}`;
+    out.push({
+      runId: axis.runId,
+      round: axis.round,
+      byRunId: byRun.runId,
+      byRound: byRun.round,
+      rollouts: rolloutIds,
+      updates,
+      trainSteps,
+      evals: g.evals.length,
+      evalRollouts: g.evals.sort((a, b) => a - b),
+      rows: g.rows,
+      message:
+        `run ${axis.runId} (round ${axis.round}): ${g.rows} row(s) superseded, ${how}: ` +
+        `${rolloutIds.length > 0 ? namedRanges(rolloutIds, "rollout") : "no rollout rows"}, ` +
+        `${updates.length > 0 ? namedRanges(updates, "update") : "no updates"}${g.evals.length > 0 ? `, ${g.evals.length} eval row(s)` : ""}; excluded from every record, mean and export`,
+    });
   }
   return out;
 }
