@@ -62,6 +62,10 @@ export function packRecords<T extends { values: Values }>(
   const shapeIndex = new Map<readonly string[], number>();
   const out = { store: new Int32Array(n), at: new Int32Array(n), shape: new Int32Array(n) };
   const place: ViewPlace = { store: new Float64Array(0), at: 0, keys: [] };
+  // Records come in runs of one round, chunk and key list: the last of each is tried before its Map.
+  const lastText = lead.map(() => ({ text: "", at: -1 }));
+  let lastStore: Float64Array | null = null;
+  let lastKeys: readonly string[] | null = null;
   for (let i = 0; i < n; i++) {
     const r = records[order[i]];
     for (let c = 0; c < lead.length; c++) {
@@ -69,16 +73,28 @@ export function packRecords<T extends { values: Values }>(
       const col = cols[c];
       if (col.kind === "text") {
         if (typeof v !== "string") return null;
-        col.at[i] = indexOf(textIndex, texts, v);
+        const last = lastText[c];
+        if (v !== last.text || last.at < 0) {
+          last.text = v;
+          last.at = indexOf(textIndex, texts, v);
+        }
+        col.at[i] = last.at;
       } else {
         if (typeof v !== "number") return null;
         col.values[i] = v;
       }
     }
-    if (!viewPlace(r.values, place) || !(place.store.buffer instanceof SharedArrayBuffer)) return null;
-    out.store[i] = indexOf(storeIndex, stores, place.store.buffer);
+    if (!viewPlace(r.values, place)) return null;
+    if (place.store !== lastStore) {
+      if (!(place.store.buffer instanceof SharedArrayBuffer)) return null;
+      lastStore = place.store;
+      out.store[i] = indexOf(storeIndex, stores, place.store.buffer);
+    } else out.store[i] = out.store[i - 1];
     out.at[i] = place.at;
-    out.shape[i] = indexOf(shapeIndex, shapes, place.keys);
+    if (place.keys !== lastKeys) {
+      lastKeys = place.keys;
+      out.shape[i] = indexOf(shapeIndex, shapes, place.keys);
+    } else out.shape[i] = out.shape[i - 1];
   }
   return {
     name: table.name,
