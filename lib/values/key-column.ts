@@ -107,7 +107,7 @@ export function keyColumns(records: readonly HasValues[], lists: readonly KeyLis
     const reuse = into?.[c];
     return reuse !== undefined && reuse.values.length >= n ? reuse : { values: new Float64Array(n), found: new Uint8Array(n) };
   });
-  readInto(records, keys, sequenceReads(keys), from, to, out);
+  readInto({ records, keys, reads: sequenceReads(keys), from, to, out });
   return out;
 }
 
@@ -199,19 +199,23 @@ export function withScanIndex<T>(arrays: readonly (readonly HasValues[])[], run:
   return scopes.within(arrays, run);
 }
 
-/** Reads records from..to into `out` at 0..to-from, a column per list in `keys`. */
-function readInto(
-  records: readonly HasValues[],
-  keys: readonly (readonly string[])[],
-  reads: BySequence<SequenceReads>,
-  from: number,
-  to: number,
-  out: readonly KeyColumn[],
-): void {
+/** One scan: `records[from..to)` read into `out` at 0..to-from, a column per list in `keys`, where `reads` says. */
+interface Scan {
+  records: readonly HasValues[];
+  keys: readonly (readonly string[])[];
+  reads: BySequence<SequenceReads>;
+  from: number;
+  to: number;
+  out: readonly KeyColumn[];
+}
+
+/** Runs a scan, through the records' places when a scope indexes them. */
+function readInto(scan: Scan): void {
+  const { records, keys, reads, from, to, out } = scan;
   if (out.length === 0) return;
   const places = scopes.placesOf(records);
   if (places !== null) {
-    readPlaced(records, places, keys, reads, from, to, out);
+    readPlaced(scan, places);
     return;
   }
   const values = out.map((c) => c.values);
@@ -235,15 +239,7 @@ function readInto(
 }
 
 /** readInto through the records' places. */
-function readPlaced(
-  records: readonly HasValues[],
-  places: Places,
-  keys: readonly (readonly string[])[],
-  reads: BySequence<SequenceReads>,
-  from: number,
-  to: number,
-  out: readonly KeyColumn[],
-): void {
+function readPlaced({ records, keys, reads, from, to, out }: Scan, places: Places): void {
   const values = out.map((c) => c.values);
   const found = out.map((c) => c.found);
   const bySequence = places.sequences.map((s) => reads.of(s));
@@ -284,7 +280,7 @@ export function forEachBlock(
   const cols = keys.map(() => ({ values: new Float64Array(BLOCK), found: new Uint8Array(BLOCK) }));
   for (let from = 0; from < records.length; from += BLOCK) {
     const to = Math.min(from + BLOCK, records.length);
-    readInto(records, keys, reads, from, to, cols);
+    readInto({ records, keys, reads, from, to, out: cols });
     visit(from, to, cols);
   }
 }
