@@ -106,6 +106,8 @@ class EarlyTable<T extends { values: Values }> {
     private readonly file: string,
     private readonly worker: PartsWorker,
     private readonly minCells: number,
+    /** Makes the file's folder (called before the first part, so that an archive too small for this makes nothing). */
+    private readonly makeDir: () => void,
   ) {}
 
   /** Prints `records[from..)`, one run's (or gives the file up). */
@@ -125,6 +127,7 @@ class EarlyTable<T extends { values: Values }> {
     for (let i = 0; i < order.length; i++) order[i] = from + i;
     const part = packRecords({ name: this.spec.name, columns: this.columns() }, records, order, this.spec.lead);
     if (part === null) return "values not in shared chunks";
+    if (this.reply === null) this.makeDir();
     this.reply ??= this.worker.open(this.file);
     if (this.reply === null) return "no worker";
     this.worker.send({ file: this.file, part }, packBuffers(part));
@@ -197,14 +200,14 @@ export class EarlyRecordCsvs {
     this.dir = path.join(outDir, `${STAGING_PREFIX}early-${randomUUID()}`);
     const rolloutSpec = { name: ROLLOUTS_FILE, axis: ROLLOUT_AXIS_COLUMNS, lead: ROLLOUT_LEAD, sortBy: (r: AxisRecord) => r.rollout };
     const updateSpec = { name: UPDATES_FILE, axis: UPDATE_AXIS_COLUMNS, lead: UPDATE_LEAD, sortBy: (u: UpdateRecord) => u.update };
-    this.rollouts = new EarlyTable(rolloutSpec, path.join(this.dir, ROLLOUTS_FILE), this.worker, minCells);
-    this.updates = new EarlyTable(updateSpec, path.join(this.dir, UPDATES_FILE), this.worker, minCells);
+    const makeDir = () => this.makeDir();
+    this.rollouts = new EarlyTable(rolloutSpec, path.join(this.dir, ROLLOUTS_FILE), this.worker, minCells, makeDir);
+    this.updates = new EarlyTable(updateSpec, path.join(this.dir, UPDATES_FILE), this.worker, minCells, makeDir);
   }
 
   /** AlignRunsOptions.onRunRecords: prints the run's records. Never throws (the alignment goes on; the files are then written after it). */
   onRun(run: RunRecords): void {
     try {
-      this.makeDir();
       this.rollouts.add(run.rollouts, run.rolloutsFrom);
       this.updates.add(run.updates, run.updatesFrom);
     } catch (e) {

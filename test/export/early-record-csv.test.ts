@@ -64,6 +64,18 @@ test("the sample's record tables printed run by run while aligning are the bytes
   assert.deepEqual(fs.readdirSync(out), [], "its folder removed, the export folder (there before) kept");
 });
 
+test("by default (auto) the sample is too small to print while aligning: no worker starts and no folder is made", async (t) => {
+  const root = tempDir(t, "early-auto-");
+  const out = path.join(root, "not-yet");
+  const early = new EarlyRecordCsvs(out);
+  t.after(() => early.dispose());
+  const archive = await loadArchive(DATA, {}, { compact: true });
+  alignRuns(archive.runs, { compact: true, onRunRecords: (run) => early.onRun(run) });
+  assert.equal(early.has("rollouts.csv"), false);
+  assert.equal(early.has("updates.csv"), false);
+  assert.equal(fs.existsSync(out), false, "nothing made");
+});
+
 test("writeExports printing while aligning writes the files and results it writes without, and leaves no folder of its own", async (t) => {
   const never = tempDir(t, "early-never-");
   const always = tempDir(t, "early-always-");
