@@ -22,7 +22,7 @@ import type { Values } from "../values/compact-values";
 import type { WrittenFile } from "./csv-on-worker";
 import type { CsvPartReply, CsvPartRequest, CsvWorkerReply } from "./csv-worker";
 import { packBuffers, packRecords } from "./packed-table";
-import { ROLLOUT_AXIS_COLUMNS, ROLLOUT_LEAD, ROLLOUTS_FILE, recordKeys, UPDATE_AXIS_COLUMNS, UPDATE_LEAD, UPDATES_FILE } from "./record-tables";
+import { type RecordTableSpec, ROLLOUT_TABLE, ROLLOUTS_FILE, recordKeys, UPDATE_TABLE, UPDATES_FILE } from "./record-tables";
 import { STAGING_PREFIX } from "./write-files-atomically";
 
 /**
@@ -30,15 +30,6 @@ import { STAGING_PREFIX } from "./write-files-atomically";
  * start (~0.3 s under tsx) costs more than it saves on a small archive (the bundled sample).
  */
 export const FIRST_PART_MIN_CELLS = 500_000;
-
-/** How one record table is printed: its file, axis columns and cells, and its row order. */
-interface TableSpec<T> {
-  name: string;
-  axis: readonly string[];
-  lead: readonly ((r: T) => string | number)[];
-  /** The table's sort key (rows sorted by it, ties in run order). */
-  sortBy: (r: T) => number;
-}
 
 /**
  * The one worker that prints the early files, started with the first part: one thread, on the core
@@ -102,7 +93,7 @@ class EarlyTable<T extends { values: Values }> {
   private givenUp: string | null = null;
 
   constructor(
-    private readonly spec: TableSpec<T>,
+    private readonly spec: RecordTableSpec<T>,
     private readonly file: string,
     private readonly worker: PartsWorker,
     private readonly minCells: number,
@@ -198,11 +189,9 @@ export class EarlyRecordCsvs {
     minCells = FIRST_PART_MIN_CELLS,
   ) {
     this.dir = path.join(outDir, `${STAGING_PREFIX}early-${randomUUID()}`);
-    const rolloutSpec = { name: ROLLOUTS_FILE, axis: ROLLOUT_AXIS_COLUMNS, lead: ROLLOUT_LEAD, sortBy: (r: AxisRecord) => r.rollout };
-    const updateSpec = { name: UPDATES_FILE, axis: UPDATE_AXIS_COLUMNS, lead: UPDATE_LEAD, sortBy: (u: UpdateRecord) => u.update };
     const makeDir = () => this.makeDir();
-    this.rollouts = new EarlyTable(rolloutSpec, path.join(this.dir, ROLLOUTS_FILE), this.worker, minCells, makeDir);
-    this.updates = new EarlyTable(updateSpec, path.join(this.dir, UPDATES_FILE), this.worker, minCells, makeDir);
+    this.rollouts = new EarlyTable(ROLLOUT_TABLE, path.join(this.dir, ROLLOUTS_FILE), this.worker, minCells, makeDir);
+    this.updates = new EarlyTable(UPDATE_TABLE, path.join(this.dir, UPDATES_FILE), this.worker, minCells, makeDir);
   }
 
   /** AlignRunsOptions.onRunRecords: prints the run's records. Never throws (the alignment goes on; the files are then written after it). */

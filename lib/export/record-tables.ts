@@ -40,17 +40,29 @@ export function recordKeys(records: readonly { values: Record<string, number> }[
   return [...keys].sort();
 }
 
-/** The cells of ROLLOUT_AXIS_COLUMNS of a rollout record (packed tables). */
-export const ROLLOUT_LEAD: readonly ((r: AxisRecord) => string | number)[] = [(r) => r.round, (r) => r.runId, (r) => r.rollout];
-/** The cells of UPDATE_AXIS_COLUMNS of an update record (packed tables). */
-export const UPDATE_LEAD: readonly ((u: UpdateRecord) => string | number)[] = [
-  (u) => u.round,
-  (u) => u.runId,
-  (u) => u.update,
-  (u) => u.trainStep,
-  (u) => u.rollout,
-  (u) => u.updateInRollout,
-];
+/** How a record table is laid out: its file, axis columns, their cells per record, and the key its rows are sorted by (ties in run order). */
+export interface RecordTableSpec<T> {
+  name: string;
+  axis: readonly string[];
+  lead: readonly ((r: T) => string | number)[];
+  sortBy: (r: T) => number;
+}
+
+/** rollouts.csv's layout (also printed while aligning, early-record-csv.ts). */
+export const ROLLOUT_TABLE: RecordTableSpec<AxisRecord> = {
+  name: ROLLOUTS_FILE,
+  axis: ROLLOUT_AXIS_COLUMNS,
+  lead: [(r) => r.round, (r) => r.runId, (r) => r.rollout],
+  sortBy: (r) => r.rollout,
+};
+
+/** updates.csv's layout. */
+export const UPDATE_TABLE: RecordTableSpec<UpdateRecord> = {
+  name: UPDATES_FILE,
+  axis: UPDATE_AXIS_COLUMNS,
+  lead: [(u) => u.round, (u) => u.runId, (u) => u.update, (u) => u.trainStep, (u) => u.rollout, (u) => u.updateInRollout],
+  sortBy: (u) => u.update,
+};
 
 /** Indices of `items` sorted by `by`, ties in their original (run) order (a typed array: 10^6 rows). */
 function stableOrder<T>(items: readonly T[], by: (x: T) => number): Int32Array {
@@ -82,13 +94,13 @@ function inOrder<T>(items: readonly T[], by: (x: T) => number): boolean {
 export function rolloutsTable(aligned: AlignedRuns): StreamedTable {
   const keys = recordKeys(aligned.rollouts);
   const columns = columnsOf(keys);
-  const order = stableOrder(aligned.rollouts, (r) => r.rollout);
+  const order = stableOrder(aligned.rollouts, ROLLOUT_TABLE.sortBy);
   const row = (i: number): ExportCell[] => {
     const r = aligned.rollouts[order[i]];
     return withValues([r.round, r.runId, r.rollout], r.values, columns);
   };
   const table = { name: ROLLOUTS_FILE, columns: [...ROLLOUT_AXIS_COLUMNS, ...keys], rowCount: order.length, row };
-  return { ...table, pack: () => packRecords(table, aligned.rollouts, order, ROLLOUT_LEAD) };
+  return { ...table, pack: () => packRecords(table, aligned.rollouts, order, ROLLOUT_TABLE.lead) };
 }
 
 /**
@@ -100,13 +112,13 @@ export function rolloutsTable(aligned: AlignedRuns): StreamedTable {
 export function updatesTable(aligned: AlignedRuns): StreamedTable {
   const keys = recordKeys(aligned.updates);
   const columns = columnsOf(keys);
-  const order = stableOrder(aligned.updates, (u) => u.update);
+  const order = stableOrder(aligned.updates, UPDATE_TABLE.sortBy);
   const row = (i: number): ExportCell[] => {
     const u = aligned.updates[order[i]];
     return withValues([u.round, u.runId, u.update, u.trainStep, u.rollout, u.updateInRollout], u.values, columns);
   };
   const table = { name: UPDATES_FILE, columns: [...UPDATE_AXIS_COLUMNS, ...keys], rowCount: order.length, row };
-  return { ...table, pack: () => packRecords(table, aligned.updates, order, UPDATE_LEAD) };
+  return { ...table, pack: () => packRecords(table, aligned.updates, order, UPDATE_TABLE.lead) };
 }
 
 /** Columns of superseded.csv. */
