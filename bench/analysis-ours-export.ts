@@ -10,7 +10,7 @@ import * as path from "node:path";
 
 import { writeExports } from "../lib/export/write-exports";
 import type { Reporter } from "../lib/types";
-import { ownFigures } from "./process-memory";
+import { writeReportLine } from "./process-memory";
 
 async function main(): Promise<void> {
   const [archiveDir, outDir] = process.argv.slice(2);
@@ -20,17 +20,8 @@ async function main(): Promise<void> {
   const result = await writeExports({ dataDir: archiveDir, outDir: path.join(outDir, "exports"), reporter });
   const seconds = (performance.now() - t0) / 1000;
   const updates = result.files.find((f) => f.name === "updates.csv")?.rows ?? 0;
-  process.stdout.write(
-    JSON.stringify({
-      side: "ours-export",
-      updates,
-      warnings,
-      // One phase: writeExports does not stop between its steps.
-      phases: { export: seconds },
-      seconds,
-      ...ownFigures(),
-    }) + "\n",
-  );
+  // One phase: writeExports does not stop between its steps.
+  writeReportLine({ side: "ours-export", updates, warnings, phases: { export: seconds }, seconds });
 }
 
 main().catch((e) => {

@@ -20,7 +20,7 @@ import { zeroGradNormUpdates } from "../lib/diagnostics/zero-grad-norm-updates";
 import { planExports } from "../lib/export/build-exports";
 import { writePlannedExports } from "../lib/export/write-exports";
 import type { Reporter } from "../lib/types";
-import { ownFigures } from "./process-memory";
+import { writeReportLine } from "./process-memory";
 import { summaryJson } from "./summary-json";
 
 async function main(): Promise<void> {
@@ -60,17 +60,7 @@ async function main(): Promise<void> {
 
   const summary = summaryJson({ aligned, policy, kl, zero, rollout, time });
   await fsp.writeFile(path.join(outDir, "summary.json"), JSON.stringify(summary, null, 1) + "\n");
-  process.stdout.write(
-    JSON.stringify({
-      side: "ours",
-      rows,
-      updates: aligned.updates.length,
-      warnings,
-      phases,
-      seconds,
-      ...ownFigures(),
-    }) + "\n",
-  );
+  writeReportLine({ side: "ours", rows, updates: aligned.updates.length, warnings, phases, seconds });
 }
 
 main().catch((e) => {

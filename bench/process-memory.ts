@@ -5,9 +5,14 @@ import { readFileSync } from "node:fs";
  * What every benchmark child adds to its report line: seconds since the process started, CPU of every
  * thread (user + system, workers included) and the peak memory.
  */
-export function ownFigures(): { processSeconds: number; cpuSeconds: number; peakRssKb: number | null } {
+function ownFigures(): { processSeconds: number; cpuSeconds: number; peakRssKb: number | null } {
   const cpu = process.cpuUsage();
   return { processSeconds: process.uptime(), cpuSeconds: (cpu.user + cpu.system) / 1e6, peakRssKb: vmHwmKb() };
+}
+
+/** Prints a benchmark child's report line: `fields` and its own figures, as one JSON line on stdout. */
+export function writeReportLine(fields: Record<string, unknown>): void {
+  process.stdout.write(`${JSON.stringify({ ...fields, ...ownFigures() })}\n`);
 }
 
 /** Peak resident set size so far (VmHWM from /proc/self/status, kB); null off Linux. */

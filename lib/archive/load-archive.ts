@@ -358,25 +358,22 @@ class ShownProgress {
 
   /** The reporter, noting the progress shown. */
   passing(): Reporter {
-    return {
-      warn: (m) => this.reporter.warn?.(m),
-      info: (m) => this.reporter.info?.(m),
-      progress: (task, done, total) => {
-        this.most.set(task, Math.max(this.most.get(task) ?? 0, done));
-        this.reporter.progress?.(task, done, total);
-      },
-    };
+    return this.withProgress((task, done, total) => {
+      this.most.set(task, Math.max(this.most.get(task) ?? 0, done));
+      this.reporter.progress?.(task, done, total);
+    });
   }
 
   /** The reporter, showing a task's progress only from where it was shown before. */
   held(): Reporter {
-    return {
-      warn: (m) => this.reporter.warn?.(m),
-      info: (m) => this.reporter.info?.(m),
-      progress: (task, done, total) => {
-        if (done >= (this.most.get(task) ?? 0)) this.reporter.progress?.(task, done, total);
-      },
-    };
+    return this.withProgress((task, done, total) => {
+      if (done >= (this.most.get(task) ?? 0)) this.reporter.progress?.(task, done, total);
+    });
+  }
+
+  /** The reporter's warnings and info as they are, with `progress` instead of its own. */
+  private withProgress(progress: NonNullable<Reporter["progress"]>): Reporter {
+    return { warn: (m) => this.reporter.warn?.(m), info: (m) => this.reporter.info?.(m), progress };
   }
 }
 

@@ -10,6 +10,18 @@ import { workerCode } from "../archive/worker-code";
 import type { CsvWorkerReply, CsvWorkerRequest } from "./csv-worker";
 import { packBuffers, type PackedTable } from "./packed-table";
 
+/**
+ * A CSV worker thread (csv-worker.ts), or null when it cannot start. A small young generation: the
+ * printer's garbage is short-lived, and every MB of it is resident beside the main thread's heap.
+ */
+export function startCsvWorker(): Worker | null {
+  try {
+    return new Worker(workerCode("csv-worker"), { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+  } catch {
+    return null;
+  }
+}
+
 /** What a written file is: its sha256 (hex) and size. */
 export interface WrittenFile {
   sha256: string;
@@ -22,12 +34,8 @@ export interface WrittenFile {
  * that cannot be formatted then throws there, with this thread's message.
  */
 export async function writeCsvOnWorker(table: PackedTable, file: string, here: (file: string) => Promise<WrittenFile>): Promise<WrittenFile> {
-  let worker: Worker;
-  try {
-    worker = new Worker(workerCode("csv-worker"), { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
-  } catch {
-    return here(file);
-  }
+  const worker = startCsvWorker();
+  if (worker === null) return here(file);
   const reply = new Promise<CsvWorkerReply>((resolve) => {
     worker.on("message", resolve);
     worker.on("error", (e) => resolve({ error: e.message, started: false }));

@@ -13,13 +13,12 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, promises as fsp, rmdirSync } from "node:fs";
 import * as path from "node:path";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 
 import type { RunRecords } from "../align/align-options";
-import { workerCode } from "../archive/worker-code";
 import type { AxisRecord, UpdateRecord } from "../types";
 import type { Values } from "../values/compact-values";
-import type { WrittenFile } from "./csv-on-worker";
+import { startCsvWorker, type WrittenFile } from "./csv-on-worker";
 import type { CsvPartReply, CsvPartRequest, CsvWorkerReply } from "./csv-worker";
 import { packBuffers, packRecords } from "./packed-table";
 import { type RecordTableSpec, ROLLOUT_TABLE, ROLLOUTS_FILE, recordKeys, UPDATE_TABLE, UPDATES_FILE } from "./record-tables";
@@ -55,9 +54,8 @@ class PartsWorker {
 
   private started(): Worker | null {
     if (this.worker !== null || this.failed) return this.worker;
-    try {
-      this.worker = new Worker(workerCode("csv-worker"), { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
-    } catch {
+    this.worker = startCsvWorker();
+    if (this.worker === null) {
       this.failed = true;
       return null;
     }

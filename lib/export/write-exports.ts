@@ -138,7 +138,7 @@ function streamedFiles(
     const table = plan.tables[index];
     const printed = async (file: string) => {
       // Printed while the archive aligned (early-record-csv.ts): moved into place when it is this table.
-      const taken = early !== undefined && printedEarly(table.name) ? await early.take(table.name, table.columns) : null;
+      const taken = (await early?.take(table.name, table.columns)) ?? null;
       if (taken === null) return null;
       await fsp.rename(taken.file, file);
       return { sha256: taken.sha256, bytes: taken.bytes };
